@@ -1,0 +1,58 @@
+"""jitgrad: reverse-mode autograd for NumPy users, with Numba kernels, exact for strided views
+and in-place mutation."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from . import _bind  # noqa: F401  (attaches methods to Tensor)
+from .creation import (
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    from_dlpack,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randn,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .dtypes import bool_ as bool  # noqa: A001  (PyTorch's name: jitgrad.bool)
+from .dtypes import float32, float64, int64
+from .geometry import Size
+from .tensor import Tensor
+
+__all__ = [
+    "Size",
+    "Tensor",
+    "__version__",
+    "arange",
+    "as_tensor",
+    "bool",
+    "empty",
+    "empty_like",
+    "float32",
+    "float64",
+    "from_dlpack",
+    "from_numpy",
+    "full",
+    "full_like",
+    "int64",
+    "linspace",
+    "manual_seed",
+    "ones",
+    "ones_like",
+    "rand",
+    "randn",
+    "tensor",
+    "zeros",
+    "zeros_like",
+]

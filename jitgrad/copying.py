@@ -1,0 +1,141 @@
+"""Copies and in-place writes that are not (yet) autograd operations: ``clone``,
+``contiguous``, ``copy_``, ``fill_``, ``zero_``, and the guard every in-place write passes.
+
+Every in-place write here bumps the storage's version counter exactly once, after the data is
+written, and writes nothing when it raises (all checks run before the kernel).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import dtypes, kernels
+from .geometry import check_broadcastable_to, numel
+from .geometry import views as vg
+from .tensor import Tensor
+
+
+def empty(sizes: tuple[int, ...], dtype: np.dtype) -> Tensor:
+    return Tensor._from_buffer(np.empty(numel(sizes), dtype), sizes)
+
+
+def clone(self: Tensor) -> Tensor:
+    """A contiguous copy with its own storage."""
+    out = empty(self._sizes, self.dtype)
+    _copy_region(out, self)
+    return out
+
+
+def contiguous(self: Tensor) -> Tensor:
+    return self if self.is_contiguous() else clone(self)
+
+
+def to_dtype_copy(self: Tensor, dtype: np.dtype) -> Tensor:
+    """A contiguous copy converted to ``dtype`` (NumPy's ``astype`` casting)."""
+    out = empty(self._sizes, dtype)
+    _copy_region(out, self)
+    return out
+
+
+def _copy_region(dst: Tensor, src: Tensor) -> None:
+    """Kernel call for same-shaped ``dst``/``src`` (``src`` may already be expanded)."""
+    kernels.strided_copy(
+        dst._storage.buffer, dst._offset, dst._strides,
+        src._storage.buffer, src._offset, src._strides,
+        dst._sizes,
+    )
+
+
+def check_inplace(self: Tensor, op: str, order_dependent: bool = True) -> None:
+    """Refuse an in-place write into read-only memory, or into a destination whose elements
+    alias each other when the result would depend on the order of the writes."""
+    self._storage.check_writable(op)
+    if order_dependent and kernels.has_internal_overlap(self._sizes, self._strides):
+        raise RuntimeError(
+            f"{op}: unsupported operation: more than one element of the written-to tensor refers "
+            f"to a single memory location (sizes {list(self._sizes)}, strides "
+            f"{list(self._strides)}), so the result would depend on the order of the writes. "
+            "Please clone() the tensor before performing the operation."
+        )
+
+
+def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
+    """Copy ``src`` (broadcast to ``self``'s shape, converted to its dtype) into ``self``."""
+    return copy_into(self, src, "copy_")
+
+
+def copy_into(self: Tensor, src: Tensor, op: str) -> Tensor:
+    """``copy_`` under the name of the user-facing ``op`` (``copy_``, ``__setitem__``)."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"{op}(): argument 'src' must be a Tensor, got {type(src).__name__}")
+    check_broadcastable_to(op, src._sizes, self._sizes)
+    check_inplace(self, op)
+    source = src._geometry if src._sizes == self._sizes else vg.expand(src._geometry, self._sizes)
+    same_memory = src._storage is self._storage
+    if same_memory and source == self._geometry and src.dtype == self.dtype:
+        pass  # copying a tensor onto itself: nothing to move
+    elif same_memory and kernels.regions_overlap(
+        self._offset, self._sizes, self._strides,
+        source.storage_offset, source.sizes, source.strides,
+    ):
+        raise RuntimeError(
+            f"{op}: unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location (source sizes "
+            f"{list(source.sizes)}, strides {list(source.strides)}, offset "
+            f"{source.storage_offset}; destination sizes {list(self._sizes)}, strides "
+            f"{list(self._strides)}, offset {self._offset}). Please clone() the source first."
+        )
+    else:
+        kernels.strided_copy(
+            self._storage.buffer, self._offset, self._strides,
+            src._storage.buffer, source.storage_offset, source.strides,
+            self._sizes,
+        )
+    self._storage.bump(op)
+    return self
+
+
+def scalar_value(op: str, value: object) -> bool | int | float:
+    """A Python scalar from a Python/NumPy scalar or a one-element 0-d tensor."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"{op} only supports 0-dimension value tensor but got tensor with "
+                f"{value.ndim} dimensions."
+            )
+        return value.item()
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    raise TypeError(
+        f"{op}(): expected a number (bool, int or float) or a 0-d tensor, "
+        f"got {type(value).__name__}"
+    )
+
+
+def fill_(self: Tensor, value: object) -> Tensor:
+    """Set every element to ``value``. Safe on self-overlapping views: every write is equal."""
+    return fill_into(self, value, "fill_")
+
+
+def zero_(self: Tensor) -> Tensor:
+    return fill_into(self, 0, "zero_")
+
+
+def fill_into(self: Tensor, value: object, op: str) -> Tensor:
+    scalar = scalar_value(op, value)
+    check_inplace(self, op, order_dependent=False)
+    kernels.fill(self._storage.buffer, self._offset, self._strides, self._sizes, scalar)
+    self._storage.bump(op)
+    return self
+
+
+def type_conversion(self: Tensor, dtype: object) -> Tensor:
+    """``to(dtype)``-style conversion: ``self`` if already ``dtype``, else a converted copy."""
+    target = dtypes.to_dtype(dtype, "to")
+    return self if self.dtype == target else to_dtype_copy(self, target)

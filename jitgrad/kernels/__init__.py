@@ -1,0 +1,13 @@
+"""jitgrad's kernel layer: Numba-compiled strided kernels on flat NumPy buffers.
+
+Imports only numba, numpy and the standard library. Tensors are described as
+(flat 1-D buffer, sizes, strides, storage offset), all in elements, strides >= 0.
+Every public function validates its arguments before any jitted code runs.
+"""
+from __future__ import annotations
+
+from .overlap import has_internal_overlap, regions_overlap
+from .strided import fill, scatter, strided_add, strided_copy
+
+__all__ = ["fill", "has_internal_overlap", "regions_overlap", "scatter", "strided_add",
+           "strided_copy"]

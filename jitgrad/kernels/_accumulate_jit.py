@@ -1,0 +1,116 @@
+"""Jitted accumulation kernels: strided add (gradient accumulation) and slice scatter.
+
+Self-contained: calls only jitted functions and overloads defined in this file (see
+``_policy.py``). Geometry arrives validated and coalesced by ``_layout.py``; ``geom`` is an
+int64 array of shape (rows, ndim), ndim >= 1, every size >= 1. The destination never has
+internal overlap when accumulating (checked in Python), so results are order-independent.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+from ._policy import jit
+
+
+def _as_dtype_of(arr, x):  # pragma: no cover - only its Numba overload runs
+    """``x`` converted to ``arr``'s dtype (NumPy's unsafe cast), before any arithmetic:
+    ``float32 += float64`` rounds the source to float32 first, as torch's ``add_`` does."""
+    raise NotImplementedError
+
+
+@overload(_as_dtype_of)
+def _as_dtype_of_impl(arr, x):
+    dt = arr.dtype
+    if isinstance(dt, types.Boolean):
+        return lambda arr, x: x != 0
+    if dt == types.float32:
+        return lambda arr, x: np.float32(x)
+    if dt == types.float64:
+        return lambda arr, x: np.float64(x)
+    if dt == types.int64:
+        return lambda arr, x: np.int64(x)
+    return None
+
+
+@jit
+def _add_strided(dst, dst_offset, src, src_offset, geom):
+    """dst-view += src-view. geom rows: sizes, dst strides, src strides."""
+    nd = geom.shape[1]
+    last = nd - 1
+    outer = 1
+    for k in range(last):
+        outer *= geom[0, k]
+    idx = np.zeros(max(last, 1), np.int64)
+    n = geom[0, last]
+    ds = geom[1, last]
+    ss = geom[2, last]
+    d = dst_offset
+    s = src_offset
+    for _ in range(outer):
+        if ds == 1 and ss == 1:
+            dv = dst[d:d + n]  # slice views vectorise (see _copy_jit)
+            sv = src[s:s + n]
+            for j in range(n):
+                dv[j] += _as_dtype_of(dst, sv[j])
+        elif ss == 0:
+            v = _as_dtype_of(dst, src[s])
+            for j in range(n):
+                dst[d + j * ds] += v
+        else:
+            for j in range(n):
+                dst[d + j * ds] += _as_dtype_of(dst, src[s + j * ss])
+        k = last - 1
+        while k >= 0:  # odometer increment over the outer dims
+            idx[k] += 1
+            d += geom[1, k]
+            s += geom[2, k]
+            if idx[k] < geom[0, k]:
+                break
+            d -= geom[1, k] * geom[0, k]
+            s -= geom[2, k] * geom[0, k]
+            idx[k] = 0
+            k -= 1
+
+
+@jit
+def _scatter_block(dst, dst_offset, block, geom, accumulate):
+    """Write (or add) the C-contiguous ``block`` (flat) into dst-view, in C order.
+    geom rows: sizes, dst strides (not reordered, so ``block`` is read by a running counter)."""
+    nd = geom.shape[1]
+    last = nd - 1
+    outer = 1
+    for k in range(last):
+        outer *= geom[0, k]
+    idx = np.zeros(max(last, 1), np.int64)
+    n = geom[0, last]
+    ds = geom[1, last]
+    d = dst_offset
+    b = 0
+    for _ in range(outer):
+        bv = block[b:b + n]
+        if ds == 1:
+            dv = dst[d:d + n]
+            if accumulate:
+                for j in range(n):
+                    dv[j] += _as_dtype_of(dst, bv[j])
+            else:
+                for j in range(n):
+                    dv[j] = bv[j]
+        elif accumulate:
+            for j in range(n):
+                dst[d + j * ds] += _as_dtype_of(dst, bv[j])
+        else:
+            for j in range(n):
+                dst[d + j * ds] = bv[j]
+        b += n
+        k = last - 1
+        while k >= 0:
+            idx[k] += 1
+            d += geom[1, k]
+            if idx[k] < geom[0, k]:
+                break
+            d -= geom[1, k] * geom[0, k]
+            idx[k] = 0
+            k -= 1

@@ -1,0 +1,233 @@
+"""The Tensor: a storage seen through a geometry. Data and views only; math lives above.
+
+Note [Views share storage]
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+A tensor is ``(storage, sizes, strides, storage_offset)``, all in elements, as in PyTorch.
+A view is a new Tensor on the *same* Storage with a new geometry; nothing is copied. Its
+``_base`` is the root tensor that owns the storage (a view of a view points at the root,
+never at the intermediate view), and it shares the storage's version counter (Note
+[Version counter] in ``storage.py``). Geometry is validated against the storage's size
+whenever it is created from user input (``as_strided``, ``from_numpy``), so every tensor
+that exists can be handed to a kernel safely.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from . import dtypes
+from ._formatting import format_tensor
+from .geometry import Geometry, Size, contiguous_strides, is_contiguous, numel, wrap_dim
+from .storage import Storage
+
+
+class Tensor:
+    """An n-dimensional strided array with PyTorch semantics and a NumPy buffer underneath."""
+
+    __slots__ = ("_storage", "_sizes", "_strides", "_offset", "_base", "__weakref__")
+
+    _storage: Storage
+    _sizes: tuple[int, ...]
+    _strides: tuple[int, ...]
+    _offset: int
+    _base: Tensor | None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError(
+            "jitgrad.Tensor is not constructed directly; use jitgrad.tensor(data), "
+            "jitgrad.zeros(...), jitgrad.from_numpy(array) and friends"
+        )
+
+    @classmethod
+    def _make(
+        cls,
+        storage: Storage,
+        sizes: tuple[int, ...],
+        strides: tuple[int, ...],
+        offset: int = 0,
+        base: Tensor | None = None,
+    ) -> Tensor:
+        """Wrap an already-validated geometry. Internal: no checks here."""
+        t = object.__new__(cls)
+        t._storage = storage
+        t._sizes = sizes
+        t._strides = strides
+        t._offset = offset
+        t._base = base
+        return t
+
+    @classmethod
+    def _from_buffer(cls, buffer: np.ndarray, sizes: tuple[int, ...]) -> Tensor:
+        """A fresh contiguous tensor owning ``buffer`` (1-D, exactly ``numel(sizes)`` long)."""
+        return cls._make(Storage(buffer), sizes, contiguous_strides(sizes))
+
+    def _alias(self, g: Geometry) -> Tensor:
+        """A view of this tensor's storage with geometry ``g`` (already validated)."""
+        root = self if self._base is None else self._base
+        return Tensor._make(self._storage, g.sizes, g.strides, g.storage_offset, root)
+
+    @property
+    def _geometry(self) -> Geometry:
+        return Geometry(self._sizes, self._strides, self._offset)
+
+    # -- geometry -------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._sizes)
+
+    def size(self, dim: int | None = None) -> Size | int:
+        if dim is None:
+            return Size(self._sizes)
+        return self._sizes[wrap_dim(dim, len(self._sizes), "size", wrap_scalar=False)]
+
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
+        if dim is None:
+            return self._strides
+        return self._strides[wrap_dim(dim, len(self._sizes), "stride", wrap_scalar=False)]
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    def dim(self) -> int:
+        return len(self._sizes)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._sizes)
+
+    def numel(self) -> int:
+        return numel(self._sizes)
+
+    nelement = numel
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._storage.buffer.dtype
+
+    def element_size(self) -> int:
+        return self._storage.buffer.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self._storage.buffer.dtype in dtypes.FLOATING
+
+    def is_contiguous(self) -> bool:
+        return is_contiguous(self._sizes, self._strides)
+
+    @property
+    def _version(self) -> int:
+        return self._storage.version
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    # -- NumPy and Python interop ------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """A NumPy array sharing this tensor's memory (read-only if the storage is)."""
+        buffer = self._storage.buffer
+        if numel(self._sizes) == 0:
+            out = np.empty(self._sizes, buffer.dtype)
+            out.flags.writeable = buffer.flags.writeable
+            return out
+        item = buffer.itemsize
+        return np.ndarray(
+            self._sizes,
+            buffer.dtype,
+            buffer=buffer,
+            offset=self._offset * item,
+            strides=tuple(s * item for s in self._strides),
+        )
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        out = self.numpy()
+        if dtype is not None and np.dtype(dtype) != out.dtype:
+            if copy is False:
+                raise ValueError(
+                    f"__array__: converting {out.dtype} to {np.dtype(dtype)} needs a copy, "
+                    "but copy=False was requested"
+                )
+            return out.astype(dtype)
+        return out.copy() if copy else out
+
+    def item(self) -> bool | int | float:
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(
+                f"item(): a Tensor with {n} elements cannot be converted to Scalar; "
+                "expected exactly 1 element"
+            )
+        return self._storage.buffer[self._offset].item()
+
+    def tolist(self) -> Any:
+        return self.numpy().tolist()
+
+    def __len__(self) -> int:
+        if not self._sizes:
+            raise TypeError("len() of a 0-d tensor")
+        return self._sizes[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if not self._sizes:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self.select(0, i) for i in range(self._sizes[0]))  # type: ignore[attr-defined]
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with {self.numel()} values is ambiguous; "
+                "use .any() or .all(), or index one element"
+            )
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __index__(self) -> int:
+        if self.dtype != dtypes.int64 or self.numel() != 1:
+            raise TypeError(
+                f"only integer tensors of a single element can be converted to an index, got "
+                f"{self.dtype.name} tensor of shape {list(self._sizes)}"
+            )
+        return int(self.item())
+
+    def _scalar(self, kind: str) -> bool | int | float:
+        if self.numel() != 1:
+            raise TypeError(
+                f"only one element tensors can be converted to Python {kind}s, got shape "
+                f"{list(self._sizes)}"
+            )
+        return self.item()
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        """Zero-copy export (via NumPy's DLPack support) to NumPy, PyTorch and friends."""
+        return self.numpy().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)  # kDLCPU, device 0
+
+    def __repr__(self) -> str:
+        dtype = self.dtype
+        default = dtype in (dtypes.DEFAULT_FLOAT, dtypes.int64, dtypes.bool_)
+        return format_tensor(
+            self.numpy(), default_dtype=default, dtype_name=dtype.name, suffixes=self._repr_suffixes()
+        )
+
+    def _repr_suffixes(self) -> list[str]:
+        """Extra ``key=value`` parts of the repr; autograd adds ``requires_grad``/``grad_fn``."""
+        return []
+
+    __hash__ = object.__hash__
+
+
+def sizes_arg(op: str, args: Sequence[Any]) -> tuple[Any, ...]:
+    """Accept sizes PyTorch-style: ``f(2, 3)`` or ``f((2, 3))`` / ``f([2, 3])`` / ``f(t.shape)``."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    for a in args:
+        if isinstance(a, (tuple, list)):
+            raise TypeError(f"{op}(): sizes must be ints or a single sequence of ints, got {args!r}")
+    return tuple(args)

@@ -1,0 +1,162 @@
+"""View operations on tensors: each returns a Tensor on the same storage (Note [Views share
+storage] in ``tensor.py``). The geometry rules live in ``geometry/views.py``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Sequence
+
+from .geometry import views as vg
+from .geometry.broadcast import infer_size
+from .geometry.strided import contiguous_strides
+from .geometry.strided import as_int, wrap_dim
+from .tensor import Tensor, sizes_arg
+
+
+def as_strided(
+    self: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+) -> Tensor:
+    """A view with explicit geometry; ``storage_offset`` counts from the start of storage."""
+    return self._alias(
+        vg.as_strided(self._geometry, self._storage.size(), size, stride, storage_offset)
+    )
+
+
+def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+    return self._alias(vg.narrow(self._geometry, dim, start, length))
+
+
+def select(self: Tensor, dim: int, index: int) -> Tensor:
+    return self._alias(vg.select(self._geometry, dim, index))
+
+
+def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return self._alias(vg.transpose(self._geometry, dim0, dim1))
+
+
+def t(self: Tensor) -> Tensor:
+    if self.ndim > 2:
+        raise RuntimeError(
+            f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
+        )
+    return transpose(self, 0, -1) if self.ndim == 2 else self._alias(self._geometry)
+
+
+def T(self: Tensor) -> Tensor:
+    if self.ndim != 2:
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated (as in PyTorch); use x.permute(*reversed(range(x.ndim))) instead",
+            UserWarning,
+            stacklevel=3,
+        )
+    return permute(self, *reversed(range(self.ndim)))
+
+
+def permute(self: Tensor, *dims: int) -> Tensor:
+    if not dims:
+        raise TypeError('permute() missing 1 required positional argument: "dims"')
+    return self._alias(vg.permute(self._geometry, sizes_arg("permute", dims)))
+
+
+def movedim(self: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+    return self._alias(vg.movedim(self._geometry, source, destination))
+
+
+def view(self: Tensor, *shape: int) -> Tensor:
+    return self._alias(vg.view(self._geometry, sizes_arg("view", shape)))
+
+
+def view_as(self: Tensor, other: Tensor) -> Tensor:
+    return view(self, *other.shape)
+
+
+def reshape(self: Tensor, *shape: int) -> Tensor:
+    """A view when the strides allow one, otherwise a contiguous copy (PyTorch's rule)."""
+    sizes = infer_size("reshape", sizes_arg("reshape", shape), self.numel())
+    strides = vg.view_strides(self._sizes, self._strides, sizes)
+    if strides is not None:
+        return self._alias(vg.Geometry(sizes, strides, self._offset))
+    copy = self.clone()  # type: ignore[attr-defined]
+    # like PyTorch's _unsafe_view: the copy is not a view of anything
+    return Tensor._make(copy._storage, sizes, contiguous_strides(sizes))
+
+
+def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    ndim = self.ndim
+    start = wrap_dim(start_dim, ndim, "flatten")
+    end = wrap_dim(end_dim, ndim, "flatten")
+    if start > end:
+        raise RuntimeError(
+            f"flatten() has invalid args: start_dim ({start_dim}) cannot come after "
+            f"end_dim ({end_dim})"
+        )
+    if ndim == 0:
+        return reshape(self, 1)
+    if start == end:
+        return self
+    sizes = self._sizes
+    merged = 1
+    for s in sizes[start : end + 1]:
+        merged *= s
+    return reshape(self, *(sizes[:start] + (merged,) + sizes[end + 1 :]))
+
+
+def expand(self: Tensor, *sizes: int) -> Tensor:
+    return self._alias(vg.expand(self._geometry, sizes_arg("expand", sizes)))
+
+
+def expand_as(self: Tensor, other: Tensor) -> Tensor:
+    return expand(self, *other.shape)
+
+
+def unsqueeze(self: Tensor, dim: int) -> Tensor:
+    return self._alias(vg.unsqueeze(self._geometry, dim))
+
+
+def squeeze(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    return self._alias(vg.squeeze(self._geometry, dim))
+
+
+def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    return self._alias(vg.diagonal(self._geometry, offset, dim1, dim2))
+
+
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    return self._alias(vg.unfold(self._geometry, dimension, size, step))
+
+
+def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    if self.ndim == 0:
+        raise IndexError("unbind(): Dimension specified as 0 but tensor has no dimensions")
+    dim = wrap_dim(dim, self.ndim, "unbind")
+    return tuple(select(self, dim, i) for i in range(self._sizes[dim]))
+
+
+def split(self: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    if self.ndim == 0:
+        raise RuntimeError("split(): split expects at least a 1-dimensional tensor")
+    dim = wrap_dim(dim, self.ndim, "split")
+    lengths = vg.split_sizes("split", self._sizes[dim], split_size_or_sections)
+    return _pieces(self, dim, lengths)
+
+
+def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    if self.ndim == 0:
+        raise RuntimeError("chunk(): chunk expects at least a 1-dimensional tensor")
+    dim = wrap_dim(dim, self.ndim, "chunk")
+    return _pieces(self, dim, vg.chunk_sizes(self._sizes[dim], as_int("chunk", "chunks", chunks)))
+
+
+def _pieces(self: Tensor, dim: int, lengths: Sequence[int]) -> tuple[Tensor, ...]:
+    out, start = [], 0
+    for length in lengths:
+        out.append(narrow(self, dim, start, length))
+        start += length
+    return tuple(out)
+
+
+def detach(self: Tensor) -> Tensor:
+    """Same storage and version counter, but not a view and outside autograd."""
+    return Tensor._make(self._storage, self._sizes, self._strides, self._offset)
