@@ -14,6 +14,7 @@ The rules, in the order torch applies them:
   newlines and one more space of indent per level; ``...`` marks summarised parts.
 * Suffixes (size, dtype, requires_grad, grad_fn) go on the last line unless that
   would pass ``linewidth``, in which case they start a new line at the prefix indent.
+  The one known difference from torch is here: see ``_add_suffixes``.
 """
 
 from __future__ import annotations
@@ -63,8 +64,9 @@ def set_printoptions(
             "full": (4, math.inf, 3, 80),
         }
         if profile not in presets:
-            raise ValueError(f"set_printoptions: unknown profile {profile!r}, expected one of {sorted(presets)}")
-        (PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth) = presets[profile]
+            raise ValueError(f"set_printoptions: got profile {profile!r}, expected one of {sorted(presets)}")
+        opts = PRINT_OPTS
+        opts.precision, opts.threshold, opts.edgeitems, opts.linewidth = presets[profile]
     if precision is not None:
         PRINT_OPTS.precision = precision
     if threshold is not None:
@@ -150,10 +152,10 @@ def _summarized(values: np.ndarray) -> np.ndarray:
     e = PRINT_OPTS.edgeitems
     if values.ndim == 0:
         return values
-    if values.ndim > 1 and not e:
-        return np.empty((0,) * values.ndim, dtype=values.dtype)
-    # Torch slices [:e] and [-e:]; for a 1-d tensor with e == 0 the latter is everything.
-    keep = [np.r_[np.arange(n)[:e], np.arange(n)[-e:]] if n > 2 * e else np.arange(n) for n in values.shape]
+    if not e:
+        # Torch slices a vector as [:e] and [-e:], and [-0:] is the whole vector.
+        return values if values.ndim == 1 else np.empty((0,) * values.ndim, dtype=values.dtype)
+    keep = [np.r_[0:e, n - e : n] if n > 2 * e else np.arange(n) for n in values.shape]
     return values[np.ix_(*keep)]
 
 
@@ -188,6 +190,11 @@ def _nested_str(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatte
 
 
 def _add_suffixes(tensor_str: str, suffixes: Sequence[str], indent: int) -> str:
+    # Known difference from torch's repr with "torch." replaced by "jitgrad.": the lengths
+    # measured here are those of the suffixes we print, so "dtype=jitgrad.float64" (two
+    # characters longer than torch's) can move the next suffix to a new line where torch
+    # kept it on the last one. This keeps torch's rule (stay within linewidth) rather than
+    # its column count; tests/test_formatting.py::test_suffix_wrap_measures_jitgrad_names.
     parts = [tensor_str]
     # Torch's arithmetic (one more than the real length of the last line), kept for parity.
     last_line_len = len(tensor_str) - tensor_str.rfind("\n") + 1

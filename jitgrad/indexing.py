@@ -1,7 +1,10 @@
-"""``__getitem__`` and ``__setitem__``, with PyTorch's (NumPy's) indexing rules.
+"""``__getitem__`` and ``__setitem__``, with PyTorch's indexing rules.
 
 Basic indices (ints, positive-step slices, ``None``, ``...``) make a view; advanced ones
 (integer arrays/lists/tensors, boolean masks) make a copy on read and scatter on write.
+As in PyTorch (``applySlicing``), the basic parts are applied first as a view and the
+advanced parts then index that view, so an int next to an advanced index selects (NumPy
+would broadcast it with the advanced index instead).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, kernels
 from .copying import check_inplace, copy_into, fill_into
 from .geometry import Geometry
 from .geometry import views as vg
@@ -20,100 +23,169 @@ from .tensor import Tensor
 _VALID = (
     "only integers, slices (`:`), ellipsis (`...`), None and long or bool tensors are valid indices"
 )
+# A list index holding any of these is read as a tuple of indices, as PyTorch does (and
+# NumPy used to): ``x[[[0, 1], [1, 2]]]`` is ``x[[0, 1], [1, 2]]``.
+_TUPLE_LIKE = (list, tuple, np.ndarray, Tensor, slice, type(None), type(Ellipsis))
 
 
 def _is_int(item: object) -> bool:
     return isinstance(item, numbers.Integral) and not isinstance(item, (bool, np.bool_))
 
 
-def _is_scalar_index_tensor(item: object) -> bool:
-    return isinstance(item, Tensor) and item.ndim == 0 and item.dtype == dtypes.int64
-
-
-def _is_basic(item: object) -> bool:
-    return item is None or item is Ellipsis or isinstance(item, slice) or _is_int(item) or (
-        _is_scalar_index_tensor(item)
-    )
-
-
 def _as_tuple(index: Any) -> tuple[Any, ...]:
-    return index if isinstance(index, tuple) else (index,)
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list) and len(index) < 32 and any(isinstance(i, _TUPLE_LIKE) for i in index):
+        return tuple(index)
+    return (index,)
 
 
-def basic_geometry(g: Geometry, items: tuple[Any, ...]) -> Geometry:
-    """The view geometry selected by a tuple of basic indices."""
+def _classify(item: Any) -> tuple[str, Any]:
+    """``(kind, value)``: kind is none/ellipsis/slice/int/bool (scalar), array or mask."""
+    if item is None:
+        return "none", None
+    if item is Ellipsis:
+        return "ellipsis", None
+    if isinstance(item, slice):
+        return "slice", item
+    if isinstance(item, (bool, np.bool_)):
+        return "bool", bool(item)
+    if _is_int(item):
+        return "int", int(item)
+    if isinstance(item, Tensor):
+        if item.dtype not in (dtypes.int64, dtypes.bool_):
+            raise IndexError(
+                f"tensors used as indices must be long or bool tensors, got {item.dtype.name}"
+            )
+        array = item.numpy()
+    elif isinstance(item, (list, tuple, np.ndarray)):
+        array = np.asarray(item)
+        if array.size == 0 and array.dtype.kind == "f":
+            array = array.astype(np.int64)  # ``x[[]]``: an empty integer index
+        if array.dtype.kind not in "biu":
+            raise IndexError(f"{_VALID} (got an index array of dtype {array.dtype})")
+    else:
+        raise IndexError(f"{_VALID} (got {type(item).__name__})")
+    if array.ndim == 0:  # a 0-d index is a scalar index, as in PyTorch
+        return ("bool", bool(array)) if array.dtype.kind == "b" else ("int", int(array))
+    return ("mask" if array.dtype.kind == "b" else "array"), array
+
+
+def _dims_used(kind: str, value: Any) -> int:
+    if kind in ("int", "slice", "array"):
+        return 1
+    return value.ndim if kind == "mask" else 0
+
+
+def split_index(g: Geometry, index: Any) -> tuple[Geometry, list[tuple[int, np.ndarray]]]:
+    """Apply the basic parts of ``index`` to ``g``; return the view's geometry and the
+    advanced parts as ``(dimension of the view, index array)`` pairs."""
+    items = [_classify(it) for it in _as_tuple(index)]
     ndim = len(g.sizes)
-    consumed = sum(1 for it in items if it is not None and it is not Ellipsis)
+    consumed = sum(_dims_used(kind, value) for kind, value in items)
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    dim = 0
-    for item in items:
-        if item is None:
+    dim, advanced = 0, []
+    for kind, value in items:
+        if kind == "none":
             g = vg.unsqueeze(g, dim)
             dim += 1
-        elif item is Ellipsis:  # PyTorch lets every ellipsis skip the unindexed dims
+        elif kind == "ellipsis":  # PyTorch lets every ellipsis skip the unindexed dims
             dim += ndim - consumed
-        elif isinstance(item, slice):
-            size = g.sizes[dim]
-            if item.step is not None and item.step <= 0:
+        elif kind == "slice":
+            if value.step is not None and value.step <= 0:
                 raise ValueError(
-                    "step must be greater than zero" if item.step < 0 else "slice step cannot be zero"
+                    "step must be greater than zero" if value.step < 0 else "slice step cannot be zero"
                 )
-            start, stop, step = item.indices(size)
+            start, stop, step = value.indices(g.sizes[dim])
             g = vg.slice_dim(g, dim, start, max(start, stop), step)
             dim += 1
+        elif kind == "int":
+            size = g.sizes[dim]
+            if not -size <= value < size:
+                raise IndexError(
+                    f"index {value} is out of bounds for dimension {dim} with size {size}"
+                )
+            g = vg.select(g, dim, value)
+        elif kind == "bool":  # PyTorch: a new size-1 dim, indexed by [0] (True) or [] (False)
+            g = vg.unsqueeze(g, dim)
+            advanced.append((dim, np.zeros(1 if value else 0, np.int64)))
+            dim += 1
         else:
-            index, size = int(item), g.sizes[dim]
-            if not -size <= index < size:
-                raise IndexError(
-                    f"index {index} is out of bounds for dimension {dim} with size {size}"
-                )
-            g = vg.select(g, dim, index)
-    return g
+            advanced.append((dim, value))
+            dim += _dims_used(kind, value)
+    return g, advanced
 
 
-def _numpy_index(items: tuple[Any, ...]) -> tuple[Any, ...]:
-    converted = []
-    for item in items:
-        if isinstance(item, Tensor):
-            if item.dtype not in (dtypes.int64, dtypes.bool_):
-                raise IndexError(
-                    f"tensors used as indices must be long or bool tensors, got {item.dtype.name}"
-                )
-            item = item.numpy()
-        elif not (_is_basic(item) or isinstance(item, (bool, np.bool_, list, np.ndarray))):
-            raise IndexError(f"{_VALID} (got {type(item).__name__})")
-        converted.append(item)
-    return tuple(converted)
+def _numpy_index(ndim: int, advanced: list[tuple[int, np.ndarray]]) -> tuple[Any, ...]:
+    """Full slices everywhere except the advanced indices; NumPy's placement of the result
+    dims (in place when the advanced indices are adjacent, else first) is PyTorch's."""
+    at = dict(advanced)
+    out: list[Any] = []
+    dim = 0
+    while dim < ndim:
+        if dim in at:
+            out.append(at[dim])
+            dim += at[dim].ndim if at[dim].dtype.kind == "b" else 1
+        else:
+            out.append(slice(None))
+            dim += 1
+    return tuple(out)
 
 
 def getitem(self: Tensor, index: Any) -> Tensor:
-    items = _as_tuple(index)
-    if all(_is_basic(it) for it in items):
-        return self._alias(basic_geometry(self._geometry, items))
+    g, advanced = split_index(self._geometry, index)
+    view = self._alias(g)
+    if not advanced:
+        return view
     from .creation import from_numpy_copy
 
-    return from_numpy_copy(self.numpy()[_numpy_index(items)])
+    return from_numpy_copy(view.numpy()[_numpy_index(len(g.sizes), advanced)])
 
 
 def setitem(self: Tensor, index: Any, value: Any) -> None:
-    items = _as_tuple(index)
+    g, advanced = split_index(self._geometry, index)
+    target = self._alias(g)
     is_scalar = not isinstance(value, Tensor) and isinstance(value, (numbers.Number, np.bool_))
-    if all(_is_basic(it) for it in items):
-        target = self._alias(basic_geometry(self._geometry, items))
+    if not advanced:
         if is_scalar:
             fill_into(target, value, "__setitem__")
         else:
-            copy_into(target, _value_tensor(value, self.dtype), "__setitem__")
+            copy_into(target, _strip_leading_ones(_value_tensor(value, self.dtype)), "__setitem__")
         return
-    np_index = _numpy_index(items)
-    check_inplace(self, "__setitem__", order_dependent=not is_scalar)
-    source = value if is_scalar else _value_tensor(value, self.dtype).numpy()
+    check_inplace(target, "__setitem__", order_dependent=not is_scalar)
+    if is_scalar:
+        source = value
+    else:
+        src = _value_tensor(value, self.dtype)
+        _check_no_overlap(target, src)
+        source = src.numpy()
     try:
-        self.numpy()[np_index] = source
-    except ValueError as exc:  # NumPy checks shapes before writing anything
+        target.numpy()[_numpy_index(len(g.sizes), advanced)] = source
+    except ValueError as exc:  # NumPy checks shapes and indices before writing anything
         raise RuntimeError(f"__setitem__: {exc}") from None
     self._storage.bump("__setitem__")
+
+
+def _check_no_overlap(target: Tensor, src: Tensor) -> None:
+    """PyTorch's ``index_put_`` refuses values that share memory with the destination."""
+    if src._storage is target._storage and kernels.regions_overlap(
+        target._offset, target._sizes, target._strides, src._offset, src._sizes, src._strides
+    ):
+        raise RuntimeError(
+            "__setitem__: unsupported operation: some elements of the input tensor and the "
+            "written-to tensor refer to a single memory location. Please clone() the value first."
+        )
+
+
+def _strip_leading_ones(t: Tensor) -> Tensor:
+    """PyTorch's ``slicePrefix1sSize``: ``x[0] = v`` accepts ``v`` of shape ``(1, 1, n)``."""
+    k = 0
+    while k < t.ndim and t._sizes[k] == 1:
+        k += 1
+    if k == 0:
+        return t
+    return t._alias(Geometry(t._sizes[k:], t._strides[k:], t._offset))
 
 
 def _value_tensor(value: Any, dtype: np.dtype) -> Tensor:

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitgrad
+from conftest import budget
 from oracle import compare
 
 A34 = np.arange(12, dtype=np.float64).reshape(3, 4)
@@ -255,7 +256,7 @@ def view_chains(draw):
     return data, ops
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=budget(400))
 @given(view_chains())
 def test_random_view_chains_match_pytorch(case) -> None:
     data, ops = case

@@ -25,11 +25,11 @@ Ints = Sequence[int]
 def narrow(g: Geometry, dim: int, start: int, length: int) -> Geometry:
     if not g.sizes:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    dim = wrap_dim(dim, len(g.sizes), "narrow")
     start, length = as_int("narrow", "start", start), as_int("narrow", "length", length)
-    size = g.sizes[dim]
-    if length < 0:
+    if length < 0:  # checked before the dim, as PyTorch does
         raise RuntimeError(f"narrow(): length must be non-negative, got {length}.")
+    dim = wrap_dim(dim, len(g.sizes), "narrow")
+    size = g.sizes[dim]
     if not -size <= start <= size:
         raise IndexError(
             f"narrow(): start out of range (expected to be in range of [{-size}, {size}], "
@@ -205,7 +205,8 @@ def expand(g: Geometry, shape: Ints) -> Geometry:
                     f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
                     f"non-existing dimension {i}"
                 )
-            stride = 0 if target != 1 else (sizes[i + 1] * strides[i + 1] if i + 1 < new_ndim else 1)
+            # PyTorch: a new dim of size 1 takes the next dim's extent (0 after the last one)
+            stride = 0 if target != 1 or i + 1 == new_ndim else sizes[i + 1] * strides[i + 1]
             size = target
         if target < 0:
             raise RuntimeError(f"expand: got a negative size {target} in {list(shape)}")

@@ -113,23 +113,39 @@ def coalesce(sizes: Sequence[int], strides: Sequence[Sequence[int]], *,
     same permutation to every operand; then merge neighbours i, i+1 whenever
     ``stride[i] == stride[i+1] * size[i+1]`` for every operand. Always returns >= 1 dim.
     """
+    # Plain loops rather than generators/any(): this runs on every kernel call.
     dims = [k for k in range(len(sizes)) if sizes[k] != 1]
     if drop_broadcast:
-        dims = [k for k in dims if any(st[k] for st in strides)]
+        kept = []
+        for k in dims:
+            for st in strides:
+                if st[k]:
+                    kept.append(k)
+                    break
+        dims = kept
     if reorder and len(dims) > 1:
-        dims.sort(key=lambda k: tuple(-st[k] for st in strides))
+        dst = strides[0]
+        for i in range(len(dims) - 1):
+            if dst[dims[i]] <= dst[dims[i + 1]]:  # not strictly decreasing yet: sort
+                dims.sort(key=lambda k: tuple([-st[k] for st in strides]))
+                break
     out_sizes: list[int] = []
     out_strides: list[list[int]] = [[] for _ in strides]
+    pairs = list(zip(out_strides, strides))
     for k in dims:
         n = sizes[k]
-        if out_sizes and all(o[-1] == st[k] * n for o, st in zip(out_strides, strides)):
-            out_sizes[-1] *= n
-            for o, st in zip(out_strides, strides):
-                o[-1] = st[k]
-        else:
-            out_sizes.append(n)
-            for o, st in zip(out_strides, strides):
-                o.append(st[k])
+        if out_sizes:
+            for o, st in pairs:
+                if o[-1] != st[k] * n:
+                    break
+            else:
+                out_sizes[-1] *= n
+                for o, st in pairs:
+                    o[-1] = st[k]
+                continue
+        out_sizes.append(n)
+        for o, st in pairs:
+            o.append(st[k])
     if not out_sizes:
         return [1], [[0] for _ in strides]
     return out_sizes, out_strides

@@ -1,0 +1,10 @@
+"""``python -m jitgrad <command>``: see ``jitgrad/cli/__init__.py``."""
+
+from __future__ import annotations
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
