@@ -6,6 +6,8 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from . import _bind  # noqa: F401  (attaches methods to Tensor)
+from . import autograd
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
     arange,
     as_tensor,
@@ -31,6 +33,11 @@ from .geometry import Size
 from .tensor import Tensor
 
 __all__ = [
+    "autograd",
+    "enable_grad",
+    "is_grad_enabled",
+    "no_grad",
+    "set_grad_enabled",
     "Size",
     "Tensor",
     "__version__",

@@ -6,39 +6,75 @@ One explicit assignment per method, so every method can be found with grep.
 from __future__ import annotations
 
 from . import copying, indexing, views
+from .autograd import variable
+from .ops import elementwise, reduction, structure, view_ops
 from .tensor import Tensor
 
-# views (views.py)
+# autograd attributes (autograd/variable.py)
+Tensor.requires_grad = property(variable.requires_grad, variable.set_requires_grad)  # type: ignore[attr-defined]
+Tensor.requires_grad_ = variable.requires_grad_  # type: ignore[attr-defined]
+Tensor.is_leaf = property(variable.is_leaf)  # type: ignore[attr-defined]
+Tensor.grad_fn = property(variable.grad_fn)  # type: ignore[attr-defined]
+Tensor.grad = property(variable.get_grad, variable.set_grad)  # type: ignore[attr-defined]
+Tensor.output_nr = property(variable.output_nr)  # type: ignore[attr-defined]
+Tensor.retain_grad = variable.retain_grad  # type: ignore[attr-defined]
+Tensor.retains_grad = property(variable.retains_grad)  # type: ignore[attr-defined]
+Tensor.register_hook = variable.register_hook  # type: ignore[attr-defined]
+Tensor.backward = variable.backward  # type: ignore[attr-defined]
+Tensor.detach_ = variable.detach_  # type: ignore[attr-defined]
+Tensor._repr_suffixes = variable.repr_suffixes  # type: ignore[method-assign]
+
+# views (ops/view_ops.py: views.py plus their backward)
 Tensor.as_strided = views.as_strided  # type: ignore[attr-defined]
-Tensor.narrow = views.narrow  # type: ignore[attr-defined]
-Tensor.select = views.select  # type: ignore[attr-defined]
-Tensor.transpose = views.transpose  # type: ignore[attr-defined]
-Tensor.t = views.t  # type: ignore[attr-defined]
-Tensor.T = property(views.T)  # type: ignore[attr-defined]
-Tensor.permute = views.permute  # type: ignore[attr-defined]
-Tensor.movedim = views.movedim  # type: ignore[attr-defined]
-Tensor.view = views.view  # type: ignore[attr-defined]
-Tensor.view_as = views.view_as  # type: ignore[attr-defined]
-Tensor.reshape = views.reshape  # type: ignore[attr-defined]
-Tensor.flatten = views.flatten  # type: ignore[attr-defined]
-Tensor.expand = views.expand  # type: ignore[attr-defined]
-Tensor.expand_as = views.expand_as  # type: ignore[attr-defined]
-Tensor.unsqueeze = views.unsqueeze  # type: ignore[attr-defined]
-Tensor.squeeze = views.squeeze  # type: ignore[attr-defined]
-Tensor.diagonal = views.diagonal  # type: ignore[attr-defined]
-Tensor.unfold = views.unfold  # type: ignore[attr-defined]
-Tensor.unbind = views.unbind  # type: ignore[attr-defined]
-Tensor.split = views.split  # type: ignore[attr-defined]
-Tensor.chunk = views.chunk  # type: ignore[attr-defined]
+Tensor.narrow = view_ops.narrow  # type: ignore[attr-defined]
+Tensor.select = view_ops.select  # type: ignore[attr-defined]
+Tensor.transpose = view_ops.transpose  # type: ignore[attr-defined]
+Tensor.t = view_ops.t  # type: ignore[attr-defined]
+Tensor.T = property(view_ops.T)  # type: ignore[attr-defined]
+Tensor.permute = view_ops.permute  # type: ignore[attr-defined]
+Tensor.movedim = view_ops.movedim  # type: ignore[attr-defined]
+Tensor.view = view_ops.view  # type: ignore[attr-defined]
+Tensor.view_as = view_ops.view_as  # type: ignore[attr-defined]
+Tensor.reshape = view_ops.reshape  # type: ignore[attr-defined]
+Tensor.flatten = view_ops.flatten  # type: ignore[attr-defined]
+Tensor.expand = view_ops.expand  # type: ignore[attr-defined]
+Tensor.expand_as = view_ops.expand_as  # type: ignore[attr-defined]
+Tensor.unsqueeze = view_ops.unsqueeze  # type: ignore[attr-defined]
+Tensor.squeeze = view_ops.squeeze  # type: ignore[attr-defined]
+Tensor.diagonal = view_ops.diagonal  # type: ignore[attr-defined]
+Tensor.unfold = view_ops.unfold  # type: ignore[attr-defined]
+Tensor.unbind = view_ops.unbind  # type: ignore[attr-defined]
+Tensor.split = view_ops.split  # type: ignore[attr-defined]
+Tensor.chunk = view_ops.chunk  # type: ignore[attr-defined]
 Tensor.detach = views.detach  # type: ignore[attr-defined]
 
+# arithmetic (ops/elementwise.py)
+Tensor.add = elementwise.add  # type: ignore[attr-defined]
+Tensor.__add__ = elementwise.add  # type: ignore[attr-defined]
+Tensor.__radd__ = lambda self, other: elementwise.add(other, self)  # type: ignore[attr-defined]
+Tensor.add_ = elementwise.add_  # type: ignore[attr-defined]
+Tensor.__iadd__ = elementwise.add_  # type: ignore[attr-defined]
+Tensor.mul = elementwise.mul  # type: ignore[attr-defined]
+Tensor.__mul__ = elementwise.mul  # type: ignore[attr-defined]
+Tensor.__rmul__ = lambda self, other: elementwise.mul(other, self)  # type: ignore[attr-defined]
+
+# reductions (ops/reduction.py)
+Tensor.sum = reduction.sum  # type: ignore[attr-defined]
+
+# conversions (ops/structure.py)
+Tensor.to = structure.to  # type: ignore[attr-defined]
+Tensor.float = structure.float_  # type: ignore[attr-defined]
+Tensor.double = structure.double  # type: ignore[attr-defined]
+Tensor.long = structure.long  # type: ignore[attr-defined]
+Tensor.bool = structure.bool_  # type: ignore[attr-defined]
+
 # indexing (indexing.py)
-Tensor.__getitem__ = indexing.getitem  # type: ignore[attr-defined]
+Tensor.__getitem__ = view_ops.getitem  # type: ignore[attr-defined]
 Tensor.__setitem__ = indexing.setitem  # type: ignore[attr-defined]
 
 # copies and in-place writes (copying.py)
-Tensor.clone = copying.clone  # type: ignore[attr-defined]
-Tensor.contiguous = copying.contiguous  # type: ignore[attr-defined]
+Tensor.clone = structure.clone  # type: ignore[attr-defined]
+Tensor.contiguous = structure.contiguous  # type: ignore[attr-defined]
 Tensor.copy_ = copying.copy_  # type: ignore[attr-defined]
 Tensor.fill_ = copying.fill_  # type: ignore[attr-defined]
 Tensor.zero_ = copying.zero_  # type: ignore[attr-defined]

@@ -41,6 +41,8 @@ def to_dtype_copy(self: Tensor, dtype: np.dtype) -> Tensor:
 
 def _copy_region(dst: Tensor, src: Tensor) -> None:
     """Kernel call for same-shaped ``dst``/``src`` (``src`` may already be expanded)."""
+    if numel(dst._sizes) == 0:  # an empty view may sit past the end of its storage
+        return
     kernels.strided_copy(
         dst._storage.buffer, dst._offset, dst._strides,
         src._storage.buffer, src._offset, src._strides,
@@ -74,8 +76,8 @@ def copy_into(self: Tensor, src: Tensor, op: str) -> Tensor:
     check_inplace(self, op)
     source = src._geometry if src._sizes == self._sizes else vg.expand(src._geometry, self._sizes)
     same_memory = src._storage is self._storage
-    if same_memory and source == self._geometry and src.dtype == self.dtype:
-        pass  # copying a tensor onto itself: nothing to move
+    if numel(self._sizes) == 0 or (same_memory and source == self._geometry):
+        pass  # nothing to move (an empty view may even sit past the end of its storage)
     elif same_memory and kernels.regions_overlap(
         self._offset, self._sizes, self._strides,
         source.storage_offset, source.sizes, source.strides,
@@ -129,8 +131,16 @@ def zero_(self: Tensor) -> Tensor:
 
 def fill_into(self: Tensor, value: object, op: str) -> Tensor:
     scalar = scalar_value(op, value)
+    with np.errstate(invalid="raise", over="raise"):
+        try:
+            self.dtype.type(scalar)
+        except (ValueError, OverflowError, FloatingPointError):
+            raise RuntimeError(
+                f"{op}: value {scalar!r} cannot be converted to {self.dtype.name} without overflow"
+            ) from None
     check_inplace(self, op, order_dependent=False)
-    kernels.fill(self._storage.buffer, self._offset, self._strides, self._sizes, scalar)
+    if numel(self._sizes):  # an empty view may sit past the end of its storage
+        kernels.fill(self._storage.buffer, self._offset, self._strides, self._sizes, scalar)
     self._storage.bump(op)
     return self
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import dtypes
 from .geometry import numel
-from .geometry.strided import as_int_tuple
+from .geometry.strided import as_int, as_int_tuple
 from .storage import Storage
 from .tensor import Tensor, sizes_arg
 
@@ -70,6 +70,10 @@ def tensor(data: Any, dtype: object = None, requires_grad: bool = False) -> Tens
         ) from None
     if array.dtype == object and array.size == 0 and array.ndim:
         array = array.astype(np.float64)
+    if array.dtype == object:  # NumPy falls back to objects for ints beyond int64
+        for v in array.flat:
+            if isinstance(v, int) and not -(2**63) <= v < 2**63:
+                raise ValueError(f"tensor(): integer {v} overflows int64")
     target = _infer_dtype("tensor", data, array) if dtype is None else dtypes.to_dtype(dtype, "tensor")
     if array.dtype.kind not in "biuf":
         _infer_dtype("tensor", data, array)  # raises with the reason
@@ -134,6 +138,10 @@ def empty(*size: Any, dtype: object = None, requires_grad: bool = False) -> Tens
 
 
 def full(size: Sequence[int], fill_value: Any, dtype: object = None, requires_grad: bool = False) -> Tensor:
+    if not isinstance(fill_value, (numbers.Real, np.bool_)):
+        raise TypeError(
+            f"full(): fill_value must be a number (bool, int or float), got {type(fill_value).__name__}"
+        )
     if dtype is None:
         if isinstance(fill_value, (bool, np.bool_)):
             dtype = dtypes.bool_
@@ -213,14 +221,14 @@ def linspace(
     start: float, end: float, steps: int, dtype: object = None, requires_grad: bool = False
 ) -> Tensor:
     """PyTorch's symmetric formula: the first half counts up from ``start``, the rest down from ``end``."""
-    steps = int(steps)
+    steps = as_int("linspace", "steps", steps)
     if steps < 0:
         raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
     target = _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "linspace")
     compute = target if target in dtypes.FLOATING else dtypes.float64
     step = (compute.type(end) - compute.type(start)) / compute.type(max(steps - 1, 1))
     i = np.arange(steps, dtype=compute)
-    half = steps // 2
+    half = steps // 2 if steps > 1 else 1  # one step: just ``start``, as in PyTorch
     values = np.where(
         np.arange(steps) < half,
         compute.type(start) + step * i,
@@ -239,7 +247,7 @@ def rand(*size: Any, dtype: object = None, requires_grad: bool = False) -> Tenso
     sizes = _sizes("rand", size)
     target = _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "rand")
     if target not in dtypes.FLOATING:
-        raise TypeError(f"rand(): expected a floating dtype, got {target.name}")
+        raise RuntimeError(f"rand(): expected a floating dtype, got {target.name}")
     values = _generator.random(numel(sizes), dtype=target)
     return _finish(Tensor._from_buffer(values, sizes), requires_grad)
 
@@ -248,6 +256,6 @@ def randn(*size: Any, dtype: object = None, requires_grad: bool = False) -> Tens
     sizes = _sizes("randn", size)
     target = _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "randn")
     if target not in dtypes.FLOATING:
-        raise TypeError(f"randn(): expected a floating dtype, got {target.name}")
+        raise RuntimeError(f"randn(): expected a floating dtype, got {target.name}")
     values = _generator.standard_normal(numel(sizes), dtype=target)
     return _finish(Tensor._from_buffer(values, sizes), requires_grad)

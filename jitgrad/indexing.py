@@ -16,28 +16,24 @@ import numpy as np
 
 from . import dtypes, kernels
 from .copying import check_inplace, copy_into, fill_into
-from .geometry import Geometry
+from .geometry import Geometry, check_broadcastable_to
 from .geometry import views as vg
 from .tensor import Tensor
 
 _VALID = (
     "only integers, slices (`:`), ellipsis (`...`), None and long or bool tensors are valid indices"
 )
-# A list index holding any of these is read as a tuple of indices, as PyTorch does (and
-# NumPy used to): ``x[[[0, 1], [1, 2]]]`` is ``x[[0, 1], [1, 2]]``.
-_TUPLE_LIKE = (list, tuple, np.ndarray, Tensor, slice, type(None), type(Ellipsis))
 
 
 def _is_int(item: object) -> bool:
     return isinstance(item, numbers.Integral) and not isinstance(item, (bool, np.bool_))
 
 
-def _as_tuple(index: Any) -> tuple[Any, ...]:
-    if isinstance(index, tuple):
-        return index
-    if isinstance(index, list) and len(index) < 32 and any(isinstance(i, _TUPLE_LIKE) for i in index):
-        return tuple(index)
-    return (index,)
+def as_tuple(index: Any) -> tuple[Any, ...]:
+    """A list is one index array, as in NumPy and in PyTorch's announced behaviour (PyTorch
+    2.x still reads ``x[[[0, 1], [1, 2]]]`` as ``x[[0, 1], [1, 2]]``, with a deprecation
+    warning)."""
+    return index if isinstance(index, tuple) else (index,)
 
 
 def _classify(item: Any) -> tuple[str, Any]:
@@ -50,6 +46,8 @@ def _classify(item: Any) -> tuple[str, Any]:
         return "slice", item
     if isinstance(item, (bool, np.bool_)):
         return "bool", bool(item)
+    if isinstance(item, (str, bytes)):
+        raise TypeError(f"{_VALID} (got {type(item).__name__})")
     if _is_int(item):
         return "int", int(item)
     if isinstance(item, Tensor):
@@ -80,13 +78,15 @@ def _dims_used(kind: str, value: Any) -> int:
 def split_index(g: Geometry, index: Any) -> tuple[Geometry, list[tuple[int, np.ndarray]]]:
     """Apply the basic parts of ``index`` to ``g``; return the view's geometry and the
     advanced parts as ``(dimension of the view, index array)`` pairs."""
-    items = [_classify(it) for it in _as_tuple(index)]
+    items = [_classify(it) for it in as_tuple(index)]
     ndim = len(g.sizes)
     consumed = sum(_dims_used(kind, value) for kind, value in items)
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     dim, advanced = 0, []
     for kind, value in items:
+        if _dims_used(kind, value) and dim >= len(g.sizes):  # after a second ellipsis
+            raise IndexError(f"too many indices for tensor of dimension {ndim}")
         if kind == "none":
             g = vg.unsqueeze(g, dim)
             dim += 1
@@ -114,6 +114,12 @@ def split_index(g: Geometry, index: Any) -> tuple[Geometry, list[tuple[int, np.n
         else:
             advanced.append((dim, value))
             dim += _dims_used(kind, value)
+    for dim, value in advanced:  # after the basic parts, whose errors PyTorch reports first
+        if value.dtype.kind == "b" and value.shape != g.sizes[dim : dim + value.ndim]:
+            raise IndexError(
+                f"The shape of the mask {list(value.shape)} does not match the shape of the "
+                f"indexed tensor {list(g.sizes)} at dimension {dim}"
+            )
     return g, advanced
 
 
@@ -154,16 +160,23 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
             copy_into(target, _strip_leading_ones(_value_tensor(value, self.dtype)), "__setitem__")
         return
     check_inplace(target, "__setitem__", order_dependent=not is_scalar)
+    np_index = _numpy_index(len(g.sizes), advanced)
+    # The result's shape, from indexing a zero-stride stand-in; this also checks every index
+    # (IndexError, before any value error, as in PyTorch) without touching the data.
+    result_shape = np.broadcast_to(np.bool_(False), g.sizes)[np_index].shape
     if is_scalar:
         source = value
     else:
-        src = _value_tensor(value, self.dtype)
+        if isinstance(value, Tensor) and value.dtype != self.dtype:  # as PyTorch's index_put_
+            raise RuntimeError(
+                f"__setitem__: with an advanced index the value's dtype must match the "
+                f"destination's: got {value.dtype.name}, expected {self.dtype.name}"
+            )
+        src = _strip_leading_ones(_value_tensor(value, self.dtype))
+        check_broadcastable_to("__setitem__", src._sizes, result_shape)
         _check_no_overlap(target, src)
         source = src.numpy()
-    try:
-        target.numpy()[_numpy_index(len(g.sizes), advanced)] = source
-    except ValueError as exc:  # NumPy checks shapes and indices before writing anything
-        raise RuntimeError(f"__setitem__: {exc}") from None
+    target.numpy()[np_index] = source
     self._storage.bump("__setitem__")
 
 

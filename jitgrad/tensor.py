@@ -26,13 +26,26 @@ from .storage import Storage
 class Tensor:
     """An n-dimensional strided array with PyTorch semantics and a NumPy buffer underneath."""
 
-    __slots__ = ("_storage", "_sizes", "_strides", "_offset", "_base", "__weakref__")
+    __slots__ = (
+        "_storage", "_sizes", "_strides", "_offset", "_base",
+        # autograd state, managed by jitgrad/autograd (this layer only holds it)
+        "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_grad_accumulator", "_hooks",
+        "_retains_grad", "_view_meta", "__weakref__",
+    )
 
     _storage: Storage
     _sizes: tuple[int, ...]
     _strides: tuple[int, ...]
     _offset: int
     _base: Tensor | None
+    _requires_grad: bool
+    _grad: Tensor | None
+    _grad_fn: Any
+    _output_nr: int
+    _grad_accumulator: Any
+    _hooks: dict[int, Any] | None
+    _retains_grad: bool
+    _view_meta: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError(
@@ -56,6 +69,14 @@ class Tensor:
         t._strides = strides
         t._offset = offset
         t._base = base
+        t._requires_grad = False
+        t._grad = None
+        t._grad_fn = None
+        t._output_nr = 0
+        t._grad_accumulator = None
+        t._hooks = None
+        t._retains_grad = False
+        t._view_meta = None
         return t
 
     @classmethod

@@ -83,7 +83,8 @@ def reshape(self: Tensor, *shape: int) -> Tensor:
     return Tensor._make(copy._storage, sizes, contiguous_strides(sizes))
 
 
-def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+def flatten_sizes(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> tuple[int, ...] | None:
+    """The shape ``flatten`` produces, or None when it returns ``self`` unchanged."""
     ndim = self.ndim
     start = wrap_dim(start_dim, ndim, "flatten")
     end = wrap_dim(end_dim, ndim, "flatten")
@@ -93,14 +94,19 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
             f"end_dim ({end_dim})"
         )
     if ndim == 0:
-        return reshape(self, 1)
+        return (1,)
     if start == end:
-        return self
+        return None
     sizes = self._sizes
     merged = 1
     for s in sizes[start : end + 1]:
         merged *= s
-    return reshape(self, *(sizes[:start] + (merged,) + sizes[end + 1 :]))
+    return sizes[:start] + (merged,) + sizes[end + 1 :]
+
+
+def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    sizes = flatten_sizes(self, start_dim, end_dim)
+    return self if sizes is None else reshape(self, *sizes)
 
 
 def expand(self: Tensor, *sizes: int) -> Tensor:

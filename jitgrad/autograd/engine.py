@@ -1,0 +1,384 @@
+"""The engine: runs a graph backward from its roots (PyTorch's ``Engine::execute``).
+
+1. Count, for every node reachable from the roots, how many edges lead into it.
+2. With ``inputs`` given, mark the nodes on a path to them (``exec_info``); skip the rest.
+3. Run ready nodes (all their incoming gradients arrived), the most recently created first.
+   Each node has an input buffer: the first gradient for a slot is kept as it is; a second
+   one makes one dense copy the engine then owns and adds into in place (with a graph,
+   ``create_graph``, out of place). ``apply`` is told which buffers the engine owns.
+4. Leaves' ``AccumulateGrad`` updates are staged and committed only when the whole pass
+   succeeded, so an exception mid-backward leaves every ``.grad`` as it was.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any, Sequence
+
+from ..tensor import Tensor
+from . import grad_mode
+from .graph import OPS, AccumulateGrad, accumulate_grad, add_inplace, dense_copy, gradient_edge, is_fresh
+from .node import Edge, Node
+
+
+class _Buffer:
+    __slots__ = ("grads", "owned")
+
+    def __init__(self, n: int) -> None:
+        self.grads: list[Tensor | None] = [None] * n
+        self.owned: list[bool] = [False] * n
+
+    def add(self, k: int, grad: Tensor, create_graph: bool) -> None:
+        old = self.grads[k]
+        if old is None:
+            self.grads[k] = grad
+        elif create_graph:
+            self.grads[k] = OPS.add(old, grad)
+            self.owned[k] = False
+        else:
+            if not self.owned[k]:
+                old = dense_copy(old)
+                self.grads[k] = old
+                self.owned[k] = True
+            add_inplace(old, grad)
+
+
+def _expandable(shape: Sequence[int], target: Sequence[int]) -> bool:
+    if len(shape) > len(target):
+        return False
+    return all(s == 1 or s == t for s, t in zip(reversed(shape), reversed(target)))
+
+
+def validate_outputs(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor | None]:
+    """Check each gradient against the input it flows to; un-broadcast and cast it there.
+
+    This is the one place where gradients of broadcast inputs are summed back to the
+    input's shape and converted to its dtype."""
+    edges = node.next_functions
+    if len(grads) != len(edges):
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid number of gradients - expected "
+            f"{len(edges)}, but got {len(grads)}"
+        )
+    out: list[Tensor | None] = []
+    for i, (grad, (nxt, nr)) in enumerate(zip(grads, edges)):
+        if grad is None or nxt is None:
+            out.append(None)
+            continue
+        if not isinstance(grad, Tensor):
+            raise TypeError(
+                f"Function {node.name()} returned an invalid gradient at index {i}: expected a "
+                f"Tensor or None, got {type(grad).__name__}"
+            )
+        shape, dtype = nxt.input_metadata[nr]
+        if grad._sizes != shape:
+            if not _expandable(shape, grad._sizes):
+                raise RuntimeError(
+                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(grad._sizes)} but expected shape compatible with {list(shape)}"
+                )
+            grad = OPS.sum_to(grad, shape)
+        if grad.dtype != dtype:
+            grad = OPS.to_dtype(grad, dtype)
+        out.append(grad)
+    return out
+
+
+def _call_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
+    if node._tensor_pre_hooks:
+        for nr, hooks in node._tensor_pre_hooks.items():
+            for hook in list(hooks.values()):
+                if grads[nr] is not None:
+                    res = hook(grads[nr])
+                    if res is not None:
+                        grads[nr] = res
+    if node._retains_grad_hooks:
+        for nr, hook in list(node._retains_grad_hooks.items()):
+            if grads[nr] is not None:
+                hook(grads[nr])
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            res = hook(tuple(grads))
+            if res is not None:
+                grads = list(res)
+    return grads
+
+
+def _nodes_to_run(roots: Sequence[Node], targets: set[Node]) -> dict[Node, bool]:
+    """Which nodes must run so that gradients reach ``targets`` (PyTorch's ``exec_info``):
+    those with an edge into a target or into a node that must run."""
+    run: dict[Node, bool] = {}
+    stack: list[tuple[Node, int]] = [(r, 0) for r in roots]
+    while stack:
+        node, i = stack.pop()
+        if i == 0 and node in run:
+            continue
+        edges = node.next_functions
+        if i < len(edges):
+            stack.append((node, i + 1))
+            nxt = edges[i][0]
+            if nxt is not None and nxt not in run:
+                stack.append((nxt, 0))
+            continue
+        run[node] = any(
+            nxt is not None and (nxt in targets or run.get(nxt, False)) for nxt, _ in edges
+        )
+    return run
+
+
+def execute(
+    roots: Sequence[Edge],
+    root_grads: Sequence[Tensor],
+    keep_graph: bool,
+    create_graph: bool,
+    inputs: Sequence[Edge] | None = None,
+    accumulate: bool = True,
+) -> list[Tensor | None]:
+    """Run the graph backward. With ``accumulate=False`` (``autograd.grad``) the gradients
+    reaching ``inputs`` are returned instead of being accumulated into ``.grad``."""
+    # 1. dependencies
+    deps: dict[Node, int] = {}
+    seen: set[Node] = set()
+    stack: list[Node] = []
+    for node, _ in roots:
+        if node not in seen:
+            seen.add(node)  # type: ignore[arg-type]
+            stack.append(node)  # type: ignore[arg-type]
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+
+    # 2. which nodes to run, and where to capture
+    run: dict[Node, bool] | None = None
+    captures: dict[tuple[Node, int], list[int]] = {}
+    if inputs is not None:
+        for k, (node, nr) in enumerate(inputs):
+            if node is not None:
+                captures.setdefault((node, nr), []).append(k)
+        run = _nodes_to_run([r for r, _ in roots], {n for n, _ in inputs if n is not None})
+    capture_nodes = {n for n, _ in captures}
+    captured: list[Tensor | None] = [None] * (len(inputs) if inputs is not None else 0)
+
+    # 3. seed the roots' buffers
+    buffers: dict[Node, _Buffer] = {}
+    ready: list[tuple[int, int, Node]] = []
+    counter = 0
+    for (node, nr), grad in zip(roots, root_grads):
+        buf = buffers.get(node)  # type: ignore[arg-type]
+        if buf is None:
+            buf = buffers[node] = _Buffer(len(node.input_metadata))  # type: ignore[union-attr]
+        buf.add(nr, grad, create_graph)
+    for node in buffers:
+        if deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node.sequence_nr, counter, node))
+            counter += 1
+
+    staged: list[tuple[AccumulateGrad, Tensor | None, bool]] = []
+    prev_mode = grad_mode.is_grad_enabled()
+    grad_mode._set(create_graph)
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            buf = buffers.pop(node)
+            targeted = run is not None and any((node, nr) in captures for nr in range(len(buf.grads)))
+            if run is not None and not run.get(node, False) and not targeted:
+                continue
+            grads = _call_pre_hooks(node, buf.grads)
+            if targeted:
+                for nr, g in enumerate(grads):
+                    for k in captures.get((node, nr), ()):
+                        captured[k] = g
+            if isinstance(node, AccumulateGrad):
+                if accumulate:
+                    staged.append((node, grads[0], buf.owned[0]))
+                    del buf, grads
+                continue
+            if run is not None and not run.get(node, False):
+                continue
+            node._needed = None if run is None else tuple(
+                nxt is not None and (run.get(nxt, False) or nxt in capture_nodes)
+                for nxt, _ in node.next_functions
+            )
+            try:
+                if all(g is None for g in grads):
+                    outputs: Sequence[Tensor | None] = [None] * len(node.next_functions)
+                else:
+                    outputs = node.apply(grads, tuple(buf.owned))
+            finally:
+                node._needed = None
+            if node._hooks:
+                for hook in list(node._hooks.values()):
+                    res = hook(tuple(outputs), tuple(grads))
+                    if res is not None:
+                        outputs = list(res)
+            outputs = validate_outputs(node, outputs)
+            if not keep_graph:
+                node.release_variables()
+            for grad, (nxt, nr) in zip(outputs, node.next_functions):
+                if nxt is None:
+                    continue
+                nbuf = buffers.get(nxt)
+                if nbuf is None:
+                    nbuf = buffers[nxt] = _Buffer(len(nxt.input_metadata))
+                if grad is not None:
+                    nbuf.add(nr, grad, create_graph)
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(ready, (-nxt.sequence_nr, counter, nxt))
+                    counter += 1
+        # 4. commit leaf gradients only once the whole pass succeeded
+        for node, grad, owned in staged:
+            if grad is None:
+                continue
+            steal = owned or (not create_graph and is_fresh(grad, extra_refs=1))
+            accumulate_grad(node.variable, grad, steal, create_graph)
+            if node._hooks:
+                for hook in list(node._hooks.values()):
+                    hook((), (grad,))
+    finally:
+        grad_mode._set(prev_mode)
+    return captured
+
+
+def _root_grads(
+    op: str, outputs: Sequence[Tensor], grad_outputs: Sequence[Any] | None
+) -> tuple[list[Edge], list[Tensor]]:
+    from ..copying import to_dtype_copy
+
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(
+            f"{op}: got {len(grad_outputs)} gradients for {len(outputs)} outputs; expected one "
+            "gradient (or None) per output"
+        )
+    edges: list[Edge] = []
+    grads: list[Tensor] = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{op}: outputs must be Tensors, got {type(out).__name__} at {i}")
+        edge = gradient_edge(out)
+        if edge[0] is None:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        if g is None:
+            if out.numel() != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs (output {i} has "
+                    f"shape {list(out._sizes)}); pass a gradient of that shape"
+                )
+            from ..creation import ones
+
+            g = ones(out._sizes, dtype=out.dtype)
+        elif not isinstance(g, Tensor):
+            raise TypeError(f"{op}: gradients must be Tensors or None, got {type(g).__name__}")
+        elif g._sizes != out._sizes:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {list(g._sizes)} and "
+                f"output[{i}] has a shape of {list(out._sizes)}."
+            )
+        elif g.dtype != out.dtype:
+            if not g.is_floating_point():
+                raise RuntimeError(
+                    f"{op}: grad_output[{i}] has dtype {g.dtype.name}; expected a floating "
+                    f"point gradient for output of dtype {out.dtype.name}"
+                )
+            g = to_dtype_copy(g, out.dtype)
+        edges.append(edge)
+        grads.append(g)
+    return edges, grads
+
+
+def _as_list(x: Any) -> list[Any]:
+    if x is None:
+        return []
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def backward(
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Tensor | Sequence[Tensor] | None = None,
+) -> None:
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (or of
+    ``inputs`` only, when given)."""
+    outputs = _as_list(tensors)
+    grads = None if grad_tensors is None else _as_list(grad_tensors)
+    if grad_tensors is not None and isinstance(grad_tensors, Tensor):
+        grads = [grad_tensors]
+    edges, root = _root_grads("backward", outputs, grads)
+    keep = create_graph if retain_graph is None else retain_graph
+    input_list = _as_list(inputs) if inputs is not None else None
+    if input_list is not None and not input_list:
+        raise RuntimeError("backward: 'inputs' argument to backward() cannot be empty.")
+    input_edges = None
+    if input_list is not None:
+        input_edges = []
+        for t in input_list:
+            edge = gradient_edge(t)
+            if edge[0] is None:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            input_edges.append(edge)
+    captured = execute(edges, root, keep, create_graph, input_edges, accumulate=True)
+    if input_list is not None:
+        # non-leaf inputs get their .grad from the captured gradient (PyTorch semantics)
+        for t, g in zip(input_list, captured):
+            if t._grad_fn is not None and g is not None:
+                accumulate_grad(t, g, False, create_graph)
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """Gradients of ``outputs`` w.r.t. ``inputs``, returned (nothing is accumulated)."""
+    out_list = _as_list(outputs)
+    in_list = _as_list(inputs)
+    grads = None if grad_outputs is None else _as_list(grad_outputs)
+    if isinstance(grad_outputs, Tensor):
+        grads = [grad_outputs]
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    edges, root = _root_grads("grad", out_list, grads)
+    keep = create_graph if retain_graph is None else retain_graph
+    input_edges = []
+    for t in in_list:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"grad: inputs must be Tensors, got {type(t).__name__}")
+        edge = gradient_edge(t)
+        if edge[0] is None:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        input_edges.append(edge)
+    captured = execute(edges, root, keep, create_graph, input_edges, accumulate=False)
+    result: list[Tensor | None] = []
+    for i, (t, g) in enumerate(zip(in_list, captured)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                from ..creation import zeros
+
+                g = zeros(t._sizes, dtype=t.dtype)
+        elif g._sizes != t._sizes or g.dtype != t.dtype:
+            g = OPS.to_dtype(OPS.sum_to(g, t._sizes), t.dtype)
+        result.append(g)
+    return tuple(result)

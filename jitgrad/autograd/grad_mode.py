@@ -1,0 +1,78 @@
+"""Grad mode: whether operations record a graph. Thread-local, as in PyTorch."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from typing import Any, Callable, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_state = threading.local()
+
+
+def is_grad_enabled() -> bool:
+    return getattr(_state, "enabled", True)
+
+
+def _set(enabled: bool) -> None:
+    _state.enabled = enabled
+
+
+class _GradModeContext:
+    """Base of ``no_grad``/``enable_grad``/``set_grad_enabled``: context manager and decorator."""
+
+    _target: bool
+
+    def __enter__(self) -> None:
+        self._prev = is_grad_enabled()
+        _set(self._target)
+
+    def __exit__(self, *exc: object) -> None:
+        _set(self._prev)
+
+    def __call__(self, fn: F) -> F:
+        target = self._target
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            prev = is_grad_enabled()
+            _set(target)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _set(prev)
+
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(_GradModeContext):
+    """Operations inside record no graph (results do not require grad)."""
+
+    _target = False
+
+
+class enable_grad(_GradModeContext):
+    """Re-enable recording inside a ``no_grad`` region."""
+
+    _target = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """``set_grad_enabled(False)`` is ``no_grad()``; takes effect immediately when called,
+    like PyTorch's, and restores the previous mode when used as a context manager."""
+
+    def __init__(self, mode: bool) -> None:
+        self._target = bool(mode)
+        self._prev = is_grad_enabled()
+        _set(self._target)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        _set(self._prev)
+
+    def __call__(self, fn: F) -> F:
+        _set(self._prev)  # used as a decorator: undo the immediate effect of __init__
+        return super().__call__(fn)

@@ -1,0 +1,156 @@
+"""Building the graph: edges to inputs, ``AccumulateGrad`` for leaves, and ``record``.
+
+The engine needs a few *differentiable* operations (add, sum_to, dtype conversion, clone)
+so that ``create_graph=True`` can differentiate through gradient accumulation too. They live
+in the ops layer above; ``jitgrad/ops/__init__.py`` installs them in ``OPS`` at import time,
+which keeps imports one-way (autograd never imports ops).
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+from types import SimpleNamespace
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import kernels
+from ..tensor import Tensor
+from .grad_mode import is_grad_enabled
+from .node import Edge, Grads, Node
+
+OPS = SimpleNamespace(add=None, sum_to=None, to_dtype=None, clone=None)
+
+# Below this many elements NumPy's ufunc call is cheaper than the kernel's validation.
+SMALL = 4096
+
+
+def needs_grad(*tensors: Any) -> bool:
+    """Whether an operation on ``tensors`` must be recorded."""
+    if not is_grad_enabled():
+        return False
+    for t in tensors:
+        if isinstance(t, Tensor) and (t._requires_grad or t._grad_fn is not None):
+            return True
+    return False
+
+
+def gradient_edge(t: Tensor | None) -> Edge:
+    """Where the gradient for ``t`` goes: its ``grad_fn``, its ``AccumulateGrad``, or nowhere."""
+    if t is None:
+        return (None, 0)
+    if t._grad_fn is not None:
+        return (t._grad_fn, t._output_nr)
+    if t._requires_grad:
+        return (grad_accumulator(t), 0)
+    return (None, 0)
+
+
+def grad_accumulator(t: Tensor) -> AccumulateGrad:
+    """The leaf's one ``AccumulateGrad`` (shared by every use, so its gradients are summed)."""
+    ref = t._grad_accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(t)
+        if t._hooks is not None:  # the leaf's gradient hooks (Tensor.register_hook)
+            node._tensor_pre_hooks = {0: t._hooks}
+        t._grad_accumulator = weakref.ref(node)
+    return node
+
+
+def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor]) -> Node:
+    """Make ``node`` the ``grad_fn`` of ``outputs``, with edges to ``inputs``."""
+    node.next_functions = tuple(gradient_edge(t) for t in inputs)
+    meta = []
+    for i, out in enumerate(outputs):
+        out._grad_fn = node
+        out._output_nr = i
+        meta.append((out._sizes, out._storage.buffer.dtype))
+    node.input_metadata = tuple(meta)
+    return node
+
+
+def add_inplace(dst: Tensor, src: Tensor) -> None:
+    """``dst += src`` on data (no graph); ``dst`` is dense and owned, ``src`` any layout."""
+    if dst.numel() <= SMALL:
+        out = dst.numpy()
+        np.add(out, src.numpy(), out=out, casting="unsafe")
+    else:
+        kernels.strided_add(
+            dst._storage.buffer, dst._offset, dst._strides,
+            src._storage.buffer, src._offset, src._strides, dst._sizes,
+        )
+
+
+def dense_copy(t: Tensor) -> Tensor:
+    """A contiguous copy with its own storage, outside any graph."""
+    out = Tensor._from_buffer(np.empty(t.numel(), t.dtype), t._sizes)
+    if t.numel() <= SMALL:
+        np.copyto(out.numpy(), t.numpy())
+    else:
+        kernels.strided_copy(
+            out._storage.buffer, 0, out._strides,
+            t._storage.buffer, t._offset, t._strides, t._sizes,
+        )
+    return out
+
+
+def is_fresh(t: Tensor, extra_refs: int = 0) -> bool:
+    """True when nothing but the caller references ``t`` or its memory (PyTorch's
+    ``use_count() <= num_expected_refs``), so it may be taken over without a copy.
+
+    ``sys.getrefcount(t)`` here counts this function's parameter, its own argument and the
+    caller's local name (3), plus ``extra_refs`` containers the caller knows about. The
+    storage must be referenced only by ``t``, and its NumPy buffer only by the storage (no
+    NumPy view of it alive, no base array it borrows from).
+    """
+    buffer = t._storage.buffer
+    return (
+        t._base is None
+        and sys.getrefcount(t) <= 3 + extra_refs
+        and sys.getrefcount(t._storage) <= 2
+        and buffer.base is None
+        and sys.getrefcount(buffer) <= 3  # the storage, the local name, the argument
+        and t.is_contiguous()
+        and t._offset == 0
+        and t._storage.size() == t.numel()
+        and t._grad_fn is None
+    )
+
+
+class AccumulateGrad(Node):
+    """The gradient sink of a leaf: adds the incoming gradient into ``variable.grad``."""
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self.variable = variable
+        self.sequence_nr = sys.maxsize  # runs as soon as it is ready, as in PyTorch
+        self.input_metadata = ((variable._sizes, variable.dtype),)
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        grad = grads[0]
+        if grad is not None:
+            accumulate_grad(self.variable, grad, bool(owned and owned[0]), is_grad_enabled())
+        return ()
+
+
+def accumulate_grad(variable: Tensor, new: Tensor, owned: bool, create_graph: bool) -> None:
+    """PyTorch's AccumulateGrad rules: steal an unreferenced buffer, else copy; later
+    gradients add in place, or out of place when building a graph (``create_graph``)."""
+    old = variable._grad
+    if old is None:
+        if create_graph:
+            variable._grad = OPS.clone(new)
+        elif owned:
+            variable._grad = new
+        else:
+            variable._grad = dense_copy(new)
+    elif create_graph or old._grad_fn is not None or kernels.has_internal_overlap(
+        old._sizes, old._strides
+    ):
+        variable._grad = OPS.add(old, new)
+    else:
+        old._storage.check_writable("AccumulateGrad")
+        add_inplace(old, new)
+        old._storage.bump("AccumulateGrad")

@@ -1,0 +1,155 @@
+"""The autograd side of ``Tensor``: ``requires_grad``, ``grad``, ``grad_fn``, hooks,
+``backward``. Attached to ``Tensor`` in ``jitgrad/_bind.py``."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .. import dtypes
+from ..tensor import Tensor
+from . import engine
+from .graph import grad_accumulator
+from .node import Node, RemovableHandle, add_hook
+
+
+def requires_grad(self: Tensor) -> bool:
+    return self._requires_grad or self._grad_fn is not None
+
+
+def set_requires_grad(self: Tensor, flag: bool) -> None:
+    requires_grad_(self, flag)
+
+
+def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
+    flag = bool(requires_grad)
+    if self._grad_fn is not None:
+        if not flag:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        return self
+    if flag and self.dtype not in dtypes.FLOATING:
+        raise RuntimeError(
+            f"only Tensors of floating point dtype can require gradients, got {self.dtype.name} "
+            "(convert first, e.g. t.double())"
+        )
+    self._requires_grad = flag
+    return self
+
+
+def is_leaf(self: Tensor) -> bool:
+    return self._grad_fn is None
+
+
+def grad_fn(self: Tensor) -> Node | None:
+    return self._grad_fn
+
+
+def get_grad(self: Tensor) -> Tensor | None:
+    return self._grad
+
+
+def set_grad(self: Tensor, value: Tensor | None) -> None:
+    if value is not None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+        if value._sizes != self._sizes:
+            raise RuntimeError(
+                f"assigned grad has data of a different size: got {list(value._sizes)}, "
+                f"expected {list(self._sizes)}"
+            )
+        if value.dtype != self.dtype:
+            raise RuntimeError(
+                f"assigned grad has data of a different type: got {value.dtype.name}, "
+                f"expected {self.dtype.name}"
+            )
+    self._grad = value
+
+
+def output_nr(self: Tensor) -> int:
+    return self._output_nr
+
+
+def retains_grad(self: Tensor) -> bool:
+    return self._retains_grad
+
+
+def retain_grad(self: Tensor) -> None:
+    """Keep ``.grad`` for a non-leaf tensor (a no-op on leaves)."""
+    if self._grad_fn is None:
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        return
+    if self._retains_grad:
+        return
+    self._retains_grad = True
+    _install_retains_grad_hook(self)
+
+
+def _install_retains_grad_hook(self: Tensor) -> None:
+    import weakref
+
+    ref = weakref.ref(self)
+
+    def hook(grad: Tensor) -> None:
+        t = ref()
+        if t is None:
+            return
+        from .graph import dense_copy
+
+        if t._grad is None:
+            t._grad = dense_copy(grad) if grad._grad_fn is None else grad.clone()  # type: ignore[attr-defined]
+        else:
+            t._grad = t._grad + grad  # type: ignore[operator]
+
+    node = self._grad_fn
+    if node._retains_grad_hooks is None:
+        node._retains_grad_hooks = {}
+    node._retains_grad_hooks[self._output_nr] = hook
+
+
+def register_hook(self: Tensor, hook: Callable[[Tensor], Any]) -> RemovableHandle:
+    """``hook(grad)`` runs when the gradient w.r.t. this tensor is computed; it may return a
+    replacement gradient."""
+    if not requires_grad(self):
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._grad_fn is None:
+        if self._hooks is None:
+            self._hooks = {}
+        # a leaf's hooks run as tensor pre-hooks of its AccumulateGrad (see grad_accumulator)
+        grad_accumulator(self)._tensor_pre_hooks = {0: self._hooks}
+        return add_hook(self._hooks, hook)
+    return self._grad_fn._add_tensor_pre_hook(self._output_nr, hook)
+
+
+def backward(
+    self: Tensor,
+    gradient: Tensor | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    engine.backward(self, None if gradient is None else [gradient], retain_graph, create_graph, inputs)
+
+
+def detach_(self: Tensor) -> Tensor:
+    """Make this tensor a leaf that does not require grad (refused on views)."""
+    if self._base is not None and requires_grad(self._base):
+        raise RuntimeError(
+            "Can't detach views in-place. Use detach() instead: it returns a new tensor that "
+            "shares memory but not history."
+        )
+    self._grad_fn = None
+    self._requires_grad = False
+    self._output_nr = 0
+    return self
+
+
+def repr_suffixes(self: Tensor) -> list[str]:
+    if self._grad_fn is not None:
+        return [f"grad_fn=<{self._grad_fn.name()}>"]
+    if self._requires_grad:
+        return ["requires_grad=True"]
+    return []

@@ -1,0 +1,137 @@
+"""What every operation shares: operands, PyTorch's type promotion, output allocation.
+
+Type promotion (PyTorch's ``result_type``): dtypes are ordered bool < int64 < float32 <
+float64 within categories bool < integer < floating. Tensors with dimensions decide the
+result; a 0-d tensor or a Python scalar only changes it when its *category* is higher
+(``float32_tensor * 2.5`` stays float32, ``int_tensor * 2.5`` becomes the default float32,
+``float32_tensor + float64_0d_tensor`` stays float32).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..geometry import broadcast_shapes
+from ..tensor import Tensor
+
+_RANK = {dtypes.bool_: 0, dtypes.int64: 1, dtypes.float32: 2, dtypes.float64: 3}
+_BY_RANK = {v: k for k, v in _RANK.items()}
+
+
+def category(dtype: np.dtype) -> int:
+    """0 for bool, 1 for integers, 2 for floating point."""
+    return min(_RANK[dtype], 2)
+
+
+def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    return a if _RANK[a] >= _RANK[b] else b
+
+
+def scalar_dtype(value: Any) -> np.dtype:
+    if isinstance(value, (bool, np.bool_)):
+        return dtypes.bool_
+    if isinstance(value, numbers.Integral):
+        return dtypes.int64
+    if isinstance(value, numbers.Real):
+        return dtypes.DEFAULT_FLOAT
+    raise TypeError(f"unsupported operand type {type(value).__name__}; expected a Tensor or a number")
+
+
+def result_type(*operands: Any) -> np.dtype:
+    """PyTorch's type promotion over tensors and Python scalars."""
+    dim: np.dtype | None = None
+    zero: np.dtype | None = None
+    wrapped: np.dtype | None = None
+    for x in operands:
+        if isinstance(x, Tensor):
+            d = x.dtype
+            if x._sizes:
+                dim = d if dim is None else promote_types(dim, d)
+            else:
+                zero = d if zero is None else promote_types(zero, d)
+        elif x is not None:
+            d = scalar_dtype(x)
+            wrapped = d if wrapped is None else promote_types(wrapped, d)
+    result = dim
+    for other in (zero, wrapped):
+        if other is None:
+            continue
+        if result is None:
+            result = other
+        elif category(other) > category(result):
+            result = promote_types(result, other)
+    assert result is not None
+    return result
+
+
+def can_cast(src: np.dtype, dst: np.dtype) -> bool:
+    """PyTorch's ``canCast``: no float -> integer, no non-bool -> bool."""
+    return category(src) <= category(dst)
+
+
+def check_inplace_dtype(op: str, result: np.dtype, self: Tensor) -> None:
+    if not can_cast(result, self.dtype):
+        raise RuntimeError(
+            f"{op}: result type {result.name} can't be cast to the desired output type "
+            f"{self.dtype.name}"
+        )
+
+
+def as_array(x: Any, dtype: np.dtype | None = None) -> Any:
+    """A NumPy view of a tensor, or a Python scalar left as it is (a weak scalar in NumPy)."""
+    if isinstance(x, Tensor):
+        return x.numpy()
+    if dtype is not None and not isinstance(x, (bool, np.bool_)):
+        return dtype.type(x)
+    return x
+
+
+def new_tensor(shape: tuple[int, ...], dtype: np.dtype) -> tuple[Tensor, np.ndarray]:
+    """A fresh contiguous tensor and a writable N-d NumPy view of it (for ``out=``)."""
+    n = 1
+    for s in shape:
+        n *= s
+    buffer = np.empty(n, dtype)
+    t = Tensor._from_buffer(buffer, shape)
+    return t, buffer.reshape(shape)
+
+
+def from_result(array: np.ndarray, dtype: np.dtype | None = None) -> Tensor:
+    """Wrap a freshly computed NumPy array (copied only if it is not contiguous or not of
+    ``dtype``)."""
+    target = array.dtype if dtype is None else dtype
+    out, view = new_tensor(tuple(array.shape), target)
+    np.copyto(view, array, casting="unsafe")
+    return out
+
+
+def shape_of(x: Any) -> tuple[int, ...]:
+    return x._sizes if isinstance(x, Tensor) else ()
+
+
+def binary(ufunc: np.ufunc, a: Any, b: Any, dtype: np.dtype | None = None) -> Tensor:
+    """``ufunc(a, b)`` broadcast, computed in (and returned as) the promoted dtype."""
+    if dtype is None:
+        dtype = result_type(a, b)
+    shape = broadcast_shapes(shape_of(a), shape_of(b))
+    out, view = new_tensor(shape, dtype)
+    ufunc(as_array(a), as_array(b), out=view, dtype=dtype, casting="unsafe")
+    return out
+
+
+def unary(ufunc: np.ufunc, a: Tensor, dtype: np.dtype | None = None) -> Tensor:
+    dtype = a.dtype if dtype is None else dtype
+    out, view = new_tensor(a._sizes, dtype)
+    ufunc(a.numpy(), out=view, dtype=dtype, casting="unsafe")
+    return out
+
+
+def wrap_scalar(x: Any, dtype: np.dtype) -> Tensor:
+    """A Python scalar as a 0-d tensor of ``dtype`` (used by backward formulas)."""
+    out, view = new_tensor((), dtype)
+    view[()] = x
+    return out

@@ -1,0 +1,368 @@
+"""Differentiable views.
+
+Every view op ``V`` is a fixed map from the input's indices to the output's. Applied to a
+*contiguous* tensor of the input's shape it yields a geometry ``rel`` (the view relative
+to its input), which is all backward needs: the gradient of ``V`` is ``view_scatter``
+(zeros of the input's shape with the incoming gradient written — or added, where ``rel``
+maps several outputs to one input — through ``rel``), and the gradient of that is
+``take_view`` (read through ``rel``) again. So two small primitives, each the other's
+adjoint, give every view op its exact backward and double backward.
+(``as_strided`` addresses storage, not the input's indices: see ``as_strided.py``.)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .. import indexing, kernels, views
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, Node
+from ..geometry import Geometry, contiguous_strides
+from ..geometry import views as vg
+from ..geometry.broadcast import infer_size
+from ..geometry.strided import wrap_dim
+from ..tensor import Tensor, sizes_arg
+from ._common import new_tensor
+
+
+class ViewBackward(Node):
+    """Backward of a view op: scatter the gradient through the view's relative geometry."""
+
+    def __init__(self, input_sizes: tuple[int, ...], rel: Geometry) -> None:
+        super().__init__()
+        self.input_sizes = input_sizes
+        self.rel = rel
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        return (view_scatter(grads[0], self.input_sizes, self.rel),)  # type: ignore[arg-type]
+
+
+class AsStridedScatterBackward0(Node):
+    """Backward of ``view_scatter``: read the gradient back through ``rel``."""
+
+    def __init__(self, rel: Geometry) -> None:
+        super().__init__()
+        self.rel = rel
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        return (take_view(grads[0], self.rel),)  # type: ignore[arg-type]
+
+
+class AsStridedBackward0(ViewBackward):
+    pass
+
+
+class AliasBackward0(ViewBackward):
+    pass
+
+
+class SliceBackward0(ViewBackward):
+    pass
+
+
+class SelectBackward0(ViewBackward):
+    pass
+
+
+class TransposeBackward0(ViewBackward):
+    pass
+
+
+class TBackward0(ViewBackward):
+    pass
+
+
+class PermuteBackward0(ViewBackward):
+    pass
+
+
+class ViewBackward0(ViewBackward):
+    pass
+
+
+class UnsafeViewBackward0(ViewBackward):
+    pass
+
+
+class ExpandBackward0(ViewBackward):
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        from .reduction import sum_to
+
+        return (sum_to(grads[0], self.input_sizes),)  # type: ignore[arg-type]
+
+
+class UnsqueezeBackward0(ViewBackward):
+    pass
+
+
+class SqueezeBackward0(ViewBackward):
+    pass
+
+
+class DiagonalBackward0(ViewBackward):
+    pass
+
+
+class UnfoldBackward0(ViewBackward):
+    pass
+
+
+class MultiViewBackward(Node):
+    """Backward of a multi-output view (unbind, split, chunk): each output's gradient is
+    written into its own (disjoint) region of one zero tensor of the input's shape."""
+
+    def __init__(self, input_sizes: tuple[int, ...], rels: Sequence[Geometry]) -> None:
+        super().__init__()
+        self.input_sizes = input_sizes
+        self.rels = tuple(rels)
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        total: Tensor | None = None
+        for g, rel in zip(grads, self.rels):
+            if g is None:
+                continue
+            part = view_scatter(g, self.input_sizes, rel)
+            total = part if total is None else total + part  # type: ignore[operator]
+        return (total,)
+
+
+class UnbindBackward0(MultiViewBackward):
+    pass
+
+
+class SplitBackward0(MultiViewBackward):
+    pass
+
+
+def take_view(x: Tensor, rel: Geometry) -> Tensor:
+    """``x`` read through ``rel`` (a geometry relative to a contiguous tensor of x's shape)."""
+    from ..copying import contiguous
+
+    base = contiguous(x) if not x.is_contiguous() or x._offset else x
+    src = base._storage.buffer
+    out, view = new_tensor(rel.sizes, x.dtype)
+    if out.numel():
+        kernels.strided_copy(
+            out._storage.buffer, 0, out._strides, src, base._offset + rel.storage_offset,
+            rel.strides, rel.sizes,
+        )
+    if needs_grad(x):
+        record(AsStridedBackward0(x._sizes, rel), (x,), (out,))
+    return out
+
+
+def view_scatter(g: Tensor, input_sizes: tuple[int, ...], rel: Geometry) -> Tensor:
+    """Zeros of ``input_sizes`` plus ``g`` added at ``rel`` (the adjoint of ``take_view``)."""
+    out, flat = new_tensor(input_sizes, g.dtype)
+    buffer = out._storage.buffer
+    buffer.fill(0)
+    if g.numel():
+        if not kernels.has_internal_overlap(rel.sizes, rel.strides):
+            kernels.strided_copy(
+                buffer, rel.storage_offset, rel.strides,
+                g._storage.buffer, g._offset, g._strides, rel.sizes,
+            )
+        else:
+            _scatter_add(buffer, rel, g)
+    if needs_grad(g):
+        record(AsStridedScatterBackward0(rel), (g,), (out,))
+    return out
+
+
+def _scatter_add(buffer: np.ndarray, rel: Geometry, g: Tensor) -> None:
+    """``buffer[rel] += g`` where ``rel`` maps several elements to one (expand, unfold).
+    Dimensions of stride 0 are summed first; the rest is an unbuffered ``np.add.at``."""
+    values = g.numpy()
+    zero_dims = tuple(d for d, (n, s) in enumerate(zip(rel.sizes, rel.strides)) if s == 0 and n != 1)
+    sizes, strides = rel.sizes, rel.strides
+    if zero_dims:
+        values = values.sum(axis=zero_dims)
+        keep = [d for d in range(len(sizes)) if d not in zero_dims]
+        sizes = tuple(sizes[d] for d in keep)
+        strides = tuple(strides[d] for d in keep)
+    if not kernels.has_internal_overlap(sizes, strides):
+        kernels.strided_copy(
+            buffer, rel.storage_offset, strides, np.ascontiguousarray(values).reshape(-1), 0,
+            contiguous_strides(sizes), sizes,
+        )
+        return
+    index = np.full(sizes, rel.storage_offset, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(sizes, strides)):
+        shape = [1] * len(sizes)
+        shape[d] = n
+        index = index + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+    np.add.at(buffer, index.reshape(-1), np.asarray(values).reshape(-1))
+
+
+def _relative(self: Tensor, geometry_fn: Callable[..., Geometry], *args: Any) -> Geometry:
+    """The view's geometry relative to a contiguous tensor of ``self``'s shape."""
+    sizes = self._sizes
+    return geometry_fn(Geometry(sizes, contiguous_strides(sizes), 0), *args)
+
+
+def _record(
+    node_type: type[ViewBackward], self: Tensor, out: Tensor,
+    geometry_fn: Callable[..., Geometry], *args: Any,
+) -> Tensor:
+    if needs_grad(self):
+        record(node_type(self._sizes, _relative(self, geometry_fn, *args)), (self,), (out,))
+    return out
+
+
+def _same(g: Geometry) -> Geometry:
+    return g
+
+
+def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+    out = views.narrow(self, dim, start, length)
+    return _record(SliceBackward0, self, out, vg.narrow, dim, start, length)
+
+
+def select(self: Tensor, dim: int, index: int) -> Tensor:
+    return _record(SelectBackward0, self, views.select(self, dim, index), vg.select, dim, index)
+
+
+def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    out = views.transpose(self, dim0, dim1)
+    return _record(TransposeBackward0, self, out, vg.transpose, dim0, dim1)
+
+
+def t(self: Tensor) -> Tensor:
+    out = views.t(self)
+    return _record(TBackward0, self, out, vg.transpose, 0, -1) if self.ndim == 2 else _record(
+        TBackward0, self, out, _same
+    )
+
+
+def T(self: Tensor) -> Tensor:
+    out = views.T(self)
+    return _record(PermuteBackward0, self, out, vg.permute, tuple(reversed(range(self.ndim))))
+
+
+def permute(self: Tensor, *dims: int) -> Tensor:
+    out = views.permute(self, *dims)
+    return _record(PermuteBackward0, self, out, vg.permute, sizes_arg("permute", dims))
+
+
+def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
+    out = views.movedim(self, source, destination)
+    return _record(PermuteBackward0, self, out, vg.movedim, source, destination)
+
+
+def view(self: Tensor, *shape: Any) -> Tensor:
+    out = views.view(self, *shape)
+    return _record(ViewBackward0, self, out, vg.view, out._sizes)
+
+
+def view_as(self: Tensor, other: Tensor) -> Tensor:
+    return view(self, *other.shape)
+
+
+def reshape(self: Tensor, *shape: Any) -> Tensor:
+    """A view when the strides allow one; otherwise a differentiable copy (not a view)."""
+    sizes = infer_size("reshape", sizes_arg("reshape", shape), self.numel())
+    if vg.view_strides(self._sizes, self._strides, sizes) is not None:
+        return view(self, sizes)
+    from .structure import clone
+
+    copy = clone(self)
+    out = Tensor._make(copy._storage, sizes, contiguous_strides(sizes))
+    return _record(UnsafeViewBackward0, copy, out, vg.view, sizes)
+
+
+def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    sizes = views.flatten_sizes(self, start_dim, end_dim)
+    return self if sizes is None else reshape(self, sizes)
+
+
+def expand(self: Tensor, *sizes: Any) -> Tensor:
+    out = views.expand(self, *sizes)
+    return _record(ExpandBackward0, self, out, vg.expand, out._sizes)
+
+
+def expand_as(self: Tensor, other: Tensor) -> Tensor:
+    return expand(self, *other.shape)
+
+
+def unsqueeze(self: Tensor, dim: int) -> Tensor:
+    return _record(UnsqueezeBackward0, self, views.unsqueeze(self, dim), vg.unsqueeze, dim)
+
+
+def squeeze(self: Tensor, dim: Any = None) -> Tensor:
+    return _record(SqueezeBackward0, self, views.squeeze(self, dim), vg.squeeze, dim)
+
+
+def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    out = views.diagonal(self, offset, dim1, dim2)
+    return _record(DiagonalBackward0, self, out, vg.diagonal, offset, dim1, dim2)
+
+
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    out = views.unfold(self, dimension, size, step)
+    return _record(UnfoldBackward0, self, out, vg.unfold, dimension, size, step)
+
+
+def alias(self: Tensor, out: Tensor) -> Tensor:
+    """Record ``out`` (same geometry as ``self``) as a differentiable alias of ``self``."""
+    return _record(AliasBackward0, self, out, _same)
+
+
+def _multi(
+    node_type: type[MultiViewBackward], self: Tensor, outs: tuple[Tensor, ...],
+    rels: Callable[[Geometry], list[Geometry]],
+) -> tuple[Tensor, ...]:
+    if needs_grad(self):
+        contiguous = Geometry(self._sizes, contiguous_strides(self._sizes), 0)
+        record(node_type(self._sizes, rels(contiguous)), (self,), outs)
+    return outs
+
+
+def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    outs = views.unbind(self, dim)
+    d = wrap_dim(dim, self.ndim) if self.ndim else 0
+    return _multi(UnbindBackward0, self, outs, lambda g: [vg.select(g, d, i) for i in range(len(outs))])
+
+
+def _pieces(self: Tensor, outs: tuple[Tensor, ...], dim: int) -> Callable[[Geometry], list[Geometry]]:
+    d = wrap_dim(dim, self.ndim)
+
+    def rels(g: Geometry) -> list[Geometry]:
+        result, start = [], 0
+        for o in outs:
+            result.append(vg.narrow(g, d, start, o._sizes[d]))
+            start += o._sizes[d]
+        return result
+
+    return rels
+
+
+def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    outs = views.split(self, split_size_or_sections, dim)
+    return _multi(SplitBackward0, self, outs, _pieces(self, outs, dim))
+
+
+def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    outs = views.chunk(self, chunks, dim)
+    return _multi(SplitBackward0, self, outs, _pieces(self, outs, dim))
+
+
+def getitem(self: Tensor, index: Any) -> Tensor:
+    """Basic indices give a differentiable view; advanced ones then gather from that view
+    (a copy whose backward scatter-adds)."""
+    g, advanced = indexing.split_index(self._geometry, index)
+    view = self._alias(g)
+    if needs_grad(self):
+        items = [it for it in indexing.as_tuple(index) if it is not Ellipsis]
+        last = items[-1] if items else Ellipsis
+        node_type: type[ViewBackward] = (
+            SliceBackward0 if isinstance(last, slice) else UnsqueezeBackward0 if last is None
+            else AliasBackward0 if last is Ellipsis or advanced else SelectBackward0
+        )
+        _record(node_type, self, view, lambda c: indexing.split_index(c, index)[0])
+    if not advanced:
+        return view
+    from .index_ops import gather
+
+    return gather(view, indexing._numpy_index(len(g.sizes), advanced))
