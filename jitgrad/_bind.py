@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from . import copying, indexing, views
 from .autograd import variable
-from .ops import elementwise, reduction, structure, view_ops
+from .ops import as_strided, elementwise, reduction, structure, view_ops, write_ops
 from .tensor import Tensor
 
 # autograd attributes (autograd/variable.py)
@@ -25,7 +25,7 @@ Tensor.detach_ = variable.detach_  # type: ignore[attr-defined]
 Tensor._repr_suffixes = variable.repr_suffixes  # type: ignore[method-assign]
 
 # views (ops/view_ops.py: views.py plus their backward)
-Tensor.as_strided = views.as_strided  # type: ignore[attr-defined]
+Tensor.as_strided = as_strided.as_strided  # type: ignore[attr-defined]
 Tensor.narrow = view_ops.narrow  # type: ignore[attr-defined]
 Tensor.select = view_ops.select  # type: ignore[attr-defined]
 Tensor.transpose = view_ops.transpose  # type: ignore[attr-defined]
@@ -75,6 +75,25 @@ Tensor.__setitem__ = indexing.setitem  # type: ignore[attr-defined]
 # copies and in-place writes (copying.py)
 Tensor.clone = structure.clone  # type: ignore[attr-defined]
 Tensor.contiguous = structure.contiguous  # type: ignore[attr-defined]
-Tensor.copy_ = copying.copy_  # type: ignore[attr-defined]
-Tensor.fill_ = copying.fill_  # type: ignore[attr-defined]
-Tensor.zero_ = copying.zero_  # type: ignore[attr-defined]
+Tensor.copy_ = write_ops.copy_  # type: ignore[attr-defined]
+Tensor.fill_ = write_ops.fill_  # type: ignore[attr-defined]
+Tensor.zero_ = write_ops.zero_  # type: ignore[attr-defined]
+
+# -- reductions, softmax family, matrix products (ops/reduction.py, ops/linalg.py) ----------
+from .ops import linalg  # noqa: E402
+
+Tensor.mean = reduction.mean  # type: ignore[attr-defined]
+Tensor.max = reduction.max  # type: ignore[attr-defined]
+Tensor.min = reduction.min  # type: ignore[attr-defined]
+Tensor.amax = reduction.amax  # type: ignore[attr-defined]
+Tensor.amin = reduction.amin  # type: ignore[attr-defined]
+Tensor.logsumexp = reduction.logsumexp  # type: ignore[attr-defined]
+Tensor.softmax = reduction.softmax  # type: ignore[attr-defined]
+Tensor.log_softmax = reduction.log_softmax  # type: ignore[attr-defined]
+Tensor.matmul = linalg.matmul  # type: ignore[attr-defined]
+Tensor.__matmul__ = linalg.matmul  # type: ignore[attr-defined]
+Tensor.__rmatmul__ = lambda self, other: linalg.matmul(other, self)  # type: ignore[attr-defined]
+Tensor.mm = linalg.mm  # type: ignore[attr-defined]
+Tensor.bmm = linalg.bmm  # type: ignore[attr-defined]
+Tensor.mv = linalg.mv  # type: ignore[attr-defined]
+Tensor.dot = linalg.dot  # type: ignore[attr-defined]

@@ -1,9 +1,12 @@
 """The one path every differentiable in-place operation takes.
 
-``x.op_(...)`` = check that ``x`` may be written, compute the result, write it into ``x``'s
-memory, bump the version once, then rebase ``x``'s history: its ``grad_fn`` becomes the
-op's backward node, whose first edge is ``x``'s previous edge. (Writes through views will
-go through ``CopySlices`` here; see the view + in-place issue.)
+``x.op_(...)``: refuse what autograd cannot allow (in-place on a leaf that requires grad,
+on a view of one, on views whose creation forbids it — Note [Views and in-place writes] in
+``view_meta.py``), refuse what memory cannot allow (read-only, self-overlap when the result
+would depend on write order), build the backward node (saving what it needs of the *old*
+values), write, bump the version once, then rebase the history: a non-view ``x`` gets the
+node as its ``grad_fn``; for a view, its base gets ``CopySlices`` wrapping the node (Note
+[CopySlices rebasing] in ``copy_slices.py``). A write that raises has written nothing.
 """
 
 from __future__ import annotations
@@ -12,22 +15,92 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..autograd.graph import needs_grad, record
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.graph import gradient_edge
 from ..autograd.node import Node
 from ..copying import check_inplace
 from ..tensor import Tensor
+from . import view_meta
 from ._common import check_inplace_dtype
 
 
-def check_leaf(op: str, self: Tensor) -> None:
-    if self._grad_fn is None and self._requires_grad:
-        from ..autograd.grad_mode import is_grad_enabled
+def _requires_grad(t: Tensor | None) -> bool:
+    return t is not None and (t._requires_grad or view_meta.current_grad_fn(t) is not None)
 
-        if is_grad_enabled():
+
+def check_autograd_inplace(op: str, self: Tensor, inputs: Sequence[Tensor | None]) -> bool:
+    """PyTorch's ``check_inplace``; returns whether the write must be recorded."""
+    if not is_grad_enabled() or not any(_requires_grad(t) for t in inputs):
+        return False
+    vm = self._view_meta
+    if vm is not None:
+        view_meta.handle_view_on_rebase(self, indirect=False)
+        if _requires_grad(self) and vm.base._grad_fn is None:
             raise RuntimeError(
-                f"{op}: a leaf Variable that requires grad is being used in an in-place "
-                "operation."
+                f"{op}: a view of a leaf Variable that requires grad is being used in an "
+                "in-place operation."
             )
+    elif self._requires_grad and self._grad_fn is None:
+        raise RuntimeError(
+            f"{op}: a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    return True
+
+
+def check_leaf(op: str, self: Tensor) -> None:
+    check_autograd_inplace(op, self, (self,))
+
+
+def inplace_write(
+    op: str,
+    self: Tensor,
+    inputs: Sequence[Tensor | None],
+    write: Callable[[], None],
+    make_node: Callable[[], Node] | None,
+    save_output: Callable[[Node], None] | None = None,
+    order_dependent: bool = True,
+    write_bumps: bool = False,
+) -> Tensor:
+    """Check, build the node, ``write()`` the data, bump the version (unless ``write`` does,
+    ``write_bumps``), rebase the history."""
+    record = check_autograd_inplace(op, self, inputs) and make_node is not None
+    check_inplace(self, op, order_dependent)
+    node = None
+    if record:
+        node = make_node()  # type: ignore[misc]
+        node.next_functions = tuple(gradient_edge(t) for t in inputs)
+        node.input_metadata = ((self._sizes, self.dtype),)
+        base_edge = gradient_edge(self._view_meta.base) if self._view_meta is not None else None
+    write()
+    if not write_bumps:
+        self._storage.bump(op)
+    if node is not None:
+        rebase_history(self, node, base_edge)
+        if save_output is not None:
+            save_output(node)
+    return self
+
+
+def rebase_history(self: Tensor, node: Node, base_edge: Any) -> None:
+    vm = self._view_meta
+    if vm is None:
+        old = self._grad_fn
+        self._grad_fn = node
+        self._output_nr = 0
+        view_meta.move_hooks(self, old, node, keep_tensor_hooks=False)
+        return
+    from .copy_slices import CopySlices
+
+    base = vm.base
+    replay = vm.view_fn if view_meta.is_view_replay() else None
+    copy_slices = CopySlices(base, self._geometry, replay, node)
+    copy_slices.next_functions = (base_edge,) + node.next_functions[1:]
+    copy_slices.input_metadata = ((base._sizes, base.dtype),)
+    old = base._grad_fn
+    base._grad_fn = copy_slices
+    base._output_nr = 0
+    view_meta.move_hooks(base, old, copy_slices, keep_tensor_hooks=False)
+    view_meta.regenerate(self, indirect=False)
 
 
 def apply_inplace(
@@ -39,21 +112,12 @@ def apply_inplace(
     make_node: Callable[[], Node] | None,
     save_output: Callable[[Node], None] | None = None,
 ) -> Tensor:
-    """Write ``result`` (already computed, broadcastable to ``self``) into ``self`` and record.
+    """Write an already computed ``result`` (broadcastable to ``self``) into ``self``.
 
-    ``inputs`` are the differentiable inputs (``self`` first); ``make_node`` builds the
-    backward node (it must save what it needs from the *old* ``self`` before this runs);
-    ``save_output`` saves the new value of ``self`` once written.
-    """
-    check_leaf(op, self)
-    check_inplace_dtype(op, result_dtype, self)
-    check_inplace(self, op)
-    target = self.numpy()
-    np.copyto(target, result, casting="unsafe")
-    self._storage.bump(op)
-    if make_node is not None and needs_grad(*inputs):
-        node = make_node()
-        record(node, inputs, (self,))
-        if save_output is not None:
-            save_output(node)
-    return self
+    ``inputs`` are the differentiable inputs, ``self`` first. ``make_node`` runs before the
+    write, so it can save (copies of) old values; ``save_output`` runs after it."""
+    def write() -> None:
+        check_inplace_dtype(op, result_dtype, self)  # after the autograd and overlap checks, as PyTorch
+        np.copyto(self.numpy(), result, casting="unsafe")
+
+    return inplace_write(op, self, inputs, write, make_node, save_output)

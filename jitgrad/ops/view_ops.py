@@ -24,6 +24,7 @@ from ..geometry import views as vg
 from ..geometry.broadcast import infer_size
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor, sizes_arg
+from .view_meta import MULTI_OUTPUT_NODE, Step, make_view
 from ._common import new_tensor
 
 
@@ -196,6 +197,10 @@ def _scatter_add(buffer: np.ndarray, rel: Geometry, g: Tensor) -> None:
     np.add.at(buffer, index.reshape(-1), np.asarray(values).reshape(-1))
 
 
+def _same(g: Geometry) -> Geometry:
+    return g
+
+
 def _relative(self: Tensor, geometry_fn: Callable[..., Geometry], *args: Any) -> Geometry:
     """The view's geometry relative to a contiguous tensor of ``self``'s shape."""
     sizes = self._sizes
@@ -204,15 +209,14 @@ def _relative(self: Tensor, geometry_fn: Callable[..., Geometry], *args: Any) ->
 
 def _record(
     node_type: type[ViewBackward], self: Tensor, out: Tensor,
-    geometry_fn: Callable[..., Geometry], *args: Any,
+    geometry_fn: Callable[..., Geometry], *args: Any, step: Step | None = None,
 ) -> Tensor:
+    """Track ``out`` as a view of ``self`` (Note [Views and in-place writes]) and, when
+    ``self`` requires grad, record its backward. ``step`` replays the op (view-replay mode);
+    by default the caller's op with ``args``."""
     if needs_grad(self):
         record(node_type(self._sizes, _relative(self, geometry_fn, *args)), (self,), (out,))
-    return out
-
-
-def _same(g: Geometry) -> Geometry:
-    return g
+    return make_view(self, out, step if step is not None else (_REPLAY[node_type], args))
 
 
 def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -231,29 +235,34 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
 
 def t(self: Tensor) -> Tensor:
     out = views.t(self)
-    return _record(TBackward0, self, out, vg.transpose, 0, -1) if self.ndim == 2 else _record(
-        TBackward0, self, out, _same
-    )
+    if self.ndim == 2:
+        return _record(TBackward0, self, out, vg.transpose, 0, -1, step=(t, ()))
+    return _record(TBackward0, self, out, _same, step=(t, ()))
 
 
 def T(self: Tensor) -> Tensor:
     out = views.T(self)
-    return _record(PermuteBackward0, self, out, vg.permute, tuple(reversed(range(self.ndim))))
+    dims = tuple(reversed(range(self.ndim)))
+    return _record(PermuteBackward0, self, out, vg.permute, dims, step=(permute, dims))
 
 
 def permute(self: Tensor, *dims: int) -> Tensor:
     out = views.permute(self, *dims)
-    return _record(PermuteBackward0, self, out, vg.permute, sizes_arg("permute", dims))
+    order = sizes_arg("permute", dims)
+    return _record(PermuteBackward0, self, out, vg.permute, order, step=(permute, order))
 
 
 def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
     out = views.movedim(self, source, destination)
-    return _record(PermuteBackward0, self, out, vg.movedim, source, destination)
+    return _record(
+        PermuteBackward0, self, out, vg.movedim, source, destination,
+        step=(movedim, (source, destination)),
+    )
 
 
 def view(self: Tensor, *shape: Any) -> Tensor:
     out = views.view(self, *shape)
-    return _record(ViewBackward0, self, out, vg.view, out._sizes)
+    return _record(ViewBackward0, self, out, vg.view, out._sizes, step=(view, (out._sizes,)))
 
 
 def view_as(self: Tensor, other: Tensor) -> Tensor:
@@ -269,7 +278,9 @@ def reshape(self: Tensor, *shape: Any) -> Tensor:
 
     copy = clone(self)
     out = Tensor._make(copy._storage, sizes, contiguous_strides(sizes))
-    return _record(UnsafeViewBackward0, copy, out, vg.view, sizes)
+    if needs_grad(copy):  # not a view (PyTorch's _unsafe_view): no view tracking
+        record(UnsafeViewBackward0(copy._sizes, _relative(copy, vg.view, sizes)), (copy,), (out,))
+    return out
 
 
 def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -279,7 +290,7 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 def expand(self: Tensor, *sizes: Any) -> Tensor:
     out = views.expand(self, *sizes)
-    return _record(ExpandBackward0, self, out, vg.expand, out._sizes)
+    return _record(ExpandBackward0, self, out, vg.expand, out._sizes, step=(expand, (out._sizes,)))
 
 
 def expand_as(self: Tensor, other: Tensor) -> Tensor:
@@ -304,25 +315,35 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     return _record(UnfoldBackward0, self, out, vg.unfold, dimension, size, step)
 
 
-def alias(self: Tensor, out: Tensor) -> Tensor:
-    """Record ``out`` (same geometry as ``self``) as a differentiable alias of ``self``."""
-    return _record(AliasBackward0, self, out, _same)
+def alias(self: Tensor) -> Tensor:
+    """A differentiable alias of ``self`` (same geometry), as ``self[...]``."""
+    return _record(AliasBackward0, self, self._alias(self._geometry), _same, step=(alias, ()))
 
 
 def _multi(
     node_type: type[MultiViewBackward], self: Tensor, outs: tuple[Tensor, ...],
-    rels: Callable[[Geometry], list[Geometry]],
+    rels: Callable[[Geometry], list[Geometry]], replay: Callable[[Tensor], tuple[Tensor, ...]],
 ) -> tuple[Tensor, ...]:
+    """Record a multi-output view op; its outputs may not be written in place afterwards."""
     if needs_grad(self):
         contiguous = Geometry(self._sizes, contiguous_strides(self._sizes), 0)
         record(node_type(self._sizes, rels(contiguous)), (self,), outs)
+    for k, o in enumerate(outs):
+        make_view(self, o, (_piece, (replay, k)), MULTI_OUTPUT_NODE)
     return outs
+
+
+def _piece(t: Tensor, replay: Callable[[Tensor], tuple[Tensor, ...]], k: int) -> Tensor:
+    return replay(t)[k]
 
 
 def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     outs = views.unbind(self, dim)
     d = wrap_dim(dim, self.ndim) if self.ndim else 0
-    return _multi(UnbindBackward0, self, outs, lambda g: [vg.select(g, d, i) for i in range(len(outs))])
+    return _multi(
+        UnbindBackward0, self, outs, lambda g: [vg.select(g, d, i) for i in range(len(outs))],
+        lambda t: unbind(t, dim),
+    )
 
 
 def _pieces(self: Tensor, outs: tuple[Tensor, ...], dim: int) -> Callable[[Geometry], list[Geometry]]:
@@ -340,29 +361,57 @@ def _pieces(self: Tensor, outs: tuple[Tensor, ...], dim: int) -> Callable[[Geome
 
 def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     outs = views.split(self, split_size_or_sections, dim)
-    return _multi(SplitBackward0, self, outs, _pieces(self, outs, dim))
+    return _multi(
+        SplitBackward0, self, outs, _pieces(self, outs, dim),
+        lambda t: split(t, split_size_or_sections, dim),
+    )
 
 
 def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     outs = views.chunk(self, chunks, dim)
-    return _multi(SplitBackward0, self, outs, _pieces(self, outs, dim))
+    return _multi(SplitBackward0, self, outs, _pieces(self, outs, dim), lambda t: chunk(t, chunks, dim))
+
+
+def basic_view(self: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
+    """The differentiable view the basic part of ``index`` selects, and the advanced parts
+    left to apply to it (PyTorch's ``applySlicing``)."""
+    g, advanced = indexing.split_index(self._geometry, index)
+    view = self._alias(g)
+    items = [it for it in indexing.as_tuple(index) if it is not Ellipsis]
+    last = items[-1] if items else Ellipsis
+    node_type: type[ViewBackward] = (
+        SliceBackward0 if isinstance(last, slice) else UnsqueezeBackward0 if last is None
+        else AliasBackward0 if last is Ellipsis or advanced else SelectBackward0
+    )
+    _record(
+        node_type, self, view, lambda c: indexing.split_index(c, index)[0],
+        step=(_basic_part, (index,)),
+    )
+    return view, advanced
+
+
+def _basic_part(t: Tensor, index: Any) -> Tensor:
+    return basic_view(t, index)[0]
 
 
 def getitem(self: Tensor, index: Any) -> Tensor:
     """Basic indices give a differentiable view; advanced ones then gather from that view
     (a copy whose backward scatter-adds)."""
-    g, advanced = indexing.split_index(self._geometry, index)
-    view = self._alias(g)
-    if needs_grad(self):
-        items = [it for it in indexing.as_tuple(index) if it is not Ellipsis]
-        last = items[-1] if items else Ellipsis
-        node_type: type[ViewBackward] = (
-            SliceBackward0 if isinstance(last, slice) else UnsqueezeBackward0 if last is None
-            else AliasBackward0 if last is Ellipsis or advanced else SelectBackward0
-        )
-        _record(node_type, self, view, lambda c: indexing.split_index(c, index)[0])
+    view, advanced = basic_view(self, index)
     if not advanced:
         return view
     from .index_ops import gather
 
-    return gather(view, indexing._numpy_index(len(g.sizes), advanced))
+    return gather(view, indexing.numpy_index(len(view._sizes), advanced))
+
+
+# The op each node type replays in view-replay mode (when _record is not given a step).
+_REPLAY: dict[type[ViewBackward], Callable[..., Tensor]] = {
+    SliceBackward0: narrow,
+    SelectBackward0: select,
+    TransposeBackward0: transpose,
+    UnsqueezeBackward0: unsqueeze,
+    SqueezeBackward0: squeeze,
+    DiagonalBackward0: diagonal,
+    UnfoldBackward0: unfold,
+}

@@ -1,0 +1,138 @@
+"""``as_strided`` and its exact backward, for any input and output geometry.
+
+``as_strided`` addresses *storage*, so its gradient lives in storage space too (PyTorch's
+``as_strided_backward`` in FunctionsManual.cpp): scatter-add the gradient into a zero buffer
+covering both geometries, at the output's positions; where the input itself maps several of
+its elements to one storage element, divide by that multiplicity; read the result through
+the input's geometry. Storage elements the input does not cover get nothing.
+
+Both directions are one primitive, ``restride(x, src, dst, scale)``: scatter-add ``x`` at
+geometry ``src``, divide by the multiplicity of geometry ``scale`` (if any), read at ``dst``.
+Its adjoint is ``restride(h, dst, src, scale)``, so double backward comes for free.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .. import kernels, views
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, Node
+from ..geometry import Geometry, contiguous_strides
+from ..tensor import Tensor
+from ._common import new_tensor
+from .view_meta import make_view
+
+
+def _span(*geoms: Geometry) -> tuple[int, int]:
+    """``[lo, hi)`` of the storage elements any non-empty geometry reaches."""
+    lo, hi = None, None
+    for g in geoms:
+        if any(s == 0 for s in g.sizes):
+            continue
+        end = g.storage_offset + sum((n - 1) * s for n, s in zip(g.sizes, g.strides)) + 1
+        lo = g.storage_offset if lo is None else min(lo, g.storage_offset)
+        hi = end if hi is None else max(hi, end)
+    return (0, 0) if lo is None else (lo, hi)  # type: ignore[return-value]
+
+
+def _shift(g: Geometry, lo: int) -> Geometry:
+    return Geometry(g.sizes, g.strides, g.storage_offset - lo)
+
+
+def _offsets(g: Geometry) -> np.ndarray:
+    """Every element's storage index, in the geometry's logical (row-major) order."""
+    index = np.full(g.sizes, g.storage_offset, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(g.sizes, g.strides)):
+        shape = [1] * len(g.sizes)
+        shape[d] = n
+        index = index + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+    return index.reshape(-1)
+
+
+def _scatter_add(buffer: np.ndarray, g: Geometry, values: Tensor) -> None:
+    if values.numel() == 0:
+        return
+    if not kernels.has_internal_overlap(g.sizes, g.strides):
+        kernels.strided_add(
+            buffer, g.storage_offset, g.strides,
+            values._storage.buffer, values._offset, values._strides, g.sizes,
+        )
+    else:
+        np.add.at(buffer, _offsets(g), np.ascontiguousarray(values.numpy()).reshape(-1))
+
+
+class RestrideBackward(Node):
+    """Backward of ``restride``: the same map with source and destination swapped."""
+
+    def __init__(self, src: Geometry, dst: Geometry, scale: Geometry | None) -> None:
+        super().__init__()
+        self.src, self.dst, self.scale = src, dst, scale
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        return (restride(grads[0], self.dst, self.src, self.scale),)  # type: ignore[arg-type]
+
+
+def restride(x: Tensor, src: Geometry, dst: Geometry, scale: Geometry | None) -> Tensor:
+    """Scatter-add ``x`` (shaped like ``src``) at ``src``; divide by ``scale``'s multiplicity;
+    read at ``dst``. Geometries are storage positions in a common frame."""
+    lo, hi = _span(src, dst)
+    src_s, dst_s = _shift(src, lo), _shift(dst, lo)
+    buffer = np.zeros(hi - lo, x.dtype)
+    _scatter_add(buffer, src_s, x)
+    if scale is not None:
+        count = np.zeros(hi - lo, np.int64)
+        np.add.at(count, _offsets(_shift(scale, lo)), 1)
+        np.divide(buffer, np.maximum(count, 1), out=buffer, casting="unsafe")
+    out, _ = new_tensor(dst.sizes, x.dtype)
+    if out.numel():
+        kernels.strided_copy(
+            out._storage.buffer, 0, out._strides, buffer, dst_s.storage_offset, dst_s.strides,
+            dst.sizes,
+        )
+    if needs_grad(x):
+        record(RestrideBackward(src, dst, scale), (x,), (out,))
+    return out
+
+
+class AsStridedBackward0(Node):
+    """Backward of ``as_strided`` (also the regenerated ``grad_fn`` of a view whose base was
+    written in place): storage-space scatter from the view's geometry to the input's."""
+
+    def __init__(self, input_geometry: Geometry, geometry: Geometry) -> None:
+        super().__init__()
+        self.input_geometry = input_geometry
+        self.geometry = geometry
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        return (as_strided_backward(grads[0], self.input_geometry, self.geometry),)  # type: ignore[arg-type]
+
+
+def as_strided_backward(grad: Tensor, input_geometry: Geometry, geometry: Geometry) -> Tensor:
+    inp = input_geometry
+    overlapping = kernels.has_internal_overlap(inp.sizes, inp.strides)
+    return restride(grad, geometry, inp, inp if overlapping else None)
+
+
+def as_strided(
+    self: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+) -> Tensor:
+    """A view with explicit geometry; ``storage_offset`` counts from the start of storage."""
+    out = views.as_strided(self, size, stride, storage_offset)
+    if needs_grad(self):
+        record(AsStridedBackward0(self._geometry, out._geometry), (self,), (out,))
+    root = self if self._base is None else self._base
+    step = (_as_strided_from_root, (out._sizes, out._strides, out._offset - root._offset))
+    return make_view(self, out, step)
+
+
+def _as_strided_from_root(t: Tensor, size: tuple[int, ...], stride: tuple[int, ...], rel: int) -> Tensor:
+    """Replay of ``as_strided`` on another tensor: the offset counts from its root's."""
+    root = t if t._base is None else t._base
+    return as_strided(t, size, stride, root._offset + rel)
+
+
+def contiguous_geometry(sizes: tuple[int, ...]) -> Geometry:
+    return Geometry(sizes, contiguous_strides(sizes), 0)

@@ -1,0 +1,109 @@
+"""``CopySlices`` and ``CopyBackwards`` (PyTorch's torch/csrc/autograd/functions/tensor.h).
+
+Note [CopySlices rebasing]
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+After ``view.op_(...)``, the *base*'s grad_fn becomes ``CopySlices(base geometry, view
+geometry, view_fn, fn)``, where ``fn`` is the in-place op's backward node. Its edges are the
+base's previous edge, then ``fn``'s edges for the op's other inputs. Given the gradient
+w.r.t. the new base, ``apply``:
+
+1. copies the gradient into a buffer with the base's geometry (``result``);
+2. takes the view's region of it (``grad_slice``): ``as_strided`` with the view's geometry,
+   offset relative to the base — or, in view-replay mode, by replaying ``view_fn``;
+3. runs ``fn`` on a contiguous copy of the slice; its first output (the gradient w.r.t. the
+   view's old value) is written back into the slice; its other outputs pass through;
+4. returns ``result`` (the gradient w.r.t. the old base) and those other outputs.
+
+With ``create_graph`` these steps are differentiable operations, so the backward of a
+CopySlices graph can itself be differentiated.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import kernels
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.node import Grads, Node, _FREED
+from ..geometry import Geometry, required_storage
+from ..tensor import Tensor
+from .view_meta import Step, replay
+
+
+class CopyBackwards(Node):
+    """Backward of ``dst.copy_(src)``: nothing for ``dst``'s old value; ``src`` gets the
+    gradient (the engine converts it to ``src``'s dtype and sums broadcast dims)."""
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        from ..creation import zeros
+
+        g = grads[0]
+        assert g is not None
+        return (
+            zeros(g._sizes, dtype=g.dtype) if self.needs_input_grad(0) else None,
+            g if self.needs_input_grad(1) else None,
+        )
+
+
+class CopySlices(Node):
+    """The base's grad_fn after an in-place write through one of its views."""
+
+    def __init__(self, base: Tensor, view: Geometry, view_fn: tuple[Step, ...] | None, fn: Node) -> None:
+        super().__init__()
+        self.base = Geometry(base._sizes, base._strides, base._offset)
+        self.view = view
+        self.view_fn = view_fn
+        self.fn: Node | None = fn
+
+    def release_variables(self) -> None:
+        self.fn = None
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        grad = grads[0]
+        fn = self.fn
+        if fn is None:
+            raise RuntimeError(_FREED)
+        if grad is None:
+            return (None,) * len(self.next_functions)
+        result = self._result(grad)
+        if self.view_fn is not None:
+            grad_slice = replay(self.view_fn, result)
+        else:
+            rel = self.view.storage_offset - self.base.storage_offset
+            grad_slice = result.as_strided(self.view.sizes, self.view.strides, rel)  # type: ignore[attr-defined]
+        fn._needed = self._needed_for_fn()
+        try:
+            res = fn.apply([grad_slice.clone()])  # type: ignore[attr-defined]
+        finally:
+            fn._needed = None
+        out: list[Tensor | None] = [result]
+        if res[0] is not None and self.needs_input_grad(0):
+            grad_slice.copy_(res[0])  # type: ignore[attr-defined]
+        out.extend(res[1:])
+        return tuple(out)
+
+    def _needed_for_fn(self) -> tuple[bool, ...]:
+        n = len(self.fn.next_functions)  # type: ignore[union-attr]
+        return (self.needs_input_grad(0),) + tuple(self.needs_input_grad(i) for i in range(1, n))
+
+    def _result(self, grad: Tensor) -> Tensor:
+        """``grad`` copied into a fresh buffer with the base's sizes and strides."""
+        base = self.base
+        size = required_storage(base.sizes, base.strides, 0)
+        storage_tensor = _empty_strided(base.sizes, base.strides, size, grad.dtype)
+        if is_grad_enabled():  # create_graph: the copy is part of the graph
+            return storage_tensor.copy_(grad)  # type: ignore[attr-defined]
+        if grad.numel():
+            kernels.strided_copy(
+                storage_tensor._storage.buffer, 0, storage_tensor._strides,
+                grad._storage.buffer, grad._offset, grad._strides, grad._sizes,
+            )
+        return storage_tensor
+
+
+def _empty_strided(sizes: tuple[int, ...], strides: tuple[int, ...], size: int, dtype: Any) -> Tensor:
+    from ..storage import Storage
+
+    return Tensor._make(Storage(np.zeros(size, dtype)), sizes, strides, 0)

@@ -1,0 +1,211 @@
+"""View tracking: what autograd remembers about every differentiable view.
+
+Note [Views and in-place writes]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Every output of a view op carries a ``ViewMeta``: its root ``base``; a ``view_fn`` that
+replays the chain of view ops from the base (e.g. narrow -> transpose -> select); how it
+was created (``CreationMeta``: normal, output of a multi-output view op, under no_grad,
+inside a custom Function — a view of a view inherits the most restrictive kind); and the
+storage version at which its ``grad_fn`` was last valid (``attr_version``).
+
+An in-place write on a view rebases the *base's* history onto ``CopySlices`` (see
+``copy_slices.py``). Any write to the storage bumps the shared version, so every view's
+``grad_fn`` is then stale: it is regenerated lazily, on next read (``current_grad_fn``), as
+an ``AsStridedBackward0`` from its nearest living ancestor view (or the base) in as_strided
+mode, or by replaying ``view_fn`` with grad mode on in view-replay mode. Going through the
+nearest living ancestor, rather than straight to the base as PyTorch does, keeps the
+``retain_grad`` and hooks of intermediate views working (pytorch/pytorch#8874).
+
+View modes: *as_strided mode* (default) recovers views from geometry; *view-replay mode*
+(what a backend without ``as_strided`` must do) replays ``view_fn``. Gradients are identical.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable
+
+from ..autograd.grad_mode import is_grad_enabled, set_grad_enabled
+from ..tensor import Tensor
+
+DEFAULT = "default"
+MULTI_OUTPUT_NODE = "multi_output_node"
+NO_GRAD_MODE = "no_grad_mode"
+IN_CUSTOM_FUNCTION = "in_custom_function"
+
+Step = tuple[Callable[..., Any], tuple[Any, ...]]
+
+_mode = {"replay": False}
+
+
+def set_view_replay(enabled: bool) -> None:
+    """Globally switch between as_strided mode (False, default) and view-replay mode."""
+    _mode["replay"] = bool(enabled)
+
+
+def is_view_replay() -> bool:
+    return _mode["replay"]
+
+
+class view_replay:
+    """Context manager (and decorator) running its block in view-replay mode."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+
+    def __enter__(self) -> None:
+        self.prev = _mode["replay"]
+        _mode["replay"] = self.enabled
+
+    def __exit__(self, *exc: object) -> None:
+        _mode["replay"] = self.prev
+
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with view_replay(self.enabled):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class ViewMeta:
+    __slots__ = ("base", "parent", "parent_meta", "view_fn", "creation", "attr_version")
+
+    def __init__(
+        self, base: Tensor, parent: Tensor | None, view_fn: tuple[Step, ...], creation: str
+    ) -> None:
+        self.base = base
+        # the view this one was taken from (weakly: only its hooks need it) and its meta
+        self.parent = None if parent is None else weakref.ref(parent)
+        self.parent_meta = None if parent is None else parent._view_meta
+        self.view_fn = view_fn
+        self.creation = creation
+        self.attr_version = base._storage.version
+
+
+def make_view(self: Tensor, out: Tensor, step: Step, creation: str = DEFAULT) -> Tensor:
+    """Attach view tracking to ``out``, a view of ``self`` made by ``step``."""
+    if not is_grad_enabled():
+        creation = NO_GRAD_MODE
+    parent_meta = self._view_meta
+    if parent_meta is not None:
+        if creation == DEFAULT:
+            creation = parent_meta.creation
+        out._view_meta = ViewMeta(parent_meta.base, self, parent_meta.view_fn + (step,), creation)
+    else:
+        out._view_meta = ViewMeta(self if self._base is None else self._base, None, (step,), creation)
+    return out
+
+
+def replay(view_fn: tuple[Step, ...], t: Tensor) -> Tensor:
+    for fn, args in view_fn:
+        t = fn(t, *args)
+    return t
+
+
+def requires_grad(t: Tensor) -> bool:
+    return t._requires_grad or current_grad_fn(t) is not None
+
+
+def current_grad_fn(t: Tensor) -> Any:
+    """``t``'s grad_fn, regenerated first if ``t`` is a view whose storage was written."""
+    vm = t._view_meta
+    if vm is None or vm.attr_version == t._storage.version:
+        return t._grad_fn
+    if t._grad_fn is None and not requires_grad(vm.base):
+        return None
+    handle_view_on_rebase(t, indirect=True)
+    regenerate(t, indirect=True)
+    return t._grad_fn
+
+
+def _nearest_living_ancestor(vm: ViewMeta) -> Tensor:
+    meta: ViewMeta | None = vm
+    while meta is not None:
+        parent = meta.parent() if meta.parent is not None else None
+        if parent is not None:
+            return parent
+        meta = meta.parent_meta
+    return vm.base
+
+
+def regenerate(t: Tensor, indirect: bool) -> None:
+    """Rebuild the grad_fn of view ``t`` from its ancestors' current history."""
+    from ..autograd.graph import gradient_edge
+    from .as_strided import AsStridedBackward0
+
+    vm = t._view_meta
+    old = t._grad_fn
+    ancestor = _nearest_living_ancestor(vm)
+    if is_view_replay():
+        start = 0 if ancestor is vm.base else len(ancestor._view_meta.view_fn)
+        with set_grad_enabled(True):
+            fn = replay(vm.view_fn[start:], ancestor)._grad_fn
+    else:
+        fn = AsStridedBackward0(ancestor._geometry, t._geometry)
+        fn.next_functions = (gradient_edge(ancestor),)
+        fn.input_metadata = ((t._sizes, t.dtype),)
+    t._grad_fn = fn
+    t._output_nr = 0
+    vm.attr_version = t._storage.version
+    move_hooks(t, old, fn, keep_tensor_hooks=indirect)
+
+
+def move_hooks(t: Tensor, old: Any, new: Any, keep_tensor_hooks: bool) -> None:
+    """``retain_grad`` follows the tensor to its new grad_fn (as in PyTorch). Tensor hooks do
+    too when the tensor was changed through an alias (``keep_tensor_hooks``): they stay
+    registered on the old node as well, for gradients w.r.t. the earlier uses."""
+    if old is None or new is None or old is new:
+        return
+    nr = t._output_nr
+    if old._retains_grad_hooks and nr in old._retains_grad_hooks:
+        hook = old._retains_grad_hooks.pop(nr)
+        if new._retains_grad_hooks is None:
+            new._retains_grad_hooks = {}
+        new._retains_grad_hooks[0] = hook
+    if keep_tensor_hooks and old._tensor_pre_hooks and nr in old._tensor_pre_hooks:
+        if new._tensor_pre_hooks is None:
+            new._tensor_pre_hooks = {}
+        new._tensor_pre_hooks[0] = old._tensor_pre_hooks[nr]  # shared: removal works on both
+
+
+def handle_view_on_rebase(t: Tensor, indirect: bool) -> None:
+    """PyTorch's refusals of in-place writes that would make a view's history wrong."""
+    vm = t._view_meta
+    if vm is None or vm.creation == DEFAULT:
+        return
+    grad_fn = t._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if vm.creation == NO_GRAD_MODE or grad_fn is None:
+        prefix = (
+            f"Output {t._output_nr} of {grad_fn.name()} is a view of a view which was created in"
+            if grad_fn is not None else "A view was created in"
+        )
+        msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {t._output_nr} of {grad_fn.name()} is a view and {modified} modified inplace."
+    if vm.creation == MULTI_OUTPUT_NODE:
+        msg += (
+            " This view is the output of a function that returns multiple views. Such functions "
+            "do not allow the output views to be modified inplace. You should replace the "
+            "inplace operation by an out-of-place one."
+        )
+    elif vm.creation == NO_GRAD_MODE:
+        msg += (
+            " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+            "clarify your code by moving both the view and the inplace either both inside the "
+            "no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+            "you want the inplace to be tracked)."
+        )
+    elif vm.creation == IN_CUSTOM_FUNCTION:
+        msg += (
+            " This view was created inside a custom Function (or because an input was returned "
+            "as-is) and the autograd logic to handle view+inplace would override the custom "
+            "backward associated with the custom Function, leading to incorrect gradients. "
+            "This behavior is forbidden. You can fix this by cloning the output of the custom "
+            "Function."
+        )
+    raise RuntimeError(msg)

@@ -1,0 +1,151 @@
+"""Differentiable writes: ``copy_``, ``fill_``, ``zero_``, ``__setitem__``, ``index_put_``.
+
+Each goes through ``inplace.inplace_write``, so a write through a view rebases its base
+onto ``CopySlices`` (``v.copy_(src)`` and ``v[...] = value`` give CopySlices wrapping
+CopyBackwards, as in PyTorch). The data movement itself is ``copying.py``'s.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import copying, indexing
+from ..autograd.node import Grads, Node, SavingNode
+from ..tensor import Tensor
+from .copy_slices import CopyBackwards
+from .inplace import inplace_write
+
+
+class FillBackward0(Node):
+    """Backward of ``fill_(scalar)``: the old values do not matter."""
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        return (_zeros_like(grads[0]),)
+
+
+class ZeroBackward0(FillBackward0):
+    pass
+
+
+class FillBackward1(Node):
+    """Backward of ``fill_(value_tensor)`` (a 0-d tensor): it receives the summed gradient."""
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        return (_zeros_like(g) if self.needs_input_grad(0) else None,
+                g.sum() if self.needs_input_grad(1) else None)  # type: ignore[union-attr]
+
+
+def _zeros_like(g: Tensor | None) -> Tensor:
+    from ..creation import zeros
+
+    assert g is not None
+    return zeros(g._sizes, dtype=g.dtype)
+
+
+def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
+    """Copy ``src`` (broadcast to ``self``'s shape, converted to its dtype) into ``self``."""
+    return _copy(self, src, "copy_")
+
+
+def _copy(self: Tensor, src: Tensor, op: str) -> Tensor:
+    if not isinstance(src, Tensor):
+        raise TypeError(f"{op}(): argument 'src' must be a Tensor, got {type(src).__name__}")
+    return inplace_write(
+        op, self, (self, src), lambda: copying.copy_into(self, src, op), CopyBackwards,
+        write_bumps=True,
+    )
+
+
+def fill_(self: Tensor, value: Any) -> Tensor:
+    """Set every element to ``value`` (safe through self-overlapping views)."""
+    return _fill(self, value, "fill_")
+
+
+def zero_(self: Tensor) -> Tensor:
+    return inplace_write(
+        "zero_", self, (self,), lambda: copying.fill_into(self, 0, "zero_"), ZeroBackward0,
+        order_dependent=False, write_bumps=True,
+    )
+
+
+def _fill(self: Tensor, value: Any, op: str) -> Tensor:
+    if isinstance(value, Tensor) and (value._requires_grad or value._grad_fn is not None):
+        inputs: tuple[Tensor | None, ...] = (self, value)
+        node_type: type[Node] = FillBackward1
+    else:
+        inputs, node_type = (self,), FillBackward0
+    return inplace_write(
+        op, self, inputs, lambda: copying.fill_into(self, value, op), node_type,
+        order_dependent=False, write_bumps=True,
+    )
+
+
+def setitem(self: Tensor, index: Any, value: Any) -> None:
+    """``self[index] = value``: a write into the (differentiable) view the basic part of the
+    index selects, then — for advanced indices — an ``index_put_`` on that view."""
+    from .view_ops import basic_view
+
+    view, advanced = basic_view(self, index)
+    is_scalar = not isinstance(value, Tensor) and isinstance(value, (numbers.Number, np.bool_))
+    if not advanced:
+        if is_scalar:
+            _fill(view, value, "__setitem__")
+        else:
+            _copy(view, indexing.value_tensor(value, self.dtype), "__setitem__")
+        return
+    np_index = indexing.numpy_index(len(view._sizes), advanced)
+    _index_put(view, np_index, value, False, "__setitem__")
+
+
+class IndexPutBackward0(Node):
+    def __init__(self, np_index: tuple[Any, ...], accumulate: bool) -> None:
+        super().__init__()
+        self.np_index = np_index
+        self.accumulate = accumulate
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        from .index_ops import gather
+
+        g = grads[0]
+        assert g is not None
+        grad_self = None
+        if self.needs_input_grad(0):
+            if self.accumulate:
+                grad_self = g
+            else:  # positions that were overwritten get nothing
+                from .elementwise import mul
+
+                keep = np.ones(g._sizes, g.dtype)
+                keep[self.np_index] = 0
+                grad_self = mul(g, copying.Tensor._from_buffer(keep.reshape(-1), g._sizes))
+        grad_values = gather(g, self.np_index) if self.needs_input_grad(1) else None
+        return (grad_self, grad_values)
+
+
+def index_put_(
+    self: Tensor, indices: Sequence[Any], values: Any, accumulate: bool = False
+) -> Tensor:
+    """``self[indices] = values`` (``+=`` with ``accumulate=True``, repeated indices adding up)."""
+    g, advanced = indexing.split_index(self._geometry, tuple(indices))
+    if g != self._geometry:
+        raise IndexError("index_put_: indices must all be index tensors or arrays")
+    return _index_put(self, indexing.numpy_index(self.ndim, advanced), values, accumulate, "index_put_")
+
+
+def _index_put(
+    self: Tensor, np_index: tuple[Any, ...], values: Any, accumulate: bool, op: str
+) -> Tensor:
+    value = values if isinstance(values, Tensor) else None
+    inputs = (self, value)
+
+    def write() -> None:
+        indexing.write_advanced(self, np_index, values, accumulate, op)
+
+    return inplace_write(
+        op, self, inputs, write, lambda: IndexPutBackward0(np_index, accumulate),
+        order_dependent=value is not None or accumulate, write_bumps=True,
+    )
