@@ -32,6 +32,11 @@ from .dtypes import float32, float64, int64
 from .geometry import Size
 from .tensor import Tensor
 
+# -- reductions, softmax family, matrix products, joins ---------------------------------------
+from .ops.linalg import bmm, dot, matmul, mm, mv
+from .ops.reduction import amax, amin, log_softmax, logsumexp, max, mean, min, softmax, sum  # noqa: A004
+from .ops.structure import cat, stack
+
 __all__ = [
     "autograd",
     "enable_grad",
@@ -62,4 +67,9 @@ __all__ = [
     "tensor",
     "zeros",
     "zeros_like",
+]
+
+__all__ += [  # reductions, softmax family, matrix products, joins
+    "amax", "amin", "bmm", "cat", "dot", "log_softmax", "logsumexp", "matmul", "max", "mean",
+    "min", "mm", "mv", "softmax", "stack", "sum",
 ]

@@ -70,7 +70,8 @@ Tensor.bool = structure.bool_  # type: ignore[attr-defined]
 
 # indexing (indexing.py)
 Tensor.__getitem__ = view_ops.getitem  # type: ignore[attr-defined]
-Tensor.__setitem__ = indexing.setitem  # type: ignore[attr-defined]
+Tensor.__setitem__ = write_ops.setitem  # type: ignore[attr-defined]
+Tensor.index_put_ = write_ops.index_put_  # type: ignore[attr-defined]
 
 # copies and in-place writes (copying.py)
 Tensor.clone = structure.clone  # type: ignore[attr-defined]

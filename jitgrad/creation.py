@@ -212,7 +212,11 @@ def arange(
         )
     integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
     target = _dtype_or(dtype, dtypes.int64 if integral else dtypes.DEFAULT_FLOAT, "arange")
-    length = math.ceil((end - start) / step)
+    if target == dtypes.int64 and not integral:  # PyTorch truncates all three to int64 first
+        start, end, step, integral = int(start), int(end), int(step), True
+        if step == 0:
+            raise ValueError("arange(): step must be nonzero, got a step that truncates to 0 as int64")
+    length = -((start - end) // step) if integral else math.ceil((end - start) / step)
     values = start + np.arange(length, dtype=np.int64 if integral else np.float64) * step
     return _finish(from_numpy_copy(values, target), requires_grad)
 
@@ -226,6 +230,8 @@ def linspace(
         raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
     target = _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "linspace")
     compute = target if target in dtypes.FLOATING else dtypes.float64
+    if target == dtypes.int64:  # PyTorch truncates the ends to int64 first
+        start, end = int(start), int(end)
     step = (compute.type(end) - compute.type(start)) / compute.type(max(steps - 1, 1))
     i = np.arange(steps, dtype=compute)
     half = steps // 2 if steps > 1 else 1  # one step: just ``start``, as in PyTorch

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes, kernels
-from .copying import check_inplace, copy_into, fill_into
+from .copying import check_inplace
 from .geometry import Geometry, check_broadcastable_to
 from .geometry import views as vg
 from .tensor import Tensor
@@ -123,7 +123,7 @@ def split_index(g: Geometry, index: Any) -> tuple[Geometry, list[tuple[int, np.n
     return g, advanced
 
 
-def _numpy_index(ndim: int, advanced: list[tuple[int, np.ndarray]]) -> tuple[Any, ...]:
+def numpy_index(ndim: int, advanced: list[tuple[int, np.ndarray]]) -> tuple[Any, ...]:
     """Full slices everywhere except the advanced indices; NumPy's placement of the result
     dims (in place when the advanced indices are adjacent, else first) is PyTorch's."""
     at = dict(advanced)
@@ -139,45 +139,33 @@ def _numpy_index(ndim: int, advanced: list[tuple[int, np.ndarray]]) -> tuple[Any
     return tuple(out)
 
 
-def getitem(self: Tensor, index: Any) -> Tensor:
-    g, advanced = split_index(self._geometry, index)
-    view = self._alias(g)
-    if not advanced:
-        return view
-    from .creation import from_numpy_copy
-
-    return from_numpy_copy(view.numpy()[_numpy_index(len(g.sizes), advanced)])
-
-
-def setitem(self: Tensor, index: Any, value: Any) -> None:
-    g, advanced = split_index(self._geometry, index)
-    target = self._alias(g)
+def write_advanced(
+    target: Tensor, np_index: tuple[Any, ...], value: Any, accumulate: bool, op: str
+) -> None:
+    """``target[np_index] = value`` (``+=`` with ``accumulate``, repeated indices adding up),
+    checked completely before anything is written; bumps the version once."""
     is_scalar = not isinstance(value, Tensor) and isinstance(value, (numbers.Number, np.bool_))
-    if not advanced:
-        if is_scalar:
-            fill_into(target, value, "__setitem__")
-        else:
-            copy_into(target, _strip_leading_ones(_value_tensor(value, self.dtype)), "__setitem__")
-        return
-    check_inplace(target, "__setitem__", order_dependent=not is_scalar)
-    np_index = _numpy_index(len(g.sizes), advanced)
+    check_inplace(target, op, order_dependent=not is_scalar or accumulate)
     # The result's shape, from indexing a zero-stride stand-in; this also checks every index
     # (IndexError, before any value error, as in PyTorch) without touching the data.
-    result_shape = np.broadcast_to(np.bool_(False), g.sizes)[np_index].shape
+    result_shape = np.broadcast_to(np.bool_(False), target._sizes)[np_index].shape
     if is_scalar:
         source = value
     else:
-        if isinstance(value, Tensor) and value.dtype != self.dtype:  # as PyTorch's index_put_
+        if isinstance(value, Tensor) and value.dtype != target.dtype:  # as PyTorch's index_put_
             raise RuntimeError(
-                f"__setitem__: with an advanced index the value's dtype must match the "
-                f"destination's: got {value.dtype.name}, expected {self.dtype.name}"
+                f"{op}: with an advanced index the value's dtype must match the "
+                f"destination's: got {value.dtype.name}, expected {target.dtype.name}"
             )
-        src = _strip_leading_ones(_value_tensor(value, self.dtype))
-        check_broadcastable_to("__setitem__", src._sizes, result_shape)
+        src = value_tensor(value, target.dtype)
+        check_broadcastable_to(op, src._sizes, result_shape)
         _check_no_overlap(target, src)
         source = src.numpy()
-    target.numpy()[np_index] = source
-    self._storage.bump("__setitem__")
+    if accumulate:
+        np.add.at(target.numpy(), np_index, np.broadcast_to(source, result_shape))
+    else:
+        target.numpy()[np_index] = source
+    target._storage.bump(op)
 
 
 def _check_no_overlap(target: Tensor, src: Tensor) -> None:
@@ -191,19 +179,22 @@ def _check_no_overlap(target: Tensor, src: Tensor) -> None:
         )
 
 
-def _strip_leading_ones(t: Tensor) -> Tensor:
-    """PyTorch's ``slicePrefix1sSize``: ``x[0] = v`` accepts ``v`` of shape ``(1, 1, n)``."""
+def leading_ones(t: Tensor) -> int:
+    """How many leading size-1 dims PyTorch drops from a value assigned with ``x[...] = v``
+    (``slicePrefix1sSize``: ``x[0] = v`` accepts ``v`` of shape ``(1, 1, n)``)."""
     k = 0
     while k < t.ndim and t._sizes[k] == 1:
         k += 1
+    return k
+
+
+def value_tensor(value: Any, dtype: np.dtype) -> Tensor:
+    """The value of an assignment as a tensor, without the leading size-1 dims PyTorch drops."""
+    if not isinstance(value, Tensor):
+        from .creation import tensor
+
+        value = tensor(value, dtype=dtype)
+    k = leading_ones(value)
     if k == 0:
-        return t
-    return t._alias(Geometry(t._sizes[k:], t._strides[k:], t._offset))
-
-
-def _value_tensor(value: Any, dtype: np.dtype) -> Tensor:
-    if isinstance(value, Tensor):
         return value
-    from .creation import tensor
-
-    return tensor(value, dtype=dtype)
+    return value._alias(Geometry(value._sizes[k:], value._strides[k:], value._offset))

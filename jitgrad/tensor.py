@@ -208,7 +208,7 @@ class Tensor:
         return int(self._scalar("int"))
 
     def __index__(self) -> int:
-        if self.dtype != dtypes.int64 or self.numel() != 1:
+        if self.dtype not in (dtypes.int64, dtypes.bool_) or self.numel() != 1:
             raise TypeError(
                 f"only integer tensors of a single element can be converted to an index, got "
                 f"{self.dtype.name} tensor of shape {list(self._sizes)}"
@@ -217,7 +217,7 @@ class Tensor:
 
     def _scalar(self, kind: str) -> bool | int | float:
         if self.numel() != 1:
-            raise TypeError(
+            raise ValueError(
                 f"only one element tensors can be converted to Python {kind}s, got shape "
                 f"{list(self._sizes)}"
             )

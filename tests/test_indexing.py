@@ -149,6 +149,8 @@ SET_CASES = {
     "adv_value_float_into_bool": ([0], lambda L: T(L, [[0.0, 1.0, 2.0, 0.0]]), M34),
     "adv_0d_value_dtype_mismatch": ([0, 1], lambda L: T(L, np.array(2.0)), A234),
     "adv_bool_value": ([0], lambda L: T(L, [[False, True, True, False]]), M34),
+    "adv_empty_value_wrong_rank": ([0], lambda L: T(L, np.zeros((0, 1, 0))), np.zeros((3, 0))),
+    "adv_empty_result": (([], slice(None)), lambda L: T(L, np.zeros(4)), A34),
 }
 
 

@@ -17,30 +17,10 @@ from typing import Any, Sequence
 
 from ..tensor import Tensor
 from . import grad_mode
-from .graph import OPS, AccumulateGrad, accumulate_grad, add_inplace, dense_copy, gradient_edge, is_fresh
+from .graph import (
+    OPS, AccumulateGrad, accumulate_grad, add_inplace, dense_copy, gradient_edge, is_fresh,
+)
 from .node import Edge, Node
-
-
-class _Buffer:
-    __slots__ = ("grads", "owned")
-
-    def __init__(self, n: int) -> None:
-        self.grads: list[Tensor | None] = [None] * n
-        self.owned: list[bool] = [False] * n
-
-    def add(self, k: int, grad: Tensor, create_graph: bool) -> None:
-        old = self.grads[k]
-        if old is None:
-            self.grads[k] = grad
-        elif create_graph:
-            self.grads[k] = OPS.add(old, grad)
-            self.owned[k] = False
-        else:
-            if not self.owned[k]:
-                old = dense_copy(old)
-                self.grads[k] = old
-                self.owned[k] = True
-            add_inplace(old, grad)
 
 
 def _expandable(shape: Sequence[int], target: Sequence[int]) -> bool:
@@ -53,38 +33,42 @@ def validate_outputs(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor 
     """Check each gradient against the input it flows to; un-broadcast and cast it there.
 
     This is the one place where gradients of broadcast inputs are summed back to the
-    input's shape and converted to its dtype."""
+    input's shape and converted to its dtype. (``execute`` inlines the common case: a
+    gradient that already has the right shape and dtype.)"""
     edges = node.next_functions
     if len(grads) != len(edges):
         raise RuntimeError(
             f"Function {node.name()} returned an invalid number of gradients - expected "
             f"{len(edges)}, but got {len(grads)}"
         )
-    out: list[Tensor | None] = []
-    for i, (grad, (nxt, nr)) in enumerate(zip(grads, edges)):
-        if grad is None or nxt is None:
-            out.append(None)
-            continue
-        if not isinstance(grad, Tensor):
-            raise TypeError(
-                f"Function {node.name()} returned an invalid gradient at index {i}: expected a "
-                f"Tensor or None, got {type(grad).__name__}"
+    return [
+        None if grad is None or nxt is None else _validate(node, i, grad, nxt.input_metadata[nr])
+        for i, (grad, (nxt, nr)) in enumerate(zip(grads, edges))
+    ]
+
+
+def _validate(node: Node, i: int, grad: Any, meta: tuple[tuple[int, ...], Any]) -> Tensor:
+    if not isinstance(grad, Tensor):
+        raise TypeError(
+            f"Function {node.name()} returned an invalid gradient at index {i}: expected a "
+            f"Tensor or None, got {type(grad).__name__}"
+        )
+    shape, dtype = meta
+    if grad._sizes != shape:
+        if not _expandable(shape, grad._sizes):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                f"{list(grad._sizes)} but expected shape compatible with {list(shape)}"
             )
-        shape, dtype = nxt.input_metadata[nr]
-        if grad._sizes != shape:
-            if not _expandable(shape, grad._sizes):
-                raise RuntimeError(
-                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                    f"{list(grad._sizes)} but expected shape compatible with {list(shape)}"
-                )
-            grad = OPS.sum_to(grad, shape)
-        if grad.dtype != dtype:
-            grad = OPS.to_dtype(grad, dtype)
-        out.append(grad)
-    return out
+        grad = OPS.sum_to(grad, shape)
+    if grad.dtype != dtype:
+        grad = OPS.to_dtype(grad, dtype)
+    return grad
 
 
-def _call_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
+def _call_tensor_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
+    """The gradient hooks of the node's output tensors (which may replace the gradient),
+    then their ``retain_grad`` hooks, which therefore see the final value (as in PyTorch)."""
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
             for hook in list(hooks.values()):
@@ -96,11 +80,14 @@ def _call_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | Non
         for nr, hook in list(node._retains_grad_hooks.items()):
             if grads[nr] is not None:
                 hook(grads[nr])
-    if node._pre_hooks:
-        for hook in list(node._pre_hooks.values()):
-            res = hook(tuple(grads))
-            if res is not None:
-                grads = list(res)
+    return grads
+
+
+def _call_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
+    for hook in list(node._pre_hooks.values()):  # type: ignore[union-attr]
+        res = hook(tuple(grads))
+        if res is not None:
+            grads = list(res)
     return grads
 
 
@@ -126,6 +113,25 @@ def _nodes_to_run(roots: Sequence[Node], targets: set[Node]) -> dict[Node, bool]
     return run
 
 
+def _count_dependencies(roots: Sequence[Edge]) -> dict[Node, int]:
+    """For every node reachable from the roots, how many edges lead into it."""
+    deps: dict[Node, int] = {}
+    stack = [node for node, _ in roots]
+    seen = set(stack)
+    while stack:
+        for nxt, _ in stack.pop().next_functions:
+            if nxt is None:
+                continue
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+    return deps
+
+
 def execute(
     roots: Sequence[Edge],
     root_grads: Sequence[Tensor],
@@ -135,108 +141,148 @@ def execute(
     accumulate: bool = True,
 ) -> list[Tensor | None]:
     """Run the graph backward. With ``accumulate=False`` (``autograd.grad``) the gradients
-    reaching ``inputs`` are returned instead of being accumulated into ``.grad``."""
-    # 1. dependencies
-    deps: dict[Node, int] = {}
-    seen: set[Node] = set()
-    stack: list[Node] = []
-    for node, _ in roots:
-        if node not in seen:
-            seen.add(node)  # type: ignore[arg-type]
-            stack.append(node)  # type: ignore[arg-type]
-    while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
-            if nxt is None:
-                continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+    reaching ``inputs`` are returned instead of being accumulated into ``.grad``.
 
-    # 2. which nodes to run, and where to capture
+    Input buffers: ``buffers[node]`` is the list of gradients for the node's outputs.
+    The first gradient for a slot is stored as it is; a second one makes one dense copy,
+    which the engine then owns (``owned[node][k]``) and adds into in place (out of place,
+    building a graph, under ``create_graph``)."""
+    deps = _count_dependencies(roots)
+
     run: dict[Node, bool] | None = None
     captures: dict[tuple[Node, int], list[int]] = {}
+    capture_nodes: set[Node] = set()
     if inputs is not None:
         for k, (node, nr) in enumerate(inputs):
             if node is not None:
                 captures.setdefault((node, nr), []).append(k)
-        run = _nodes_to_run([r for r, _ in roots], {n for n, _ in inputs if n is not None})
-    capture_nodes = {n for n, _ in captures}
+                capture_nodes.add(node)
+        run = _nodes_to_run([r for r, _ in roots], capture_nodes)
     captured: list[Tensor | None] = [None] * (len(inputs) if inputs is not None else 0)
 
-    # 3. seed the roots' buffers
-    buffers: dict[Node, _Buffer] = {}
+    buffers: dict[Node, list[Tensor | None]] = {}
+    owned: dict[Node, list[bool]] = {}
+
+    def add(node: Node, k: int, grad: Tensor) -> None:
+        """Slow path of buffering: a second gradient for one slot."""
+        buf = buffers[node]
+        old = buf[k]
+        flags = owned.get(node)
+        if create_graph:
+            buf[k] = OPS.add(old, grad)
+            if flags is not None:
+                flags[k] = False
+            return
+        if flags is None:
+            flags = owned[node] = [False] * len(buf)
+        if not flags[k]:
+            old = buf[k] = dense_copy(old)  # type: ignore[arg-type]
+            flags[k] = True
+        add_inplace(old, grad)  # type: ignore[arg-type]
+
     ready: list[tuple[int, int, Node]] = []
     counter = 0
     for (node, nr), grad in zip(roots, root_grads):
         buf = buffers.get(node)  # type: ignore[arg-type]
         if buf is None:
-            buf = buffers[node] = _Buffer(len(node.input_metadata))  # type: ignore[union-attr]
-        buf.add(nr, grad, create_graph)
+            buffers[node] = buf = [None] * len(node.input_metadata)  # type: ignore[union-attr]
+        if buf[nr] is None:
+            buf[nr] = grad
+        else:
+            add(node, nr, grad)  # type: ignore[arg-type]
     for node in buffers:
-        if deps.get(node, 0) == 0:
+        if node not in deps:
             heapq.heappush(ready, (-node.sequence_nr, counter, node))
             counter += 1
 
     staged: list[tuple[AccumulateGrad, Tensor | None, bool]] = []
+    heappop, heappush = heapq.heappop, heapq.heappush
     prev_mode = grad_mode.is_grad_enabled()
     grad_mode._set(create_graph)
     try:
         while ready:
-            _, _, node = heapq.heappop(ready)
-            buf = buffers.pop(node)
-            targeted = run is not None and any((node, nr) in captures for nr in range(len(buf.grads)))
-            if run is not None and not run.get(node, False) and not targeted:
-                continue
-            grads = _call_pre_hooks(node, buf.grads)
-            if targeted:
-                for nr, g in enumerate(grads):
-                    for k in captures.get((node, nr), ()):
-                        captured[k] = g
-            if isinstance(node, AccumulateGrad):
+            node = heappop(ready)[2]
+            grads = buffers.pop(node)
+            flags = owned.pop(node, None) if owned else None
+            if node._tensor_pre_hooks or node._retains_grad_hooks:
+                grads = _call_tensor_pre_hooks(node, grads)
+                flags = None  # a hook may have kept a reference: nothing is owned any more
+            if run is not None:
+                if node in capture_nodes:
+                    for nr, g in enumerate(grads):
+                        for k in captures.get((node, nr), ()):
+                            captured[k] = g
+                    flags = None  # returned to the caller: must not be overwritten
+                if not run.get(node, False):
+                    continue
+            if node._pre_hooks:
+                grads = _call_pre_hooks(node, grads)
+                flags = None
+            if node.__class__ is AccumulateGrad:
                 if accumulate:
-                    staged.append((node, grads[0], buf.owned[0]))
-                    del buf, grads
+                    staged.append((node, grads[0], bool(flags and flags[0])))  # type: ignore[attr-defined]
+                    del grads
                 continue
-            if run is not None and not run.get(node, False):
-                continue
-            node._needed = None if run is None else tuple(
-                nxt is not None and (run.get(nxt, False) or nxt in capture_nodes)
-                for nxt, _ in node.next_functions
-            )
+            edges = node.next_functions
+            if run is not None:
+                node._needed = tuple(
+                    nxt is not None and (run.get(nxt, False) or nxt in capture_nodes)
+                    for nxt, _ in edges
+                )
             try:
-                if all(g is None for g in grads):
-                    outputs: Sequence[Tensor | None] = [None] * len(node.next_functions)
+                if any(g is not None for g in grads) or node._run_without_grads:
+                    outputs: Sequence[Tensor | None] = node.apply(grads, flags or ())
                 else:
-                    outputs = node.apply(grads, tuple(buf.owned))
+                    outputs = [None] * len(edges)
             finally:
-                node._needed = None
+                if run is not None:
+                    node._needed = None
             if node._hooks:
+                outputs = validate_outputs(node, outputs)
                 for hook in list(node._hooks.values()):
                     res = hook(tuple(outputs), tuple(grads))
                     if res is not None:
-                        outputs = list(res)
-            outputs = validate_outputs(node, outputs)
+                        outputs = validate_outputs(node, list(res))
+            elif len(outputs) != len(edges):
+                validate_outputs(node, outputs)  # raises the error
             if not keep_graph:
                 node.release_variables()
-            for grad, (nxt, nr) in zip(outputs, node.next_functions):
-                if nxt is None:
-                    continue
-                nbuf = buffers.get(nxt)
-                if nbuf is None:
-                    nbuf = buffers[nxt] = _Buffer(len(nxt.input_metadata))
-                if grad is not None:
-                    nbuf.add(nr, grad, create_graph)
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
-                    heapq.heappush(ready, (-nxt.sequence_nr, counter, nxt))
-                    counter += 1
-        # 4. commit leaf gradients only once the whole pass succeeded
-        for node, grad, owned in staged:
+            i = 0
+            for nxt, nr in edges:
+                if nxt is not None:
+                    grad = outputs[i]
+                    if grad is not None:
+                        meta = nxt.input_metadata[nr]
+                        # validate_outputs, inlined for a gradient that already fits
+                        if not (grad.__class__ is Tensor and grad._sizes == meta[0]
+                                and grad._storage.buffer.dtype is meta[1]):
+                            grad = _validate(node, i, grad, meta)
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            n = len(nxt.input_metadata)
+                            if n == 1:
+                                buffers[nxt] = [grad]
+                            else:
+                                buffers[nxt] = buf = [None] * n
+                                buf[nr] = grad
+                        elif buf[nr] is None:
+                            buf[nr] = grad
+                        else:
+                            add(nxt, nr, grad)
+                    elif nxt not in buffers:
+                        buffers[nxt] = [None] * len(nxt.input_metadata)
+                    d = deps[nxt] - 1
+                    deps[nxt] = d
+                    if d == 0:
+                        heappush(ready, (-nxt.sequence_nr, counter, nxt))
+                        counter += 1
+                i += 1
+            del outputs, grads
+        # leaves' gradients are committed only once the whole pass succeeded
+        for node, grad, steal in staged:
             if grad is None:
                 continue
-            steal = owned or (not create_graph and is_fresh(grad, extra_refs=1))
+            steal = steal or (not create_graph and is_fresh(grad, extra_refs=1))
             accumulate_grad(node.variable, grad, steal, create_graph)
             if node._hooks:
                 for hook in list(node._hooks.values()):

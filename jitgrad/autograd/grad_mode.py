@@ -8,11 +8,15 @@ from typing import Any, Callable, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_state = threading.local()
+class _State(threading.local):
+    enabled = True  # every thread starts with grad mode on (the class attribute is the default)
+
+
+_state = _State()
 
 
 def is_grad_enabled() -> bool:
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def _set(enabled: bool) -> None:

@@ -17,34 +17,56 @@ import numpy as np
 
 from .. import kernels
 from ..tensor import Tensor
+from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled
 from .node import Edge, Grads, Node
 
-OPS = SimpleNamespace(add=None, sum_to=None, to_dtype=None, clone=None)
+# ``rebase_history(tensor, node, base_edge)``: make ``node`` the history of an input a custom
+# Function modified in place (``ctx.mark_dirty``); ops install it with the view machinery
+# (CopySlices for views). Until then ``function.py`` sets ``grad_fn`` directly.
+# ``current_grad_fn(view)``: a view's ``grad_fn``, regenerated first when its storage was
+# written since (ops/view_meta.py). Every read of a tensor's history goes through
+# ``grad_fn_of`` below so that a stale view is never wired into a new graph.
+OPS = SimpleNamespace(
+    add=None, sum_to=None, to_dtype=None, clone=None, rebase_history=None, current_grad_fn=None
+)
+
+_NO_EDGE: Edge = (None, 0)
 
 # Below this many elements NumPy's ufunc call is cheaper than the kernel's validation.
 SMALL = 4096
 
 
 def needs_grad(*tensors: Any) -> bool:
-    """Whether an operation on ``tensors`` must be recorded."""
-    if not is_grad_enabled():
+    """Whether an operation on ``tensors`` must be recorded (called by every op: kept cheap)."""
+    if not _grad_state.enabled:
         return False
     for t in tensors:
-        if isinstance(t, Tensor) and (t._requires_grad or t._grad_fn is not None):
+        if isinstance(t, Tensor) and (
+            t._requires_grad or t._grad_fn is not None
+            or (t._view_meta is not None and grad_fn_of(t) is not None)
+        ):
             return True
     return False
+
+
+def grad_fn_of(t: Tensor) -> Node | None:
+    """``t``'s history: its ``grad_fn``, brought up to date first if ``t`` is a view."""
+    if t._view_meta is None or OPS.current_grad_fn is None:
+        return t._grad_fn
+    return OPS.current_grad_fn(t)  # type: ignore[no-any-return]
 
 
 def gradient_edge(t: Tensor | None) -> Edge:
     """Where the gradient for ``t`` goes: its ``grad_fn``, its ``AccumulateGrad``, or nowhere."""
     if t is None:
-        return (None, 0)
-    if t._grad_fn is not None:
-        return (t._grad_fn, t._output_nr)
+        return _NO_EDGE
+    fn = t._grad_fn if t._view_meta is None else grad_fn_of(t)
+    if fn is not None:
+        return (fn, t._output_nr)
     if t._requires_grad:
         return (grad_accumulator(t), 0)
-    return (None, 0)
+    return _NO_EDGE
 
 
 def grad_accumulator(t: Tensor) -> AccumulateGrad:
@@ -61,7 +83,13 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
 
 def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor]) -> Node:
     """Make ``node`` the ``grad_fn`` of ``outputs``, with edges to ``inputs``."""
-    node.next_functions = tuple(gradient_edge(t) for t in inputs)
+    node.next_functions = tuple(map(gradient_edge, inputs))
+    if len(outputs) == 1:  # the common case, without a loop
+        out = outputs[0]
+        out._grad_fn = node
+        out._output_nr = 0
+        node.input_metadata = ((out._sizes, out._storage.buffer.dtype),)
+        return node
     meta = []
     for i, out in enumerate(outputs):
         out._grad_fn = node

@@ -66,6 +66,10 @@ class Node:
         "_tensor_pre_hooks", "_retains_grad_hooks", "_needed", "__weakref__", "__dict__",
     )
 
+    # Whether ``apply`` runs even when every incoming gradient is None (custom Functions do:
+    # their backward sees zeros, or None with ``set_materialize_grads(False)``).
+    _run_without_grads = False
+
     def __init__(self) -> None:
         self.next_functions: tuple[Edge, ...] = ()
         self.input_metadata: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
@@ -79,6 +83,9 @@ class Node:
 
     def name(self) -> str:
         return type(self).__name__
+
+    def _sequence_nr(self) -> int:
+        return self.sequence_nr
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
@@ -133,7 +140,7 @@ class SavedTensor:
     node (no reference cycle); unpacking rebuilds it with its ``grad_fn``.
     """
 
-    __slots__ = ("_data", "_version", "_node", "_output_nr", "_producer", "_freed")
+    __slots__ = ("_data", "_version", "_node", "_output_nr", "_freed")
 
     def __init__(self, t: Tensor, node: Node | None = None, output_nr: int = -1) -> None:
         self._version = t._storage.version
@@ -142,13 +149,10 @@ class SavedTensor:
             self._data = Tensor._make(t._storage, t._sizes, t._strides, t._offset, t._base)
             self._node: weakref.ref[Node] | None = weakref.ref(node)
             self._output_nr = output_nr
-            self._producer = None
         else:
             self._data = t
             self._node = None
             self._output_nr = -1
-            fn = t._grad_fn
-            self._producer = None if fn is None else (fn.name(), t._output_nr)
 
     def unpack(self, owner: Node) -> Tensor:
         if self._freed:
@@ -176,8 +180,9 @@ def version_error(data: Tensor, saved: SavedTensor, owner: Node) -> str:
     producer = ""
     if saved._node is not None:
         producer = f", which is output {saved._output_nr} of {owner.name()},"
-    elif saved._producer is not None:
-        producer = f", which is output {saved._producer[1]} of {saved._producer[0]},"
+    elif data._grad_fn is not None:
+        # the tensor's history *now* (an in-place op rebased it), as PyTorch reports it
+        producer = f", which is output {data._output_nr} of {data._grad_fn.name()},"
     msg = (
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [{data.dtype.name} {shape}]{producer} is at version "

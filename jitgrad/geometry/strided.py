@@ -59,10 +59,10 @@ def contiguous_strides(sizes: Sequence[int]) -> tuple[int, ...]:
 
 def is_contiguous(sizes: Sequence[int], strides: Sequence[int]) -> bool:
     """PyTorch's rule: empty tensors are contiguous; size-1 dimensions' strides are ignored."""
+    if numel(sizes) == 0:
+        return True
     expected = 1
     for size, stride in zip(reversed(sizes), reversed(strides)):
-        if size == 0:
-            return True
         if size != 1:
             if stride != expected:
                 return False

@@ -85,10 +85,7 @@ def check_geometry(kernel: str, role: str, buf_len: int, offset: int,
     numel = 1
     for n in sizes:
         numel *= n
-    if numel == 0:
-        if offset > buf_len:
-            raise IndexError(f"{kernel}: {role} offset {offset} is past the end of a buffer "
-                             f"of {buf_len} elements")
+    if numel == 0:  # touches nothing; PyTorch's slicing may leave the offset past the end
         return 0
     reach = offset
     for n, st in zip(sizes, strides):

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..geometry import broadcast_shapes
+from ..geometry import broadcast_shapes, contiguous_strides
+from ..storage import Storage
 from ..tensor import Tensor
 
 _RANK = {dtypes.bool_: 0, dtypes.int64: 1, dtypes.float32: 2, dtypes.float64: 3}
@@ -43,6 +44,10 @@ def scalar_dtype(value: Any) -> np.dtype:
 
 def result_type(*operands: Any) -> np.dtype:
     """PyTorch's type promotion over tensors and Python scalars."""
+    if len(operands) == 2:  # the common case, decided without the general loop below
+        fast = _result_type2(*operands)
+        if fast is not None:
+            return fast
     dim: np.dtype | None = None
     zero: np.dtype | None = None
     wrapped: np.dtype | None = None
@@ -68,6 +73,29 @@ def result_type(*operands: Any) -> np.dtype:
     return result
 
 
+def _result_type2(a: Any, b: Any) -> np.dtype | None:
+    """``result_type(a, b)`` for two tensors of one dtype, or a tensor and a Python scalar
+    (where only the categories matter, not the tensor's dimensions); None otherwise."""
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor):
+            d = a._storage.buffer.dtype
+            return d if d == b._storage.buffer.dtype else None
+        t, s = a, b
+    elif isinstance(b, Tensor):
+        t, s = b, a
+    else:
+        return None
+    d = t._storage.buffer.dtype
+    kind = type(s)
+    if kind is float:
+        return d if d in dtypes.FLOATING else dtypes.DEFAULT_FLOAT
+    if kind is int:
+        return dtypes.int64 if d == dtypes.bool_ else d
+    if kind is bool:
+        return d
+    return None
+
+
 def can_cast(src: np.dtype, dst: np.dtype) -> bool:
     """PyTorch's ``canCast``: no float -> integer, no non-bool -> bool."""
     return category(src) <= category(dst)
@@ -84,20 +112,46 @@ def check_inplace_dtype(op: str, result: np.dtype, self: Tensor) -> None:
 def as_array(x: Any, dtype: np.dtype | None = None) -> Any:
     """A NumPy view of a tensor, or a Python scalar left as it is (a weak scalar in NumPy)."""
     if isinstance(x, Tensor):
-        return x.numpy()
+        return array_of(x)
     if dtype is not None and not isinstance(x, (bool, np.bool_)):
         return dtype.type(x)
     return x
 
 
+# Per-op overhead on small tensors is dominated by Python, not arithmetic; the two caches and
+# the fast path in ``array_of`` keep a forward to one allocation plus one ufunc call.
+_LAYOUTS: dict[tuple[int, ...], tuple[tuple[int, ...], int]] = {}
+
+
+def _layout(shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+    """``(contiguous strides, numel)`` of ``shape``, memoised (bounded)."""
+    layout = _LAYOUTS.get(shape)
+    if layout is None:
+        n = 1
+        for s in shape:
+            n *= s
+        layout = (contiguous_strides(shape), n)
+        if len(_LAYOUTS) < 4096:
+            _LAYOUTS[shape] = layout
+    return layout
+
+
+def array_of(t: Tensor) -> np.ndarray:
+    """``t.numpy()``, cheaper for a tensor that is exactly its whole contiguous storage."""
+    sizes = t._sizes
+    strides, n = _layout(sizes)
+    buffer = t._storage.buffer
+    if t._offset == 0 and t._strides == strides and buffer.shape[0] == n:
+        return buffer if len(sizes) == 1 else buffer.reshape(sizes)
+    return t.numpy()
+
+
 def new_tensor(shape: tuple[int, ...], dtype: np.dtype) -> tuple[Tensor, np.ndarray]:
     """A fresh contiguous tensor and a writable N-d NumPy view of it (for ``out=``)."""
-    n = 1
-    for s in shape:
-        n *= s
+    strides, n = _layout(shape)
     buffer = np.empty(n, dtype)
-    t = Tensor._from_buffer(buffer, shape)
-    return t, buffer.reshape(shape)
+    t = Tensor._make(Storage(buffer), shape, strides)
+    return t, (buffer if len(shape) == 1 else buffer.reshape(shape))
 
 
 def from_result(array: np.ndarray, dtype: np.dtype | None = None) -> Tensor:
@@ -113,12 +167,22 @@ def shape_of(x: Any) -> tuple[int, ...]:
     return x._sizes if isinstance(x, Tensor) else ()
 
 
+def broadcast_shape(a: Any, b: Any) -> tuple[int, ...]:
+    """The shape ``a`` and ``b`` (tensors or scalars) broadcast to."""
+    sa = a._sizes if isinstance(a, Tensor) else ()
+    sb = b._sizes if isinstance(b, Tensor) else ()
+    if sa == sb or not sb:
+        return sa
+    if not sa:
+        return sb
+    return broadcast_shapes(sa, sb)
+
+
 def binary(ufunc: np.ufunc, a: Any, b: Any, dtype: np.dtype | None = None) -> Tensor:
     """``ufunc(a, b)`` broadcast, computed in (and returned as) the promoted dtype."""
     if dtype is None:
         dtype = result_type(a, b)
-    shape = broadcast_shapes(shape_of(a), shape_of(b))
-    out, view = new_tensor(shape, dtype)
+    out, view = new_tensor(broadcast_shape(a, b), dtype)
     ufunc(as_array(a), as_array(b), out=view, dtype=dtype, casting="unsafe")
     return out
 
@@ -126,7 +190,7 @@ def binary(ufunc: np.ufunc, a: Any, b: Any, dtype: np.dtype | None = None) -> Te
 def unary(ufunc: np.ufunc, a: Tensor, dtype: np.dtype | None = None) -> Tensor:
     dtype = a.dtype if dtype is None else dtype
     out, view = new_tensor(a._sizes, dtype)
-    ufunc(a.numpy(), out=view, dtype=dtype, casting="unsafe")
+    ufunc(array_of(a), out=view, dtype=dtype, casting="unsafe")
     return out
 
 

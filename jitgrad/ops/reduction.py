@@ -1,34 +1,87 @@
-"""Reductions: ``sum`` (and ``sum_to``, the engine's un-broadcast)."""
+"""Reductions: ``sum`` (and ``sum_to``, the engine's un-broadcast), ``mean``, ``max``/``min``
+(with and without ``dim``), ``amax``/``amin``, ``logsumexp``, ``softmax``, ``log_softmax``.
+
+Every backward is written with differentiable jitgrad ops, so ``create_graph=True`` works
+through all of them.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
 from .. import dtypes
 from ..autograd.graph import needs_grad, record
-from ..autograd.node import Grads, Node
+from ..autograd.node import Grads, Node, SavingNode
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 from ._common import from_result
+from .elementwise import add, mul
 
 
 def reduce_dims(op: str, self: Tensor, dim: Any) -> tuple[int, ...]:
-    """``dim`` (None, an int or a sequence) as sorted non-negative dims of ``self``."""
-    if dim is None:
+    """``dim`` (None, an int or a sequence) as sorted non-negative dims of ``self``.
+
+    As in PyTorch, None and an empty sequence both mean every dim, and a 0-d tensor accepts
+    dim 0 / -1 (which reduce nothing: the result is the element itself)."""
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
         return tuple(range(self.ndim))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     wrapped = tuple(sorted(wrap_dim(d, self.ndim, op) for d in dims))
     if len(set(wrapped)) != len(wrapped):
-        raise RuntimeError(f"{op}: dim {wrapped[0]} appears multiple times in the list of dims")
-    return wrapped
+        dup = next(d for d in wrapped if wrapped.count(d) > 1)
+        raise RuntimeError(f"{op}: dim {dup} appears multiple times in the list of dims")
+    return wrapped if self.ndim else ()
 
 
 def keepdim_shape(sizes: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(1 if d in dims else s for d, s in enumerate(sizes))
 
 
+def _count(sizes: tuple[int, ...], dims: tuple[int, ...]) -> int:
+    n = 1
+    for d in dims:
+        n *= sizes[d]
+    return n
+
+
+def _restore(t: Tensor, sizes: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """A reduced tensor (or its gradient) with the reduced dims back as size 1."""
+    if keepdim or not sizes:
+        return t
+    return t.reshape(keepdim_shape(sizes, dims))  # type: ignore[attr-defined]
+
+
+def _sub(a: Any, b: Any) -> Tensor:
+    return add(a, b, alpha=-1)
+
+
+def _scale(t: Tensor, factor: Any) -> Tensor:
+    """``t * factor`` for a constant (a number or a NumPy array; not differentiated)."""
+    if isinstance(factor, np.ndarray):
+        factor = from_result(factor, t.dtype)
+    return mul(t, factor)
+
+
+class ExpBackward0(SavingNode):
+    """Backward of the private ``_exp`` the softmax family's backward formulas use."""
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        (result,) = self.unpack()
+        return (mul(grads[0], result),)
+
+
+def _exp(self: Tensor) -> Tensor:
+    out = from_result(np.exp(self.numpy()))
+    if needs_grad(self):
+        node = ExpBackward0()
+        record(node, (self,), (out,))
+        node.save(out, outputs=(out,))
+    return out
+
+
+# -- sum -------------------------------------------------------------------------------------
 class SumBackward0(Node):
     """Backward of ``sum``: the gradient broadcast back over the reduced dims."""
 
@@ -39,10 +92,7 @@ class SumBackward0(Node):
         self.keepdim = keepdim
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
-        g = grads[0]
-        assert g is not None
-        if not self.keepdim and self.input_sizes:
-            g = g.reshape(keepdim_shape(self.input_sizes, self.dims))  # type: ignore[attr-defined]
+        g = _restore(grads[0], self.input_sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
         return (g.expand(self.input_sizes),)  # type: ignore[attr-defined]
 
 
@@ -77,3 +127,330 @@ def sum_to(self: Tensor, shape: Sequence[int]) -> Tensor:
     )
     out = sum(self, dims, keepdim=True) if dims else self
     return out.view(shape) if out._sizes != shape else out  # type: ignore[attr-defined]
+
+
+# -- mean ------------------------------------------------------------------------------------
+class MeanBackward0(SumBackward0):
+    """Backward of ``mean``: the gradient divided by the count, broadcast back."""
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        n = _count(self.input_sizes, self.dims)
+        scaled = _scale(grads[0], 1.0 / n) if n else grads[0]  # type: ignore[arg-type]
+        return super().apply([scaled], owned)
+
+
+class MeanBackward1(MeanBackward0):
+    pass
+
+
+def _float_dtype(op: str, self: Tensor, dtype: Any) -> np.dtype:
+    """The floating dtype ``op`` computes in: ``dtype`` if given, else the input's own."""
+    target = self.dtype if dtype is None else dtypes.to_dtype(dtype, op)
+    if target not in dtypes.FLOATING:
+        which = "Input" if dtype is None else "Optional"
+        raise RuntimeError(
+            f"{op}(): could not infer output dtype. {which} dtype must be either a floating "
+            f"point or complex dtype. Got: {target.name}"
+        )
+    return target
+
+
+def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The mean over ``dim`` (all dims when None); the mean of nothing is nan, as in PyTorch."""
+    out_dtype = _float_dtype("mean", self, dtype)
+    dims = reduce_dims("mean", self, dim)
+    if dtype is not None and self.dtype != out_dtype:
+        self = self.to(out_dtype)  # type: ignore[attr-defined]
+    total = np.sum(self.numpy(), axis=dims, keepdims=keepdim, dtype=out_dtype)
+    with np.errstate(invalid="ignore"):
+        values = np.true_divide(total, _count(self._sizes, dims), dtype=out_dtype)
+    out = from_result(np.asarray(values), out_dtype)
+    if needs_grad(self):
+        node = (MeanBackward0 if dim is None else MeanBackward1)(self._sizes, dims, keepdim)
+        record(node, (self,), (out,))
+    return out
+
+
+# -- max / min -------------------------------------------------------------------------------
+class return_types:
+    """The named results of ``max(dim)``/``min(dim)``, as PyTorch's ``torch.return_types``."""
+
+    class max(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
+    class min(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
+
+class MaxBackward0(SavingNode):
+    """Backward of ``max(dim)``/``min(dim)``: the gradient goes to the selected index only
+    (PyTorch's ``value_selecting_reduction_backward``); its own backward gathers there."""
+
+    def __init__(self, input_sizes: tuple[int, ...], dim: int, keepdim: bool) -> None:
+        super().__init__()
+        self.input_sizes = input_sizes
+        self.dim = dim
+        self.keepdim = keepdim
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        from .index_ops import index_put_zeros
+
+        g = grads[0]
+        assert g is not None
+        sizes = self.input_sizes
+        if not sizes:
+            return (g,)
+        (indices,) = self.unpack()
+        d = self.dim
+        reduced = sizes[:d] + sizes[d + 1 :]
+        if self.keepdim:
+            g = g.reshape(reduced)  # type: ignore[attr-defined]
+        np_index = []
+        for axis, size in enumerate(sizes):
+            if axis == d:
+                np_index.append(indices.numpy().reshape(reduced))
+                continue
+            shape = [1] * len(reduced)
+            shape[axis if axis < d else axis - 1] = size
+            np_index.append(np.arange(size).reshape(shape))
+        return (index_put_zeros(g, sizes, tuple(np_index)),)
+
+
+class MinBackward0(MaxBackward0):
+    pass
+
+
+class MaxBackward1(SavingNode):
+    """Backward of the full ``max()``/``min()``: the gradient shared evenly among every
+    element equal to the result (or every nan, when the result is nan), as PyTorch's
+    ``evenly_distribute_backward``."""
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        self_, result = self.unpack()
+        x, r = self_.numpy(), result.numpy()
+        mask = np.isnan(x) if np.isnan(r) else x == r
+        share = _scale(grads[0], 1.0 / int(np.count_nonzero(mask)))  # type: ignore[arg-type]
+        return (_scale(share.expand(self_._sizes), mask),)  # type: ignore[attr-defined]
+
+
+class MinBackward1(MaxBackward1):
+    pass
+
+
+class AmaxBackward0(SavingNode):
+    """Backward of ``amax``/``amin``: along the reduced dims, the gradient is shared evenly
+    among the elements equal to the result (PyTorch's ``scale_grad_by_count``; a nan result
+    matches nothing and gives nan, as in PyTorch)."""
+
+    def __init__(self, dims: tuple[int, ...], keepdim: bool) -> None:
+        super().__init__()
+        self.dims = dims
+        self.keepdim = keepdim
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        self_, result = self.unpack()
+        sizes = self_._sizes
+        r = result.numpy().reshape(keepdim_shape(sizes, self.dims))
+        mask = self_.numpy() == r
+        count = np.sum(mask, axis=self.dims, keepdims=True)
+        with np.errstate(divide="ignore"):
+            inv = 1.0 / count
+        g = _restore(grads[0], sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
+        return (_scale(_scale(g, inv).expand(sizes), mask),)  # type: ignore[attr-defined]
+
+
+class AminBackward0(AmaxBackward0):
+    pass
+
+
+def _check_nonempty(op: str, self: Tensor, dims: tuple[int, ...], explicit: bool) -> None:
+    if self.numel():
+        return
+    if not explicit:
+        raise RuntimeError(
+            f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+            "the reduction dim with the 'dim' argument."
+        )
+    for d in dims:
+        if self._sizes[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _extreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
+    """``max``/``min``: the 0-d extreme with no ``dim``, else ``(values, indices)``."""
+    reduce, arg = (np.max, np.argmax) if op == "max" else (np.min, np.argmin)
+    if dim is None:
+        _check_nonempty(op, self, (), explicit=False)
+        out = from_result(np.asarray(reduce(self.numpy())))
+        if needs_grad(self):
+            node = (MaxBackward1 if op == "max" else MinBackward1)()
+            record(node, (self,), (out,))
+            node.save(self, out, outputs=(out,))
+        return out
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
+    d = wrap_dim(dim, self.ndim, op)
+    x = self.numpy()
+    if self.ndim:
+        _check_nonempty(op, self, (d,), explicit=True)
+        values = reduce(x, axis=d, keepdims=keepdim)
+        indices = arg(x, axis=d, keepdims=keepdim)
+    else:
+        values, indices = x, np.zeros((), np.int64)
+    out = from_result(np.asarray(values))
+    idx = from_result(np.asarray(indices), dtypes.int64)
+    if needs_grad(self):
+        node = (MaxBackward0 if op == "max" else MinBackward0)(self._sizes, d, keepdim)
+        record(node, (self,), (out,))
+        node.save(idx)
+    return (return_types.max if op == "max" else return_types.min)(out, idx)
+
+
+def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """``max()`` (a 0-d tensor) or ``max(dim)`` (``(values, indices)``, the first index of the
+    maximum on ties, of a nan if there is one)."""
+    return _extreme("max", self, dim, keepdim)
+
+
+def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return _extreme("min", self, dim, keepdim)
+
+
+def _amextreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    dims = reduce_dims(op, self, dim)
+    explicit = dim is not None and (isinstance(dim, int) or len(dim) > 0)
+    _check_nonempty(op, self, dims, explicit)
+    reduce = np.max if op == "amax" else np.min
+    out = from_result(np.asarray(reduce(self.numpy(), axis=dims, keepdims=keepdim)))
+    if needs_grad(self):
+        node = (AmaxBackward0 if op == "amax" else AminBackward0)(dims, keepdim)
+        record(node, (self,), (out,))
+        node.save(self, out, outputs=(out,))
+    return out
+
+
+def amax(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return _amextreme("amax", self, dim, keepdim)
+
+
+def amin(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return _amextreme("amin", self, dim, keepdim)
+
+
+# -- logsumexp, softmax, log_softmax ---------------------------------------------------------
+def _shifted(x: np.ndarray, axis: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(x - m, m)`` with ``m`` the max over ``axis`` (kept as size 1), an infinite ``m``
+    replaced by 0 so that ``exp`` of the shift never meets ``inf - inf``."""
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+    m = np.where(np.isinf(m), 0, m).astype(x.dtype)
+    return x - m, m
+
+
+class LogsumexpBackward0(SavingNode):
+    """``grad * exp(self - result)`` (the softmax of ``self`` along the reduced dims)."""
+
+    def __init__(self, dims: tuple[int, ...], keepdim: bool) -> None:
+        super().__init__()
+        self.dims = dims
+        self.keepdim = keepdim
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        self_, result = self.unpack()
+        sizes = self_._sizes
+        g = _restore(grads[0], sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
+        r = _restore(result, sizes, self.dims, self.keepdim)
+        return (mul(g, _exp(_sub(self_, r))),)
+
+
+def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(self), dim))``, computed stably (PyTorch's algorithm: shift by the max)."""
+    dims = reduce_dims("logsumexp", self, dim)
+    x = self.numpy()
+    if x.dtype not in dtypes.FLOATING:
+        x = x.astype(dtypes.DEFAULT_FLOAT)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shifted, m = _shifted(x, dims)
+        values = np.log(np.sum(np.exp(shifted), axis=dims, keepdims=True)) + m
+    if not keepdim:
+        values = values.reshape([s for d, s in enumerate(self._sizes) if d not in dims])
+    out = from_result(values, x.dtype)
+    if needs_grad(self):
+        node = LogsumexpBackward0(dims, keepdim)
+        record(node, (self,), (out,))
+        node.save(self, out, outputs=(out,))
+    return out
+
+
+class SoftmaxBackward0(SavingNode):
+    """``y * (grad - sum(grad * y, dim))`` with ``y`` the softmax (PyTorch's
+    ``_softmax_backward_data``)."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        (y,) = self.unpack()
+        g = grads[0]
+        dot = sum(mul(g, y), self.dim, keepdim=True)
+        return (mul(y, _sub(g, dot)),)
+
+
+class LogSoftmaxBackward0(SavingNode):
+    """``grad - exp(y) * sum(grad, dim)`` with ``y`` the log-softmax."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        (y,) = self.unpack()
+        g = grads[0]
+        return (_sub(g, mul(_exp(y), sum(g, self.dim, keepdim=True))),)
+
+
+def _softmax_input(op: str, self: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, int]:
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
+    d = wrap_dim(dim, self.ndim, op)
+    if dtype is not None:
+        self = self.to(dtypes.to_dtype(dtype, op))  # type: ignore[attr-defined]
+    if self.dtype not in dtypes.FLOATING:
+        raise NotImplementedError(
+            f"{op}: not implemented for {self.dtype.name} tensors; expected float32 or "
+            f"float64 (pass dtype=jitgrad.float32 to convert)"
+        )
+    return self, d
+
+
+def _softmax_out(
+    node_type: type[SavingNode], self: Tensor, d: int, values: np.ndarray
+) -> Tensor:
+    out = from_result(values.reshape(self._sizes), self.dtype)
+    if needs_grad(self):
+        node = node_type(d)  # type: ignore[call-arg]
+        record(node, (self,), (out,))
+        node.save(out, outputs=(out,))
+    return out
+
+
+def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``exp(x) / sum(exp(x), dim)``, computed after subtracting the max along ``dim``."""
+    self, d = _softmax_input("softmax", self, dim, dtype)
+    x = self.numpy().reshape(self._sizes or (1,))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        e = np.exp(x - np.max(x, axis=d, keepdims=True, initial=-np.inf))
+        values = e * (1 / np.sum(e, axis=d, keepdims=True))  # PyTorch multiplies too
+    return _softmax_out(SoftmaxBackward0, self, d, values)
+
+
+def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``x - max - log(sum(exp(x - max), dim))`` along ``dim``."""
+    self, d = _softmax_input("log_softmax", self, dim, dtype)
+    x = self.numpy().reshape(self._sizes or (1,))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shifted = x - np.max(x, axis=d, keepdims=True, initial=-np.inf)
+        values = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
+    return _softmax_out(LogSoftmaxBackward0, self, d, values)

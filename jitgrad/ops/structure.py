@@ -1,13 +1,19 @@
-"""Copies and conversions: ``clone``, ``contiguous``, ``to(dtype)`` / ``float`` / ``double``."""
+"""Copies and conversions (``clone``, ``contiguous``, ``to(dtype)`` / ``float`` / ``double``)
+and joins (``cat``, ``stack``)."""
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
 from .. import copying, dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
+from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
+from ._common import new_tensor, promote_types
+from .view_ops import narrow, select
 
 
 class CloneBackward0(Node):
@@ -77,3 +83,120 @@ def long(self: Tensor) -> Tensor:
 
 def bool_(self: Tensor) -> Tensor:
     return to_dtype(self, dtypes.bool_)
+
+
+# -- cat / stack -----------------------------------------------------------------------------
+class CatBackward0(Node):
+    """Each input's gradient is its slice of the output's (a differentiable ``narrow``)."""
+
+    def __init__(self, dim: int, sizes: Sequence[tuple[int, ...]], skipped: Sequence[bool]) -> None:
+        super().__init__()
+        self.dim = dim
+        self.sizes = tuple(sizes)
+        self.skipped = tuple(skipped)
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        assert g is not None
+        out: list[Tensor | None] = []
+        start = 0
+        for i, (sizes, skipped) in enumerate(zip(self.sizes, self.skipped)):
+            if skipped:  # a legacy empty 1-D input: an empty gradient
+                out.append(new_tensor((0,), g.dtype)[0] if self.needs_input_grad(i) else None)
+                continue
+            length = sizes[self.dim]
+            out.append(narrow(g, self.dim, start, length) if self.needs_input_grad(i) else None)
+            start += length
+        return tuple(out)
+
+
+def _tensor_list(op: str, tensors: Any) -> list[Tensor]:
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{op}(): argument 'tensors' must be a sequence of Tensors, not Tensor")
+    tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"{op}(): expected Tensor as element {i} of 'tensors', but got {type(t).__name__}"
+            )
+    return tensors
+
+
+def _result_dtype(tensors: Sequence[Tensor]) -> Any:
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = promote_types(dtype, t.dtype)
+    return dtype
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Concatenate along ``dim`` with PyTorch's rules: dtypes are promoted, and (a legacy rule)
+    1-D tensors of size 0 are skipped whatever their shape partners are."""
+    tensors = _tensor_list("cat", tensors)
+    if not tensors:
+        raise ValueError("cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    dtype = _result_dtype(tensors)
+    skipped = [t._sizes == (0,) for t in tensors]
+    kept = [(i, t) for i, t in enumerate(tensors) if not skipped[i]]
+    if not kept:
+        out = new_tensor((0,), dtype)[0]
+        d = 0
+    else:
+        ref = kept[0][1]
+        d = wrap_dim(dim, ref.ndim, "cat")
+        total = 0
+        for i, t in kept:
+            if t.ndim != ref.ndim:
+                raise RuntimeError(
+                    f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}"
+                )
+            for axis, (s, r) in enumerate(zip(t._sizes, ref._sizes)):
+                if axis != d and s != r:
+                    raise RuntimeError(
+                        f"Sizes of tensors must match except in dimension {d}. Expected size "
+                        f"{r} but got size {s} for tensor number {i} in the list."
+                    )
+            total += t._sizes[d]
+        out, view = new_tensor(ref._sizes[:d] + (total,) + ref._sizes[d + 1 :], dtype)
+        np.concatenate([t.numpy() for _, t in kept], axis=d, out=view)
+    if needs_grad(*tensors):
+        node = CatBackward0(d, [t._sizes for t in tensors], skipped)
+        record(node, tensors, (out,))
+    return out
+
+
+class StackBackward0(Node):
+    """Input ``i``'s gradient is ``grad.select(dim, i)``."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        assert g is not None
+        n = len(self.next_functions)
+        return tuple(select(g, self.dim, i) if self.needs_input_grad(i) else None for i in range(n))
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Join equally shaped tensors along a new dimension ``dim`` (dtypes are promoted)."""
+    tensors = _tensor_list("stack", tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    sizes = tensors[0]._sizes
+    d = wrap_dim(dim, len(sizes) + 1, "stack")
+    for i, t in enumerate(tensors):
+        if t._sizes != sizes:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(sizes)} at entry 0 "
+                f"and {list(t._sizes)} at entry {i}"
+            )
+    out, view = new_tensor(sizes[:d] + (len(tensors),) + sizes[d:], _result_dtype(tensors))
+    np.stack([t.numpy() for t in tensors], axis=d, out=view)
+    if needs_grad(*tensors):
+        record(StackBackward0(d), tensors, (out,))
+    return out

@@ -94,8 +94,10 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     if not advanced:
         if is_scalar:
             _fill(view, value, "__setitem__")
-        else:
-            _copy(view, indexing.value_tensor(value, self.dtype), "__setitem__")
+            return
+        src = value if isinstance(value, Tensor) else indexing.value_tensor(value, self.dtype)
+        k = indexing.leading_ones(src)
+        _copy(view, src.view(src._sizes[k:]) if k else src, "__setitem__")  # type: ignore[attr-defined]
         return
     np_index = indexing.numpy_index(len(view._sizes), advanced)
     _index_put(view, np_index, value, False, "__setitem__")

@@ -1,0 +1,334 @@
+"""Custom operations: ``jitgrad.autograd.Function``, as PyTorch's ``torch.autograd.Function``.
+
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = jitgrad.from_numpy(np.exp(x.numpy()))
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):
+            (y,) = ctx.saved_tensors
+            return grad * y
+
+    y = Exp.apply(x)        # y.grad_fn is an ExpBackward node: the ``ctx`` forward saw
+
+As in PyTorch the context *is* the backward node (a ``<Name>Backward`` subclass of
+``BackwardCFunction`` made once per ``Function`` subclass): ``forward`` runs under
+``no_grad``, and ``apply`` then wires its tensor outputs into the graph (``_wrap_outputs``):
+
+- an output marked dirty (``ctx.mark_dirty``: modified in place) must be an input; its
+  version is bumped once more and its history rebased onto this node;
+- an input returned unmodified comes back as a new alias (a view sharing its memory)
+  whose ``grad_fn`` is this node, never as the input object itself;
+- an output marked non-differentiable gets no ``grad_fn`` (an input one: a detached alias).
+
+``backward`` receives one gradient per forward output (None for non-tensor outputs; zeros
+for unused tensor outputs unless ``ctx.set_materialize_grads(False)``) and returns one per
+forward argument (None for non-tensors); the engine un-broadcasts and casts them.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from ..tensor import Tensor
+from .grad_mode import is_grad_enabled, no_grad
+from .graph import gradient_edge
+from .node import Grads, Node, SavedTensor, _FREED
+
+__all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
+
+
+class FunctionCtx:
+    """What ``forward`` and ``backward`` can do with ``ctx`` (mixed into the backward node)."""
+
+    _saved: tuple[SavedTensor | None, ...] | None
+    _dirty: tuple[Tensor, ...]
+    _non_differentiable: tuple[Tensor, ...]
+    _materialize_grads: bool
+    _to_save: tuple[Tensor | None, ...] | None
+    needs_input_grad: tuple[bool, ...]
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Keep ``tensors`` for ``backward``; using them after an in-place change raises."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_backward can only save variables, but argument {i} is of type "
+                    f"{type(t).__name__}"
+                )
+        self._to_save = tensors
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        """Declare inputs that ``forward`` modified in place (they must also be returned)."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Declare outputs that have no gradient (their gradient in backward is zeros)."""
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With False, ``backward`` receives None (not zeros) for outputs that got no gradient."""
+        self._materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        saved = self._saved
+        if saved is None:
+            if self._to_save is not None and not getattr(self, "_wrapped", True):
+                return self._to_save  # still inside forward: nothing to check yet
+            raise RuntimeError(_FREED)
+        return tuple(None if s is None else s.unpack(self) for s in saved)  # type: ignore[arg-type]
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The graph node of one ``Function.apply`` call (and that call's ``ctx``)."""
+
+    _forward_cls: type[Function]
+    _run_without_grads = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._saved = None
+        self._to_save = None
+        self._dirty = ()
+        self._non_differentiable = ()
+        self._materialize_grads = True
+        self._wrapped = False
+        self._tensor_inputs: tuple[int, ...] = ()
+        self._num_args = 0
+        self._output_info: tuple[tuple[tuple[int, ...], Any] | None, ...] = ()
+        self.needs_input_grad = ()
+
+    def apply(self, grads: Grads, owned: Any = ()) -> tuple[Tensor | None, ...]:
+        cls = self._forward_cls
+        args: list[Tensor | None] = list(grads)
+        if self._materialize_grads:
+            from ..creation import zeros
+
+            for k, info in enumerate(self._output_info):
+                if args[k] is None and info is not None:
+                    args[k] = zeros(info[0], dtype=info[1])
+        result = cls.backward(self, *args)
+        if not isinstance(result, tuple):
+            result = (result,)
+        return self._select_input_grads(result)
+
+    def _select_input_grads(self, result: tuple[Any, ...]) -> tuple[Tensor | None, ...]:
+        """One gradient per forward argument -> one per tensor input (``next_functions``)."""
+        name = self.name()
+        if len(result) < self._num_args:
+            raise RuntimeError(
+                f"function {name} returned an incorrect number of gradients (expected "
+                f"{self._num_args}, got {len(result)})"
+            )
+        for k in range(self._num_args, len(result)):
+            if result[k] is not None:
+                raise RuntimeError(
+                    f"function {name} returned an incorrect number of gradients (expected "
+                    f"{self._num_args}, got {len(result)})"
+                )
+        tensor_args = set(self._tensor_inputs)
+        for k in range(self._num_args):
+            if k not in tensor_args and result[k] is not None:
+                raise RuntimeError(
+                    f"function {name} returned a gradient different than None at position "
+                    f"{k + 1}, but the corresponding forward input was not a Variable"
+                )
+        return tuple(result[k] for k in self._tensor_inputs)
+
+    def release_variables(self) -> None:
+        if self._saved is not None:
+            for s in self._saved:
+                if s is not None:
+                    s.release()
+        self._saved = None
+
+
+class Function:
+    """Base class of custom differentiable operations; call them with ``MyFn.apply(...)``."""
+
+    _backward_cls: type[BackwardCFunction]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # PyTorch's FunctionMeta: one node class per Function, named <Name>Backward
+        cls._backward_cls = type(
+            f"{cls.__name__}Backward", (BackwardCFunction,), {"_forward_cls": cls}
+        )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError(
+            f"{type(self).__name__}: custom Functions are not instantiated; call their static "
+            f"forward through {type(self).__name__}.apply(...)"
+        )
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any) -> Any:
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args: Any) -> Any:
+        if cls is Function:
+            raise RuntimeError("Function.apply: call apply on a subclass that defines forward/backward")
+        ctx = cls._backward_cls()
+        tensor_inputs = tuple(k for k, a in enumerate(args) if isinstance(a, Tensor))
+        ctx._num_args = len(args)
+        ctx._tensor_inputs = tensor_inputs
+        ctx.needs_input_grad = tuple(
+            isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None) for a in args
+        )
+        executable = is_grad_enabled() and any(ctx.needs_input_grad)
+        separate_setup = "setup_context" in _defining_dict(cls)
+        with no_grad():
+            if separate_setup:
+                outputs = cls.forward(*args)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args)
+        return _wrap_outputs(ctx, args, outputs, executable)
+
+
+def _defining_dict(cls: type) -> dict[str, Any]:
+    """The attributes ``cls`` and its bases define below ``Function`` (for ``setup_context``)."""
+    found: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        if klass is not Function and issubclass(klass, Function):
+            found.update(vars(klass))
+    return found
+
+
+def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, executable: bool) -> Any:
+    """PyTorch's ``_wrap_outputs``: give the outputs their history (see the module doc)."""
+    single = not isinstance(outputs, tuple)
+    outs = [outputs] if single else list(outputs)
+    input_ids = {id(args[k]) for k in ctx._tensor_inputs}
+    dirty = {id(t) for t in ctx._dirty}
+    non_diff = {id(t) for t in ctx._non_differentiable}
+    for t in ctx._dirty:
+        if not any(o is t for o in outs):
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not returned as output. "
+                "The inputs that are modified inplace must all be outputs of the Function."
+            )
+    if executable:
+        ctx.next_functions = tuple(gradient_edge(args[k]) for k in ctx._tensor_inputs)
+    info: list[tuple[tuple[int, ...], Any] | None] = []
+    meta: list[tuple[tuple[int, ...], Any]] = []
+    for nr, out in enumerate(outs):
+        if not isinstance(out, Tensor):
+            info.append(None)
+            meta.append(((), None))
+            continue
+        info.append((out._sizes, out.dtype))
+        meta.append((out._sizes, out.dtype))
+        is_input = id(out) in input_ids
+        if id(out) in dirty:
+            out._storage.bump(f"{ctx._forward_cls.__name__}.apply")
+        if not executable:
+            if is_input and id(out) not in dirty:
+                outs[nr] = _alias(out)
+            continue
+        if id(out) in non_diff:
+            if is_input:
+                outs[nr] = _alias(out)  # a detached alias, the input keeps its history
+            else:
+                out._grad_fn = None
+                out._requires_grad = False
+            continue
+        if id(out) in dirty:
+            if out._grad_fn is None and out._requires_grad:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+            if out._base is not None and len(outs) > 1:
+                raise RuntimeError(
+                    "If your Function modifies inplace an input that is a view of another Tensor, "
+                    "your Function cannot return more than one Tensor."
+                )
+        elif is_input:
+            out = outs[nr] = _alias(out)
+        out._grad_fn = ctx
+        out._output_nr = nr
+    ctx._output_info = tuple(info)
+    if executable:
+        ctx.input_metadata = tuple(meta)
+        if ctx._to_save is not None:
+            ctx._saved = tuple(_save(ctx, t, outs) for t in ctx._to_save)
+    else:
+        ctx._saved = None
+    ctx._to_save = None if executable else ctx._to_save
+    ctx._wrapped = True
+    return outs[0] if single else tuple(outs)
+
+
+def _alias(t: Tensor) -> Tensor:
+    """A new tensor on ``t``'s memory (a view of it), outside any graph."""
+    root = t if t._base is None else t._base
+    return Tensor._make(t._storage, t._sizes, t._strides, t._offset, root)
+
+
+def _save(ctx: BackwardCFunction, t: Tensor | None, outs: list[Any]) -> SavedTensor | None:
+    if t is None:
+        return None
+    for nr, o in enumerate(outs):
+        if o is t and t._grad_fn is ctx:
+            return SavedTensor(t, ctx, nr)  # an output: no reference cycle through ctx
+    return SavedTensor(t)
+
+
+class DelayedError(Node):
+    """Stands in for a ``once_differentiable`` backward: differentiating it again raises."""
+
+    def __init__(self, msg: str, num_outputs: int) -> None:
+        super().__init__()
+        self.msg = msg
+
+    def apply(self, grads: Grads, owned: Any = ()) -> tuple[Tensor | None, ...]:
+        raise RuntimeError(self.msg)
+
+
+def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run ``backward`` without recording a graph; a double backward through it then raises."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not is_grad_enabled():
+            return outputs
+        if not any(isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None) for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        err = DelayedError(
+            "trying to differentiate twice a function that was marked with @once_differentiable",
+            len(outs),
+        )
+        wrapped: list[Any] = []
+        inputs: list[Tensor] = []
+        for o in outs:
+            if isinstance(o, Tensor):
+                alias = Tensor._make(o._storage, o._sizes, o._strides, o._offset)
+                alias._requires_grad = True
+                inputs.append(alias)
+                out = Tensor._make(o._storage, o._sizes, o._strides, o._offset)
+                out._grad_fn = err
+                out._output_nr = len(wrapped)
+                wrapped.append(out)
+            else:
+                wrapped.append(o)
+        err.next_functions = tuple(gradient_edge(a) for a in inputs)
+        err.input_metadata = tuple((o._sizes, o.dtype) if isinstance(o, Tensor) else ((), None) for o in outs)
+        return wrapped[0] if single else tuple(wrapped)
+
+    return wrapper
