@@ -37,6 +37,15 @@ from .ops.linalg import bmm, dot, matmul, mm, mv
 from .ops.reduction import amax, amin, log_softmax, logsumexp, max, mean, min, softmax, sum  # noqa: A004
 from .ops.structure import cat, stack
 
+# -- elementwise arithmetic, pointwise functions, comparisons, where --------------------------
+from .ops.compare import (
+    bitwise_and, bitwise_not, bitwise_or, bitwise_xor, eq, ge, gt, le, logical_and, logical_not,
+    logical_or, logical_xor, lt, ne, where,
+)
+from .ops.elementwise import add, div, maximum, minimum, mul, neg, reciprocal, sub
+from .ops.power import pow  # noqa: A004
+from .ops.unary import abs, clamp, cos, exp, log, relu, sigmoid, sin, sqrt, tanh  # noqa: A004
+
 __all__ = [
     "autograd",
     "enable_grad",
@@ -72,4 +81,11 @@ __all__ = [
 __all__ += [  # reductions, softmax family, matrix products, joins
     "amax", "amin", "bmm", "cat", "dot", "log_softmax", "logsumexp", "matmul", "max", "mean",
     "min", "mm", "mv", "softmax", "stack", "sum",
+]
+
+__all__ += [  # elementwise arithmetic, pointwise functions, comparisons, where
+    "abs", "add", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "clamp", "cos",
+    "div", "eq", "exp", "ge", "gt", "le", "log", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow", "reciprocal", "relu",
+    "sigmoid", "sin", "sqrt", "sub", "tanh", "where",
 ]

@@ -245,7 +245,10 @@ class Tensor:
 
 
 def sizes_arg(op: str, args: Sequence[Any]) -> tuple[Any, ...]:
-    """Accept sizes PyTorch-style: ``f(2, 3)`` or ``f((2, 3))`` / ``f([2, 3])`` / ``f(t.shape)``."""
+    """Accept sizes PyTorch-style: ``f(2, 3)`` or ``f((2, 3))`` / ``f([2, 3])`` / ``f(t.shape)``
+    (``f(())`` is an empty shape; ``f()`` is an error, as in PyTorch)."""
+    if not args:
+        raise TypeError(f'{op}() missing 1 required positional argument: "size"')
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         return tuple(args[0])
     for a in args:

@@ -84,6 +84,8 @@ CASES = {
     "max_dim_1d": (lambda L, x: x[0, 0].max(0), X),
     "max_named": (lambda L, x: (x.max(2).values, x.max(2).indices), X),
     "min_func_dim": (lambda L, x: L.min(x, 1, keepdim=True), X),
+    "max_binary_is_maximum": (lambda L, x: L.max(x[0], x[1].t().t()), TIES[:2]),
+    "min_binary_is_minimum": (lambda L, x: x[:1].min(x[1]), TIES[:2]),
     # amax / amin: ties along the reduced dims share the gradient
     "amax_all": (lambda L, x: x.amax(), TIES),
     "amin_all": (lambda L, x: x.amin(), TIES),

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from .engine import backward, grad
+from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .node import Node, RemovableHandle, SavedTensor, SavingNode
+from .view_mode import is_view_replay, set_view_replay, view_replay
 
 __all__ = [
+    "Function",
+    "FunctionCtx",
+    "once_differentiable",
     "GradcheckError",
     "gradcheck",
     "gradgradcheck",
@@ -21,4 +26,7 @@ __all__ = [
     "is_grad_enabled",
     "no_grad",
     "set_grad_enabled",
+    "is_view_replay",
+    "set_view_replay",
+    "view_replay",
 ]

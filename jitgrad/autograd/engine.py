@@ -208,12 +208,14 @@ def execute(
                 grads = _call_tensor_pre_hooks(node, grads)
                 flags = None  # a hook may have kept a reference: nothing is owned any more
             if run is not None:
-                if node in capture_nodes:
+                targeted = node in capture_nodes
+                if targeted:
                     for nr, g in enumerate(grads):
                         for k in captures.get((node, nr), ()):
                             captured[k] = g
                     flags = None  # returned to the caller: must not be overwritten
-                if not run.get(node, False):
+                # a leaf in backward(inputs=...) is a target whose AccumulateGrad must run
+                if not run.get(node, False) and not (targeted and accumulate and node.__class__ is AccumulateGrad):
                     continue
             if node._pre_hooks:
                 grads = _call_pre_hooks(node, grads)
@@ -230,7 +232,7 @@ def execute(
                     for nxt, _ in edges
                 )
             try:
-                if any(g is not None for g in grads) or node._run_without_grads:
+                if grads[0] is not None or node._run_without_grads or any(g is not None for g in grads):
                     outputs: Sequence[Tensor | None] = node.apply(grads, flags or ())
                 else:
                     outputs = [None] * len(edges)
@@ -417,8 +419,8 @@ def grad(
         if g is None:
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
                 from ..creation import zeros

@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 from ..tensor import Tensor
 from .grad_mode import is_grad_enabled, no_grad
-from .graph import gradient_edge
+from .graph import OPS, gradient_edge
 from .node import Grads, Node, SavedTensor, _FREED
 
 __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
@@ -50,6 +50,7 @@ class FunctionCtx:
     _non_differentiable: tuple[Tensor, ...]
     _materialize_grads: bool
     _to_save: tuple[Tensor | None, ...] | None
+    _wrapped: bool
     needs_input_grad: tuple[bool, ...]
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
@@ -78,8 +79,8 @@ class FunctionCtx:
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
         saved = self._saved
         if saved is None:
-            if self._to_save is not None and not getattr(self, "_wrapped", True):
-                return self._to_save  # still inside forward: nothing to check yet
+            if not self._wrapped:  # still inside forward: nothing to check yet
+                return tuple(self._to_save or ())
             raise RuntimeError(_FREED)
         return tuple(None if s is None else s.unpack(self) for s in saved)  # type: ignore[arg-type]
 
@@ -255,8 +256,22 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
                     "If your Function modifies inplace an input that is a view of another Tensor, "
                     "your Function cannot return more than one Tensor."
                 )
+            if out._view_meta is not None and OPS.rebase_history is not None:
+                # CopySlices on the base, as for any in-place write through a view; like
+                # PyTorch's, it takes the node's first edge to be the modified view's
+                if not (ctx._tensor_inputs and args[ctx._tensor_inputs[0]] is out):
+                    raise RuntimeError(
+                        f"{ctx.name()}: an input that is a view and is marked dirty must be the "
+                        "Function's first tensor input"
+                    )
+                OPS.rebase_history(out, ctx, gradient_edge(out._view_meta.base))
+                continue
+            _move_retains_grad_hook(out, ctx, nr)
         elif is_input:
-            out = outs[nr] = _alias(out)
+            alias = _alias(out)
+            if OPS.custom_function_view is not None:
+                OPS.custom_function_view(out, alias)
+            out = outs[nr] = alias
         out._grad_fn = ctx
         out._output_nr = nr
     ctx._output_info = tuple(info)
@@ -269,6 +284,16 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
     ctx._to_save = None if executable else ctx._to_save
     ctx._wrapped = True
     return outs[0] if single else tuple(outs)
+
+
+def _move_retains_grad_hook(t: Tensor, node: Node, nr: int) -> None:
+    """``retain_grad`` follows a tensor modified in place to its new history."""
+    old = t._grad_fn
+    hooks = None if old is None else old._retains_grad_hooks
+    if hooks and t._output_nr in hooks:
+        if node._retains_grad_hooks is None:
+            node._retains_grad_hooks = {}
+        node._retains_grad_hooks[nr] = hooks.pop(t._output_nr)
 
 
 def _alias(t: Tensor) -> Tensor:

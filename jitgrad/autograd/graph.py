@@ -28,7 +28,8 @@ from .node import Edge, Grads, Node
 # written since (ops/view_meta.py). Every read of a tensor's history goes through
 # ``grad_fn_of`` below so that a stale view is never wired into a new graph.
 OPS = SimpleNamespace(
-    add=None, sum_to=None, to_dtype=None, clone=None, rebase_history=None, current_grad_fn=None
+    add=None, sum_to=None, to_dtype=None, clone=None, rebase_history=None, current_grad_fn=None,
+    custom_function_view=None,
 )
 
 _NO_EDGE: Edge = (None, 0)
@@ -44,10 +45,21 @@ def needs_grad(*tensors: Any) -> bool:
     for t in tensors:
         if isinstance(t, Tensor) and (
             t._requires_grad or t._grad_fn is not None
-            or (t._view_meta is not None and grad_fn_of(t) is not None)
+            or (t._view_meta is not None and requires_grad(t))
         ):
             return True
     return False
+
+
+def requires_grad(t: Tensor) -> bool:
+    """PyTorch's ``requires_grad``: a leaf flag, a history, or — for a view — a base that
+    requires grad (a view made under no_grad has no history but still requires grad)."""
+    if t._requires_grad:
+        return True
+    vm = t._view_meta
+    if vm is None:
+        return t._grad_fn is not None
+    return grad_fn_of(t) is not None or requires_grad(vm.base)
 
 
 def grad_fn_of(t: Tensor) -> Node | None:
@@ -83,7 +95,19 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
 
 def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor]) -> Node:
     """Make ``node`` the ``grad_fn`` of ``outputs``, with edges to ``inputs``."""
-    node.next_functions = tuple(map(gradient_edge, inputs))
+    edges = []
+    for t in inputs:  # gradient_edge, inlined: this runs once per recorded op
+        if t is None:
+            edges.append(_NO_EDGE)
+            continue
+        fn = t._grad_fn if t._view_meta is None else grad_fn_of(t)
+        if fn is not None:
+            edges.append((fn, t._output_nr))
+        elif t._requires_grad:
+            edges.append((grad_accumulator(t), 0))
+        else:
+            edges.append(_NO_EDGE)
+    node.next_functions = tuple(edges)
     if len(outputs) == 1:  # the common case, without a loop
         out = outputs[0]
         out._grad_fn = node
@@ -155,6 +179,9 @@ class AccumulateGrad(Node):
         self.variable = variable
         self.sequence_nr = sys.maxsize  # runs as soon as it is ready, as in PyTorch
         self.input_metadata = ((variable._sizes, variable.dtype),)
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # PyTorch's name() (its C++ class name)
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         grad = grads[0]

@@ -88,7 +88,7 @@ class Node:
         return self.sequence_nr
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         """Gradients w.r.t. the forward's inputs, given those w.r.t. its outputs.
@@ -205,14 +205,18 @@ class SavingNode(Node):
         saved: list[Any] = []
         for t in values:
             if not isinstance(t, Tensor):
-                saved.append(_Plain(t))
+                saved.append(_SAVED_NONE if t is None else _Plain(t))
                 continue
-            nr = next((k for k, o in enumerate(outputs) if o is t), -1)
+            nr = -1
+            for k, o in enumerate(outputs):
+                if o is t:
+                    nr = k
+                    break
             saved.append(SavedTensor(t, self, nr) if nr >= 0 else SavedTensor(t))
         self.saved = tuple(saved)
 
     def unpack(self) -> tuple[Any, ...]:
-        return tuple(s.unpack(self) for s in self.saved)
+        return tuple([s.unpack(self) for s in self.saved])
 
     def release_variables(self) -> None:
         for s in self.saved:
@@ -232,3 +236,6 @@ class _Plain:
 
     def release(self) -> None:
         pass
+
+
+_SAVED_NONE = _Plain(None)  # shared: nothing to free

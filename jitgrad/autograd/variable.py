@@ -7,13 +7,13 @@ from typing import Any, Callable
 
 from .. import dtypes
 from ..tensor import Tensor
-from . import engine
-from .graph import grad_accumulator
+from . import engine, graph
+from .graph import grad_accumulator, grad_fn_of
 from .node import Node, RemovableHandle, add_hook
 
 
 def requires_grad(self: Tensor) -> bool:
-    return self._requires_grad or self._grad_fn is not None
+    return graph.requires_grad(self)
 
 
 def set_requires_grad(self: Tensor, flag: bool) -> None:
@@ -40,11 +40,11 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
 
 
 def is_leaf(self: Tensor) -> bool:
-    return self._grad_fn is None
+    return grad_fn_of(self) is None
 
 
 def grad_fn(self: Tensor) -> Node | None:
-    return self._grad_fn
+    return grad_fn_of(self)
 
 
 def get_grad(self: Tensor) -> Tensor | None:
@@ -57,13 +57,15 @@ def set_grad(self: Tensor, value: Tensor | None) -> None:
             raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
         if value._sizes != self._sizes:
             raise RuntimeError(
-                f"assigned grad has data of a different size: got {list(value._sizes)}, "
-                f"expected {list(self._sizes)}"
+                f"attempting to assign a gradient of size '{list(value._sizes)}' to a tensor of "
+                f"size '{list(self._sizes)}'. Please ensure that the gradient and the tensor are "
+                "the same size"
             )
         if value.dtype != self.dtype:
             raise RuntimeError(
-                f"assigned grad has data of a different type: got {value.dtype.name}, "
-                f"expected {self.dtype.name}"
+                f"attempting to assign a gradient with dtype '{value.dtype.name}' to a tensor "
+                f"with dtype '{self.dtype.name}'. Please ensure that the gradient and the tensor "
+                "have the same dtype"
             )
     self._grad = value
 
@@ -78,7 +80,7 @@ def retains_grad(self: Tensor) -> bool:
 
 def retain_grad(self: Tensor) -> None:
     """Keep ``.grad`` for a non-leaf tensor (a no-op on leaves)."""
-    if self._grad_fn is None:
+    if grad_fn_of(self) is None:
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         return
@@ -115,7 +117,7 @@ def register_hook(self: Tensor, hook: Callable[[Tensor], Any]) -> RemovableHandl
     replacement gradient."""
     if not requires_grad(self):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    if self._grad_fn is None:
+    if grad_fn_of(self) is None:
         if self._hooks is None:
             self._hooks = {}
         # a leaf's hooks run as tensor pre-hooks of its AccumulateGrad (see grad_accumulator)

@@ -58,8 +58,8 @@ def result_type(*operands: Any) -> np.dtype:
                 dim = d if dim is None else promote_types(dim, d)
             else:
                 zero = d if zero is None else promote_types(zero, d)
-        elif x is not None:
-            d = scalar_dtype(x)
+        else:
+            d = scalar_dtype(x)  # TypeError for anything but a number (None included)
             wrapped = d if wrapped is None else promote_types(wrapped, d)
     result = dim
     for other in (zero, wrapped):
@@ -123,23 +123,23 @@ def as_array(x: Any, dtype: np.dtype | None = None) -> Any:
 _LAYOUTS: dict[tuple[int, ...], tuple[tuple[int, ...], int]] = {}
 
 
-def _layout(shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+def layout(shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
     """``(contiguous strides, numel)`` of ``shape``, memoised (bounded)."""
-    layout = _LAYOUTS.get(shape)
-    if layout is None:
+    cached = _LAYOUTS.get(shape)
+    if cached is None:
         n = 1
         for s in shape:
             n *= s
-        layout = (contiguous_strides(shape), n)
+        cached = (contiguous_strides(shape), n)
         if len(_LAYOUTS) < 4096:
-            _LAYOUTS[shape] = layout
-    return layout
+            _LAYOUTS[shape] = cached
+    return cached
 
 
 def array_of(t: Tensor) -> np.ndarray:
     """``t.numpy()``, cheaper for a tensor that is exactly its whole contiguous storage."""
     sizes = t._sizes
-    strides, n = _layout(sizes)
+    strides, n = layout(sizes)
     buffer = t._storage.buffer
     if t._offset == 0 and t._strides == strides and buffer.shape[0] == n:
         return buffer if len(sizes) == 1 else buffer.reshape(sizes)
@@ -148,7 +148,7 @@ def array_of(t: Tensor) -> np.ndarray:
 
 def new_tensor(shape: tuple[int, ...], dtype: np.dtype) -> tuple[Tensor, np.ndarray]:
     """A fresh contiguous tensor and a writable N-d NumPy view of it (for ``out=``)."""
-    strides, n = _layout(shape)
+    strides, n = layout(shape)
     buffer = np.empty(n, dtype)
     t = Tensor._make(Storage(buffer), shape, strides)
     return t, (buffer if len(shape) == 1 else buffer.reshape(shape))
@@ -167,6 +167,31 @@ def shape_of(x: Any) -> tuple[int, ...]:
     return x._sizes if isinstance(x, Tensor) else ()
 
 
+# NumPy warns (RuntimeWarning) when a float result overflows or is nan: log(0), 1/0, sqrt(-1).
+# PyTorch computes those silently, so elementwise ops run with NumPy's floating-point errors
+# ignored. ``with np.errstate(all="ignore")`` costs ~1 us per use; setting the context variable
+# that it sets (NumPy >= 2) costs ~0.1 us. ``QUIET.set(...)``/``QUIET.reset(token)`` bracket a call.
+class _Errstate:
+    """Fallback with the context variable's interface, for NumPy versions without it."""
+
+    def set(self, _: Any) -> Any:
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+
+    def reset(self, state: Any) -> None:
+        state.__exit__(None, None, None)
+
+
+try:
+    from numpy._core.umath import _extobj_contextvar as QUIET  # type: ignore[attr-defined]
+
+    with np.errstate(all="ignore"):
+        IGNORE_ALL = QUIET.get()
+except (ImportError, AttributeError):  # pragma: no cover - depends on the NumPy version
+    QUIET, IGNORE_ALL = _Errstate(), None  # type: ignore[assignment]
+
+
 def broadcast_shape(a: Any, b: Any) -> tuple[int, ...]:
     """The shape ``a`` and ``b`` (tensors or scalars) broadcast to."""
     sa = a._sizes if isinstance(a, Tensor) else ()
@@ -183,14 +208,22 @@ def binary(ufunc: np.ufunc, a: Any, b: Any, dtype: np.dtype | None = None) -> Te
     if dtype is None:
         dtype = result_type(a, b)
     out, view = new_tensor(broadcast_shape(a, b), dtype)
-    ufunc(as_array(a), as_array(b), out=view, dtype=dtype, casting="unsafe")
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        ufunc(as_array(a), as_array(b), out=view, dtype=dtype, casting="unsafe")
+    finally:
+        QUIET.reset(token)
     return out
 
 
 def unary(ufunc: np.ufunc, a: Tensor, dtype: np.dtype | None = None) -> Tensor:
     dtype = a.dtype if dtype is None else dtype
     out, view = new_tensor(a._sizes, dtype)
-    ufunc(array_of(a), out=view, dtype=dtype, casting="unsafe")
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        ufunc(array_of(a), out=view, dtype=dtype, casting="unsafe")
+    finally:
+        QUIET.reset(token)
     return out
 
 

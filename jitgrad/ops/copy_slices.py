@@ -36,6 +36,9 @@ class CopyBackwards(Node):
     """Backward of ``dst.copy_(src)``: nothing for ``dst``'s old value; ``src`` gets the
     gradient (the engine converts it to ``src``'s dtype and sums broadcast dims)."""
 
+    def name(self) -> str:
+        return "torch::autograd::CopyBackwards"  # PyTorch's name for this C++ node
+
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         from ..creation import zeros
 
@@ -56,6 +59,9 @@ class CopySlices(Node):
         self.view = view
         self.view_fn = view_fn
         self.fn: Node | None = fn
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"  # PyTorch's name for this C++ node
 
     def release_variables(self) -> None:
         self.fn = None
@@ -80,7 +86,17 @@ class CopySlices(Node):
             fn._needed = None
         out: list[Tensor | None] = [result]
         if res[0] is not None and self.needs_input_grad(0):
-            grad_slice.copy_(res[0])  # type: ignore[attr-defined]
+            if kernels.has_internal_overlap(self.view.sizes, self.view.strides):
+                # only order-independent writes pass through self-overlapping views
+                # (fill_, zero_, scalar assignment), whose old values get a zero gradient
+                if not getattr(fn, "zeroes_old_values", False):
+                    raise RuntimeError(
+                        f"CopySlices: {fn.name()} wrote through a self-overlapping view; "
+                        "its gradient cannot be written back unambiguously"
+                    )
+                grad_slice.zero_()  # type: ignore[attr-defined]
+            else:
+                grad_slice.copy_(res[0])  # type: ignore[attr-defined]
         out.extend(res[1:])
         return tuple(out)
 

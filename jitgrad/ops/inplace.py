@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.graph import gradient_edge
+from ..autograd.graph import gradient_edge, requires_grad
 from ..autograd.node import Node
 from ..copying import check_inplace
 from ..tensor import Tensor
@@ -25,7 +25,7 @@ from ._common import check_inplace_dtype
 
 
 def _requires_grad(t: Tensor | None) -> bool:
-    return t is not None and (t._requires_grad or view_meta.current_grad_fn(t) is not None)
+    return t is not None and requires_grad(t)
 
 
 def check_autograd_inplace(op: str, self: Tensor, inputs: Sequence[Tensor | None]) -> bool:

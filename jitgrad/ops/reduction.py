@@ -7,6 +7,7 @@ through all of them.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
@@ -17,7 +18,9 @@ from ..autograd.node import Grads, Node, SavingNode
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 from ._common import from_result
-from .elementwise import add, mul
+from .elementwise import div, maximum, minimum, mul, sub
+from .index_ops import index_put_zeros
+from .unary import exp
 
 
 def reduce_dims(op: str, self: Tensor, dim: Any) -> tuple[int, ...]:
@@ -25,9 +28,9 @@ def reduce_dims(op: str, self: Tensor, dim: Any) -> tuple[int, ...]:
 
     As in PyTorch, None and an empty sequence both mean every dim, and a 0-d tensor accepts
     dim 0 / -1 (which reduce nothing: the result is the element itself)."""
-    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+    if dim is None or (not isinstance(dim, numbers.Integral) and len(dim) == 0):
         return tuple(range(self.ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = (dim,) if isinstance(dim, numbers.Integral) else tuple(dim)
     wrapped = tuple(sorted(wrap_dim(d, self.ndim, op) for d in dims))
     if len(set(wrapped)) != len(wrapped):
         dup = next(d for d in wrapped if wrapped.count(d) > 1)
@@ -53,32 +56,9 @@ def _restore(t: Tensor, sizes: tuple[int, ...], dims: tuple[int, ...], keepdim: 
     return t.reshape(keepdim_shape(sizes, dims))  # type: ignore[attr-defined]
 
 
-def _sub(a: Any, b: Any) -> Tensor:
-    return add(a, b, alpha=-1)
-
-
-def _scale(t: Tensor, factor: Any) -> Tensor:
-    """``t * factor`` for a constant (a number or a NumPy array; not differentiated)."""
-    if isinstance(factor, np.ndarray):
-        factor = from_result(factor, t.dtype)
-    return mul(t, factor)
-
-
-class ExpBackward0(SavingNode):
-    """Backward of the private ``_exp`` the softmax family's backward formulas use."""
-
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
-        (result,) = self.unpack()
-        return (mul(grads[0], result),)
-
-
-def _exp(self: Tensor) -> Tensor:
-    out = from_result(np.exp(self.numpy()))
-    if needs_grad(self):
-        node = ExpBackward0()
-        record(node, (self,), (out,))
-        node.save(out, outputs=(out,))
-    return out
+def _constant(array: np.ndarray, like: Tensor) -> Tensor:
+    """A NumPy array (a mask, a count) as a tensor of ``like``'s dtype, outside the graph."""
+    return from_result(array, like.dtype)
 
 
 # -- sum -------------------------------------------------------------------------------------
@@ -135,7 +115,7 @@ class MeanBackward0(SumBackward0):
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         n = _count(self.input_sizes, self.dims)
-        scaled = _scale(grads[0], 1.0 / n) if n else grads[0]  # type: ignore[arg-type]
+        scaled = div(grads[0], n) if n else grads[0]  # an empty input's gradient is empty
         return super().apply([scaled], owned)
 
 
@@ -195,8 +175,6 @@ class MaxBackward0(SavingNode):
         self.keepdim = keepdim
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
-        from .index_ops import index_put_zeros
-
         g = grads[0]
         assert g is not None
         sizes = self.input_sizes
@@ -231,8 +209,8 @@ class MaxBackward1(SavingNode):
         self_, result = self.unpack()
         x, r = self_.numpy(), result.numpy()
         mask = np.isnan(x) if np.isnan(r) else x == r
-        share = _scale(grads[0], 1.0 / int(np.count_nonzero(mask)))  # type: ignore[arg-type]
-        return (_scale(share.expand(self_._sizes), mask),)  # type: ignore[attr-defined]
+        share = div(grads[0], int(np.count_nonzero(mask)))
+        return (mul(share, _constant(mask, share)),)
 
 
 class MinBackward1(MaxBackward1):
@@ -254,11 +232,9 @@ class AmaxBackward0(SavingNode):
         sizes = self_._sizes
         r = result.numpy().reshape(keepdim_shape(sizes, self.dims))
         mask = self_.numpy() == r
-        count = np.sum(mask, axis=self.dims, keepdims=True)
-        with np.errstate(divide="ignore"):
-            inv = 1.0 / count
         g = _restore(grads[0], sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
-        return (_scale(_scale(g, inv).expand(sizes), mask),)  # type: ignore[attr-defined]
+        count = np.sum(mask, axis=self.dims, keepdims=True)
+        return (mul(div(g, _constant(count, g)), _constant(mask, g)),)
 
 
 class AminBackward0(AmaxBackward0):
@@ -279,7 +255,10 @@ def _check_nonempty(op: str, self: Tensor, dims: tuple[int, ...], explicit: bool
 
 
 def _extreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
-    """``max``/``min``: the 0-d extreme with no ``dim``, else ``(values, indices)``."""
+    """``max``/``min``: the 0-d extreme with no ``dim``, else ``(values, indices)``; with a
+    tensor in place of ``dim``, the elementwise ``maximum``/``minimum``, as PyTorch."""
+    if isinstance(dim, Tensor):
+        return (maximum if op == "max" else minimum)(self, dim)
     reduce, arg = (np.max, np.argmax) if op == "max" else (np.min, np.argmin)
     if dim is None:
         _check_nonempty(op, self, (), explicit=False)
@@ -289,7 +268,7 @@ def _extreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
             record(node, (self,), (out,))
             node.save(self, out, outputs=(out,))
         return out
-    if not isinstance(dim, int) or isinstance(dim, bool):
+    if not isinstance(dim, numbers.Integral) or isinstance(dim, (bool, np.bool_)):
         raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
     d = wrap_dim(dim, self.ndim, op)
     x = self.numpy()
@@ -309,8 +288,8 @@ def _extreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
 
 
 def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    """``max()`` (a 0-d tensor) or ``max(dim)`` (``(values, indices)``, the first index of the
-    maximum on ties, of a nan if there is one)."""
+    """``max()`` (a 0-d tensor) or ``max(dim)`` (``(values, indices)``: on ties the first
+    index of the maximum; the first nan, if there is one, wins)."""
     return _extreme("max", self, dim, keepdim)
 
 
@@ -320,7 +299,7 @@ def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 def _amextreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Tensor:
     dims = reduce_dims(op, self, dim)
-    explicit = dim is not None and (isinstance(dim, int) or len(dim) > 0)
+    explicit = dim is not None and (isinstance(dim, numbers.Integral) or len(dim) > 0)
     _check_nonempty(op, self, dims, explicit)
     reduce = np.max if op == "amax" else np.min
     out = from_result(np.asarray(reduce(self.numpy(), axis=dims, keepdims=keepdim)))
@@ -361,7 +340,7 @@ class LogsumexpBackward0(SavingNode):
         sizes = self_._sizes
         g = _restore(grads[0], sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
         r = _restore(result, sizes, self.dims, self.keepdim)
-        return (mul(g, _exp(_sub(self_, r))),)
+        return (mul(g, exp(sub(self_, r))),)
 
 
 def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
@@ -395,7 +374,7 @@ class SoftmaxBackward0(SavingNode):
         (y,) = self.unpack()
         g = grads[0]
         dot = sum(mul(g, y), self.dim, keepdim=True)
-        return (mul(y, _sub(g, dot)),)
+        return (mul(y, sub(g, dot)),)
 
 
 class LogSoftmaxBackward0(SavingNode):
@@ -408,11 +387,11 @@ class LogSoftmaxBackward0(SavingNode):
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         (y,) = self.unpack()
         g = grads[0]
-        return (_sub(g, mul(_exp(y), sum(g, self.dim, keepdim=True))),)
+        return (sub(g, mul(exp(y), sum(g, self.dim, keepdim=True))),)
 
 
 def _softmax_input(op: str, self: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, int]:
-    if not isinstance(dim, int) or isinstance(dim, bool):
+    if not isinstance(dim, numbers.Integral) or isinstance(dim, (bool, np.bool_)):
         raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
     d = wrap_dim(dim, self.ndim, op)
     if dtype is not None:

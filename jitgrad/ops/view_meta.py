@@ -26,6 +26,8 @@ import weakref
 from typing import Any, Callable
 
 from ..autograd.grad_mode import is_grad_enabled, set_grad_enabled
+from ..autograd.graph import requires_grad
+from ..autograd.view_mode import is_view_replay
 from ..tensor import Tensor
 
 DEFAULT = "default"
@@ -34,42 +36,6 @@ NO_GRAD_MODE = "no_grad_mode"
 IN_CUSTOM_FUNCTION = "in_custom_function"
 
 Step = tuple[Callable[..., Any], tuple[Any, ...]]
-
-_mode = {"replay": False}
-
-
-def set_view_replay(enabled: bool) -> None:
-    """Globally switch between as_strided mode (False, default) and view-replay mode."""
-    _mode["replay"] = bool(enabled)
-
-
-def is_view_replay() -> bool:
-    return _mode["replay"]
-
-
-class view_replay:
-    """Context manager (and decorator) running its block in view-replay mode."""
-
-    def __init__(self, enabled: bool = True) -> None:
-        self.enabled = enabled
-
-    def __enter__(self) -> None:
-        self.prev = _mode["replay"]
-        _mode["replay"] = self.enabled
-
-    def __exit__(self, *exc: object) -> None:
-        _mode["replay"] = self.prev
-
-    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        import functools
-
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with view_replay(self.enabled):
-                return fn(*args, **kwargs)
-
-        return wrapper
-
 
 class ViewMeta:
     __slots__ = ("base", "parent", "parent_meta", "view_fn", "creation", "attr_version")
@@ -104,10 +70,6 @@ def replay(view_fn: tuple[Step, ...], t: Tensor) -> Tensor:
     for fn, args in view_fn:
         t = fn(t, *args)
     return t
-
-
-def requires_grad(t: Tensor) -> bool:
-    return t._requires_grad or current_grad_fn(t) is not None
 
 
 def current_grad_fn(t: Tensor) -> Any:

@@ -22,6 +22,8 @@ from .inplace import inplace_write
 class FillBackward0(Node):
     """Backward of ``fill_(scalar)``: the old values do not matter."""
 
+    zeroes_old_values = True  # CopySlices may zero an overlapping slice instead of copying
+
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         return (_zeros_like(grads[0]),)
 
@@ -32,6 +34,8 @@ class ZeroBackward0(FillBackward0):
 
 class FillBackward1(Node):
     """Backward of ``fill_(value_tensor)`` (a 0-d tensor): it receives the summed gradient."""
+
+    zeroes_old_values = True
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         g = grads[0]

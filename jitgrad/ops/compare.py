@@ -1,0 +1,207 @@
+"""Comparisons, logical and bitwise operations, and ``where``.
+
+Comparisons compare in the promoted dtype of their operands (as PyTorch: ``float32_tensor ==
+float64_0d_tensor`` compares in float32) and return bool tensors, which never require grad.
+``where`` is differentiable in its two value operands; its backward routes the gradient by the
+saved condition, and the backward formulas of the other elementwise ops are built from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, SavingNode
+from ..geometry import broadcast_shapes
+from ..tensor import Tensor
+from ._common import array_of, as_array, binary, broadcast_shape, new_tensor, result_type, shape_of
+
+_BOOL = dtypes.bool_
+
+
+def compare(ufunc: np.ufunc, a: Any, b: Any) -> Tensor:
+    """``ufunc(a, b)`` as a bool tensor, comparing in the promoted dtype of ``a`` and ``b``."""
+    dtype = result_type(a, b)
+    out, view = new_tensor(broadcast_shape(a, b), _BOOL)
+    ufunc(as_array(a), as_array(b), out=view, signature=(dtype, dtype, _BOOL), casting="unsafe")
+    return out
+
+
+def _operand(op: str, x: Any) -> None:
+    """Refuse operands that are neither tensors nor Python numbers (for the named function;
+    the Python operators return NotImplemented instead)."""
+    if not _is_operand(x):
+        raise TypeError(f"{op}(): expected a Tensor or a number, got {type(x).__name__}")
+
+
+def eq(input: Any, other: Any) -> Tensor:
+    _operand("eq", other)
+    return compare(np.equal, input, other)
+
+
+def ne(input: Any, other: Any) -> Tensor:
+    _operand("ne", other)
+    return compare(np.not_equal, input, other)
+
+
+def lt(input: Any, other: Any) -> Tensor:
+    _operand("lt", other)
+    return compare(np.less, input, other)
+
+
+def le(input: Any, other: Any) -> Tensor:
+    _operand("le", other)
+    return compare(np.less_equal, input, other)
+
+
+def gt(input: Any, other: Any) -> Tensor:
+    _operand("gt", other)
+    return compare(np.greater, input, other)
+
+
+def ge(input: Any, other: Any) -> Tensor:
+    _operand("ge", other)
+    return compare(np.greater_equal, input, other)
+
+
+def _is_operand(x: Any) -> bool:
+    return isinstance(x, (Tensor, bool, int, float, np.bool_, np.integer, np.floating))
+
+
+def operator(ufunc: np.ufunc) -> Any:
+    """A Python comparison operator: NotImplemented for foreign operands, so that
+    ``tensor == None`` is False (Python's fallback), as in PyTorch. (``2 < t`` needs no
+    reflected form: Python calls ``t > 2``.)"""
+
+    def method(self: Tensor, other: Any) -> Any:
+        if not _is_operand(other):
+            return NotImplemented
+        return compare(ufunc, self, other)
+
+    method.__name__ = ufunc.__name__
+    return method
+
+
+eq_operator = operator(np.equal)  # Tensor.__eq__, ...
+ne_operator = operator(np.not_equal)
+lt_operator = operator(np.less)
+le_operator = operator(np.less_equal)
+gt_operator = operator(np.greater)
+ge_operator = operator(np.greater_equal)
+
+
+# -- logical (any dtype in, bool out) ---------------------------------------------------------
+def logical_and(input: Tensor, other: Any) -> Tensor:
+    return binary(np.logical_and, input, other, _BOOL)
+
+
+def logical_or(input: Tensor, other: Any) -> Tensor:
+    return binary(np.logical_or, input, other, _BOOL)
+
+
+def logical_xor(input: Tensor, other: Any) -> Tensor:
+    return binary(np.logical_xor, input, other, _BOOL)
+
+
+def logical_not(input: Tensor) -> Tensor:
+    out, view = new_tensor(input._sizes, _BOOL)
+    np.logical_not(array_of(input), out=view)
+    return out
+
+
+# -- bitwise (bool and int64 only: ``&``, ``|``, ``^``, ``~``) ----------------------------------
+def _bitwise(name: str, ufunc: np.ufunc, a: Any, b: Any) -> Tensor:
+    dtype = result_type(a, b)
+    if dtype in dtypes.FLOATING:
+        raise NotImplementedError(f'"{name}_cpu" not implemented for {dtype.name} (got a floating '
+                                  "point operand; expected bool or int64)")
+    return binary(ufunc, a, b, dtype)
+
+
+def bitwise_and(input: Any, other: Any) -> Tensor:
+    return _bitwise("bitwise_and", np.bitwise_and, input, other)
+
+
+def bitwise_or(input: Any, other: Any) -> Tensor:
+    return _bitwise("bitwise_or", np.bitwise_or, input, other)
+
+
+def bitwise_xor(input: Any, other: Any) -> Tensor:
+    return _bitwise("bitwise_xor", np.bitwise_xor, input, other)
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    if input.dtype in dtypes.FLOATING:
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors, got "
+            f"{input.dtype.name}"
+        )
+    out, view = new_tensor(input._sizes, input.dtype)
+    np.invert(array_of(input), out=view)
+    return out
+
+
+def bitwise_operator(fn: Any, reflected: bool = False) -> Any:
+    """A Python operator (``&``, ``|``, ``^`` and reflected forms) from a bitwise function."""
+
+    def method(self: Tensor, other: Any) -> Any:
+        if not _is_operand(other):
+            return NotImplemented
+        return fn(other, self) if reflected else fn(self, other)
+
+    method.__name__ = fn.__name__
+    return method
+
+
+and_operator = bitwise_operator(bitwise_and)  # Tensor.__and__, ...
+rand_operator = bitwise_operator(bitwise_and, reflected=True)
+or_operator = bitwise_operator(bitwise_or)
+ror_operator = bitwise_operator(bitwise_or, reflected=True)
+xor_operator = bitwise_operator(bitwise_xor)
+rxor_operator = bitwise_operator(bitwise_xor, reflected=True)
+
+
+# -- where ----------------------------------------------------------------------------------
+class WhereBackward0(SavingNode):
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        (condition,) = self.unpack()
+        return (
+            where(condition, g, 0.0) if self.needs_input_grad(0) else None,
+            where(condition, 0.0, g) if self.needs_input_grad(1) else None,
+        )
+
+
+def where(condition: Tensor, input: Any, other: Any) -> Tensor:
+    """``input`` where ``condition`` holds, else ``other`` (tensors or Python scalars)."""
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where(): argument 'condition' must be a Tensor, got {type(condition).__name__}")
+    if condition.dtype != _BOOL:
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{condition.dtype.name}"
+        )
+    _operand("where", input)
+    _operand("where", other)
+    dtype = result_type(input, other)
+    shape = broadcast_shapes(condition._sizes, shape_of(input), shape_of(other))
+    out, view = new_tensor(shape, dtype)
+    np.copyto(view, as_array(other), casting="unsafe")
+    np.copyto(view, as_array(input), casting="unsafe", where=array_of(condition))
+    if needs_grad(input, other):
+        node = WhereBackward0()
+        record(node, (_tensor(input), _tensor(other)), (out,))
+        node.save(condition)
+    return out
+
+
+def where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
+    """``self.where(condition, other)``: ``where(condition, self, other)``."""
+    return where(condition, self, other)
+
+
+def _tensor(x: Any) -> Tensor | None:
+    return x if isinstance(x, Tensor) else None
