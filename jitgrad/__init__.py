@@ -46,8 +46,11 @@ from .ops.elementwise import add, div, maximum, minimum, mul, neg, reciprocal, s
 from .ops.power import pow  # noqa: A004
 from .ops.unary import abs, clamp, cos, exp, log, relu, sigmoid, sin, sqrt, tanh  # noqa: A004
 
+from . import optim  # torch.optim's counterpart: SGD, Adam
+
 __all__ = [
     "autograd",
+    "optim",
     "enable_grad",
     "is_grad_enabled",
     "no_grad",

@@ -130,6 +130,12 @@ Tensor.__ror__ = compare.ror_operator  # type: ignore[attr-defined]
 Tensor.__xor__ = compare.xor_operator  # type: ignore[attr-defined]
 Tensor.__rxor__ = compare.rxor_operator  # type: ignore[attr-defined]
 Tensor.__invert__ = compare.bitwise_not  # type: ignore[attr-defined]
+Tensor.bitwise_and_ = elementwise.bitwise_and_  # type: ignore[attr-defined]
+Tensor.bitwise_or_ = elementwise.bitwise_or_  # type: ignore[attr-defined]
+Tensor.bitwise_xor_ = elementwise.bitwise_xor_  # type: ignore[attr-defined]
+Tensor.__iand__ = elementwise.bitwise_and_  # type: ignore[attr-defined]
+Tensor.__ior__ = elementwise.bitwise_or_  # type: ignore[attr-defined]
+Tensor.__ixor__ = elementwise.bitwise_xor_  # type: ignore[attr-defined]
 
 # reductions (ops/reduction.py)
 Tensor.sum = reduction.sum  # type: ignore[attr-defined]

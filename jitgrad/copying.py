@@ -14,6 +14,8 @@ import numpy as np
 from . import dtypes, kernels
 from .geometry import check_broadcastable_to, numel
 from .geometry import views as vg
+from .geometry.layout import preserve_strides
+from .storage import Storage
 from .tensor import Tensor
 
 
@@ -21,20 +23,29 @@ def empty(sizes: tuple[int, ...], dtype: np.dtype) -> Tensor:
     return Tensor._from_buffer(np.empty(numel(sizes), dtype), sizes)
 
 
-def clone(self: Tensor) -> Tensor:
-    """A contiguous copy with its own storage."""
-    out = empty(self._sizes, self.dtype)
+def _empty_like(self: Tensor, dtype: np.dtype, contiguous: bool) -> Tensor:
+    """A new tensor of ``self``'s shape: contiguous, or laid out as PyTorch's
+    ``preserve_format`` would (same strides when ``self`` is dense)."""
+    if contiguous:
+        return empty(self._sizes, dtype)
+    strides = preserve_strides(self._sizes, self._strides)
+    return Tensor._make(Storage(np.empty(numel(self._sizes), dtype)), self._sizes, strides)
+
+
+def clone(self: Tensor, contiguous: bool = False) -> Tensor:
+    """A copy with its own storage, keeping ``self``'s memory layout unless ``contiguous``."""
+    out = _empty_like(self, self.dtype, contiguous)
     _copy_region(out, self)
     return out
 
 
 def contiguous(self: Tensor) -> Tensor:
-    return self if self.is_contiguous() else clone(self)
+    return self if self.is_contiguous() else clone(self, contiguous=True)
 
 
 def to_dtype_copy(self: Tensor, dtype: np.dtype) -> Tensor:
-    """A contiguous copy converted to ``dtype`` (NumPy's ``astype`` casting)."""
-    out = empty(self._sizes, dtype)
+    """A copy converted to ``dtype`` (NumPy's ``astype`` casting), layout preserved."""
+    out = _empty_like(self, dtype, contiguous=False)
     _copy_region(out, self)
     return out
 

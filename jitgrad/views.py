@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 from typing import Sequence
 
+from . import copying
 from .geometry import views as vg
 from .geometry.broadcast import infer_size
 from .geometry.strided import contiguous_strides
@@ -78,7 +79,7 @@ def reshape(self: Tensor, *shape: int) -> Tensor:
     strides = vg.view_strides(self._sizes, self._strides, sizes)
     if strides is not None:
         return self._alias(vg.Geometry(sizes, strides, self._offset))
-    copy = self.clone()  # type: ignore[attr-defined]
+    copy = copying.clone(self, contiguous=True)
     # like PyTorch's _unsafe_view: the copy is not a view of anything
     return Tensor._make(copy._storage, sizes, contiguous_strides(sizes))
 

@@ -47,6 +47,14 @@ def _truncated(program: Program, k: int) -> Program:
 
 def _assert_same(ours: Outcome, theirs: Outcome, program: Program) -> None:
     where = f"\nprogram:\n{program.describe()}\njitgrad: {ours.error!r}\npytorch: {theirs.error!r}"
+    if theirs.error_step == len(program.steps) and ours.error_step is None and SELF_OVERLAP in str(theirs.error):
+        # PyTorch's backward cannot write a gradient back through a self-overlapping view
+        # that was filled (fill_, zero_, scalar assignment); jitgrad zeroes it: compare the
+        # program up to that write
+        k = max(i for i, s in enumerate(program.steps)
+                if s.name in ORDER_INDEPENDENT and _target_overlaps(program, i))
+        compare(_truncated(program, k))
+        return
     if ours.error_step != theirs.error_step:
         k = ours.error_step if ours.error_step is not None else theirs.error_step
         if theirs.error_step is not None and (ours.error_step is None or theirs.error_step < ours.error_step):

@@ -417,6 +417,28 @@ def test_aliasing_write_pytorch_finds_too_hard_computes_out_of_place():
     np.testing.assert_array_equal(v.numpy(), expected)
 
 
+@pytest.mark.parametrize("op", ["iand", "ior", "ixor", "and_", "or_", "xor_"])
+def test_bitwise_inplace_matches_pytorch(op):
+    fn = {"iand": lambda y, o: y.__iand__(o), "ior": lambda y, o: y.__ior__(o),
+          "ixor": lambda y, o: y.__ixor__(o), "and_": lambda y, o: y.bitwise_and_(o),
+          "or_": lambda y, o: y.bitwise_or_(o), "xor_": lambda y, o: y.bitwise_xor_(o)}[op]
+    for self_dtype, (kind, dtype) in itertools.product(DTYPES, OTHERS):
+        def program(lib, self_dtype=self_dtype, kind=kind, dtype=dtype):
+            y = lib.tensor(VALUES[self_dtype], dtype=getattr(lib, self_dtype))
+            other = _operand(lib, kind, dtype)
+            return y, lambda: fn(y, other)
+        _assert_same_inplace(program, f"{self_dtype}.{op}({kind} {dtype})")
+
+
+def test_augmented_bitwise_assignment_is_in_place():
+    m = jitgrad.tensor([True, False, True])
+    alias = m
+    m &= jitgrad.tensor([True, True, False])
+    m |= jitgrad.tensor([False, True, False])
+    m ^= True
+    assert m is alias and m._version == 3 and m.tolist() == [False, False, True]
+
+
 def test_augmented_assignment_is_in_place():
     x = jitgrad.tensor([1.0, 2.0])
     y = x

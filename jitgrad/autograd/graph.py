@@ -44,8 +44,8 @@ def needs_grad(*tensors: Any) -> bool:
         return False
     for t in tensors:
         if isinstance(t, Tensor) and (
-            t._requires_grad or t._grad_fn is not None
-            or (t._view_meta is not None and requires_grad(t))
+            requires_grad(t) if t._view_meta is not None  # a stale view is brought up to date
+            else t._requires_grad or t._grad_fn is not None
         ):
             return True
     return False
@@ -54,12 +54,10 @@ def needs_grad(*tensors: Any) -> bool:
 def requires_grad(t: Tensor) -> bool:
     """PyTorch's ``requires_grad``: a leaf flag, a history, or — for a view — a base that
     requires grad (a view made under no_grad has no history but still requires grad)."""
-    if t._requires_grad:
-        return True
     vm = t._view_meta
     if vm is None:
-        return t._grad_fn is not None
-    return grad_fn_of(t) is not None or requires_grad(vm.base)
+        return t._requires_grad or t._grad_fn is not None
+    return grad_fn_of(t) is not None or t._requires_grad or requires_grad(vm.base)
 
 
 def grad_fn_of(t: Tensor) -> Node | None:

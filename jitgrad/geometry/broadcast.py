@@ -31,17 +31,17 @@ def infer_size(op: str, shape: Sequence[int], total: int) -> tuple[int, ...]:
     for i, s in enumerate(shape):
         if s == -1:
             if infer is not None:
-                raise RuntimeError("only one dimension can be inferred")
+                raise RuntimeError(f"{op}: only one dimension can be inferred, got shape {list(shape)}")
             infer = i
         elif s < 0:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"{op}: invalid shape dimension {s} in shape {list(shape)}")
         else:
             known *= s
     out = list(shape)
     if infer is not None:
         if known == 0:
             raise RuntimeError(
-                f"cannot reshape tensor of {total} elements into shape {list(shape)} because the "
+                f"{op}: cannot reshape tensor of {total} elements into shape {list(shape)} because the "
                 "unspecified dimension size -1 can be any value and is ambiguous"
             )
         if total % known == 0:
@@ -49,7 +49,7 @@ def infer_size(op: str, shape: Sequence[int], total: int) -> tuple[int, ...]:
             return tuple(out)
     elif known == total:
         return tuple(out)
-    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {total}")
+    raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {total}")
 
 
 def check_broadcastable_to(op: str, shape: Sequence[int], target: Sequence[int]) -> None:

@@ -112,6 +112,12 @@ def check_in_bounds(
         )
     if offset < 0:
         raise RuntimeError(f"{op}: storage offset must be non-negative, got {offset}")
+    if max((*sizes, *strides, offset), default=0) >= 2**63:  # PyTorch: TypeError on parsing
+        raise RuntimeError(f"{op}: sizes {list(sizes)}, strides {list(strides)} and storage "
+                           f"offset {offset} must each be below 2**63 (they are int64)")
+    if numel(sizes) >= 2**63:  # as PyTorch: every element count must fit in int64
+        raise RuntimeError(f"{op}: sizes {list(sizes)} have {numel(sizes)} elements, "
+                           "expected fewer than 2**63 (numel overflows int64)")
     needed = required_storage(sizes, strides, offset)
     if needed > storage_size:
         raise RuntimeError(

@@ -211,6 +211,9 @@ def expand(g: Geometry, shape: Ints) -> Geometry:
         if target < 0:
             raise RuntimeError(f"expand: got a negative size {target} in {list(shape)}")
         sizes[i], strides[i] = target, stride
+    if numel(sizes) >= 2**63:  # as PyTorch: every element count must fit in int64
+        raise RuntimeError(f"expand: sizes {sizes} have {numel(sizes)} elements, "
+                           "expected fewer than 2**63 (numel overflows int64)")
     return Geometry(tuple(sizes), tuple(strides), g.storage_offset)
 
 
@@ -267,12 +270,12 @@ def unfold(g: Geometry, dimension: int, size: int, step: int) -> Geometry:
     dim_stride = g.strides[dim] if ndim else 1
     if size > dim_size:
         raise RuntimeError(
-            f"maximum size for tensor at dimension {dim} is {dim_size} but size is {size}"
+            f"unfold: maximum size for tensor at dimension {dim} is {dim_size} but size is {size}"
         )
     if size < 0:
         raise RuntimeError(f"unfold: size is {size} but must be >= 0")
     if step <= 0:
-        raise RuntimeError(f"step is {step} but must be > 0")
+        raise RuntimeError(f"unfold: step is {step} but must be > 0")
     sizes, strides = list(g.sizes), list(g.strides)
     if ndim:
         sizes[dim] = (dim_size - size) // step + 1

@@ -17,6 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..geometry import broadcast_shapes, contiguous_strides
 from ..storage import Storage
+from ..geometry.layout import output_strides
 from ..tensor import Tensor
 
 _RANK = {dtypes.bool_: 0, dtypes.int64: 1, dtypes.float32: 2, dtypes.float64: 3}
@@ -146,6 +147,21 @@ def array_of(t: Tensor) -> np.ndarray:
     return t.numpy()
 
 
+def new_output(shape: tuple[int, ...], dtype: np.dtype, operands: tuple[Any, ...]) -> tuple[Tensor, np.ndarray]:
+    """A fresh elementwise output laid out as PyTorch would (see ``output_strides``)."""
+    strides = output_strides(
+        shape, [(x._sizes, x._strides) for x in operands if isinstance(x, Tensor) and x._sizes]
+    )
+    if strides is None:
+        return new_tensor(shape, dtype)
+    n = layout(shape)[1]
+    buffer = np.empty(n, dtype)
+    t = Tensor._make(Storage(buffer), shape, strides)
+    item = buffer.itemsize
+    view = np.ndarray(shape, dtype, buffer=buffer, strides=tuple(st * item for st in strides)) if n else np.empty(shape, dtype)
+    return t, view
+
+
 def new_tensor(shape: tuple[int, ...], dtype: np.dtype) -> tuple[Tensor, np.ndarray]:
     """A fresh contiguous tensor and a writable N-d NumPy view of it (for ``out=``)."""
     strides, n = layout(shape)
@@ -170,7 +186,8 @@ def shape_of(x: Any) -> tuple[int, ...]:
 # NumPy warns (RuntimeWarning) when a float result overflows or is nan: log(0), 1/0, sqrt(-1).
 # PyTorch computes those silently, so elementwise ops run with NumPy's floating-point errors
 # ignored. ``with np.errstate(all="ignore")`` costs ~1 us per use; setting the context variable
-# that it sets (NumPy >= 2) costs ~0.1 us. ``QUIET.set(...)``/``QUIET.reset(token)`` bracket a call.
+# it sets (NumPy >= 2's private ``_extobj_contextvar``; an errstate fallback otherwise) costs
+# ~0.1 us. ``token = QUIET.set(IGNORE_ALL)`` ... ``QUIET.reset(token)`` bracket a ufunc call.
 class _Errstate:
     """Fallback with the context variable's interface, for NumPy versions without it."""
 
@@ -207,7 +224,7 @@ def binary(ufunc: np.ufunc, a: Any, b: Any, dtype: np.dtype | None = None) -> Te
     """``ufunc(a, b)`` broadcast, computed in (and returned as) the promoted dtype."""
     if dtype is None:
         dtype = result_type(a, b)
-    out, view = new_tensor(broadcast_shape(a, b), dtype)
+    out, view = new_output(broadcast_shape(a, b), dtype, (a, b))
     token = QUIET.set(IGNORE_ALL)
     try:
         ufunc(as_array(a), as_array(b), out=view, dtype=dtype, casting="unsafe")
@@ -218,7 +235,7 @@ def binary(ufunc: np.ufunc, a: Any, b: Any, dtype: np.dtype | None = None) -> Te
 
 def unary(ufunc: np.ufunc, a: Tensor, dtype: np.dtype | None = None) -> Tensor:
     dtype = a.dtype if dtype is None else dtype
-    out, view = new_tensor(a._sizes, dtype)
+    out, view = new_output(a._sizes, dtype, (a,))
     token = QUIET.set(IGNORE_ALL)
     try:
         ufunc(array_of(a), out=view, dtype=dtype, casting="unsafe")

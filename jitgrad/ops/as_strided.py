@@ -120,6 +120,7 @@ def as_strided(
     self: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
 ) -> Tensor:
     """A view with explicit geometry; ``storage_offset`` counts from the start of storage."""
+    needs_grad(self)  # a stale view's history first, as PyTorch
     out = views.as_strided(self, size, stride, storage_offset)
     if needs_grad(self):
         record(AsStridedBackward0(self._geometry, out._geometry), (self,), (out,))
@@ -129,9 +130,13 @@ def as_strided(
 
 
 def _as_strided_from_root(t: Tensor, size: tuple[int, ...], stride: tuple[int, ...], rel: int) -> Tensor:
-    """Replay of ``as_strided`` on another tensor: the offset counts from its root's."""
+    """Replay of ``as_strided`` on another tensor. It addresses storage, so it is replayed
+    on the root (as in as_strided mode), its offset counted from the root's."""
     root = t if t._base is None else t._base
-    return as_strided(t, size, stride, root._offset + rel)
+    return as_strided(root, size, stride, root._offset + rel)
+
+
+_as_strided_from_root.addresses_storage = True  # type: ignore[attr-defined]  # see view_meta
 
 
 def contiguous_geometry(sizes: tuple[int, ...]) -> Geometry:

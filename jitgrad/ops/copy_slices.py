@@ -81,7 +81,7 @@ class CopySlices(Node):
             grad_slice = result.as_strided(self.view.sizes, self.view.strides, rel)  # type: ignore[attr-defined]
         fn._needed = self._needed_for_fn()
         try:
-            res = fn.apply([grad_slice.clone()])  # type: ignore[attr-defined]
+            res = fn.apply([grad_slice.contiguous() if not grad_slice.is_contiguous() else grad_slice.clone()])  # type: ignore[attr-defined]
         finally:
             fn._needed = None
         out: list[Tensor | None] = [result]

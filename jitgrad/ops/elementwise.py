@@ -1,6 +1,7 @@
 """Elementwise arithmetic with broadcasting and PyTorch's type promotion: ``add``, ``sub``,
-``mul``, ``div``, ``neg``, ``reciprocal``, ``maximum``, ``minimum``, their in-place forms, and
-the checks every in-place elementwise op shares.
+``mul``, ``div``, ``neg``, ``reciprocal``, ``maximum``, ``minimum``, their in-place forms (and
+the in-place bitwise ops behind ``&=``, ``|=``, ``^=``), and the checks every in-place
+elementwise op shares.
 
 Each op's backward node sits next to its forward and returns local gradients (in the broadcast
 shape and the result's dtype); the engine sums them back to the inputs' shapes and casts them
@@ -23,7 +24,7 @@ from ..tensor import Tensor
 from ._common import (
     IGNORE_ALL, QUIET, as_array, binary, check_inplace_dtype, from_result, layout, result_type, unary,
 )
-from .compare import compare, where
+from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where
 from .inplace import apply_inplace, check_leaf
 from .structure import clone
 
@@ -374,3 +375,24 @@ def maximum(input: Tensor, other: Tensor) -> Tensor:
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     return _extremum("minimum", np.minimum, MinimumBackward0, input, other)
+
+
+# -- in-place bitwise ops (``&=``, ``|=``, ``^=``; bool and int64, never differentiable) ----------
+def _bitwise_(op: str, fn: Callable[[Any, Any], Tensor], ufunc: np.ufunc, self: Tensor, other: Any) -> Tensor:
+    dtype = result_type(self, other)
+    if dtype in dtypes.FLOATING:
+        fn(self, other)  # raises PyTorch's NotImplementedError
+    check_inplace_operands(op, self, dtype, other)
+    return apply_inplace(op, self, compute(ufunc, self, other, dtype=dtype), dtype, (self,), None)
+
+
+def bitwise_and_(self: Tensor, other: Any) -> Tensor:
+    return _bitwise_("bitwise_and_", bitwise_and, np.bitwise_and, self, other)
+
+
+def bitwise_or_(self: Tensor, other: Any) -> Tensor:
+    return _bitwise_("bitwise_or_", bitwise_or, np.bitwise_or, self, other)
+
+
+def bitwise_xor_(self: Tensor, other: Any) -> Tensor:
+    return _bitwise_("bitwise_xor_", bitwise_xor, np.bitwise_xor, self, other)

@@ -30,15 +30,22 @@ class ToCopyBackward0(Node):
         return (to_dtype(grads[0], self.dtype),)  # type: ignore[arg-type]
 
 
-def clone(self: Tensor) -> Tensor:
-    out = copying.clone(self)
+def clone(self: Tensor, *, memory_format: str | None = None) -> Tensor:
+    """A differentiable copy. Like PyTorch's default ``preserve_format`` it keeps a dense
+    tensor's strides; ``memory_format="contiguous_format"`` makes it contiguous."""
+    if memory_format not in (None, "preserve_format", "contiguous_format"):
+        raise ValueError(
+            f"clone(): memory_format must be 'preserve_format' or 'contiguous_format', "
+            f"got {memory_format!r}"
+        )
+    out = copying.clone(self, contiguous=memory_format == "contiguous_format")
     if needs_grad(self):
         record(CloneBackward0(), (self,), (out,))
     return out
 
 
 def contiguous(self: Tensor) -> Tensor:
-    return self if self.is_contiguous() else clone(self)
+    return self if self.is_contiguous() else clone(self, memory_format="contiguous_format")
 
 
 def to_dtype(self: Tensor, dtype: Any) -> Tensor:

@@ -85,10 +85,18 @@ def current_grad_fn(t: Tensor) -> Any:
 
 
 def _nearest_living_ancestor(vm: ViewMeta) -> Tensor:
+    """The closest view ``t`` was taken from that is still alive and covers every element of
+    ``t`` — else the base. An ``as_strided`` step addresses storage and may reach outside
+    its input, so only the base is sure to cover a view made through one."""
+    if any(getattr(fn, "addresses_storage", False) for fn, _ in vm.view_fn):
+        # the part of the chain after an as_strided step is still safe to route through
+        last = max(i for i, (fn, _) in enumerate(vm.view_fn) if getattr(fn, "addresses_storage", False))
+    else:
+        last = -1
     meta: ViewMeta | None = vm
     while meta is not None:
         parent = meta.parent() if meta.parent is not None else None
-        if parent is not None:
+        if parent is not None and len(parent._view_meta.view_fn) > last:
             return parent
         meta = meta.parent_meta
     return vm.base

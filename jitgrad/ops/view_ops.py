@@ -197,6 +197,15 @@ def _scatter_add(buffer: np.ndarray, rel: Geometry, g: Tensor) -> None:
     np.add.at(buffer, index.reshape(-1), np.asarray(values).reshape(-1))
 
 
+def _forward(op: Callable[..., Any], self: Tensor, *args: Any) -> Any:
+    """Run the view's forward after bringing ``self``'s history up to date: as in PyTorch,
+    an error from a stale view's history comes before the op's own argument errors. (Ops
+    that PyTorch composes from others — narrow, chunk, movedim, indexing — check their
+    arguments first, so they call their forward directly.)"""
+    needs_grad(self)
+    return op(self, *args)
+
+
 def _same(g: Geometry) -> Geometry:
     return g
 
@@ -225,29 +234,29 @@ def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 
 def select(self: Tensor, dim: int, index: int) -> Tensor:
-    return _record(SelectBackward0, self, views.select(self, dim, index), vg.select, dim, index)
+    return _record(SelectBackward0, self, _forward(views.select, self, dim, index), vg.select, dim, index)
 
 
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    out = views.transpose(self, dim0, dim1)
+    out = _forward(views.transpose, self, dim0, dim1)
     return _record(TransposeBackward0, self, out, vg.transpose, dim0, dim1)
 
 
 def t(self: Tensor) -> Tensor:
-    out = views.t(self)
+    out = _forward(views.t, self)
     if self.ndim == 2:
         return _record(TBackward0, self, out, vg.transpose, 0, -1, step=(t, ()))
     return _record(TBackward0, self, out, _same, step=(t, ()))
 
 
 def T(self: Tensor) -> Tensor:
-    out = views.T(self)
+    out = _forward(views.T, self)
     dims = tuple(reversed(range(self.ndim)))
     return _record(PermuteBackward0, self, out, vg.permute, dims, step=(permute, dims))
 
 
 def permute(self: Tensor, *dims: int) -> Tensor:
-    out = views.permute(self, *dims)
+    out = _forward(views.permute, self, *dims)
     order = sizes_arg("permute", dims)
     return _record(PermuteBackward0, self, out, vg.permute, order, step=(permute, order))
 
@@ -261,7 +270,7 @@ def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
 
 
 def view(self: Tensor, *shape: Any) -> Tensor:
-    out = views.view(self, *shape)
+    out = _forward(views.view, self, *shape)
     return _record(ViewBackward0, self, out, vg.view, out._sizes, step=(view, (out._sizes,)))
 
 
@@ -276,7 +285,7 @@ def reshape(self: Tensor, *shape: Any) -> Tensor:
         return view(self, sizes)
     from .structure import clone
 
-    copy = clone(self)
+    copy = clone(self, memory_format="contiguous_format")
     out = Tensor._make(copy._storage, sizes, contiguous_strides(sizes))
     if needs_grad(copy):  # not a view (PyTorch's _unsafe_view): no view tracking
         record(UnsafeViewBackward0(copy._sizes, _relative(copy, vg.view, sizes)), (copy,), (out,))
@@ -289,7 +298,7 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def expand(self: Tensor, *sizes: Any) -> Tensor:
-    out = views.expand(self, *sizes)
+    out = _forward(views.expand, self, *sizes)
     return _record(ExpandBackward0, self, out, vg.expand, out._sizes, step=(expand, (out._sizes,)))
 
 
@@ -298,20 +307,20 @@ def expand_as(self: Tensor, other: Tensor) -> Tensor:
 
 
 def unsqueeze(self: Tensor, dim: int) -> Tensor:
-    return _record(UnsqueezeBackward0, self, views.unsqueeze(self, dim), vg.unsqueeze, dim)
+    return _record(UnsqueezeBackward0, self, _forward(views.unsqueeze, self, dim), vg.unsqueeze, dim)
 
 
 def squeeze(self: Tensor, dim: Any = None) -> Tensor:
-    return _record(SqueezeBackward0, self, views.squeeze(self, dim), vg.squeeze, dim)
+    return _record(SqueezeBackward0, self, _forward(views.squeeze, self, dim), vg.squeeze, dim)
 
 
 def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    out = views.diagonal(self, offset, dim1, dim2)
+    out = _forward(views.diagonal, self, offset, dim1, dim2)
     return _record(DiagonalBackward0, self, out, vg.diagonal, offset, dim1, dim2)
 
 
 def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
-    out = views.unfold(self, dimension, size, step)
+    out = _forward(views.unfold, self, dimension, size, step)
     return _record(UnfoldBackward0, self, out, vg.unfold, dimension, size, step)
 
 
@@ -338,7 +347,7 @@ def _piece(t: Tensor, replay: Callable[[Tensor], tuple[Tensor, ...]], k: int) ->
 
 
 def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-    outs = views.unbind(self, dim)
+    outs = _forward(views.unbind, self, dim)
     d = wrap_dim(dim, self.ndim) if self.ndim else 0
     return _multi(
         UnbindBackward0, self, outs, lambda g: [vg.select(g, d, i) for i in range(len(outs))],
@@ -360,7 +369,7 @@ def _pieces(self: Tensor, outs: tuple[Tensor, ...], dim: int) -> Callable[[Geome
 
 
 def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
-    outs = views.split(self, split_size_or_sections, dim)
+    outs = _forward(views.split, self, split_size_or_sections, dim)
     return _multi(
         SplitBackward0, self, outs, _pieces(self, outs, dim),
         lambda t: split(t, split_size_or_sections, dim),
@@ -375,6 +384,7 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 def basic_view(self: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
     """The differentiable view the basic part of ``index`` selects, and the advanced parts
     left to apply to it (PyTorch's ``applySlicing``)."""
+    # indexing validates before any autograd op runs (PyTorch's applySlicing): no _forward
     g, advanced = indexing.split_index(self._geometry, index)
     view = self._alias(g)
     items = [it for it in indexing.as_tuple(index) if it is not Ellipsis]

@@ -1,0 +1,95 @@
+"""``Adam`` (optionally AMSGrad): ``torch.optim.Adam``'s single-tensor (``foreach=False``)
+update, in the same order of floating-point operations."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..autograd import no_grad
+from ..creation import tensor, zeros_like
+from ..dtypes import float32
+from ..ops.elementwise import maximum
+from ..tensor import Tensor
+from .optimizer import Optimizer, ParamsT
+
+
+class Adam(Optimizer):
+    """Moments ``m = lerp(m, g, 1 - beta1)``, ``v = beta2 * v + (1 - beta2) * g * g``; update
+    ``p -= lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)``, with ``v``
+    replaced by its running maximum under AMSGrad. ``weight_decay`` adds ``wd * p`` to ``g``
+    (L2, not AdamW's decoupled decay)."""
+
+    def __init__(self, params: ParamsT, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
+                 maximize: bool = False) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize}
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a ``.grad``; returns ``closure()`` if given."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    self._update(p, p.grad, group)
+        return loss
+
+    def _init_state(self, param: Tensor, amsgrad: bool) -> dict[str, Any]:
+        state = self.state[param]
+        if not state:
+            # PyTorch keeps the step count as a float32 scalar tensor; so do we (state_dict parity).
+            state["step"] = tensor(0.0, dtype=float32)
+            state["exp_avg"] = zeros_like(param)
+            state["exp_avg_sq"] = zeros_like(param)
+            if amsgrad:
+                state["max_exp_avg_sq"] = zeros_like(param)
+        return state
+
+    def _update(self, param: Tensor, grad: Tensor, group: dict[str, Any]) -> None:
+        beta1, beta2 = group["betas"]
+        state = self._init_state(param, group["amsgrad"])
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        if group["maximize"]:
+            grad = -grad
+        state["step"].add_(1)
+        step = state["step"].item()
+        if group["weight_decay"] != 0:
+            grad = grad.add(param, alpha=group["weight_decay"])
+
+        _lerp_(exp_avg, grad, 1 - beta1)
+        # PyTorch's addcmul_ computes self + (value * t1) * t2.
+        exp_avg_sq.mul_(beta2).add_(grad.mul(1 - beta2).mul(grad))
+
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        step_size = group["lr"] / bias_correction1
+        bias_correction2_sqrt = bias_correction2**0.5
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"].copy_(maximum(state["max_exp_avg_sq"], exp_avg_sq))
+            second = state["max_exp_avg_sq"]
+        else:
+            second = exp_avg_sq
+        denom = (second.sqrt() / bias_correction2_sqrt).add_(group["eps"])
+        # PyTorch's addcdiv_ computes self + (value * t1) / t2.
+        param.add_(exp_avg.mul(-step_size).div(denom))
+
+
+def _lerp_(start: Tensor, end: Tensor, weight: float) -> None:
+    """``start.lerp_(end, weight)`` with PyTorch's two formulas (exact at both ends)."""
+    if abs(weight) < 0.5:
+        start.add_((end - start).mul(weight))
+    else:
+        start.copy_(end - (end - start).mul(1 - weight))
