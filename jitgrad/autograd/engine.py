@@ -1,5 +1,16 @@
 """The engine: runs a graph backward from its roots (PyTorch's ``Engine::execute``).
 
+Note [Gradient buffer ownership]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The engine tracks, per input-buffer slot, whether the gradient there is a buffer nothing
+else references. It is when the engine made it (the copy on a second gradient), when a
+node said so (``OwnedGrads``: e.g. CopySlices returning the buffer it wrote into), when
+``validate_outputs`` had to reduce or cast (a fresh tensor), or when a node passed an owned
+input through unchanged to exactly one output. ``apply(grads, owned)`` learns which of its
+inputs it may overwrite; that is what makes K in-place writes into slices of one buffer cost
+O(buffer + slices) in backward rather than O(K x buffer). Hooks and captures may keep a
+reference, so they clear ownership.
+
 1. Count, for every node reachable from the roots, how many edges lead into it.
 2. With ``inputs`` given, mark the nodes on a path to them (``exec_info``); skip the rest.
 3. Run ready nodes (all their incoming gradients arrived), the most recently created first.
@@ -18,7 +29,8 @@ from typing import Any, Sequence
 from ..tensor import Tensor
 from . import grad_mode
 from .graph import (
-    OPS, AccumulateGrad, accumulate_grad, add_inplace, dense_copy, gradient_edge, is_fresh,
+    OPS, AccumulateGrad, ScatterGrad, accumulate_grad, add_inplace, dense_copy, gradient_edge,
+    is_fresh,
 )
 from .node import Edge, Node
 
@@ -48,6 +60,10 @@ def validate_outputs(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor 
 
 
 def _validate(node: Node, i: int, grad: Any, meta: tuple[tuple[int, ...], Any]) -> Tensor:
+    if grad.__class__ is ScatterGrad:
+        if grad.sizes == meta[0] and grad.dtype == meta[1]:
+            return grad  # type: ignore[no-any-return]
+        grad = grad.materialize()
     if not isinstance(grad, Tensor):
         raise TypeError(
             f"Function {node.name()} returned an invalid gradient at index {i}: expected a "
@@ -175,10 +191,16 @@ def execute(
             return
         if flags is None:
             flags = owned[node] = [False] * len(buf)
-        if not flags[k]:
+        if old.__class__ is ScatterGrad:
+            old = buf[k] = old.materialize()  # type: ignore[union-attr]
+            flags[k] = True
+        elif not flags[k]:
             old = buf[k] = dense_copy(old)  # type: ignore[arg-type]
             flags[k] = True
-        add_inplace(old, grad)  # type: ignore[arg-type]
+        if grad.__class__ is ScatterGrad:
+            grad.add_into(old)  # type: ignore[union-attr]  # O(slice), not O(buffer)
+        else:
+            add_inplace(old, grad)  # type: ignore[arg-type]
 
     ready: list[tuple[int, int, Node]] = []
     counter = 0
@@ -204,6 +226,8 @@ def execute(
             node = heappop(ready)[2]
             grads = buffers.pop(node)
             flags = owned.pop(node, None) if owned else None
+            if ScatterGrad in map(type, grads):  # no node ever sees a ScatterGrad
+                flags = _materialize(grads, flags)
             if node._tensor_pre_hooks or node._retains_grad_hooks:
                 grads = _call_tensor_pre_hooks(node, grads)
                 flags = None  # a hook may have kept a reference: nothing is owned any more
@@ -240,7 +264,10 @@ def execute(
                 if run is not None:
                     node._needed = None
             if node._hooks:
-                outputs = validate_outputs(node, outputs)
+                outputs = [
+                    o.materialize() if o.__class__ is ScatterGrad else o  # type: ignore[union-attr]
+                    for o in validate_outputs(node, outputs)
+                ]
                 for hook in list(node._hooks.values()):
                     res = hook(tuple(outputs), tuple(grads))
                     if res is not None:
@@ -249,16 +276,20 @@ def execute(
                 validate_outputs(node, outputs)  # raises the error
             if not keep_graph:
                 node.release_variables()
+            handed = _handed_over(outputs, grads, flags)
             i = 0
             for nxt, nr in edges:
                 if nxt is not None:
                     grad = outputs[i]
                     if grad is not None:
+                        fresh = handed is not None and handed[i]
                         meta = nxt.input_metadata[nr]
                         # validate_outputs, inlined for a gradient that already fits
                         if not (grad.__class__ is Tensor and grad._sizes == meta[0]
                                 and grad._storage.buffer.dtype is meta[1]):
-                            grad = _validate(node, i, grad, meta)
+                            validated = _validate(node, i, grad, meta)
+                            fresh = fresh or (validated is not grad and validated._base is None)
+                            grad = validated
                         buf = buffers.get(nxt)
                         if buf is None:
                             n = len(nxt.input_metadata)
@@ -267,8 +298,12 @@ def execute(
                             else:
                                 buffers[nxt] = buf = [None] * n
                                 buf[nr] = grad
+                            if fresh and not create_graph:
+                                owned[nxt] = [k == nr for k in range(n)]
                         elif buf[nr] is None:
                             buf[nr] = grad
+                            if fresh and not create_graph:
+                                owned.setdefault(nxt, [False] * len(buf))[nr] = True
                         else:
                             add(nxt, nr, grad)
                     elif nxt not in buffers:
@@ -292,6 +327,38 @@ def execute(
     finally:
         grad_mode._set(prev_mode)
     return captured
+
+
+def _materialize(grads: list[Any], flags: list[bool] | None) -> list[bool]:
+    """Turn the ScatterGrads in ``grads`` into dense tensors the engine owns."""
+    flags = [False] * len(grads) if flags is None else flags
+    for k in range(len(grads)):
+        if grads[k].__class__ is ScatterGrad:
+            grads[k] = grads[k].materialize()
+            flags[k] = True
+    return flags
+
+
+def _handed_over(
+    outputs: Sequence[Tensor | None], grads: Sequence[Tensor | None], flags: list[bool] | None
+) -> list[bool] | None:
+    """Which outputs the next nodes may overwrite (Note [Gradient buffer ownership]): those
+    the node declared owned, and owned inputs passed through to exactly one output."""
+    declared = getattr(outputs, "owned", None)
+    handed = list(declared) if declared is not None else None
+    if flags:
+        for k, g in enumerate(grads):
+            if flags[k] and g is not None:
+                hits = [i for i, o in enumerate(outputs) if o is g]
+                if len(hits) == 1:
+                    if handed is None:
+                        handed = [False] * len(outputs)
+                    handed[hits[0]] = True
+    if handed is not None:  # one buffer reaching two outputs is nobody's alone
+        for i, o in enumerate(outputs):
+            if handed[i] and sum(1 for x in outputs if x is o) > 1:
+                handed[i] = False
+    return handed
 
 
 def _root_grads(

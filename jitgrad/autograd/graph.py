@@ -15,7 +15,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import kernels
+from .. import moves
+from ..geometry.strided import numel
 from ..tensor import Tensor
 from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled
@@ -33,9 +34,6 @@ OPS = SimpleNamespace(
 )
 
 _NO_EDGE: Edge = (None, 0)
-
-# Below this many elements NumPy's ufunc call is cheaper than the kernel's validation.
-SMALL = 4096
 
 
 def needs_grad(*tensors: Any) -> bool:
@@ -121,28 +119,54 @@ def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor
     return node
 
 
+class ScatterGrad:
+    """A gradient that is zero but in one region: ``values`` at ``region`` (a non-overlapping
+    geometry in a contiguous tensor of ``sizes``). A view's backward returns this instead of
+    dense zeros plus the slice, and the engine adds it into its input buffer in O(slice):
+    a slice's gradient is a scatter into the accumulator (Note [Gradient buffer ownership]).
+    Only made without ``create_graph``; the engine materializes it before any node, hook or
+    caller sees it."""
+
+    __slots__ = ("values", "sizes", "region")
+
+    def __init__(self, values: Tensor, sizes: tuple[int, ...], region: Any) -> None:
+        self.values = values
+        self.sizes = sizes
+        self.region = region
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.values.dtype
+
+    def materialize(self) -> Tensor:
+        """A dense tensor of ``sizes`` (zeros outside the region), owned by the caller."""
+        out = Tensor._from_buffer(np.zeros(numel(self.sizes), self.values.dtype), self.sizes)
+        self.add_into(out)
+        return out
+
+    def add_into(self, dense: Tensor) -> None:
+        """``dense[region] += values`` for a contiguous ``dense`` of ``sizes``."""
+        r, v = self.region, self.values
+        moves.add_region(
+            dense._storage.buffer, dense._offset + r.storage_offset, r.strides,
+            v._storage.buffer, v._offset, v._strides, r.sizes,
+        )
+
+
 def add_inplace(dst: Tensor, src: Tensor) -> None:
     """``dst += src`` on data (no graph); ``dst`` is dense and owned, ``src`` any layout."""
-    if dst.numel() <= SMALL:
-        out = dst.numpy()
-        np.add(out, src.numpy(), out=out, casting="unsafe")
-    else:
-        kernels.strided_add(
-            dst._storage.buffer, dst._offset, dst._strides,
-            src._storage.buffer, src._offset, src._strides, dst._sizes,
-        )
+    moves.add_region(
+        dst._storage.buffer, dst._offset, dst._strides,
+        src._storage.buffer, src._offset, src._strides, dst._sizes,
+    )
 
 
 def dense_copy(t: Tensor) -> Tensor:
     """A contiguous copy with its own storage, outside any graph."""
     out = Tensor._from_buffer(np.empty(t.numel(), t.dtype), t._sizes)
-    if t.numel() <= SMALL:
-        np.copyto(out.numpy(), t.numpy())
-    else:
-        kernels.strided_copy(
-            out._storage.buffer, 0, out._strides,
-            t._storage.buffer, t._offset, t._strides, t._sizes,
-        )
+    moves.copy_region(
+        out._storage.buffer, 0, out._strides, t._storage.buffer, t._offset, t._strides, t._sizes
+    )
     return out
 
 
@@ -199,7 +223,7 @@ def accumulate_grad(variable: Tensor, new: Tensor, owned: bool, create_graph: bo
             variable._grad = new
         else:
             variable._grad = dense_copy(new)
-    elif create_graph or old._grad_fn is not None or kernels.has_internal_overlap(
+    elif create_graph or old._grad_fn is not None or moves.has_overlap(
         old._sizes, old._strides
     ):
         variable._grad = OPS.add(old, new)

@@ -58,6 +58,20 @@ def add_hook(hooks: dict[int, Any], fn: Callable[..., Any]) -> RemovableHandle:
     return handle
 
 
+class OwnedGrads(tuple):
+    """What ``apply`` may return instead of a plain tuple: ``owned[i]`` says that gradient
+    ``i`` is a buffer the node hands over with no other reference to it (dense, not a view),
+    so the engine may let the node it flows to overwrite it. Note [Gradient buffer
+    ownership] in ``engine.py``."""
+
+    owned: tuple[bool, ...]
+
+    def __new__(cls, grads: Sequence[Any], owned: Sequence[bool]) -> OwnedGrads:
+        out = super().__new__(cls, grads)
+        out.owned = tuple(owned)
+        return out
+
+
 class Node:
     """The backward of one forward operation; subclasses implement ``apply``."""
 

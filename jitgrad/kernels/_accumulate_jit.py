@@ -8,10 +8,10 @@ internal overlap when accumulating (checked in Python), so results are order-ind
 from __future__ import annotations
 
 import numpy as np
-from numba import types
+from numba import prange, types
 from numba.extending import overload
 
-from ._policy import jit
+from ._policy import jit, jit_parallel
 
 
 def _as_dtype_of(arr, x):  # pragma: no cover - only its Numba overload runs
@@ -114,3 +114,18 @@ def _scatter_block(dst, dst_offset, block, geom, accumulate):
             d -= geom[1, k] * geom[0, k]
             idx[k] = 0
             k -= 1
+
+
+@jit_parallel
+def _add_strided_par(dst, dst_offset, src, src_offset, geom, chunks):
+    """``_add_strided`` with geom's outermost dim split into ``chunks`` disjoint ranges,
+    one per ``prange`` iteration (see ``jit_parallel`` in ``_policy.py``); each element is
+    still one ``dst += cast(src)``, so results equal the serial kernel's bit for bit. The
+    caller guarantees geom[0, 0] >= 64 * chunks and a destination without internal overlap."""
+    n0 = geom[0, 0]
+    for c in prange(chunks):
+        lo = (n0 * c // chunks) // 64 * 64
+        hi = n0 if c == chunks - 1 else (n0 * (c + 1) // chunks) // 64 * 64
+        g = geom.copy()
+        g[0, 0] = hi - lo
+        _add_strided(dst, dst_offset + lo * geom[1, 0], src, src_offset + lo * geom[2, 0], g)

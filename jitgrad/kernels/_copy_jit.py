@@ -10,8 +10,10 @@ Stores rely on Numba's unsafe setitem cast, which is the same conversion as NumP
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
-from ._policy import jit
+from ._policy import jit, jit_parallel
+
 
 @jit
 def _transpose_plane(dst, d, dA, src, s, sB, M, N):
@@ -126,3 +128,19 @@ def _fill_strided(dst, dst_offset, geom, value):
             d -= geom[1, k] * geom[0, k]
             idx[k] = 0
             k -= 1
+
+
+@jit_parallel
+def _copy_strided_par(dst, dst_offset, src, src_offset, geom, chunks):
+    """``_copy_strided`` with geom's outermost dim split into ``chunks`` disjoint ranges,
+    one per ``prange`` iteration (see ``jit_parallel`` in ``_policy.py``). Range starts are
+    rounded down to multiples of 64 so chunks keep whole 8x8 transpose tiles and SIMD
+    alignment; the caller guarantees geom[0, 0] >= 64 * chunks and a destination without
+    internal overlap."""
+    n0 = geom[0, 0]
+    for c in prange(chunks):
+        lo = (n0 * c // chunks) // 64 * 64
+        hi = n0 if c == chunks - 1 else (n0 * (c + 1) // chunks) // 64 * 64
+        g = geom.copy()
+        g[0, 0] = hi - lo
+        _copy_strided(dst, dst_offset + lo * geom[1, 0], src, src_offset + lo * geom[2, 0], g)

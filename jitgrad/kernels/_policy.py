@@ -21,8 +21,15 @@ bare ``numba.njit``), so the choices below hold everywhere and are argued once:
     Float division by zero gives inf/nan as in NumPy instead of raising, and the kernels
     need no exception-raising paths in their inner loops.
 
-There is no parallel variant yet. When one is added it must be ``jit_parallel`` here, used
-only where each thread writes a disjoint part of the destination.
+``jit_parallel`` (``parallel=True``, otherwise the same policy)
+    Only for the ``*_par`` partitioned kernels: each splits the outermost dimension of an
+    already coalesced geometry into ``chunks`` contiguous index ranges and runs the serial
+    kernel on each range in a ``prange``. Each thread therefore writes a disjoint block of
+    the destination (callers check the destination has no internal overlap first), every
+    element is computed by exactly the same instructions as in the serial kernel, and the
+    result is bit-identical to it whatever the thread count or schedule. No reductions run
+    in parallel (those would reassociate sums). Used only above a size threshold measured
+    in ``strided.py``: launching the thread pool costs tens of microseconds.
 """
 from __future__ import annotations
 
@@ -32,4 +39,9 @@ import numba
 
 jit = functools.partial(
     numba.njit, cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy"
+)
+
+jit_parallel = functools.partial(
+    numba.njit, cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy",
+    parallel=True,
 )

@@ -20,10 +20,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._accumulate_jit import _add_strided, _scatter_block
-from ._copy_jit import _copy_strided, _fill_strided
+from ._accumulate_jit import _add_strided, _add_strided_par, _scatter_block
+from ._copy_jit import _copy_strided, _copy_strided_par, _fill_strided
 from ._layout import (as_index, as_index_tuple, check_buffer, check_geometry, coalesce,
                       dense_no_overlap, order_for_transpose)
+from ._parallel import chunks_for
 from .overlap import _internal_overlap_exact
 
 _ACCUMULATE_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64))
@@ -55,8 +56,14 @@ def strided_copy(dst: np.ndarray, dst_offset: int, dst_strides: Sequence[int],
         return
     # Dims where both strides are 0 only rewrite the same value: drop them.
     s, (ds, ss) = coalesce(sizes, [dst_strides, src_strides], drop_broadcast=True)
+    # Threads may only split a destination whose elements are each written once.
+    chunks = chunks_for(numel, s[0]) if dense_no_overlap(s, ds) else 1
     order_for_transpose(s, ds, ss)
-    _copy_strided(dst, dst_offset, src, src_offset, np.array([s, ds, ss], dtype=np.int64))
+    geom = np.array([s, ds, ss], dtype=np.int64)
+    if chunks > 1 and geom[0, 0] >= 64 * chunks:  # transpose reordering can shrink dim 0
+        _copy_strided_par(dst, dst_offset, src, src_offset, geom, chunks)
+    else:
+        _copy_strided(dst, dst_offset, src, src_offset, geom)
 
 
 def strided_add(dst: np.ndarray, dst_offset: int, dst_strides: Sequence[int],
@@ -75,7 +82,12 @@ def strided_add(dst: np.ndarray, dst_offset: int, dst_strides: Sequence[int],
         return
     s, (ds, ss) = coalesce(sizes, [dst_strides, src_strides])
     _refuse_internal_overlap(kernel, s, ds, numel, sizes, dst_strides)
-    _add_strided(dst, dst_offset, src, src_offset, np.array([s, ds, ss], dtype=np.int64))
+    geom = np.array([s, ds, ss], dtype=np.int64)
+    chunks = chunks_for(numel, s[0])
+    if chunks > 1:
+        _add_strided_par(dst, dst_offset, src, src_offset, geom, chunks)
+    else:
+        _add_strided(dst, dst_offset, src, src_offset, geom)
 
 
 def scatter(dst: np.ndarray, dst_offset: int, dst_strides: Sequence[int],

@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import kernels, views
+from .. import moves, views
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
 from ..geometry import Geometry, contiguous_strides
@@ -55,8 +55,8 @@ def _offsets(g: Geometry) -> np.ndarray:
 def _scatter_add(buffer: np.ndarray, g: Geometry, values: Tensor) -> None:
     if values.numel() == 0:
         return
-    if not kernels.has_internal_overlap(g.sizes, g.strides):
-        kernels.strided_add(
+    if not moves.has_overlap(g.sizes, g.strides):
+        moves.add_region(
             buffer, g.storage_offset, g.strides,
             values._storage.buffer, values._offset, values._strides, g.sizes,
         )
@@ -88,7 +88,7 @@ def restride(x: Tensor, src: Geometry, dst: Geometry, scale: Geometry | None) ->
         np.divide(buffer, np.maximum(count, 1), out=buffer, casting="unsafe")
     out, _ = new_tensor(dst.sizes, x.dtype)
     if out.numel():
-        kernels.strided_copy(
+        moves.copy_region(
             out._storage.buffer, 0, out._strides, buffer, dst_s.storage_offset, dst_s.strides,
             dst.sizes,
         )
@@ -112,7 +112,7 @@ class AsStridedBackward0(Node):
 
 def as_strided_backward(grad: Tensor, input_geometry: Geometry, geometry: Geometry) -> Tensor:
     inp = input_geometry
-    overlapping = kernels.has_internal_overlap(inp.sizes, inp.strides)
+    overlapping = moves.has_overlap(inp.sizes, inp.strides)
     return restride(grad, geometry, inp, inp if overlapping else None)
 
 

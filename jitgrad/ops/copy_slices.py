@@ -24,10 +24,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import kernels
+from .. import moves
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.node import Grads, Node, _FREED
-from ..geometry import Geometry, required_storage
+from ..autograd.node import Grads, Node, OwnedGrads, _FREED
+from ..geometry import Geometry, contiguous_strides, is_non_overlapping_and_dense, numel, required_storage
+from ..storage import Storage
 from ..tensor import Tensor
 from .view_meta import Step, replay
 
@@ -73,6 +74,8 @@ class CopySlices(Node):
             raise RuntimeError(_FREED)
         if grad is None:
             return (None,) * len(self.next_functions)
+        if not is_grad_enabled():
+            return self._apply_data(fn, grad, bool(owned and owned[0]))
         result = self._result(grad)
         if self.view_fn is not None:
             grad_slice = replay(self.view_fn, result)
@@ -86,19 +89,65 @@ class CopySlices(Node):
             fn._needed = None
         out: list[Tensor | None] = [result]
         if res[0] is not None and self.needs_input_grad(0):
-            if kernels.has_internal_overlap(self.view.sizes, self.view.strides):
-                # only order-independent writes pass through self-overlapping views
-                # (fill_, zero_, scalar assignment), whose old values get a zero gradient
-                if not getattr(fn, "zeroes_old_values", False):
-                    raise RuntimeError(
-                        f"CopySlices: {fn.name()} wrote through a self-overlapping view; "
-                        "its gradient cannot be written back unambiguously"
-                    )
+            if moves.has_overlap(self.view.sizes, self.view.strides):
+                self._check_zeroing(fn)
                 grad_slice.zero_()  # type: ignore[attr-defined]
             else:
                 grad_slice.copy_(res[0])  # type: ignore[attr-defined]
         out.extend(res[1:])
         return tuple(out)
+
+    def _apply_data(self, fn: Node, grad: Tensor, owned: bool) -> OwnedGrads:
+        """The steps of Note [CopySlices rebasing] on data only (no ``create_graph``), each
+        costing O(slice) except one copy of ``grad`` into the base's layout, which is skipped
+        when the engine hands over a buffer already in that layout (owned): the backward of
+        K writes into slices of one buffer is O(buffer + total slice size)."""
+        base, view = self.base, self.view
+        if owned and grad._offset == 0 and grad._strides == base.strides and grad._sizes == base.sizes:
+            result = grad  # write the slice's gradient straight into the incoming buffer
+        else:
+            dense = is_non_overlapping_and_dense(base.sizes, base.strides)
+            size = required_storage(base.sizes, base.strides, 0)
+            buffer = np.empty(size, grad.dtype) if dense else np.zeros(size, grad.dtype)
+            result = Tensor._make(Storage(buffer), base.sizes, base.strides, 0)
+            moves.copy_region(
+                buffer, 0, base.strides, grad._storage.buffer, grad._offset, grad._strides, base.sizes
+            )
+        buffer = result._storage.buffer
+        offset = result._offset + view.storage_offset - base.storage_offset
+        piece = Tensor._make(Storage(np.empty(numel(view.sizes), grad.dtype)), view.sizes,
+                             contiguous_strides(view.sizes))
+        moves.copy_region(piece._storage.buffer, 0, piece._strides, buffer, offset, view.strides, view.sizes)
+        fn._needed = self._needed_for_fn()
+        try:
+            res = fn.apply([piece], (True,))
+        finally:
+            fn._needed = None
+        first = res[0]
+        if first is not None and self.needs_input_grad(0):
+            if moves.has_overlap(view.sizes, view.strides):
+                self._check_zeroing(fn)
+                moves.fill_region(buffer, offset, view.strides, view.sizes, 0)
+            else:  # fn may have scaled ``piece`` in place and returned it
+                moves.copy_region(
+                    buffer, offset, view.strides, first._storage.buffer, first._offset,
+                    first._strides, view.sizes,
+                )
+        declared = getattr(res, "owned", None)
+        rest = list(res[1:])
+        # ``piece`` is ours: once written back it may go on, owned, as another gradient
+        handed = [True] + [bool(declared and declared[i + 1]) or r is piece for i, r in enumerate(rest)]
+        return OwnedGrads([result] + rest, handed)
+
+    @staticmethod
+    def _check_zeroing(fn: Node) -> None:
+        """Only order-independent writes pass through self-overlapping views (fill_, zero_,
+        scalar assignment), and their old values get a zero gradient."""
+        if not getattr(fn, "zeroes_old_values", False):
+            raise RuntimeError(
+                f"CopySlices: {fn.name()} wrote through a self-overlapping view; its gradient "
+                "cannot be written back unambiguously"
+            )
 
     def _needed_for_fn(self) -> tuple[bool, ...]:
         n = len(self.fn.next_functions)  # type: ignore[union-attr]
@@ -112,7 +161,7 @@ class CopySlices(Node):
         if is_grad_enabled():  # create_graph: the copy is part of the graph
             return storage_tensor.copy_(grad)  # type: ignore[attr-defined]
         if grad.numel():
-            kernels.strided_copy(
+            moves.copy_region(
                 storage_tensor._storage.buffer, 0, storage_tensor._strides,
                 grad._storage.buffer, grad._offset, grad._strides, grad._sizes,
             )

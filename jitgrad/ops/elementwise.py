@@ -16,8 +16,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import dtypes
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import needs_grad, record
-from ..autograd.node import Grads, Node, SavingNode
+from ..autograd.node import Grads, Node, OwnedGrads, SavingNode
 from ..copying import check_inplace
 from ..geometry import broadcast_shapes, is_non_overlapping_and_dense
 from ..tensor import Tensor
@@ -219,6 +220,14 @@ class MulBackward0(SavingNode):
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         g = grads[0]
         a, b = self.unpack()
+        if owned and owned[0] and b is not None and not isinstance(b, Tensor) \
+                and self.needs_input_grad(0) and not self.needs_input_grad(1) \
+                and g.is_floating_point() and not is_grad_enabled():
+            # times a number, into the buffer the engine hands over (Note [Gradient buffer
+            # ownership]): no allocation
+            data = g.numpy()
+            np.multiply(data, b, out=data, casting="unsafe")
+            return OwnedGrads((g, None), (True, False))
         return (
             mul(g, b) if self.needs_input_grad(0) else None,
             mul(g, a) if self.needs_input_grad(1) else None,

@@ -16,8 +16,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .. import indexing, kernels, views
-from ..autograd.graph import needs_grad, record
+from .. import indexing, moves, views
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.graph import ScatterGrad, needs_grad, record
 from ..autograd.node import Grads, Node
 from ..geometry import Geometry, contiguous_strides
 from ..geometry import views as vg
@@ -36,8 +37,12 @@ class ViewBackward(Node):
         self.input_sizes = input_sizes
         self.rel = rel
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
-        return (view_scatter(grads[0], self.input_sizes, self.rel),)  # type: ignore[arg-type]
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Any, ...]:
+        g = grads[0]
+        if not is_grad_enabled() and not moves.has_overlap(self.rel.sizes, self.rel.strides):
+            # the engine adds the slice into its buffer: O(slice), never dense zeros + add
+            return (ScatterGrad(g, self.input_sizes, self.rel),)
+        return (view_scatter(g, self.input_sizes, self.rel),)  # type: ignore[arg-type]
 
 
 class AsStridedScatterBackward0(Node):
@@ -145,7 +150,7 @@ def take_view(x: Tensor, rel: Geometry) -> Tensor:
     src = base._storage.buffer
     out, view = new_tensor(rel.sizes, x.dtype)
     if out.numel():
-        kernels.strided_copy(
+        moves.copy_region(
             out._storage.buffer, 0, out._strides, src, base._offset + rel.storage_offset,
             rel.strides, rel.sizes,
         )
@@ -160,8 +165,8 @@ def view_scatter(g: Tensor, input_sizes: tuple[int, ...], rel: Geometry) -> Tens
     buffer = out._storage.buffer
     buffer.fill(0)
     if g.numel():
-        if not kernels.has_internal_overlap(rel.sizes, rel.strides):
-            kernels.strided_copy(
+        if not moves.has_overlap(rel.sizes, rel.strides):
+            moves.copy_region(
                 buffer, rel.storage_offset, rel.strides,
                 g._storage.buffer, g._offset, g._strides, rel.sizes,
             )
@@ -183,8 +188,8 @@ def _scatter_add(buffer: np.ndarray, rel: Geometry, g: Tensor) -> None:
         keep = [d for d in range(len(sizes)) if d not in zero_dims]
         sizes = tuple(sizes[d] for d in keep)
         strides = tuple(strides[d] for d in keep)
-    if not kernels.has_internal_overlap(sizes, strides):
-        kernels.strided_copy(
+    if not moves.has_overlap(sizes, strides):
+        moves.copy_region(
             buffer, rel.storage_offset, strides, np.ascontiguousarray(values).reshape(-1), 0,
             contiguous_strides(sizes), sizes,
         )

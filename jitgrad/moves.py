@@ -1,0 +1,80 @@
+"""Moving data between strided regions of flat buffers, for the layers above the kernels.
+
+Each function picks the cheaper engine: NumPy for small regions (a ufunc call costs ~1 us;
+a kernel call, which validates and coalesces its geometry in Python first, ~6 us), the
+Numba kernels for large ones. Both are memory-safe: NumPy checks a strided view against
+its buffer when it is made (``np.ndarray(buffer=...)`` raises rather than overrun), and the
+kernels validate before they run.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import kernels
+from .geometry.strided import is_non_overlapping_and_dense, numel
+
+# At and below this many elements NumPy is cheaper than a kernel call.
+SMALL = 4096
+
+Ints = Sequence[int]
+
+
+def as_array(buffer: np.ndarray, offset: int, strides: Ints, sizes: Ints) -> np.ndarray:
+    """The region as a NumPy view (NumPy refuses one that does not fit in ``buffer``)."""
+    item = buffer.itemsize
+    return np.ndarray(
+        tuple(sizes), buffer.dtype, buffer=buffer, offset=offset * item,
+        strides=tuple(s * item for s in strides),
+    )
+
+
+def copy_region(
+    dst: np.ndarray, dst_offset: int, dst_strides: Ints,
+    src: np.ndarray, src_offset: int, src_strides: Ints, sizes: Ints,
+) -> None:
+    """``dst[region] = src[region]`` with dtype conversion (regions must not partly overlap)."""
+    n = numel(sizes)
+    if n == 0:
+        return
+    if n <= SMALL:
+        np.copyto(
+            as_array(dst, dst_offset, dst_strides, sizes),
+            as_array(src, src_offset, src_strides, sizes), casting="unsafe",
+        )
+    else:
+        kernels.strided_copy(dst, dst_offset, dst_strides, src, src_offset, src_strides, sizes)
+
+
+def add_region(
+    dst: np.ndarray, dst_offset: int, dst_strides: Ints,
+    src: np.ndarray, src_offset: int, src_strides: Ints, sizes: Ints,
+) -> None:
+    """``dst[region] += src[region]``; ``dst``'s region must not overlap itself."""
+    n = numel(sizes)
+    if n == 0:
+        return
+    if n <= SMALL:
+        out = as_array(dst, dst_offset, dst_strides, sizes)
+        np.add(out, as_array(src, src_offset, src_strides, sizes), out=out, casting="unsafe")
+    else:
+        kernels.strided_add(dst, dst_offset, dst_strides, src, src_offset, src_strides, sizes)
+
+
+def fill_region(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, value: Any) -> None:
+    n = numel(sizes)
+    if n == 0:
+        return
+    if n <= SMALL:
+        as_array(dst, offset, strides, sizes).fill(value)
+    else:
+        kernels.fill(dst, offset, strides, sizes, value)
+
+
+def has_overlap(sizes: Ints, strides: Ints) -> bool:
+    """Whether two indices of the geometry reach one element (exact; cheap when dense)."""
+    if is_non_overlapping_and_dense(sizes, strides):
+        return False
+    return kernels.has_internal_overlap(sizes, strides)
