@@ -123,6 +123,25 @@ def split_index(g: Geometry, index: Any) -> tuple[Geometry, list[tuple[int, np.n
     return g, advanced
 
 
+def result_shape(sizes: tuple[int, ...], np_index: tuple[Any, ...]) -> tuple[int, ...]:
+    """The shape ``x[np_index]`` has, checking the indices against ``sizes`` — except when
+    the result is empty: PyTorch checks each index as it produces an element, so it checks
+    none then (``x[1:, [5]]`` of a (1, 2) tensor is fine; ``x[[0]]`` of a (0, 3) one is not)."""
+    if 0 in sizes:
+        stand_in = list(sizes)
+        for d, item in enumerate(np_index):
+            if isinstance(item, np.ndarray) and item.dtype.kind in "iu" and item.size:
+                if sizes[d] == 0:  # checked up front by PyTorch, whatever the result's size
+                    raise IndexError(
+                        f"index {int(item.flat[0])} is out of bounds for dimension {d} with size 0"
+                    )
+                stand_in[d] = max(stand_in[d], int(item.max()) + 1, -int(item.min()))
+        shape = np.broadcast_to(np.bool_(False), tuple(stand_in))[np_index].shape
+        if 0 in shape:
+            return shape
+    return np.broadcast_to(np.bool_(False), sizes)[np_index].shape
+
+
 def numpy_index(ndim: int, advanced: list[tuple[int, np.ndarray]]) -> tuple[Any, ...]:
     """Full slices everywhere except the advanced indices; NumPy's placement of the result
     dims (in place when the advanced indices are adjacent, else first) is PyTorch's."""
@@ -145,10 +164,15 @@ def write_advanced(
     """``target[np_index] = value`` (``+=`` with ``accumulate``, repeated indices adding up),
     checked completely before anything is written; bumps the version once."""
     is_scalar = not isinstance(value, Tensor) and isinstance(value, (numbers.Number, np.bool_))
-    check_inplace(target, op, order_dependent=not is_scalar or accumulate)
+    one_value = is_scalar or (isinstance(value, Tensor) and value.numel() == 1)
+    check_inplace(target, op, order_dependent=not one_value or accumulate)
     # The result's shape, from indexing a zero-stride stand-in; this also checks every index
     # (IndexError, before any value error, as in PyTorch) without touching the data.
-    result_shape = np.broadcast_to(np.bool_(False), target._sizes)[np_index].shape
+    shape = result_shape(target._sizes, np_index)
+    if 0 in target._sizes:  # nothing to write (and PyTorch checks no index)
+        check_broadcastable_to(op, value_tensor(value, target.dtype)._sizes, shape) if not is_scalar else None
+        target._storage.bump(op)
+        return
     if is_scalar:
         source = value
     else:
@@ -158,11 +182,11 @@ def write_advanced(
                 f"destination's: got {value.dtype.name}, expected {target.dtype.name}"
             )
         src = value_tensor(value, target.dtype)
-        check_broadcastable_to(op, src._sizes, result_shape)
+        check_broadcastable_to(op, src._sizes, shape)
         _check_no_overlap(target, src)
         source = src.numpy()
     if accumulate:
-        np.add.at(target.numpy(), np_index, np.broadcast_to(source, result_shape))
+        np.add.at(target.numpy(), np_index, np.broadcast_to(source, shape))
     else:
         target.numpy()[np_index] = source
     target._storage.bump(op)

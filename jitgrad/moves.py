@@ -21,13 +21,21 @@ SMALL = 4096
 
 Ints = Sequence[int]
 
+# NumPy keeps byte strides in a C ``npy_intp``: a larger one (possible in a valid geometry
+# with a huge stride over a size-1 dim) must go to the kernels.
+_MAX_BYTE_STRIDE = 2**56
+
+
+def _numpy_ok(n: int, *stride_lists: Ints) -> bool:
+    return n <= SMALL and all(abs(s) < _MAX_BYTE_STRIDE for st in stride_lists for s in st)
+
 
 def as_array(buffer: np.ndarray, offset: int, strides: Ints, sizes: Ints) -> np.ndarray:
     """The region as a NumPy view (NumPy refuses one that does not fit in ``buffer``)."""
     item = buffer.itemsize
     return np.ndarray(
         tuple(sizes), buffer.dtype, buffer=buffer, offset=offset * item,
-        strides=tuple(s * item for s in strides),
+        strides=tuple(0 if n == 1 else s * item for n, s in zip(sizes, strides)),
     )
 
 
@@ -39,7 +47,7 @@ def copy_region(
     n = numel(sizes)
     if n == 0:
         return
-    if n <= SMALL:
+    if _numpy_ok(n, dst_strides, src_strides):
         np.copyto(
             as_array(dst, dst_offset, dst_strides, sizes),
             as_array(src, src_offset, src_strides, sizes), casting="unsafe",
@@ -56,7 +64,7 @@ def add_region(
     n = numel(sizes)
     if n == 0:
         return
-    if n <= SMALL:
+    if _numpy_ok(n, dst_strides, src_strides):
         out = as_array(dst, dst_offset, dst_strides, sizes)
         np.add(out, as_array(src, src_offset, src_strides, sizes), out=out, casting="unsafe")
     else:
@@ -67,7 +75,7 @@ def fill_region(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, value:
     n = numel(sizes)
     if n == 0:
         return
-    if n <= SMALL:
+    if _numpy_ok(n, strides):
         as_array(dst, offset, strides, sizes).fill(value)
     else:
         kernels.fill(dst, offset, strides, sizes, value)

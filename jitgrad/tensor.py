@@ -157,7 +157,8 @@ class Tensor:
             buffer.dtype,
             buffer=buffer,
             offset=self._offset * item,
-            strides=tuple(s * item for s in self._strides),
+            # a size-1 dim's stride is never used; it may be huge (NumPy's limit is int64 bytes)
+            strides=tuple(0 if n == 1 else s * item for n, s in zip(self._sizes, self._strides)),
         )
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:

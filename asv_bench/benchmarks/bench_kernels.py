@@ -7,6 +7,8 @@ once so JIT compilation (or loading from the on-disk cache) is never timed.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from jitgrad import kernels
@@ -77,3 +79,43 @@ class Fill(_KernelBench):
     def time_numpy(self, kind: str, dtype: str, n: int) -> None:
         if hasattr(self, "view"):
             self.view.fill(1.5)
+
+
+
+class _TorchTwin:
+    """PyTorch doing the same work on the same layouts (``torch.from_numpy`` keeps the
+    strides), at its default thread count; skipped when torch is not installed. Above
+    ``jitgrad.kernels._parallel.PARALLEL_MIN_NUMEL`` jitgrad's float kernels use every
+    Numba thread too, so at the large sizes these are thread-for-thread comparisons."""
+
+    params = _KernelBench.params
+    param_names = _KernelBench.param_names
+    repeat = _KernelBench.repeat
+
+    def setup(self, kind: str, dtype: str, n: int) -> None:
+        try:
+            import torch
+        except ImportError:
+            raise NotImplementedError("torch is not installed") from None
+        dst, src = layout(kind, n, dtype)
+        with warnings.catch_warnings():  # broadcast sources are read-only NumPy views
+            warnings.simplefilter("ignore", UserWarning)
+            self.dst, self.src = torch.from_numpy(dst), torch.from_numpy(src)
+        self.time_torch(kind, dtype, n)  # warm (thread pool start-up)
+
+    def time_torch(self, kind: str, dtype: str, n: int) -> None:
+        raise NotImplementedError
+
+
+class StridedCopyTorch(_TorchTwin):
+    """``dst.copy_(src)``: PyTorch's twin of ``StridedCopy``."""
+
+    def time_torch(self, kind: str, dtype: str, n: int) -> None:
+        self.dst.copy_(self.src)
+
+
+class StridedAddTorch(_TorchTwin):
+    """``dst.add_(src)``: PyTorch's twin of ``StridedAdd``."""
+
+    def time_torch(self, kind: str, dtype: str, n: int) -> None:
+        self.dst.add_(self.src)

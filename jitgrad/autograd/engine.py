@@ -24,6 +24,7 @@ reference, so they clear ownership.
 from __future__ import annotations
 
 import heapq
+import threading
 from typing import Any, Sequence
 
 from ..tensor import Tensor
@@ -33,6 +34,9 @@ from .graph import (
     is_fresh,
 )
 from .node import Edge, Node
+
+
+_COMMIT_LOCK = threading.Lock()
 
 
 def _expandable(shape: Sequence[int], target: Sequence[int]) -> bool:
@@ -315,18 +319,27 @@ def execute(
                         counter += 1
                 i += 1
             del outputs, grads
-        # leaves' gradients are committed only once the whole pass succeeded
-        for node, grad, steal in staged:
-            if grad is None:
-                continue
-            steal = steal or (not create_graph and is_fresh(grad, extra_refs=1))
-            accumulate_grad(node.variable, grad, steal, create_graph)
-            if node._hooks:
-                for hook in list(node._hooks.values()):
-                    hook((), (grad,))
+        # leaves' gradients are committed only once the whole pass succeeded, one backward
+        # at a time (two threads running backward through one graph add into one .grad)
+        grad = validated = None  # type: ignore[assignment]  # drop this frame's references,
+        # or a buffer nothing else holds would not be taken over (is_fresh counts them)
+        with _COMMIT_LOCK:
+            _commit(staged, create_graph)
     finally:
         grad_mode._set(prev_mode)
     return captured
+
+
+def _commit(staged: list[tuple[AccumulateGrad, Tensor | None, bool]], create_graph: bool) -> None:
+    """Run the staged AccumulateGrad updates (taking over buffers nothing else holds)."""
+    for node, grad, steal in staged:
+        if grad is None:
+            continue
+        steal = steal or (not create_graph and is_fresh(grad, extra_refs=1))
+        accumulate_grad(node.variable, grad, steal, create_graph)
+        if node._hooks:
+            for hook in list(node._hooks.values()):
+                hook((), (grad,))
 
 
 def _materialize(grads: list[Any], flags: list[bool] | None) -> list[bool]:

@@ -1,4 +1,4 @@
-"""The ``python -m jitgrad`` command line: ``demo``, ``tour``, ``info``, ``warmup``."""
+"""The ``python -m jitgrad`` command line: ``demo``, ``tour``, ``info``, ``warmup``, ``bench``."""
 
 from __future__ import annotations
 
@@ -19,7 +19,16 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("tour", help="walk through strided views, in-place writes and the kernels")
     sub.add_parser("info", help="versions, threads, kernel cache location and contents")
     sub.add_parser("warmup", help="compile and cache every kernel, showing progress")
+    bench_parser = sub.add_parser("bench", help="time the headline scenarios against PyTorch "
+                                                "and NumPy, with targets")
+    from .bench import add_arguments as add_bench_arguments
+
+    add_bench_arguments(bench_parser)
     args = parser.parse_args(argv)
+    if args.command == "bench":
+        from .bench import run_from_args as run_bench
+
+        return run_bench(args)
     if args.command == "tour" or (args.command == "demo" and args.tour):
         from .walkthrough import run
 

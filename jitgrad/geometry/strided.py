@@ -47,6 +47,17 @@ def numel(sizes: Sequence[int]) -> int:
     return n
 
 
+def _numel_overflows(sizes: Sequence[int]) -> bool:
+    """PyTorch multiplies sizes left to right in int64 and fails on overflow, even when a
+    later size is 0."""
+    n = 1
+    for s in sizes:
+        n *= s
+        if n >= 2**63:
+            return True
+    return False
+
+
 def contiguous_strides(sizes: Sequence[int]) -> tuple[int, ...]:
     """Row-major strides; a size-0 or size-1 dimension gets the stride it would have at size 1."""
     strides = [1] * len(sizes)
@@ -115,9 +126,9 @@ def check_in_bounds(
     if max((*sizes, *strides, offset), default=0) >= 2**63:  # PyTorch: TypeError on parsing
         raise RuntimeError(f"{op}: sizes {list(sizes)}, strides {list(strides)} and storage "
                            f"offset {offset} must each be below 2**63 (they are int64)")
-    if numel(sizes) >= 2**63:  # as PyTorch: every element count must fit in int64
-        raise RuntimeError(f"{op}: sizes {list(sizes)} have {numel(sizes)} elements, "
-                           "expected fewer than 2**63 (numel overflows int64)")
+    if _numel_overflows(sizes):  # as PyTorch: every element count must fit in int64
+        raise RuntimeError(f"{op}: the product of sizes {list(sizes)} overflows int64 (taken "
+                           "left to right, as PyTorch does); expected it below 2**63 throughout")
     needed = required_storage(sizes, strides, offset)
     if needed > storage_size:
         raise RuntimeError(

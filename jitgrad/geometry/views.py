@@ -10,6 +10,7 @@ from typing import Sequence
 
 from .broadcast import infer_size
 from .strided import (
+    _numel_overflows,
     Geometry,
     as_int,
     as_int_tuple,
@@ -211,9 +212,9 @@ def expand(g: Geometry, shape: Ints) -> Geometry:
         if target < 0:
             raise RuntimeError(f"expand: got a negative size {target} in {list(shape)}")
         sizes[i], strides[i] = target, stride
-    if numel(sizes) >= 2**63:  # as PyTorch: every element count must fit in int64
-        raise RuntimeError(f"expand: sizes {sizes} have {numel(sizes)} elements, "
-                           "expected fewer than 2**63 (numel overflows int64)")
+    if _numel_overflows(sizes):  # as PyTorch: every element count must fit in int64
+        raise RuntimeError(f"expand: the product of sizes {sizes} overflows int64 (taken left "
+                           "to right, as PyTorch does); expected it below 2**63 throughout")
     return Geometry(tuple(sizes), tuple(strides), g.storage_offset)
 
 

@@ -6,8 +6,11 @@ Every public function validates its arguments before any jitted code runs.
 """
 from __future__ import annotations
 
+from . import _compile_notice
 from .overlap import has_internal_overlap, regions_overlap
 from .strided import fill, scatter, strided_add, strided_copy
+
+_compile_notice.install()
 
 __all__ = ["fill", "has_internal_overlap", "regions_overlap", "scatter", "strided_add",
            "strided_copy"]

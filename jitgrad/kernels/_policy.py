@@ -28,8 +28,8 @@ bare ``numba.njit``), so the choices below hold everywhere and are argued once:
     the destination (callers check the destination has no internal overlap first), every
     element is computed by exactly the same instructions as in the serial kernel, and the
     result is bit-identical to it whatever the thread count or schedule. No reductions run
-    in parallel (those would reassociate sums). Used only above a size threshold measured
-    in ``strided.py``: launching the thread pool costs tens of microseconds.
+    in parallel (those would reassociate sums). ``_parallel.py`` decides when they run (a
+    size threshold, float dtypes, never in a forked child) and says why.
 """
 from __future__ import annotations
 

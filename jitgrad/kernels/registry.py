@@ -3,9 +3,10 @@
 ``warm()`` compiles (or loads from numba's on-disk cache) exactly the signatures jitgrad
 produces: buffers are 1-D C-contiguous writeable arrays, offsets/counts are int64 and
 geometry is one 2-D int64 array, so ndim never multiplies signatures. Dtype-converting
-kernels (copy, scatter, add) get every (destination, source) pair they accept; the others
-one signature per dtype. Read-only source buffers are typed differently by Numba and are
-compiled lazily on first use (see ``strided.py``).
+kernels (copy, scatter, add) get every (destination, source) pair they accept, their
+parallel variants only the float pairs they are used for, the others one signature per
+dtype. Read-only source buffers are typed differently by Numba and are compiled lazily
+on first use (see ``strided.py``).
 """
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ from typing import Any, Callable
 
 from numba import types
 
-from . import _accumulate_jit, _copy_jit, _overlap_jit
+from . import _accumulate_jit, _compile_notice, _copy_jit, _overlap_jit
 
 _DTYPES = (types.float32, types.float64, types.int64, types.boolean)
 _ACCUMULATE = (types.float32, types.float64, types.int64)
+_PARALLEL = (types.float32, types.float64)  # strided._PARALLEL_DTYPES
 _I64 = types.int64
 _GEOM = types.Array(types.int64, 2, "C")
 
@@ -50,6 +52,8 @@ def kernels() -> list[KernelInfo]:
     return [
         KernelInfo("copy_strided", _copy_jit._copy_strided, tuple(
             (_buf(d), _I64, _buf(s), _I64, _GEOM) for d, s in _pairs(_DTYPES, _DTYPES))),
+        KernelInfo("copy_strided_par", _copy_jit._copy_strided_par, tuple(
+            (_buf(d), _I64, _buf(s), _I64, _GEOM, _I64) for d, s in _pairs(_PARALLEL, _PARALLEL))),
         KernelInfo("transpose_plane", _copy_jit._transpose_plane, tuple(
             (_buf(d), _I64, _I64, _buf(s), _I64, _I64, _I64, _I64)
             for d, s in _pairs(_DTYPES, _DTYPES))),
@@ -57,6 +61,8 @@ def kernels() -> list[KernelInfo]:
             (_buf(d), _I64, _GEOM, d) for d in _DTYPES)),
         KernelInfo("add_strided", _accumulate_jit._add_strided, tuple(
             (_buf(d), _I64, _buf(s), _I64, _GEOM) for d, s in _pairs(_ACCUMULATE, _DTYPES))),
+        KernelInfo("add_strided_par", _accumulate_jit._add_strided_par, tuple(
+            (_buf(d), _I64, _buf(s), _I64, _GEOM, _I64) for d, s in _pairs(_PARALLEL, _PARALLEL))),
         KernelInfo("scatter_block", _accumulate_jit._scatter_block, tuple(
             (_buf(d), _I64, _buf(s), _GEOM, types.boolean)
             for d, s in _pairs(_DTYPES, _DTYPES))),
@@ -88,7 +94,8 @@ def cache_dir() -> str:
 def warmup(progress: Callable[[int, int, str], None] | None = None) -> None:
     """Compile or load every kernel; report ``progress(i, n, name)`` before each (i from 1)."""
     ks = kernels()
-    for i, k in enumerate(ks, start=1):
-        if progress is not None:
-            progress(i, len(ks), k.name)
-        k.warm()
+    with _compile_notice.quiet():  # one progress line per kernel instead of per signature
+        for i, k in enumerate(ks, start=1):
+            if progress is not None:
+                progress(i, len(ks), k.name)
+            k.warm()

@@ -28,6 +28,9 @@ from ._parallel import chunks_for
 from .overlap import _internal_overlap_exact
 
 _ACCUMULATE_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64))
+# Only these (dst, src) dtypes take the parallel kernels: the large arrays of autograd are
+# float; 4 signatures per kernel instead of 16 keep `warmup` (compile time) in check.
+_PARALLEL_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64))
 
 
 def _binary_args(kernel: str, dst: Any, dst_offset: Any, dst_strides: Any, src: Any,
@@ -56,8 +59,7 @@ def strided_copy(dst: np.ndarray, dst_offset: int, dst_strides: Sequence[int],
         return
     # Dims where both strides are 0 only rewrite the same value: drop them.
     s, (ds, ss) = coalesce(sizes, [dst_strides, src_strides], drop_broadcast=True)
-    # Threads may only split a destination whose elements are each written once.
-    chunks = chunks_for(numel, s[0]) if dense_no_overlap(s, ds) else 1
+    chunks = _chunks(dst, src, numel, s, ds)
     order_for_transpose(s, ds, ss)
     geom = np.array([s, ds, ss], dtype=np.int64)
     if chunks > 1 and geom[0, 0] >= 64 * chunks:  # transpose reordering can shrink dim 0
@@ -83,7 +85,7 @@ def strided_add(dst: np.ndarray, dst_offset: int, dst_strides: Sequence[int],
     s, (ds, ss) = coalesce(sizes, [dst_strides, src_strides])
     _refuse_internal_overlap(kernel, s, ds, numel, sizes, dst_strides)
     geom = np.array([s, ds, ss], dtype=np.int64)
-    chunks = chunks_for(numel, s[0])
+    chunks = _chunks(dst, src, numel, s, ds)
     if chunks > 1:
         _add_strided_par(dst, dst_offset, src, src_offset, geom, chunks)
     else:
@@ -141,6 +143,16 @@ def fill(dst: np.ndarray, dst_offset: int, dst_strides: Sequence[int],
         return
     s, (ds,) = coalesce(sizes, [dst_strides], drop_broadcast=True)
     _fill_strided(dst, dst_offset, np.array([s, ds], dtype=np.int64), scalar)
+
+
+def _chunks(dst: np.ndarray, src: np.ndarray, numel: int, s: list[int], ds: list[int]) -> int:
+    """How many threads a ``*_par`` kernel may split this copy/add into (1: run serial).
+    Only float buffers, and only a destination proven free of internal overlap (dims as
+    coalesced, sorted by stride), so each element is written once, by one thread."""
+    chunks = chunks_for(numel, s[0])  # 1 below the size threshold: checked first, cheap
+    if chunks == 1 or dst.dtype not in _PARALLEL_DTYPES or src.dtype not in _PARALLEL_DTYPES:
+        return 1
+    return chunks if dense_no_overlap(s, ds) else 1
 
 
 def _refuse_internal_overlap(kernel: str, s: list[int], ds: list[int], numel: int,

@@ -40,6 +40,11 @@ class CopyBackwards(Node):
     def name(self) -> str:
         return "torch::autograd::CopyBackwards"  # PyTorch's name for this C++ node
 
+    @staticmethod
+    def zero_overwritten(region: Tensor) -> None:
+        """A one-element source copied through a self-overlapping view overwrote it all."""
+        region.zero_()  # type: ignore[attr-defined]
+
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         from ..creation import zeros
 
@@ -90,8 +95,7 @@ class CopySlices(Node):
         out: list[Tensor | None] = [result]
         if res[0] is not None and self.needs_input_grad(0):
             if moves.has_overlap(self.view.sizes, self.view.strides):
-                self._check_zeroing(fn)
-                grad_slice.zero_()  # type: ignore[attr-defined]
+                self._zero_overwritten(fn, grad_slice)
             else:
                 grad_slice.copy_(res[0])  # type: ignore[attr-defined]
         out.extend(res[1:])
@@ -126,8 +130,7 @@ class CopySlices(Node):
         first = res[0]
         if first is not None and self.needs_input_grad(0):
             if moves.has_overlap(view.sizes, view.strides):
-                self._check_zeroing(fn)
-                moves.fill_region(buffer, offset, view.strides, view.sizes, 0)
+                self._zero_overwritten(fn, result._alias(Geometry(view.sizes, view.strides, offset)))
             else:  # fn may have scaled ``piece`` in place and returned it
                 moves.copy_region(
                     buffer, offset, view.strides, first._storage.buffer, first._offset,
@@ -140,14 +143,18 @@ class CopySlices(Node):
         return OwnedGrads([result] + rest, handed)
 
     @staticmethod
-    def _check_zeroing(fn: Node) -> None:
-        """Only order-independent writes pass through self-overlapping views (fill_, zero_,
-        scalar assignment), and their old values get a zero gradient."""
-        if not getattr(fn, "zeroes_old_values", False):
+    def _zero_overwritten(fn: Node, region: Tensor) -> None:
+        """Write-back through a self-overlapping view. Only order-independent writes pass
+        through one (fill_, zero_, scalar assignment): a storage element any written view
+        element maps to was overwritten, so its old value gets no gradient, and every other
+        element keeps the gradient already in ``result``. The node knows which it wrote."""
+        zero = getattr(fn, "zero_overwritten", None)
+        if zero is None:
             raise RuntimeError(
                 f"CopySlices: {fn.name()} wrote through a self-overlapping view; its gradient "
                 "cannot be written back unambiguously"
             )
+        zero(region)
 
     def _needed_for_fn(self) -> tuple[bool, ...]:
         n = len(self.fn.next_functions)  # type: ignore[union-attr]

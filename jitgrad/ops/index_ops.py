@@ -7,6 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import indexing
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
 from ..tensor import Tensor
@@ -35,7 +36,11 @@ class IndexPutZerosBackward(Node):
 
 
 def gather(self: Tensor, np_index: tuple[Any, ...]) -> Tensor:
-    out = from_result(np.asarray(self.numpy()[np_index]))
+    if self.numel() == 0:  # PyTorch checks no index when there is nothing to gather
+        values = np.empty(indexing.result_shape(self._sizes, np_index), self.dtype)
+    else:
+        values = np.asarray(self.numpy()[np_index])
+    out = from_result(values)
     if needs_grad(self):
         record(IndexBackward0(self._sizes, np_index), (self,), (out,))
     return out

@@ -22,7 +22,11 @@ from .inplace import inplace_write
 class FillBackward0(Node):
     """Backward of ``fill_(scalar)``: the old values do not matter."""
 
-    zeroes_old_values = True  # CopySlices may zero an overlapping slice instead of copying
+    @staticmethod
+    def zero_overwritten(region: Tensor) -> None:
+        """What CopySlices does for a fill through a self-overlapping view: every element
+        was overwritten, so the old values get no gradient (see CopySlices.apply)."""
+        region.zero_()  # type: ignore[attr-defined]
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         return (_zeros_like(grads[0]),)
@@ -35,7 +39,7 @@ class ZeroBackward0(FillBackward0):
 class FillBackward1(Node):
     """Backward of ``fill_(value_tensor)`` (a 0-d tensor): it receives the summed gradient."""
 
-    zeroes_old_values = True
+    zero_overwritten = FillBackward0.zero_overwritten
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         g = grads[0]
@@ -60,7 +64,7 @@ def _copy(self: Tensor, src: Tensor, op: str) -> Tensor:
         raise TypeError(f"{op}(): argument 'src' must be a Tensor, got {type(src).__name__}")
     return inplace_write(
         op, self, (self, src), lambda: copying.copy_into(self, src, op), CopyBackwards,
-        write_bumps=True,
+        order_dependent=src.numel() != 1, write_bumps=True,
     )
 
 
@@ -113,6 +117,11 @@ class IndexPutBackward0(Node):
         self.np_index = np_index
         self.accumulate = accumulate
 
+    def zero_overwritten(self, region: Tensor) -> None:
+        """One value assigned through a self-overlapping view (the only index_put_ allowed
+        there): the overwritten elements' old values get no gradient."""
+        _index_put(region, self.np_index, 0.0, False, "index_put_")
+
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         from .index_ops import gather
 
@@ -126,7 +135,8 @@ class IndexPutBackward0(Node):
                 from .elementwise import mul
 
                 keep = np.ones(g._sizes, g.dtype)
-                keep[self.np_index] = 0
+                if keep.size:  # (an empty target: nothing was overwritten, nothing checked)
+                    keep[self.np_index] = 0
                 grad_self = mul(g, copying.Tensor._from_buffer(keep.reshape(-1), g._sizes))
         grad_values = gather(g, self.np_index) if self.needs_input_grad(1) else None
         return (grad_self, grad_values)
@@ -151,7 +161,8 @@ def _index_put(
     def write() -> None:
         indexing.write_advanced(self, np_index, values, accumulate, op)
 
+    one_value = value is None or value.numel() == 1  # the same value everywhere
     return inplace_write(
         op, self, inputs, write, lambda: IndexPutBackward0(np_index, accumulate),
-        order_dependent=value is not None or accumulate, write_bumps=True,
+        order_dependent=not one_value or accumulate, write_bumps=True,
     )

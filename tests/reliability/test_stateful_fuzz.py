@@ -164,9 +164,28 @@ class ViewsInPlaceMachine(RuleBasedStateMachine):
             return [None if lf[i].grad is None else lf[i].grad.detach().numpy().copy()
                     for lf in self.leaves]
 
+        def grads(i):
+            return [None if lf[i].grad is None else lf[i].grad.detach().numpy().copy()
+                    for lf in self.leaves]
+
+        before = grads(0), grads(1)
         r = self._both(f"backward(slots {picks}, retain_graph={retain})", run)
-        if r is not None and len(r) == 3:
+        if r is None:
+            # Both failed. jitgrad's backward is all-or-nothing (leaf grads untouched); PyTorch's
+            # may have accumulated into some leaves before the failing node: a deliberate
+            # difference, so PyTorch's leaves are put back to their pre-backward grads.
+            for a, b in zip(grads(0), before[0]):
+                assert (a is None) == (b is None) and (a is None or np.array_equal(a, b)), (
+                    "a failed jitgrad backward changed a leaf's grad:\n" + "\n".join(self.log))
+            for lf, g in zip(self.leaves, before[1]):
+                lf[1].grad = None if g is None else torch.from_numpy(g)
+            return
+        if len(r) == 3:
             where, ea, eb = r
+            # PyTorch's backward refuses CopySlices on a filled self-overlapping view.
+            if ea is None and SELF_OVERLAP in str(eb):
+                self.stopped = True
+                return
             # Reported difference: a second backward without retain_graph through nodes that
             # saved only Python scalars (x * 1.5) raises in PyTorch (it saves the wrapped
             # scalar and frees it) but not in jitgrad (it saves nothing there).
@@ -179,6 +198,11 @@ class ViewsInPlaceMachine(RuleBasedStateMachine):
                 if a is not None:
                     np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True,
                                                err_msg="\n".join(self.log))
+
+    @precondition(lambda self: self.stopped)
+    @rule()
+    def finished(self):
+        """A deliberate difference ended the comparison: nothing more to do."""
 
     @invariant()
     def values_agree(self):
@@ -199,7 +223,7 @@ class _Long(ViewsInPlaceMachine):
 
 
 TestViewsInPlaceMachine = _Default.TestCase
-TestViewsInPlaceMachine.settings = settings(max_examples=budget(25), stateful_step_count=20,
+TestViewsInPlaceMachine.settings = settings(max_examples=budget(80), stateful_step_count=25,
                                             deadline=None)
 TestViewsInPlaceMachineLong = pytest.mark.slow(_Long.TestCase)
 TestViewsInPlaceMachineLong.settings = settings(max_examples=budget(500), stateful_step_count=40,

@@ -116,12 +116,6 @@ def test_concurrent_backward_on_a_shared_leaf_loses_no_update():
             f"{5.0 * sum(ok)}, got min {g.min()} max {g.max()} (lost in-place accumulations)")
 
 
-test_concurrent_backward_on_a_shared_leaf_loses_no_update = pytest.mark.xfail(
-    strict=True, reason="engine bug: concurrent backward through one graph corrupts w.grad "
-    "(AccumulateGrad's in-place add is unlocked and runs without the GIL); needs an engine lock"
-)(test_concurrent_backward_on_a_shared_leaf_loses_no_update)
-
-
 @pytest.mark.parametrize("size", [10, 200_000])
 def test_concurrent_backward_through_one_shared_graph(size):
     """THREADS threads each run backward(retain_graph=True) ROUNDS times on one graph. Every

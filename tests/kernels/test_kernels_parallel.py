@@ -1,0 +1,164 @@
+"""The partitioned parallel kernels (``*_par``) against the naive reference and against the
+serial kernels, bit for bit, plus the rules deciding when they run (size threshold, float
+dtypes only, destinations without internal overlap, never in a forked child)."""
+from __future__ import annotations
+
+import os
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import naive
+from conftest import budget
+from jitgrad.kernels import _parallel, strided, strided_add, strided_copy
+from jitgrad.kernels._accumulate_jit import _add_strided, _add_strided_par
+from jitgrad.kernels._copy_jit import _copy_strided, _copy_strided_par
+from jitgrad.kernels._layout import coalesce, order_for_transpose
+from kernel_strategies import any_strides, buffer_for, nonoverlapping_strides
+
+FLOATS = [np.dtype(np.float32), np.dtype(np.float64)]
+THREADS = numba.config.NUMBA_NUM_THREADS
+needs_threads = pytest.mark.skipif(THREADS < 2, reason="one Numba thread: never parallel")
+
+
+@pytest.fixture
+def par_calls(monkeypatch):
+    """Lower the size threshold so small arrays (fast to check naively) take the parallel
+    path, and record which parallel kernels ran."""
+    monkeypatch.setattr(_parallel, "PARALLEL_MIN_NUMEL", 1024)
+    calls: list[str] = []
+    for name in ("_copy_strided_par", "_add_strided_par"):
+        real = getattr(strided, name)
+
+        def spy(*args, real=real, name=name):
+            calls.append(name)
+            return real(*args)
+        monkeypatch.setattr(strided, name, spy)
+    return calls
+
+
+def _layout(kind: str, rows: int, cols: int, dst_dtype, src_dtype, rng):
+    """(dst buffer, dst strides, src buffer, src strides) for a (rows, cols) region at
+    offset 0 of each buffer; buffers hold small half-integers (exact in float32)."""
+    d_st, s_st, d_len, s_len = (cols, 1), (cols, 1), rows * cols, rows * cols
+    if kind == "transposed":
+        s_st = (1, rows)
+    elif kind == "step_sliced":
+        d_st = s_st = (2 * cols, 2)
+        d_len = s_len = 2 * rows * cols
+    elif kind == "broadcast_src":
+        s_st, s_len = (0, 1), cols
+    src = (rng.integers(-8, 9, size=s_len) * 0.5).astype(src_dtype)
+    dst = (rng.integers(-4, 5, size=d_len) * 0.5).astype(dst_dtype)
+    return dst, d_st, src, s_st
+
+
+LAYOUTS = ["contiguous", "transposed", "step_sliced", "broadcast_src"]
+
+
+@needs_threads
+@pytest.mark.parametrize("kind", LAYOUTS)
+@pytest.mark.parametrize("dst_dtype", FLOATS)
+@pytest.mark.parametrize("src_dtype", FLOATS)
+@pytest.mark.parametrize("op", ["copy", "add"])
+def test_parallel_path_matches_naive(par_calls, op, kind, dst_dtype, src_dtype):
+    dst, d_st, src, s_st = _layout(kind, 300, 40, dst_dtype, src_dtype,
+                                   np.random.default_rng(0))
+    expected = dst.copy()
+    ref, kernel = ((naive.strided_copy, strided_copy) if op == "copy"
+                   else (naive.strided_add, strided_add))
+    ref(expected, 0, d_st, src, 0, s_st, (300, 40))
+    kernel(dst, 0, d_st, src, 0, s_st, (300, 40))
+    assert par_calls, "the parallel kernel did not run"
+    np.testing.assert_array_equal(dst, expected)
+
+
+@settings(max_examples=budget(40), deadline=None)
+@given(data=st.data(), rows=st.integers(128, 200), cols=st.integers(6, 12),
+       dst_dtype=st.sampled_from(FLOATS), src_dtype=st.sampled_from(FLOATS))
+def test_parallel_threshold_any_geometry_matches_naive(data, rows, cols, dst_dtype, src_dtype):
+    sizes = (rows, cols)
+    dst_strides = data.draw(nonoverlapping_strides(sizes))
+    src_strides = data.draw(any_strides(sizes))
+    src, src_off = data.draw(buffer_for(src_dtype, sizes, src_strides))
+    dst, dst_off = data.draw(buffer_for(dst_dtype, sizes, dst_strides))
+    mp = pytest.MonkeyPatch()
+    mp.setattr(_parallel, "PARALLEL_MIN_NUMEL", 1024)
+    try:
+        for ref, kernel in ((naive.strided_copy, strided_copy), (naive.strided_add, strided_add)):
+            expected = dst.copy()
+            ref(expected, dst_off, dst_strides, src, src_off, src_strides, sizes)
+            kernel(dst, dst_off, dst_strides, src, src_off, src_strides, sizes)
+            np.testing.assert_array_equal(dst, expected)
+    finally:
+        mp.undo()
+
+
+@pytest.mark.parametrize("chunks", [2, 3, 5, 7])
+@pytest.mark.parametrize("kind", LAYOUTS)
+def test_chunked_kernels_are_bit_identical_to_serial(chunks, kind):
+    """Any chunk count (more than the threads, odd splits of the outer dim) gives exactly
+    the serial kernel's bytes, NaNs and signed zeros included."""
+    rng = np.random.default_rng(chunks)
+    sizes = (7 * 64 + 13, 9)
+    dst, d_st, src, s_st = _layout(kind, *sizes, np.float64, np.float64, rng)
+    src[rng.integers(src.size, size=3)] = np.nan
+    src[rng.integers(src.size, size=3)] = -0.0
+    s, (ds, ss) = coalesce(sizes, [d_st, s_st], drop_broadcast=True)
+    order_for_transpose(s, ds, ss)
+    geom = np.array([s, ds, ss], dtype=np.int64)
+    if geom[0, 0] < 64 * chunks:
+        pytest.skip("outer dim too small for this many chunks (the dispatcher never asks)")
+    for serial, parallel in ((_copy_strided, _copy_strided_par), (_add_strided, _add_strided_par)):
+        a, b = dst.copy(), dst.copy()
+        serial(a, 0, src, 0, geom)
+        parallel(b, 0, src, 0, geom, chunks)
+        assert a.tobytes() == b.tobytes(), serial.__name__
+
+
+@needs_threads
+def test_parallel_only_for_floats_and_dense_destinations(par_calls):
+    n = 40_000
+    strided_copy(np.zeros(n, np.int64), 0, (1,), np.ones(n, np.int64), 0, (1,), (n,))
+    strided_add(np.zeros(n), 0, (1,), np.ones(n, np.int64), 0, (1,), (n,))
+    assert par_calls == []
+    strided_copy(np.zeros(n), 0, (1,), np.ones(n, np.float32), 0, (1,), (n,))
+    assert par_calls == ["_copy_strided_par"]
+
+
+@needs_threads
+def test_no_parallel_below_threshold_or_with_one_thread(par_calls):
+    n = 1000  # below the lowered threshold of 1024
+    strided_copy(np.zeros(n), 0, (1,), np.ones(n), 0, (1,), (n,))
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        strided_add(np.zeros(5000), 0, (1,), np.ones(5000), 0, (1,), (5000,))
+    finally:
+        numba.set_num_threads(before)
+    assert par_calls == []
+
+
+@needs_threads
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_forked_child_stays_serial(par_calls):
+    """GNU OpenMP aborts a forked child that launches a parallel region after its parent
+    did; jitgrad's child must fall back to the serial kernels and finish."""
+    n = 50_000
+    dst, src = np.zeros(n), np.arange(n, dtype=np.float64)
+    strided_copy(dst, 0, (1,), src, 0, (1,), (n,))
+    assert par_calls == ["_copy_strided_par"]
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        ok = False
+        try:
+            out = np.zeros(n)
+            strided_add(out, 0, (1,), src, 0, (1,), (n,))
+            ok = bool((out == src).all()) and par_calls == ["_copy_strided_par"]
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"child status {status}"
