@@ -7,7 +7,10 @@ __version__ = "0.1.0"
 
 from . import _bind  # noqa: F401  (attaches methods to Tensor)
 from . import autograd
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (
+    enable_grad, is_anomaly_check_nan_enabled, is_anomaly_enabled, is_grad_enabled, no_grad,
+    set_grad_enabled,
+)
 from .creation import (
     arange,
     as_tensor,
@@ -47,11 +50,15 @@ from .ops.power import pow  # noqa: A004
 from .ops.unary import abs, clamp, cos, exp, log, relu, sigmoid, sin, sqrt, tanh  # noqa: A004
 
 from . import optim  # torch.optim's counterpart: SGD, Adam
+from . import viz  # to_dot / draw: the autograd graph as Graphviz
 
 __all__ = [
     "autograd",
     "optim",
+    "viz",
     "enable_grad",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",
     "set_grad_enabled",

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import kernels
+from ._quiet import IGNORE_ALL, QUIET
 from .geometry.strided import is_non_overlapping_and_dense, numel
 
 # At and below this many elements NumPy is cheaper than a kernel call.
@@ -66,7 +67,11 @@ def add_region(
         return
     if _numpy_ok(n, dst_strides, src_strides):
         out = as_array(dst, dst_offset, dst_strides, sizes)
-        np.add(out, as_array(src, src_offset, src_strides, sizes), out=out, casting="unsafe")
+        token = QUIET.set(IGNORE_ALL)  # inf + -inf is nan, silently, as in PyTorch
+        try:
+            np.add(out, as_array(src, src_offset, src_strides, sizes), out=out, casting="unsafe")
+        finally:
+            QUIET.reset(token)
     else:
         kernels.strided_add(dst, dst_offset, dst_strides, src, src_offset, src_strides, sizes)
 

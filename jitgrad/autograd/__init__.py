@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from .anomaly_mode import (
+    detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly,
+)
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -21,6 +24,10 @@ __all__ = [
     "SavedTensor",
     "SavingNode",
     "backward",
+    "detect_anomaly",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
+    "set_detect_anomaly",
     "enable_grad",
     "grad",
     "is_grad_enabled",

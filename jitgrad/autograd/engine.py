@@ -28,7 +28,7 @@ import threading
 from typing import Any, Sequence
 
 from ..tensor import Tensor
-from . import grad_mode
+from . import anomaly_mode, grad_mode
 from .graph import (
     OPS, AccumulateGrad, ScatterGrad, accumulate_grad, add_inplace, dense_copy, gradient_edge,
     is_fresh,
@@ -224,7 +224,10 @@ def execute(
     staged: list[tuple[AccumulateGrad, Tensor | None, bool]] = []
     heappop, heappush = heapq.heappop, heapq.heappush
     prev_mode = grad_mode.is_grad_enabled()
+    anomaly = anomaly_mode.enabled
+    check_nan = anomaly and anomaly_mode.check_nan
     grad_mode._set(create_graph)
+    node = None
     try:
         while ready:
             node = heappop(ready)[2]
@@ -267,6 +270,8 @@ def execute(
             finally:
                 if run is not None:
                     node._needed = None
+            if check_nan:
+                anomaly_mode.check_outputs(node, outputs)
             if node._hooks:
                 outputs = [
                     o.materialize() if o.__class__ is ScatterGrad else o  # type: ignore[union-attr]
@@ -319,12 +324,20 @@ def execute(
                         counter += 1
                 i += 1
             del outputs, grads
+        node = None  # an error from here on is no node's
         # leaves' gradients are committed only once the whole pass succeeded, one backward
         # at a time (two threads running backward through one graph add into one .grad)
         grad = validated = None  # type: ignore[assignment]  # drop this frame's references,
         # or a buffer nothing else holds would not be taken over (is_fresh counts them)
         with _COMMIT_LOCK:
             _commit(staged, create_graph)
+    except Exception as exc:
+        if not anomaly or node is None:
+            raise
+        named = anomaly_mode.wrap_error(node, exc)  # the node and its forward line
+        if named is exc:
+            raise
+        raise named from exc
     finally:
         grad_mode._set(prev_mode)
     return captured

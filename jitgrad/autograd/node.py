@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..tensor import Tensor
+from . import anomaly_mode
 
 Edge = tuple["Node | None", int]
 Grads = Sequence["Tensor | None"]
@@ -94,6 +95,8 @@ class Node:
         self._tensor_pre_hooks: dict[int, dict[int, Callable[..., Any]]] | None = None
         self._retains_grad_hooks: dict[int, Callable[[Tensor], None]] | None = None
         self._needed: tuple[bool, ...] | None = None
+        if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+            anomaly_mode.record_creation(self.metadata)
 
     def name(self) -> str:
         return type(self).__name__
@@ -154,11 +157,13 @@ class SavedTensor:
     node (no reference cycle); unpacking rebuilds it with its ``grad_fn``.
     """
 
-    __slots__ = ("_data", "_version", "_node", "_output_nr", "_freed")
+    __slots__ = ("_data", "_version", "_node", "_output_nr", "_freed", "_saved_at")
 
     def __init__(self, t: Tensor, node: Node | None = None, output_nr: int = -1) -> None:
         self._version = t._storage.version
         self._freed = False
+        # where it was saved, for the version error (anomaly mode only: a frame walk)
+        self._saved_at = anomaly_mode.saved_location() if anomaly_mode.enabled else None
         if node is not None:  # an output of ``node``
             self._data = Tensor._make(t._storage, t._sizes, t._strides, t._offset, t._base)
             self._node: weakref.ref[Node] | None = weakref.ref(node)
@@ -205,6 +210,13 @@ def version_error(data: Tensor, saved: SavedTensor, owner: Node) -> str:
     last = data._storage.last_write
     if last is not None:
         msg += f" The last in-place write to its memory was {last[0]} at {last[1]}."
+    if saved._saved_at is not None:
+        msg += f" It was saved for backward at {saved._saved_at}."
+    else:
+        msg += (
+            " Hint: enable anomaly detection (jitgrad.autograd.set_detect_anomaly(True)) "
+            "before the forward pass to see where it was saved for backward."
+        )
     return msg
 
 

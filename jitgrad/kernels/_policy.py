@@ -20,6 +20,8 @@ bare ``numba.njit``), so the choices below hold everywhere and are argued once:
 ``error_model="numpy"``
     Float division by zero gives inf/nan as in NumPy instead of raising, and the kernels
     need no exception-raising paths in their inner loops.
+A hardened cache
+    An unreadable cache entry is treated as a miss, not an error (``_harden_cache``).
 
 ``jit_parallel`` (``parallel=True``, otherwise the same policy)
     Only for the ``*_par`` partitioned kernels: each splits the outermost dimension of an
@@ -33,15 +35,52 @@ bare ``numba.njit``), so the choices below hold everywhere and are argued once:
 """
 from __future__ import annotations
 
-import functools
+import warnings
+from typing import Any, Callable
 
 import numba
 
-jit = functools.partial(
-    numba.njit, cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy"
-)
+_OPTIONS = dict(cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy")
 
-jit_parallel = functools.partial(
-    numba.njit, cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy",
-    parallel=True,
-)
+
+def _harden_cache(dispatcher: Any) -> Any:
+    """Treat an unreadable on-disk cache entry as a miss (recompile) and a failed save as
+    no save. Numba unpickles its ``.nbi``/``.nbc`` files unguarded, so a truncated or garbled
+    entry (a full disk, a killed process) would otherwise break every call of the kernel."""
+    cache = dispatcher._cache
+    load, save = cache.load_overload, cache.save_overload
+
+    def load_overload(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return load(*args, **kwargs)
+        except Exception as exc:  # any unreadable entry: recompile instead
+            warnings.warn(
+                f"jitgrad: ignoring an unreadable Numba cache entry for "
+                f"{dispatcher.py_func.__name__} ({type(exc).__name__}: {exc}); recompiling",
+                RuntimeWarning, stacklevel=2,
+            )
+            return None
+
+    def save_overload(*args: Any, **kwargs: Any) -> None:
+        try:
+            save(*args, **kwargs)
+        except Exception as exc:  # e.g. a corrupt index beside it: run uncached
+            warnings.warn(
+                f"jitgrad: could not write the Numba cache entry for "
+                f"{dispatcher.py_func.__name__} ({type(exc).__name__}: {exc})",
+                RuntimeWarning, stacklevel=2,
+            )
+
+    cache.load_overload = load_overload
+    cache.save_overload = save_overload
+    return dispatcher
+
+
+def jit(fn: Callable[..., Any]) -> Any:
+    """The serial kernel decorator (the policy above)."""
+    return _harden_cache(numba.njit(fn, **_OPTIONS))
+
+
+def jit_parallel(fn: Callable[..., Any]) -> Any:
+    """The partitioned-kernel decorator: ``parallel=True``, otherwise the same policy."""
+    return _harden_cache(numba.njit(fn, parallel=True, **_OPTIONS))

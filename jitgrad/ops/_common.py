@@ -18,6 +18,7 @@ from .. import dtypes
 from ..geometry import broadcast_shapes, contiguous_strides
 from ..storage import Storage
 from ..geometry.layout import output_strides
+from .._quiet import IGNORE_ALL, QUIET
 from ..tensor import Tensor
 
 _RANK = {dtypes.bool_: 0, dtypes.int64: 1, dtypes.float32: 2, dtypes.float64: 3}
@@ -181,32 +182,6 @@ def from_result(array: np.ndarray, dtype: np.dtype | None = None) -> Tensor:
 
 def shape_of(x: Any) -> tuple[int, ...]:
     return x._sizes if isinstance(x, Tensor) else ()
-
-
-# NumPy warns (RuntimeWarning) when a float result overflows or is nan: log(0), 1/0, sqrt(-1).
-# PyTorch computes those silently, so elementwise ops run with NumPy's floating-point errors
-# ignored. ``with np.errstate(all="ignore")`` costs ~1 us per use; setting the context variable
-# it sets (NumPy >= 2's private ``_extobj_contextvar``; an errstate fallback otherwise) costs
-# ~0.1 us. ``token = QUIET.set(IGNORE_ALL)`` ... ``QUIET.reset(token)`` bracket a ufunc call.
-class _Errstate:
-    """Fallback with the context variable's interface, for NumPy versions without it."""
-
-    def set(self, _: Any) -> Any:
-        state = np.errstate(all="ignore")
-        state.__enter__()
-        return state
-
-    def reset(self, state: Any) -> None:
-        state.__exit__(None, None, None)
-
-
-try:
-    from numpy._core.umath import _extobj_contextvar as QUIET  # type: ignore[attr-defined]
-
-    with np.errstate(all="ignore"):
-        IGNORE_ALL = QUIET.get()
-except (ImportError, AttributeError):  # pragma: no cover - depends on the NumPy version
-    QUIET, IGNORE_ALL = _Errstate(), None  # type: ignore[assignment]
 
 
 def broadcast_shape(a: Any, b: Any) -> tuple[int, ...]:

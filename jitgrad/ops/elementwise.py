@@ -225,8 +225,9 @@ class MulBackward0(SavingNode):
                 and g.is_floating_point() and not is_grad_enabled():
             # times a number, into the buffer the engine hands over (Note [Gradient buffer
             # ownership]): no allocation
-            data = g.numpy()
-            np.multiply(data, b, out=data, casting="unsafe")
+            if b != 1:  # g * 1 is g, bit for bit
+                data = g.numpy()
+                np.multiply(data, b, out=data, casting="unsafe")
             return OwnedGrads((g, None), (True, False))
         return (
             mul(g, b) if self.needs_input_grad(0) else None,

@@ -16,6 +16,7 @@ from .. import dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavingNode
 from ..geometry.strided import wrap_dim
+from .._quiet import quiet
 from ..tensor import Tensor
 from ._common import from_result
 from .elementwise import div, maximum, minimum, mul, sub
@@ -88,7 +89,8 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None)
         out_dtype = self.dtype
     else:
         out_dtype = dtypes.int64  # PyTorch sums bool and integer tensors as int64
-    values = np.sum(self.numpy(), axis=dims, keepdims=keepdim, dtype=out_dtype)
+    with quiet():  # inf - inf is nan, silently, as in PyTorch
+        values = np.sum(self.numpy(), axis=dims, keepdims=keepdim, dtype=out_dtype)
     out = from_result(np.asarray(values), out_dtype)
     if needs_grad(self):
         node = (SumBackward0 if dim is None else SumBackward1)(self._sizes, dims, keepdim)
@@ -141,7 +143,8 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     dims = reduce_dims("mean", self, dim)
     if dtype is not None and self.dtype != out_dtype:
         self = self.to(out_dtype)  # type: ignore[attr-defined]
-    total = np.sum(self.numpy(), axis=dims, keepdims=keepdim, dtype=out_dtype)
+    with quiet():
+        total = np.sum(self.numpy(), axis=dims, keepdims=keepdim, dtype=out_dtype)
     with np.errstate(invalid="ignore"):
         values = np.true_divide(total, _count(self._sizes, dims), dtype=out_dtype)
     out = from_result(np.asarray(values), out_dtype)
