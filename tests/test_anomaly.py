@@ -82,7 +82,8 @@ def test_detect_anomaly_warns_and_works_as_decorator() -> None:
             assert lib.is_anomaly_enabled()
         assert not lib.is_anomaly_enabled()
     # PyTorch 2.13's detect_anomaly is a context manager only; ours also decorates
-    assert not callable(torch.autograd.detect_anomaly())
+    with pytest.warns(UserWarning, match="Anomaly Detection"):
+        assert not callable(torch.autograd.detect_anomaly())
 
     with pytest.warns(UserWarning, match="Anomaly Detection"):
 

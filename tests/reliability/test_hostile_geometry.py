@@ -128,6 +128,11 @@ def test_tensor_api_with_hostile_geometry(geometry, op, n):
             return
         if t_err is None and _numpy_too_big(err, geometry):
             return  # known gap, see _numpy_too_big
+        if t_err is None and any(size < 0 for size in geometry[0]):
+            # deliberate: PyTorch accepts a negative size when another size is 0 (its numel
+            # is then 0); jitgrad refuses every negative size
+            assert "non-negative" in str(err), where
+            return
         if t_err is None:  # jitgrad's deliberate refusal: order-dependent overlapping writes
             view = torch.from_numpy(before).as_strided(*geometry)
             assert _self_overlapping(view) and op not in ORDER_INDEPENDENT, where
