@@ -33,6 +33,7 @@ from .creation import (
 from .dtypes import bool_ as bool  # noqa: A001  (PyTorch's name: jitgrad.bool)
 from .dtypes import float32, float64, int64
 from .geometry import Size
+from .storage import OutOfMemoryError
 from .tensor import Tensor
 
 # -- reductions, softmax family, matrix products, joins ---------------------------------------
@@ -53,6 +54,7 @@ from . import optim  # torch.optim's counterpart: SGD, Adam
 from . import viz  # to_dot / draw: the autograd graph as Graphviz
 
 __all__ = [
+    "OutOfMemoryError",
     "autograd",
     "optim",
     "viz",

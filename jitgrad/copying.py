@@ -15,12 +15,12 @@ from . import dtypes, kernels, moves
 from .geometry import check_broadcastable_to, numel
 from .geometry import views as vg
 from .geometry.layout import preserve_strides
-from .storage import Storage
+from .storage import Storage, allocate
 from .tensor import Tensor
 
 
 def empty(sizes: tuple[int, ...], dtype: np.dtype) -> Tensor:
-    return Tensor._from_buffer(np.empty(numel(sizes), dtype), sizes)
+    return Tensor._from_buffer(allocate(numel(sizes), dtype), sizes)
 
 
 def _empty_like(self: Tensor, dtype: np.dtype, contiguous: bool) -> Tensor:
@@ -29,7 +29,7 @@ def _empty_like(self: Tensor, dtype: np.dtype, contiguous: bool) -> Tensor:
     if contiguous:
         return empty(self._sizes, dtype)
     strides = preserve_strides(self._sizes, self._strides)
-    return Tensor._make(Storage(np.empty(numel(self._sizes), dtype)), self._sizes, strides)
+    return Tensor._make(Storage(allocate(numel(self._sizes), dtype)), self._sizes, strides)
 
 
 def clone(self: Tensor, contiguous: bool = False) -> Tensor:

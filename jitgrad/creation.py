@@ -11,7 +11,7 @@ import numpy as np
 from . import dtypes
 from .geometry import numel
 from .geometry.strided import as_int, as_int_tuple
-from .storage import Storage
+from .storage import Storage, allocate
 from .tensor import Tensor, sizes_arg
 
 _generator = np.random.default_rng()
@@ -133,7 +133,7 @@ def from_dlpack(obj: Any) -> Tensor:
 
 def empty(*size: Any, dtype: object = None, requires_grad: bool = False) -> Tensor:
     sizes = _sizes("empty", size)
-    buffer = np.empty(numel(sizes), _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "empty"))
+    buffer = allocate(numel(sizes), _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "empty"))
     return _finish(Tensor._from_buffer(buffer, sizes), requires_grad)
 
 
@@ -156,13 +156,13 @@ def full(size: Sequence[int], fill_value: Any, dtype: object = None, requires_gr
 
 def zeros(*size: Any, dtype: object = None, requires_grad: bool = False) -> Tensor:
     sizes = _sizes("zeros", size)
-    buffer = np.zeros(numel(sizes), _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "zeros"))
+    buffer = allocate(numel(sizes), _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "zeros"), 0)
     return _finish(Tensor._from_buffer(buffer, sizes), requires_grad)
 
 
 def ones(*size: Any, dtype: object = None, requires_grad: bool = False) -> Tensor:
     sizes = _sizes("ones", size)
-    buffer = np.ones(numel(sizes), _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "ones"))
+    buffer = allocate(numel(sizes), _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "ones"), 1)
     return _finish(Tensor._from_buffer(buffer, sizes), requires_grad)
 
 
@@ -217,7 +217,9 @@ def arange(
         if step == 0:
             raise ValueError("arange(): step must be nonzero, got a step that truncates to 0 as int64")
     length = -((start - end) // step) if integral else math.ceil((end - start) / step)
-    values = start + np.arange(length, dtype=np.int64 if integral else np.float64) * step
+    counter = allocate(length, np.int64 if integral else np.float64)  # OutOfMemoryError if huge
+    counter[:] = np.arange(length, dtype=counter.dtype)
+    values = start + counter * step
     return _finish(from_numpy_copy(values, target), requires_grad)
 
 

@@ -31,6 +31,25 @@ def user_frame_location(skip: int = 1) -> str:
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
+class OutOfMemoryError(RuntimeError, MemoryError):
+    """Not enough memory for a tensor's buffer: a ``RuntimeError`` as in PyTorch, and a
+    ``MemoryError`` as in NumPy, so either ``except`` catches it."""
+
+
+def allocate(n: int, dtype: np.dtype, fill: object = None) -> np.ndarray:
+    """A new flat buffer of ``n`` elements (uninitialised, or filled with ``fill``)."""
+    try:
+        if fill is None:
+            return np.empty(n, dtype)
+        return np.full(n, fill, dtype) if fill != 0 else np.zeros(n, dtype)
+    except MemoryError:
+        size = n * np.dtype(dtype).itemsize
+        raise OutOfMemoryError(
+            f"cannot allocate a buffer of {n} {np.dtype(dtype).name} elements ({size} bytes): "
+            "not enough memory"
+        ) from None
+
+
 class Storage:
     """A flat, C-contiguous, 1-D NumPy buffer of one supported dtype."""
 

@@ -31,7 +31,7 @@ from ..storage import _PACKAGE_DIR
 F = TypeVar("F", bound=Callable[..., Any])
 
 enabled = False  # read by Node.__init__, SavedTensor and the engine: keep it a plain global
-check_nan = True
+check_nan_enabled = True
 _TRACEBACK_FRAMES = 8  # user frames kept per node, innermost last
 
 
@@ -40,12 +40,12 @@ def is_anomaly_enabled() -> bool:
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    return check_nan
+    return check_nan_enabled
 
 
 def _set(mode: bool, nan: bool) -> None:
-    global enabled, check_nan
-    enabled, check_nan = bool(mode), bool(nan)
+    global enabled, check_nan_enabled
+    enabled, check_nan_enabled = bool(mode), bool(nan)
 
 
 class set_detect_anomaly:
@@ -53,7 +53,7 @@ class set_detect_anomaly:
     restores the previous mode on exit."""
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
-        self._prev = (enabled, globals()["check_nan"])
+        self._prev = (enabled, check_nan_enabled)
         _set(mode, check_nan)
 
     def __enter__(self) -> None:
@@ -75,7 +75,7 @@ class detect_anomaly:
         )
 
     def __enter__(self) -> None:
-        self._prev = (enabled, globals()["check_nan"])
+        self._prev = (enabled, check_nan_enabled)
         _set(True, self.check_nan)
 
     def __exit__(self, *exc: object) -> None:
@@ -84,8 +84,12 @@ class detect_anomaly:
     def __call__(self, fn: F) -> F:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with self:
+            prev = (enabled, check_nan_enabled)  # per call: the function may recurse
+            _set(True, self.check_nan)
+            try:
                 return fn(*args, **kwargs)
+            finally:
+                _set(*prev)
 
         return wrapper  # type: ignore[return-value]
 

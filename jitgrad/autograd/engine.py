@@ -225,7 +225,7 @@ def execute(
     heappop, heappush = heapq.heappop, heapq.heappush
     prev_mode = grad_mode.is_grad_enabled()
     anomaly = anomaly_mode.enabled
-    check_nan = anomaly and anomaly_mode.check_nan
+    check_nan = anomaly and anomaly_mode.check_nan_enabled
     grad_mode._set(create_graph)
     node = None
     try:

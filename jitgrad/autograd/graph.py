@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import moves
 from ..geometry.strided import numel
+from ..storage import allocate
 from ..tensor import Tensor
 from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled
@@ -140,7 +141,7 @@ class ScatterGrad:
 
     def materialize(self) -> Tensor:
         """A dense tensor of ``sizes`` (zeros outside the region), owned by the caller."""
-        out = Tensor._from_buffer(np.zeros(numel(self.sizes), self.values.dtype), self.sizes)
+        out = Tensor._from_buffer(allocate(numel(self.sizes), self.values.dtype, 0), self.sizes)
         self.add_into(out)
         return out
 
@@ -163,7 +164,7 @@ def add_inplace(dst: Tensor, src: Tensor) -> None:
 
 def dense_copy(t: Tensor) -> Tensor:
     """A contiguous copy with its own storage, outside any graph."""
-    out = Tensor._from_buffer(np.empty(t.numel(), t.dtype), t._sizes)
+    out = Tensor._from_buffer(allocate(t.numel(), t.dtype), t._sizes)
     moves.copy_region(
         out._storage.buffer, 0, out._strides, t._storage.buffer, t._offset, t._strides, t._sizes
     )

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes
 from ..geometry import broadcast_shapes, contiguous_strides
-from ..storage import Storage
+from ..storage import Storage, allocate
 from ..geometry.layout import output_strides
 from .._quiet import IGNORE_ALL, QUIET
 from ..tensor import Tensor
@@ -156,7 +156,7 @@ def new_output(shape: tuple[int, ...], dtype: np.dtype, operands: tuple[Any, ...
     if strides is None:
         return new_tensor(shape, dtype)
     n = layout(shape)[1]
-    buffer = np.empty(n, dtype)
+    buffer = allocate(n, dtype)
     t = Tensor._make(Storage(buffer), shape, strides)
     item = buffer.itemsize
     view = np.ndarray(shape, dtype, buffer=buffer, strides=tuple(st * item for st in strides)) if n else np.empty(shape, dtype)
@@ -166,7 +166,7 @@ def new_output(shape: tuple[int, ...], dtype: np.dtype, operands: tuple[Any, ...
 def new_tensor(shape: tuple[int, ...], dtype: np.dtype) -> tuple[Tensor, np.ndarray]:
     """A fresh contiguous tensor and a writable N-d NumPy view of it (for ``out=``)."""
     strides, n = layout(shape)
-    buffer = np.empty(n, dtype)
+    buffer = allocate(n, dtype)
     t = Tensor._make(Storage(buffer), shape, strides)
     return t, (buffer if len(shape) == 1 else buffer.reshape(shape))
 

@@ -28,7 +28,7 @@ from .. import moves
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Grads, Node, OwnedGrads, _FREED
 from ..geometry import Geometry, contiguous_strides, is_non_overlapping_and_dense, numel, required_storage
-from ..storage import Storage
+from ..storage import Storage, allocate
 from ..tensor import Tensor
 from .view_meta import Step, replay
 
@@ -112,14 +112,14 @@ class CopySlices(Node):
         else:
             dense = is_non_overlapping_and_dense(base.sizes, base.strides)
             size = required_storage(base.sizes, base.strides, 0)
-            buffer = np.empty(size, grad.dtype) if dense else np.zeros(size, grad.dtype)
+            buffer = allocate(size, grad.dtype) if dense else allocate(size, grad.dtype, 0)
             result = Tensor._make(Storage(buffer), base.sizes, base.strides, 0)
             moves.copy_region(
                 buffer, 0, base.strides, grad._storage.buffer, grad._offset, grad._strides, base.sizes
             )
         buffer = result._storage.buffer
         offset = result._offset + view.storage_offset - base.storage_offset
-        piece = Tensor._make(Storage(np.empty(numel(view.sizes), grad.dtype)), view.sizes,
+        piece = Tensor._make(Storage(allocate(numel(view.sizes), grad.dtype)), view.sizes,
                              contiguous_strides(view.sizes))
         moves.copy_region(piece._storage.buffer, 0, piece._strides, buffer, offset, view.strides, view.sizes)
         fn._needed = self._needed_for_fn()
@@ -176,6 +176,4 @@ class CopySlices(Node):
 
 
 def _empty_strided(sizes: tuple[int, ...], strides: tuple[int, ...], size: int, dtype: Any) -> Tensor:
-    from ..storage import Storage
-
-    return Tensor._make(Storage(np.zeros(size, dtype)), sizes, strides, 0)
+    return Tensor._make(Storage(allocate(size, dtype, 0)), sizes, strides, 0)
