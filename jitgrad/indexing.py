@@ -86,6 +86,12 @@ def split_index(g: Geometry, index: Any) -> tuple[Geometry, list[tuple[int, np.n
     dim, advanced = 0, []
     for kind, value in items:
         if _dims_used(kind, value) and dim >= len(g.sizes):  # after a second ellipsis
+            # PyTorch skips a full slice there, and sees an int index against size 0
+            if kind == "slice" and value.start in (None, 0) and value.stop is None and value.step in (None, 1):
+                dim += 1
+                continue
+            if kind == "int":
+                raise IndexError(f"index {value} is out of bounds for dimension {dim} with size 0")
             raise IndexError(f"too many indices for tensor of dimension {ndim}")
         if kind == "none":
             g = vg.unsqueeze(g, dim)

@@ -34,17 +34,17 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     return a if _RANK[a] >= _RANK[b] else b
 
 
-def scalar_dtype(value: Any) -> np.dtype:
+def scalar_dtype(value: Any, op: str = "") -> np.dtype:
     if isinstance(value, (bool, np.bool_)):
         return dtypes.bool_
     if isinstance(value, numbers.Integral):
         return dtypes.int64
     if isinstance(value, numbers.Real):
         return dtypes.DEFAULT_FLOAT
-    raise TypeError(f"unsupported operand type {type(value).__name__}; expected a Tensor or a number")
+    raise TypeError(f"{op + ': ' if op else ''}unsupported operand type {type(value).__name__}; expected a Tensor or a number")
 
 
-def result_type(*operands: Any) -> np.dtype:
+def result_type(*operands: Any, op: str = "") -> np.dtype:
     """PyTorch's type promotion over tensors and Python scalars."""
     if len(operands) == 2:  # the common case, decided without the general loop below
         fast = _result_type2(*operands)
@@ -61,7 +61,7 @@ def result_type(*operands: Any) -> np.dtype:
             else:
                 zero = d if zero is None else promote_types(zero, d)
         else:
-            d = scalar_dtype(x)  # TypeError for anything but a number (None included)
+            d = scalar_dtype(x, op)  # TypeError for anything but a number (None included)
             wrapped = d if wrapped is None else promote_types(wrapped, d)
     result = dim
     for other in (zero, wrapped):
@@ -198,7 +198,7 @@ def broadcast_shape(a: Any, b: Any) -> tuple[int, ...]:
 def binary(ufunc: np.ufunc, a: Any, b: Any, dtype: np.dtype | None = None) -> Tensor:
     """``ufunc(a, b)`` broadcast, computed in (and returned as) the promoted dtype."""
     if dtype is None:
-        dtype = result_type(a, b)
+        dtype = result_type(a, b, op=ufunc.__name__)
     out, view = new_output(broadcast_shape(a, b), dtype, (a, b))
     token = QUIET.set(IGNORE_ALL)
     try:

@@ -24,7 +24,7 @@ _BOOL = dtypes.bool_
 
 def compare(ufunc: np.ufunc, a: Any, b: Any) -> Tensor:
     """``ufunc(a, b)`` as a bool tensor, comparing in the promoted dtype of ``a`` and ``b``."""
-    dtype = result_type(a, b)
+    dtype = result_type(a, b, op=ufunc.__name__)
     out, view = new_tensor(broadcast_shape(a, b), _BOOL)
     ufunc(as_array(a), as_array(b), out=view, signature=(dtype, dtype, _BOOL), casting="unsafe")
     return out
@@ -114,7 +114,7 @@ def logical_not(input: Tensor) -> Tensor:
 
 # -- bitwise (bool and int64 only: ``&``, ``|``, ``^``, ``~``) ----------------------------------
 def _bitwise(name: str, ufunc: np.ufunc, a: Any, b: Any) -> Tensor:
-    dtype = result_type(a, b)
+    dtype = result_type(a, b, op=name)
     if dtype in dtypes.FLOATING:
         raise NotImplementedError(f'"{name}_cpu" not implemented for {dtype.name} (got a floating '
                                   "point operand; expected bool or int64)")
@@ -186,7 +186,7 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:
         )
     _operand("where", input)
     _operand("where", other)
-    dtype = result_type(input, other)
+    dtype = result_type(input, other, op="where")
     shape = broadcast_shapes(condition._sizes, shape_of(input), shape_of(other))
     out, view = new_tensor(shape, dtype)
     np.copyto(view, as_array(other), casting="unsafe")

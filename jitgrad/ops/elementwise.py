@@ -68,7 +68,13 @@ def check_inplace_operands(op: str, self: Tensor, dtype: np.dtype, *others: Any)
             )
     for other in tensors:
         if other._sizes != self._sizes:
-            shape = broadcast_shapes(self._sizes, other._sizes)
+            try:
+                shape = broadcast_shapes(self._sizes, other._sizes)
+            except RuntimeError as exc:
+                raise RuntimeError(
+                    f"{op}: the operand of shape {list(other._sizes)} does not broadcast to the "
+                    f"destination's shape {list(self._sizes)}: {exc}"
+                ) from None
             if shape != self._sizes:
                 raise RuntimeError(
                     f"{op}: output with shape {list(self._sizes)} doesn't match the broadcast "
@@ -133,7 +139,7 @@ def _unit(alpha: Any) -> bool:
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    dtype = result_type(input, other)
+    dtype = result_type(input, other, op="add")
     out = binary(np.add, input, other if _unit(alpha) else _scaled("add", other, alpha, dtype), dtype)
     if needs_grad(input, other):
         record(AddBackward0(alpha), _tensors(input, other), (out,))
@@ -141,7 +147,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    dtype = result_type(self, other)
+    dtype = result_type(self, other, op="add_")
     check_inplace_operands("add_", self, dtype, other)
     values = compute(np.add, self, _scaled("add_", other, alpha, dtype), dtype=dtype)
     return apply_inplace("add_", self, values, dtype, _tensors(self, other), lambda: AddBackward0(alpha))
@@ -176,7 +182,7 @@ class SubBackward0(Node):
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     _check_sub(input, other)
-    dtype = result_type(input, other)
+    dtype = result_type(input, other, op="sub")
     out = binary(np.subtract, input, other if _unit(alpha) else _scaled("sub", other, alpha, dtype), dtype)
     if needs_grad(input, other):
         record(SubBackward0(alpha), _tensors(input, other), (out,))
@@ -185,7 +191,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     _check_sub(self, other)
-    dtype = result_type(self, other)
+    dtype = result_type(self, other, op="sub_")
     check_inplace_operands("sub_", self, dtype, other)
     values = compute(np.subtract, self, _scaled("sub_", other, alpha, dtype), dtype=dtype)
     return apply_inplace("sub_", self, values, dtype, _tensors(self, other), lambda: SubBackward0(alpha))
@@ -208,7 +214,7 @@ def rsub(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if isinstance(other, Tensor):
         return sub(other, self, alpha=alpha)
     _check_sub(self, other)
-    dtype = result_type(self, other)
+    dtype = result_type(self, other, op="rsub")
     out = binary(np.subtract, other, self if _unit(alpha) else _scaled("rsub", self, alpha, dtype), dtype)
     if needs_grad(self):
         record(RsubBackward1(alpha), (self,), (out,))
@@ -249,7 +255,7 @@ def mul(input: Any, other: Any) -> Tensor:
 
 
 def mul_(self: Tensor, other: Any) -> Tensor:
-    dtype = result_type(self, other)
+    dtype = result_type(self, other, op="mul_")
     check_inplace_operands("mul_", self, dtype, other)
 
     def make_node() -> Node:  # runs before the write: saves the old self, as a copy
@@ -263,7 +269,7 @@ def mul_(self: Tensor, other: Any) -> Tensor:
 
 def _true_div_dtype(a: Any, b: Any) -> np.dtype:
     """True division computes integers in the default float dtype, as PyTorch."""
-    dtype = result_type(a, b)
+    dtype = result_type(a, b, op="div")
     return dtype if dtype in dtypes.FLOATING else dtypes.DEFAULT_FLOAT
 
 
@@ -389,7 +395,7 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 
 # -- in-place bitwise ops (``&=``, ``|=``, ``^=``; bool and int64, never differentiable) ----------
 def _bitwise_(op: str, fn: Callable[[Any, Any], Tensor], ufunc: np.ufunc, self: Tensor, other: Any) -> Tensor:
-    dtype = result_type(self, other)
+    dtype = result_type(self, other, op=op)
     if dtype in dtypes.FLOATING:
         fn(self, other)  # raises PyTorch's NotImplementedError
     check_inplace_operands(op, self, dtype, other)

@@ -27,7 +27,7 @@ from .unary import log
 
 
 def _pow_dtype(base: Any, exponent: Any) -> np.dtype:
-    dtype = result_type(base, exponent)
+    dtype = result_type(base, exponent, op="pow")
     if dtype == dtypes.bool_ and isinstance(exponent, Tensor):  # (``** True`` is a copy)
         raise NotImplementedError('"pow" not implemented for bool (got bool base and exponent)')
     if dtype == dtypes.int64 and not isinstance(exponent, Tensor) and exponent < 0:
@@ -123,7 +123,7 @@ class PowBackward1(SavingNode):
             grad_x = where(compare(np.equal, e, 0), 0.0, mul(g, mul(e, pow(x, sub(e, 1)))))
         if self.needs_input_grad(1):
             zero = logical_and(compare(np.equal, x, 0), compare(np.greater_equal, e, 0))
-            log_x = log(to_dtype(x, result_type(x, e)))
+            log_x = log(to_dtype(x, result_type(x, e, op="pow")))
             grad_e = mul(g, where(zero, 0.0, mul(result, log_x)))
         return (grad_x, grad_e)
 

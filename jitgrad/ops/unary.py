@@ -228,7 +228,7 @@ def _clamp_args(op: str, input: Tensor, min: Any, max: Any) -> tuple[bool, np.dt
             "Tensors (or None) or both be numbers (or None)"
         )
     bounds = [b for b in (min, max) if b is not None]
-    dtype = result_type(input, *bounds)
+    dtype = result_type(input, *bounds, op=op)
     tensors = kinds == {True}
     if dtype == dtypes.bool_ and not (tensors and len(bounds) == 1):  # PyTorch's bool kernels
         raise NotImplementedError(f'"{op}" not implemented for bool (got bool input and bounds)')

@@ -12,16 +12,7 @@ from reliability.bad_input_cases import CASES, Case
 from reliability.battery import run_battery
 
 # Cases that fail today, with the reason (each is a bug to fix, not a difference to keep).
-_NO_OP_NAME = ("message lacks the operation's name: ops/_common.py scalar_dtype raises "
-               "'unsupported operand type ...' without knowing which op called it")
-KNOWN_FAILURES: dict[str, str] = {
-    "add_string": _NO_OP_NAME,
-    "add_none": _NO_OP_NAME,
-    "mul_inplace_string": _NO_OP_NAME,
-    "sub_shape_mismatch": "message lacks the operation's name and shapes: in-place ops whose "
-                          "operands do not broadcast at all get geometry/broadcast.py "
-                          "broadcast_shapes' bare 'The size of tensor a (3) must match ...'",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
