@@ -5,7 +5,7 @@ One explicit assignment per method, so every method can be found with grep.
 
 from __future__ import annotations
 
-from . import copying, indexing, views
+from . import views
 from .autograd import variable
 from .ops import as_strided, compare, elementwise, power, reduction, structure, unary, view_ops, write_ops
 from .tensor import Tensor

@@ -1,5 +1,6 @@
-"""Copies and in-place writes that are not (yet) autograd operations: ``clone``,
-``contiguous``, ``copy_``, ``fill_``, ``zero_``, and the guard every in-place write passes.
+"""Data-only copies and writes: ``clone``, ``contiguous``, the data movement of ``copy_``
+and ``fill_`` (whose autograd side is ``ops/write_ops.py``), and the guard every in-place
+write passes.
 
 Every in-place write here bumps the storage's version counter exactly once, after the data is
 written, and writes nothing when it raises (all checks run before the kernel).
@@ -11,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from . import dtypes, kernels, moves
+from . import kernels, moves
 from .geometry import check_broadcastable_to, numel
 from .geometry import views as vg
 from .geometry.layout import preserve_strides
@@ -74,11 +75,6 @@ def check_inplace(self: Tensor, op: str, order_dependent: bool = True) -> None:
         )
 
 
-def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
-    """Copy ``src`` (broadcast to ``self``'s shape, converted to its dtype) into ``self``."""
-    return copy_into(self, src, "copy_")
-
-
 def copy_into(self: Tensor, src: Tensor, op: str) -> Tensor:
     """``copy_`` under the name of the user-facing ``op`` (``copy_``, ``__setitem__``)."""
     if not isinstance(src, Tensor):
@@ -132,15 +128,6 @@ def scalar_value(op: str, value: object) -> bool | int | float:
     )
 
 
-def fill_(self: Tensor, value: object) -> Tensor:
-    """Set every element to ``value``. Safe on self-overlapping views: every write is equal."""
-    return fill_into(self, value, "fill_")
-
-
-def zero_(self: Tensor) -> Tensor:
-    return fill_into(self, 0, "zero_")
-
-
 def fill_into(self: Tensor, value: object, op: str) -> Tensor:
     scalar = scalar_value(op, value)
     with np.errstate(invalid="raise", over="raise"):
@@ -155,9 +142,3 @@ def fill_into(self: Tensor, value: object, op: str) -> Tensor:
         moves.fill_region(self._storage.buffer, self._offset, self._strides, self._sizes, scalar)
     self._storage.bump(op)
     return self
-
-
-def type_conversion(self: Tensor, dtype: object) -> Tensor:
-    """``to(dtype)``-style conversion: ``self`` if already ``dtype``, else a converted copy."""
-    target = dtypes.to_dtype(dtype, "to")
-    return self if self.dtype == target else to_dtype_copy(self, target)

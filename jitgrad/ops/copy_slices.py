@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import numpy as np
 
 from .. import moves
 from ..autograd.grad_mode import is_grad_enabled

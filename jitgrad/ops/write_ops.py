@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import copying, indexing
-from ..autograd.node import Grads, Node, SavingNode
+from ..autograd.node import Grads, Node
 from ..tensor import Tensor
 from .copy_slices import CopyBackwards
 from .inplace import inplace_write
