@@ -371,6 +371,8 @@ def _handed_over(
     """Which outputs the next nodes may overwrite (Note [Gradient buffer ownership]): those
     the node declared owned, and owned inputs passed through to exactly one output."""
     declared = getattr(outputs, "owned", None)
+    if declared is None and not flags:
+        return None
     handed = list(declared) if declared is not None else None
     if flags:
         for k, g in enumerate(grads):

@@ -39,6 +39,9 @@ class CopyBackwards(Node):
     def name(self) -> str:
         return "torch::autograd::CopyBackwards"  # PyTorch's name for this C++ node
 
+    # every element of the destination was overwritten: its old values get zero gradient
+    overwrites_view = True
+
     @staticmethod
     def zero_overwritten(region: Tensor) -> None:
         """A one-element source copied through a self-overlapping view overwrote it all."""
@@ -121,13 +124,19 @@ class CopySlices(Node):
         piece = Tensor._make(Storage(allocate(numel(view.sizes), grad.dtype)), view.sizes,
                              contiguous_strides(view.sizes))
         moves.copy_region(piece._storage.buffer, 0, piece._strides, buffer, offset, view.strides, view.sizes)
-        fn._needed = self._needed_for_fn()
+        needed = self._needed_for_fn()
+        overwrites = getattr(fn, "overwrites_view", False)
+        if overwrites:  # fn's first output would be zeros: fill the slice instead (below)
+            needed = (False,) + needed[1:]
+        fn._needed = needed
         try:
             res = fn.apply([piece], (True,))
         finally:
             fn._needed = None
         first = res[0]
-        if first is not None and self.needs_input_grad(0):
+        if overwrites and self.needs_input_grad(0):
+            moves.fill_region(buffer, offset, view.strides, view.sizes, 0)
+        elif first is not None and self.needs_input_grad(0):
             if moves.has_overlap(view.sizes, view.strides):
                 self._zero_overwritten(fn, result._alias(Geometry(view.sizes, view.strides, offset)))
             else:  # fn may have scaled ``piece`` in place and returned it

@@ -22,6 +22,8 @@ from .inplace import inplace_write
 class FillBackward0(Node):
     """Backward of ``fill_(scalar)``: the old values do not matter."""
 
+    overwrites_view = True  # CopySlices zeroes the slice itself (see its _apply_data)
+
     @staticmethod
     def zero_overwritten(region: Tensor) -> None:
         """What CopySlices does for a fill through a self-overlapping view: every element
@@ -38,6 +40,8 @@ class ZeroBackward0(FillBackward0):
 
 class FillBackward1(Node):
     """Backward of ``fill_(value_tensor)`` (a 0-d tensor): it receives the summed gradient."""
+
+    overwrites_view = True
 
     zero_overwritten = FillBackward0.zero_overwritten
 
