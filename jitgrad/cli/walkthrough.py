@@ -1,5 +1,5 @@
-"""``python -m jitgrad demo`` (until the autograd demo lands): a tour of strided views,
-in-place writes through them, and the kernels underneath, with timings against NumPy."""
+"""``python -m jitgrad demo --tour`` (or ``tour``): a walk through strided views, in-place
+writes through them, and the kernels underneath, with timings against NumPy."""
 
 from __future__ import annotations
 
@@ -85,5 +85,6 @@ def run() -> int:
     theirs = _best_of(lambda: np.add(dst, src, out=dst))
     print(f"  {'accumulate +=':<18} {n}x{n} float32: jitgrad {ours * 1e3:6.2f} ms, "
           f"NumPy {theirs * 1e3:6.2f} ms  -> ratio {ours / theirs:.2f}")
-    print("\nNext: `python -m jitgrad info` shows the kernel cache; autograd through these views comes next.")
+    print("\nNext: `python -m jitgrad demo` differentiates through writes like these; "
+          "`python -m jitgrad info` shows the kernel cache.")
     return 0
