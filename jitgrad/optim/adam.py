@@ -3,10 +3,8 @@ update, in the same order of floating-point operations."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from ..autograd import no_grad
 from ..creation import tensor, zeros_like
 from ..dtypes import float32
 from ..ops.elementwise import maximum
@@ -36,16 +34,6 @@ class Adam(Optimizer):
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
                     "amsgrad": amsgrad, "maximize": maximize}
         super().__init__(params, defaults)
-
-    @no_grad()
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a ``.grad``; returns ``closure()`` if given."""
-        loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, p.grad, group)
-        return loss
 
     def _init_state(self, param: Tensor, amsgrad: bool) -> dict[str, Any]:
         state = self.state[param]

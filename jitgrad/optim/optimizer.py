@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any, Union
 
-from ..autograd import enable_grad
+from ..autograd import enable_grad, no_grad
 from ..tensor import Tensor
 
 ParamsT = Union[Iterable[Tensor], Iterable[dict[str, Any]]]
@@ -102,6 +102,17 @@ class Optimizer:
                     p.grad.zero_()
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a ``.grad``; returns ``closure()`` if given."""
+        loss = self._closure_loss(closure)
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, p.grad, group)
+        return loss
+
+    def _update(self, param: Tensor, grad: Tensor, group: dict[str, Any]) -> None:
+        """The algorithm's update of one parameter, in place (subclasses)."""
         raise NotImplementedError
 
     def _closure_loss(self, closure: Callable[[], Any] | None) -> Any:

@@ -3,10 +3,8 @@ weight decay: ``torch.optim.SGD``'s single-tensor (``foreach=False``) update, st
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from ..autograd import no_grad
 from ..tensor import Tensor
 from .optimizer import Optimizer, ParamsT
 
@@ -29,16 +27,6 @@ class SGD(Optimizer):
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
                     "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize}
         super().__init__(params, defaults)
-
-    @no_grad()
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a ``.grad``; returns ``closure()`` if given."""
-        loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, p.grad, group)
-        return loss
 
     def _update(self, param: Tensor, grad: Tensor, group: dict[str, Any]) -> None:
         momentum, weight_decay = group["momentum"], group["weight_decay"]
