@@ -522,3 +522,19 @@ def test_release_variables_frees_saved_tensors() -> None:
         z.backward()
 
     raises_like(program, "Trying to backward through the graph a second time")
+
+
+def test_broadcast_gradient_times_a_number_stays_broadcast() -> None:
+    """The gradient of ``(x * c).sum()`` w.r.t. ``x * c``'s input is a broadcast constant:
+    MulBackward0 keeps it O(1) (one element of storage), and the fan-out result is exact."""
+    x = jitgrad.randn(64, 64, dtype=jitgrad.float64, requires_grad=True)
+    y = x * 3.0
+    g = jitgrad.ones((), dtype=jitgrad.float64).expand(64, 64)
+    with jitgrad.no_grad():  # as the engine runs nodes without create_graph
+        (out, _) = y.grad_fn.apply([g])
+    assert out._storage.size() == 1 and out.stride() == (0, 0)
+    np.testing.assert_array_equal(out.numpy(), np.full((64, 64), 3.0))
+    loss = sum((x * float(k)).sum() for k in range(1, 9))
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((64, 64), 36.0))
+    assert x.grad.is_contiguous() and x.grad._storage.size() == 64 * 64

@@ -235,6 +235,13 @@ class MulBackward0(SavingNode):
                 data = g.numpy()
                 np.multiply(data, b, out=data, casting="unsafe")
             return OwnedGrads((g, None), (True, False))
+        if b is not None and not isinstance(b, Tensor) and self.needs_input_grad(0) \
+                and not self.needs_input_grad(1) and not is_grad_enabled() and g.numel() > 1 \
+                and not any(g._strides):
+            # a broadcast constant (the gradient of a sum) times a number is a broadcast
+            # constant: O(1), and the buffer it is added into reads it from cache
+            one = mul(Tensor._make(g._storage, (), (), g._offset), b)
+            return (Tensor._make(one._storage, g._sizes, (0,) * len(g._sizes), 0), None)
         return (
             mul(g, b) if self.needs_input_grad(0) else None,
             mul(g, a) if self.needs_input_grad(1) else None,
