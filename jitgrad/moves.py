@@ -76,6 +76,22 @@ def add_region(
         kernels.strided_add(dst, dst_offset, dst_strides, src, src_offset, src_strides, sizes)
 
 
+def region_offsets(offset: int, strides: Ints, sizes: Ints) -> np.ndarray:
+    """Every element's position in the buffer, in the region's row-major order."""
+    index = np.full(tuple(sizes), offset, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(sizes, strides)):
+        shape = [1] * len(sizes)
+        shape[d] = n
+        index = index + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+    return index.reshape(-1)
+
+
+def scatter_add(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, values: Any) -> None:
+    """``dst[region] += values`` for a region whose elements may alias each other: the
+    contributions to one position all add up (unbuffered ``np.add.at``)."""
+    np.add.at(dst, region_offsets(offset, strides, sizes), np.ascontiguousarray(values).reshape(-1))
+
+
 def fill_region(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, value: Any) -> None:
     n = numel(sizes)
     if n == 0:

@@ -42,16 +42,6 @@ def _shift(g: Geometry, lo: int) -> Geometry:
     return Geometry(g.sizes, g.strides, g.storage_offset - lo)
 
 
-def _offsets(g: Geometry) -> np.ndarray:
-    """Every element's storage index, in the geometry's logical (row-major) order."""
-    index = np.full(g.sizes, g.storage_offset, dtype=np.int64)
-    for d, (n, s) in enumerate(zip(g.sizes, g.strides)):
-        shape = [1] * len(g.sizes)
-        shape[d] = n
-        index = index + (np.arange(n, dtype=np.int64) * s).reshape(shape)
-    return index.reshape(-1)
-
-
 def _scatter_add(buffer: np.ndarray, g: Geometry, values: Tensor) -> None:
     if values.numel() == 0:
         return
@@ -61,7 +51,7 @@ def _scatter_add(buffer: np.ndarray, g: Geometry, values: Tensor) -> None:
             values._storage.buffer, values._offset, values._strides, g.sizes,
         )
     else:
-        np.add.at(buffer, _offsets(g), np.ascontiguousarray(values.numpy()).reshape(-1))
+        moves.scatter_add(buffer, g.storage_offset, g.strides, g.sizes, values.numpy())
 
 
 class RestrideBackward(Node):
@@ -84,7 +74,7 @@ def restride(x: Tensor, src: Geometry, dst: Geometry, scale: Geometry | None) ->
     _scatter_add(buffer, src_s, x)
     if scale is not None:
         count = np.zeros(hi - lo, np.int64)
-        np.add.at(count, _offsets(_shift(scale, lo)), 1)
+        np.add.at(count, moves.region_offsets(scale.storage_offset - lo, scale.strides, scale.sizes), 1)
         np.divide(buffer, np.maximum(count, 1), out=buffer, casting="unsafe")
     out, _ = new_tensor(dst.sizes, x.dtype)
     if out.numel():

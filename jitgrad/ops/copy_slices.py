@@ -112,12 +112,10 @@ class CopySlices(Node):
         if owned and grad._offset == 0 and grad._strides == base.strides and grad._sizes == base.sizes:
             result = grad  # write the slice's gradient straight into the incoming buffer
         else:
-            dense = is_non_overlapping_and_dense(base.sizes, base.strides)
-            size = required_storage(base.sizes, base.strides, 0)
-            buffer = allocate(size, grad.dtype) if dense else allocate(size, grad.dtype, 0)
-            result = Tensor._make(Storage(buffer), base.sizes, base.strides, 0)
+            result = self._empty_like_base(grad.dtype)
             moves.copy_region(
-                buffer, 0, base.strides, grad._storage.buffer, grad._offset, grad._strides, base.sizes
+                result._storage.buffer, 0, base.strides, grad._storage.buffer, grad._offset,
+                grad._strides, base.sizes,
             )
         buffer = result._storage.buffer
         offset = result._offset + view.storage_offset - base.storage_offset
@@ -169,19 +167,15 @@ class CopySlices(Node):
         return (self.needs_input_grad(0),) + tuple(self.needs_input_grad(i) for i in range(1, n))
 
     def _result(self, grad: Tensor) -> Tensor:
-        """``grad`` copied into a fresh buffer with the base's sizes and strides."""
+        """``grad`` copied, as part of the graph (``create_graph``), into a fresh buffer with
+        the base's sizes and strides."""
+        return self._empty_like_base(grad.dtype).copy_(grad)  # type: ignore[attr-defined]
+
+    def _empty_like_base(self, dtype: Any) -> Tensor:
+        """A new tensor with the base's sizes and strides. Zeroed unless the base is dense:
+        an ``as_strided`` view may read storage between its elements."""
         base = self.base
         size = required_storage(base.sizes, base.strides, 0)
-        storage_tensor = _empty_strided(base.sizes, base.strides, size, grad.dtype)
-        if is_grad_enabled():  # create_graph: the copy is part of the graph
-            return storage_tensor.copy_(grad)  # type: ignore[attr-defined]
-        if grad.numel():
-            moves.copy_region(
-                storage_tensor._storage.buffer, 0, storage_tensor._strides,
-                grad._storage.buffer, grad._offset, grad._strides, grad._sizes,
-            )
-        return storage_tensor
-
-
-def _empty_strided(sizes: tuple[int, ...], strides: tuple[int, ...], size: int, dtype: Any) -> Tensor:
-    return Tensor._make(Storage(allocate(size, dtype, 0)), sizes, strides, 0)
+        dense = is_non_overlapping_and_dense(base.sizes, base.strides)
+        buffer = allocate(size, dtype) if dense else allocate(size, dtype, 0)
+        return Tensor._make(Storage(buffer), base.sizes, base.strides, 0)

@@ -194,12 +194,7 @@ def _scatter_add(buffer: np.ndarray, rel: Geometry, g: Tensor) -> None:
             contiguous_strides(sizes), sizes,
         )
         return
-    index = np.full(sizes, rel.storage_offset, dtype=np.int64)
-    for d, (n, s) in enumerate(zip(sizes, strides)):
-        shape = [1] * len(sizes)
-        shape[d] = n
-        index = index + (np.arange(n, dtype=np.int64) * s).reshape(shape)
-    np.add.at(buffer, index.reshape(-1), np.asarray(values).reshape(-1))
+    moves.scatter_add(buffer, rel.storage_offset, strides, sizes, values)
 
 
 def _forward(op: Callable[..., Any], self: Tensor, *args: Any) -> Any:
