@@ -1,179 +1,279 @@
+# mypy: disable-error-code="method-assign"
 """Attach the functions of the layers above ``tensor.py`` to ``Tensor`` as methods.
 
-One explicit assignment per method, so every method can be found with grep.
+One explicit assignment per method, so every method can be found with grep. The declared
+pointwise ops' lines are generated from their declarations (between the ``BEGIN GENERATED``
+and ``END GENERATED`` markers: ``python -m jitgrad.tools.gen_bindings``), which also writes
+``tensor.pyi``, the stub type checkers and editors read for ``Tensor``'s methods (hence no
+``# type: ignore`` here: mypy only objects to assigning methods, disabled above).
 """
 
 from __future__ import annotations
 
 from . import views
 from .autograd import variable
-from .ops import as_strided, compare, elementwise, power, reduction, structure, unary, view_ops, write_ops
+from .ops import (  # noqa: F401  (the declaring modules are named by the generated lines)
+    activations, as_strided, binary_math, clamp, compare, elementwise, pointwise, power, reduction, structure,
+    view_ops, write_ops,
+)
 from .tensor import Tensor
 
 # autograd attributes (autograd/variable.py)
-Tensor.requires_grad = property(variable.requires_grad, variable.set_requires_grad)  # type: ignore[attr-defined]
-Tensor.requires_grad_ = variable.requires_grad_  # type: ignore[attr-defined]
-Tensor.is_leaf = property(variable.is_leaf)  # type: ignore[attr-defined]
-Tensor.grad_fn = property(variable.grad_fn)  # type: ignore[attr-defined]
-Tensor.grad = property(variable.get_grad, variable.set_grad)  # type: ignore[attr-defined]
-Tensor.output_nr = property(variable.output_nr)  # type: ignore[attr-defined]
-Tensor.retain_grad = variable.retain_grad  # type: ignore[attr-defined]
-Tensor.retains_grad = property(variable.retains_grad)  # type: ignore[attr-defined]
-Tensor.register_hook = variable.register_hook  # type: ignore[attr-defined]
-Tensor.backward = variable.backward  # type: ignore[attr-defined]
-Tensor.detach_ = variable.detach_  # type: ignore[attr-defined]
-Tensor._repr_suffixes = variable.repr_suffixes  # type: ignore[method-assign]
+Tensor.requires_grad = property(variable.requires_grad, variable.set_requires_grad)
+Tensor.requires_grad_ = variable.requires_grad_
+Tensor.is_leaf = property(variable.is_leaf)
+Tensor.grad_fn = property(variable.grad_fn)
+Tensor.grad = property(variable.get_grad, variable.set_grad)
+Tensor.output_nr = property(variable.output_nr)
+Tensor.retain_grad = variable.retain_grad
+Tensor.retains_grad = property(variable.retains_grad)
+Tensor.register_hook = variable.register_hook
+Tensor.backward = variable.backward
+Tensor.detach_ = variable.detach_
+Tensor._repr_suffixes = variable.repr_suffixes
 
 # views (ops/view_ops.py: views.py plus their backward)
-Tensor.as_strided = as_strided.as_strided  # type: ignore[attr-defined]
-Tensor.narrow = view_ops.narrow  # type: ignore[attr-defined]
-Tensor.select = view_ops.select  # type: ignore[attr-defined]
-Tensor.transpose = view_ops.transpose  # type: ignore[attr-defined]
-Tensor.t = view_ops.t  # type: ignore[attr-defined]
-Tensor.T = property(view_ops.T)  # type: ignore[attr-defined]
-Tensor.permute = view_ops.permute  # type: ignore[attr-defined]
-Tensor.movedim = view_ops.movedim  # type: ignore[attr-defined]
-Tensor.view = view_ops.view  # type: ignore[attr-defined]
-Tensor.view_as = view_ops.view_as  # type: ignore[attr-defined]
-Tensor.reshape = view_ops.reshape  # type: ignore[attr-defined]
-Tensor.flatten = view_ops.flatten  # type: ignore[attr-defined]
-Tensor.expand = view_ops.expand  # type: ignore[attr-defined]
-Tensor.expand_as = view_ops.expand_as  # type: ignore[attr-defined]
-Tensor.unsqueeze = view_ops.unsqueeze  # type: ignore[attr-defined]
-Tensor.squeeze = view_ops.squeeze  # type: ignore[attr-defined]
-Tensor.diagonal = view_ops.diagonal  # type: ignore[attr-defined]
-Tensor.unfold = view_ops.unfold  # type: ignore[attr-defined]
-Tensor.unbind = view_ops.unbind  # type: ignore[attr-defined]
-Tensor.split = view_ops.split  # type: ignore[attr-defined]
-Tensor.chunk = view_ops.chunk  # type: ignore[attr-defined]
-Tensor.detach = views.detach  # type: ignore[attr-defined]
+Tensor.as_strided = as_strided.as_strided
+Tensor.narrow = view_ops.narrow
+Tensor.select = view_ops.select
+Tensor.transpose = view_ops.transpose
+Tensor.t = view_ops.t
+Tensor.T = property(view_ops.T)
+Tensor.permute = view_ops.permute
+Tensor.movedim = view_ops.movedim
+Tensor.view = view_ops.view
+Tensor.view_as = view_ops.view_as
+Tensor.reshape = view_ops.reshape
+Tensor.flatten = view_ops.flatten
+Tensor.expand = view_ops.expand
+Tensor.expand_as = view_ops.expand_as
+Tensor.unsqueeze = view_ops.unsqueeze
+Tensor.squeeze = view_ops.squeeze
+Tensor.diagonal = view_ops.diagonal
+Tensor.unfold = view_ops.unfold
+Tensor.unbind = view_ops.unbind
+Tensor.split = view_ops.split
+Tensor.chunk = view_ops.chunk
+Tensor.detach = views.detach
 
 # -- elementwise arithmetic, pointwise functions, comparisons (ops/elementwise.py,
-#    ops/unary.py, ops/power.py, ops/compare.py) ------------------------------------------------
-Tensor.add = elementwise.add  # type: ignore[attr-defined]
-Tensor.add_ = elementwise.add_  # type: ignore[attr-defined]
-Tensor.__add__ = elementwise.add  # type: ignore[attr-defined]
-Tensor.__radd__ = elementwise.add  # type: ignore[attr-defined]  # s + x is x + s (edges as torch)
-Tensor.__iadd__ = elementwise.add_  # type: ignore[attr-defined]
-Tensor.sub = elementwise.sub  # type: ignore[attr-defined]
-Tensor.sub_ = elementwise.sub_  # type: ignore[attr-defined]
-Tensor.__sub__ = elementwise.sub  # type: ignore[attr-defined]
-Tensor.__rsub__ = elementwise.rsub  # type: ignore[attr-defined]
-Tensor.__isub__ = elementwise.sub_  # type: ignore[attr-defined]
-Tensor.mul = elementwise.mul  # type: ignore[attr-defined]
-Tensor.mul_ = elementwise.mul_  # type: ignore[attr-defined]
-Tensor.__mul__ = elementwise.mul  # type: ignore[attr-defined]
-Tensor.__rmul__ = elementwise.mul  # type: ignore[attr-defined]
-Tensor.__imul__ = elementwise.mul_  # type: ignore[attr-defined]
-Tensor.div = elementwise.div  # type: ignore[attr-defined]
-Tensor.div_ = elementwise.div_  # type: ignore[attr-defined]
-Tensor.__truediv__ = elementwise.div  # type: ignore[attr-defined]
-Tensor.__rtruediv__ = elementwise.rtruediv  # type: ignore[attr-defined]
-Tensor.__itruediv__ = elementwise.div_  # type: ignore[attr-defined]
-Tensor.neg = elementwise.neg  # type: ignore[attr-defined]
-Tensor.neg_ = elementwise.neg_  # type: ignore[attr-defined]
-Tensor.__neg__ = elementwise.neg  # type: ignore[attr-defined]
-Tensor.reciprocal = elementwise.reciprocal  # type: ignore[attr-defined]
-Tensor.maximum = elementwise.maximum  # type: ignore[attr-defined]
-Tensor.minimum = elementwise.minimum  # type: ignore[attr-defined]
-Tensor.pow = power.pow  # type: ignore[attr-defined]
-Tensor.pow_ = power.pow_  # type: ignore[attr-defined]
-Tensor.__pow__ = power.pow  # type: ignore[attr-defined]
-Tensor.__rpow__ = power.rpow  # type: ignore[attr-defined]
-Tensor.__ipow__ = power.pow_  # type: ignore[attr-defined]
-Tensor.exp = unary.exp  # type: ignore[attr-defined]
-Tensor.exp_ = unary.exp_  # type: ignore[attr-defined]
-Tensor.log = unary.log  # type: ignore[attr-defined]
-Tensor.log_ = unary.log_  # type: ignore[attr-defined]
-Tensor.sqrt = unary.sqrt  # type: ignore[attr-defined]
-Tensor.sqrt_ = unary.sqrt_  # type: ignore[attr-defined]
-Tensor.sin = unary.sin  # type: ignore[attr-defined]
-Tensor.sin_ = unary.sin_  # type: ignore[attr-defined]
-Tensor.cos = unary.cos  # type: ignore[attr-defined]
-Tensor.cos_ = unary.cos_  # type: ignore[attr-defined]
-Tensor.tanh = unary.tanh  # type: ignore[attr-defined]
-Tensor.tanh_ = unary.tanh_  # type: ignore[attr-defined]
-Tensor.sigmoid = unary.sigmoid  # type: ignore[attr-defined]
-Tensor.sigmoid_ = unary.sigmoid_  # type: ignore[attr-defined]
-Tensor.relu = unary.relu  # type: ignore[attr-defined]
-Tensor.relu_ = unary.relu_  # type: ignore[attr-defined]
-Tensor.abs = unary.abs  # type: ignore[attr-defined]
-Tensor.abs_ = unary.abs_  # type: ignore[attr-defined]
-Tensor.__abs__ = unary.abs  # type: ignore[attr-defined]
-Tensor.clamp = unary.clamp  # type: ignore[attr-defined]
-Tensor.clamp_ = unary.clamp_  # type: ignore[attr-defined]
-Tensor.where = compare.where_method  # type: ignore[attr-defined]
-Tensor.eq = compare.eq  # type: ignore[attr-defined]
-Tensor.ne = compare.ne  # type: ignore[attr-defined]
-Tensor.lt = compare.lt  # type: ignore[attr-defined]
-Tensor.le = compare.le  # type: ignore[attr-defined]
-Tensor.gt = compare.gt  # type: ignore[attr-defined]
-Tensor.ge = compare.ge  # type: ignore[attr-defined]
-Tensor.__eq__ = compare.eq_operator  # type: ignore[assignment]
-Tensor.__ne__ = compare.ne_operator  # type: ignore[assignment]
-Tensor.__lt__ = compare.lt_operator  # type: ignore[attr-defined]
-Tensor.__le__ = compare.le_operator  # type: ignore[attr-defined]
-Tensor.__gt__ = compare.gt_operator  # type: ignore[attr-defined]
-Tensor.__ge__ = compare.ge_operator  # type: ignore[attr-defined]
-Tensor.logical_and = compare.logical_and  # type: ignore[attr-defined]
-Tensor.logical_or = compare.logical_or  # type: ignore[attr-defined]
-Tensor.logical_xor = compare.logical_xor  # type: ignore[attr-defined]
-Tensor.logical_not = compare.logical_not  # type: ignore[attr-defined]
-Tensor.bitwise_and = compare.bitwise_and  # type: ignore[attr-defined]
-Tensor.bitwise_or = compare.bitwise_or  # type: ignore[attr-defined]
-Tensor.bitwise_xor = compare.bitwise_xor  # type: ignore[attr-defined]
-Tensor.bitwise_not = compare.bitwise_not  # type: ignore[attr-defined]
-Tensor.__and__ = compare.and_operator  # type: ignore[attr-defined]
-Tensor.__rand__ = compare.rand_operator  # type: ignore[attr-defined]
-Tensor.__or__ = compare.or_operator  # type: ignore[attr-defined]
-Tensor.__ror__ = compare.ror_operator  # type: ignore[attr-defined]
-Tensor.__xor__ = compare.xor_operator  # type: ignore[attr-defined]
-Tensor.__rxor__ = compare.rxor_operator  # type: ignore[attr-defined]
-Tensor.__invert__ = compare.bitwise_not  # type: ignore[attr-defined]
-Tensor.bitwise_and_ = elementwise.bitwise_and_  # type: ignore[attr-defined]
-Tensor.bitwise_or_ = elementwise.bitwise_or_  # type: ignore[attr-defined]
-Tensor.bitwise_xor_ = elementwise.bitwise_xor_  # type: ignore[attr-defined]
-Tensor.__iand__ = elementwise.bitwise_and_  # type: ignore[attr-defined]
-Tensor.__ior__ = elementwise.bitwise_or_  # type: ignore[attr-defined]
-Tensor.__ixor__ = elementwise.bitwise_xor_  # type: ignore[attr-defined]
+#    ops/clamp.py, ops/power.py, ops/compare.py) ------------------------------------------------
+Tensor.add = elementwise.add
+Tensor.add_ = elementwise.add_
+Tensor.__add__ = elementwise.add
+Tensor.__radd__ = elementwise.add  # s + x is x + s (edges as torch)
+Tensor.__iadd__ = elementwise.add_
+Tensor.sub = elementwise.sub
+Tensor.sub_ = elementwise.sub_
+Tensor.__sub__ = elementwise.sub
+Tensor.__rsub__ = elementwise.rsub
+Tensor.__isub__ = elementwise.sub_
+Tensor.mul = elementwise.mul
+Tensor.mul_ = elementwise.mul_
+Tensor.__mul__ = elementwise.mul
+Tensor.__rmul__ = elementwise.mul
+Tensor.__imul__ = elementwise.mul_
+Tensor.div = elementwise.div
+Tensor.div_ = elementwise.div_
+Tensor.__truediv__ = elementwise.div
+Tensor.__rtruediv__ = elementwise.rtruediv
+Tensor.__itruediv__ = elementwise.div_
+Tensor.__neg__ = elementwise.neg
+Tensor.square = power.square
+Tensor.square_ = power.square_
+Tensor.pow = power.pow
+Tensor.pow_ = power.pow_
+Tensor.__pow__ = power.pow
+Tensor.__rpow__ = power.rpow
+Tensor.__ipow__ = power.pow_
+Tensor.__abs__ = pointwise.abs
+Tensor.clamp = clamp.clamp
+Tensor.clamp_ = clamp.clamp_
+Tensor.clamp_min = clamp.clamp_min
+Tensor.clamp_min_ = clamp.clamp_min_
+Tensor.clamp_max = clamp.clamp_max
+Tensor.clamp_max_ = clamp.clamp_max_
+Tensor.clip = clamp.clip
+Tensor.clip_ = clamp.clip_
+Tensor.where = compare.where_method
+Tensor.eq = compare.eq
+Tensor.ne = compare.ne
+Tensor.lt = compare.lt
+Tensor.le = compare.le
+Tensor.gt = compare.gt
+Tensor.ge = compare.ge
+Tensor.__eq__ = compare.eq_operator
+Tensor.__ne__ = compare.ne_operator
+Tensor.__lt__ = compare.lt_operator
+Tensor.__le__ = compare.le_operator
+Tensor.__gt__ = compare.gt_operator
+Tensor.__ge__ = compare.ge_operator
+Tensor.logical_and = compare.logical_and
+Tensor.logical_or = compare.logical_or
+Tensor.logical_xor = compare.logical_xor
+Tensor.logical_not = compare.logical_not
+Tensor.bitwise_and = compare.bitwise_and
+Tensor.bitwise_or = compare.bitwise_or
+Tensor.bitwise_xor = compare.bitwise_xor
+Tensor.bitwise_not = compare.bitwise_not
+Tensor.__and__ = compare.and_operator
+Tensor.__rand__ = compare.rand_operator
+Tensor.__or__ = compare.or_operator
+Tensor.__ror__ = compare.ror_operator
+Tensor.__xor__ = compare.xor_operator
+Tensor.__rxor__ = compare.rxor_operator
+Tensor.__invert__ = compare.bitwise_not
+Tensor.bitwise_and_ = elementwise.bitwise_and_
+Tensor.bitwise_or_ = elementwise.bitwise_or_
+Tensor.bitwise_xor_ = elementwise.bitwise_xor_
+Tensor.__iand__ = elementwise.bitwise_and_
+Tensor.__ior__ = elementwise.bitwise_or_
+Tensor.__ixor__ = elementwise.bitwise_xor_
+
+# -- declared pointwise ops (ops/declare.py; the declarations in ops/pointwise.py, activations.py,
+#    binary_math.py, elementwise.py): generated by `python -m jitgrad.tools.gen_bindings` --
+# BEGIN GENERATED: Tensor methods of the declared ops
+Tensor.neg = elementwise.neg
+Tensor.neg_ = elementwise.neg_
+Tensor.reciprocal = elementwise.reciprocal
+Tensor.reciprocal_ = elementwise.reciprocal_
+Tensor.maximum = elementwise.maximum
+Tensor.minimum = elementwise.minimum
+Tensor.exp = pointwise.exp
+Tensor.exp_ = pointwise.exp_
+Tensor.log = pointwise.log
+Tensor.log_ = pointwise.log_
+Tensor.sqrt = pointwise.sqrt
+Tensor.sqrt_ = pointwise.sqrt_
+Tensor.rsqrt = pointwise.rsqrt
+Tensor.rsqrt_ = pointwise.rsqrt_
+Tensor.log1p = pointwise.log1p
+Tensor.log1p_ = pointwise.log1p_
+Tensor.expm1 = pointwise.expm1
+Tensor.expm1_ = pointwise.expm1_
+Tensor.log2 = pointwise.log2
+Tensor.log2_ = pointwise.log2_
+Tensor.log10 = pointwise.log10
+Tensor.log10_ = pointwise.log10_
+Tensor.exp2 = pointwise.exp2
+Tensor.exp2_ = pointwise.exp2_
+Tensor.sin = pointwise.sin
+Tensor.sin_ = pointwise.sin_
+Tensor.cos = pointwise.cos
+Tensor.cos_ = pointwise.cos_
+Tensor.tan = pointwise.tan
+Tensor.tan_ = pointwise.tan_
+Tensor.asin = pointwise.asin
+Tensor.asin_ = pointwise.asin_
+Tensor.acos = pointwise.acos
+Tensor.acos_ = pointwise.acos_
+Tensor.atan = pointwise.atan
+Tensor.atan_ = pointwise.atan_
+Tensor.sinh = pointwise.sinh
+Tensor.sinh_ = pointwise.sinh_
+Tensor.cosh = pointwise.cosh
+Tensor.cosh_ = pointwise.cosh_
+Tensor.tanh = pointwise.tanh
+Tensor.tanh_ = pointwise.tanh_
+Tensor.asinh = pointwise.asinh
+Tensor.asinh_ = pointwise.asinh_
+Tensor.acosh = pointwise.acosh
+Tensor.acosh_ = pointwise.acosh_
+Tensor.atanh = pointwise.atanh
+Tensor.atanh_ = pointwise.atanh_
+Tensor.erf = pointwise.erf
+Tensor.erf_ = pointwise.erf_
+Tensor.erfc = pointwise.erfc
+Tensor.erfc_ = pointwise.erfc_
+Tensor.erfinv = pointwise.erfinv
+Tensor.erfinv_ = pointwise.erfinv_
+Tensor.sigmoid = pointwise.sigmoid
+Tensor.sigmoid_ = pointwise.sigmoid_
+Tensor.sgn = pointwise.sgn
+Tensor.sgn_ = pointwise.sgn_
+Tensor.sign = pointwise.sign
+Tensor.sign_ = pointwise.sign_
+Tensor.abs = pointwise.abs
+Tensor.abs_ = pointwise.abs_
+Tensor.floor = pointwise.floor
+Tensor.floor_ = pointwise.floor_
+Tensor.ceil = pointwise.ceil
+Tensor.ceil_ = pointwise.ceil_
+Tensor.trunc = pointwise.trunc
+Tensor.trunc_ = pointwise.trunc_
+Tensor.round = pointwise.round
+Tensor.round_ = pointwise.round_
+Tensor.frac = pointwise.frac
+Tensor.frac_ = pointwise.frac_
+Tensor.nan_to_num = pointwise.nan_to_num
+Tensor.nan_to_num_ = pointwise.nan_to_num_
+Tensor.isnan = pointwise.isnan
+Tensor.isinf = pointwise.isinf
+Tensor.isfinite = pointwise.isfinite
+Tensor.isposinf = pointwise.isposinf
+Tensor.isneginf = pointwise.isneginf
+Tensor.signbit = pointwise.signbit
+Tensor.relu = activations.relu
+Tensor.relu_ = activations.relu_
+Tensor.logit = activations.logit
+Tensor.logit_ = activations.logit_
+Tensor.atan2 = binary_math.atan2
+Tensor.atan2_ = binary_math.atan2_
+Tensor.hypot = binary_math.hypot
+Tensor.hypot_ = binary_math.hypot_
+Tensor.fmod = binary_math.fmod
+Tensor.fmod_ = binary_math.fmod_
+Tensor.remainder = binary_math.remainder
+Tensor.remainder_ = binary_math.remainder_
+Tensor.logaddexp = binary_math.logaddexp
+Tensor.logaddexp2 = binary_math.logaddexp2
+Tensor.xlogy = binary_math.xlogy
+Tensor.xlogy_ = binary_math.xlogy_
+Tensor.lerp = binary_math.lerp
+Tensor.lerp_ = binary_math.lerp_
+Tensor.addcmul = binary_math.addcmul
+Tensor.addcmul_ = binary_math.addcmul_
+Tensor.addcdiv = binary_math.addcdiv
+Tensor.addcdiv_ = binary_math.addcdiv_
+# END GENERATED
 
 # reductions (ops/reduction.py)
-Tensor.sum = reduction.sum  # type: ignore[attr-defined]
+Tensor.sum = reduction.sum
 
 # conversions (ops/structure.py)
-Tensor.to = structure.to  # type: ignore[attr-defined]
-Tensor.float = structure.float_  # type: ignore[attr-defined]
-Tensor.double = structure.double  # type: ignore[attr-defined]
-Tensor.long = structure.long  # type: ignore[attr-defined]
-Tensor.bool = structure.bool_  # type: ignore[attr-defined]
+Tensor.to = structure.to
+Tensor.float = structure.float_
+Tensor.double = structure.double
+Tensor.long = structure.long
+Tensor.bool = structure.bool_
 
 # indexing (indexing.py)
-Tensor.__getitem__ = view_ops.getitem  # type: ignore[attr-defined]
-Tensor.__setitem__ = write_ops.setitem  # type: ignore[attr-defined]
-Tensor.index_put_ = write_ops.index_put_  # type: ignore[attr-defined]
+Tensor.__getitem__ = view_ops.getitem
+Tensor.__setitem__ = write_ops.setitem
+Tensor.index_put_ = write_ops.index_put_
 
 # copies and in-place writes (copying.py)
-Tensor.clone = structure.clone  # type: ignore[attr-defined]
-Tensor.contiguous = structure.contiguous  # type: ignore[attr-defined]
-Tensor.copy_ = write_ops.copy_  # type: ignore[attr-defined]
-Tensor.fill_ = write_ops.fill_  # type: ignore[attr-defined]
-Tensor.zero_ = write_ops.zero_  # type: ignore[attr-defined]
+Tensor.clone = structure.clone
+Tensor.contiguous = structure.contiguous
+Tensor.copy_ = write_ops.copy_
+Tensor.fill_ = write_ops.fill_
+Tensor.zero_ = write_ops.zero_
 
 # -- reductions, softmax family, matrix products (ops/reduction.py, ops/linalg.py) ----------
 from .ops import linalg  # noqa: E402
 
-Tensor.mean = reduction.mean  # type: ignore[attr-defined]
-Tensor.max = reduction.max  # type: ignore[attr-defined]
-Tensor.min = reduction.min  # type: ignore[attr-defined]
-Tensor.amax = reduction.amax  # type: ignore[attr-defined]
-Tensor.amin = reduction.amin  # type: ignore[attr-defined]
-Tensor.logsumexp = reduction.logsumexp  # type: ignore[attr-defined]
-Tensor.softmax = reduction.softmax  # type: ignore[attr-defined]
-Tensor.log_softmax = reduction.log_softmax  # type: ignore[attr-defined]
-Tensor.matmul = linalg.matmul  # type: ignore[attr-defined]
-Tensor.__matmul__ = linalg.matmul  # type: ignore[attr-defined]
-Tensor.__rmatmul__ = lambda self, other: linalg.matmul(other, self)  # type: ignore[attr-defined]
-Tensor.mm = linalg.mm  # type: ignore[attr-defined]
-Tensor.bmm = linalg.bmm  # type: ignore[attr-defined]
-Tensor.mv = linalg.mv  # type: ignore[attr-defined]
-Tensor.dot = linalg.dot  # type: ignore[attr-defined]
+Tensor.mean = reduction.mean
+Tensor.max = reduction.max
+Tensor.min = reduction.min
+Tensor.amax = reduction.amax
+Tensor.amin = reduction.amin
+Tensor.logsumexp = reduction.logsumexp
+Tensor.softmax = reduction.softmax
+Tensor.log_softmax = reduction.log_softmax
+Tensor.matmul = linalg.matmul
+Tensor.__matmul__ = linalg.matmul
+Tensor.__rmatmul__ = lambda self, other: linalg.matmul(other, self)
+Tensor.mm = linalg.mm
+Tensor.bmm = linalg.bmm
+Tensor.mv = linalg.mv
+Tensor.dot = linalg.dot

@@ -19,90 +19,25 @@ from .. import dtypes
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, OwnedGrads, SavingNode
-from ..copying import check_inplace
-from ..geometry import broadcast_shapes, is_non_overlapping_and_dense
 from ..tensor import Tensor
 from ._common import (
-    IGNORE_ALL, QUIET, as_array, binary, check_inplace_dtype, from_result, layout, result_type, unary,
+    as_array, binary, from_result, new_tensor, result_type, unary,
 )
 from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where
-from .inplace import apply_inplace, check_leaf
-from .structure import clone
+from .declare import NOTHING, RESULT, SAME, SELF, Pointwise, call_pointwise, call_pointwise_
+from .inplace import apply_inplace, check_inplace_operands, compute, original
+
+
+def _zero_grad(g: Tensor, *inputs: Any) -> Tensor:
+    """The derivative of a piecewise-constant function: zeros, as PyTorch's ``zeros_like(grad)``."""
+    out, view = new_tensor(g._sizes, g.dtype)
+    view[...] = 0
+    return out
 
 
 def _tensors(a: Any, b: Any) -> tuple[Tensor | None, Tensor | None]:
     """The tensor operands (scalars are not differentiable inputs)."""
     return (a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None)
-
-
-def compute(ufunc: Callable[..., Any], self: Tensor, *others: Any, dtype: np.dtype) -> np.ndarray:
-    """``ufunc(self, *others)`` in ``dtype``, into a fresh array of ``self``'s shape (the
-    values an in-place op then writes), without NumPy's float warnings."""
-    out = np.empty(self._sizes, dtype)
-    token = QUIET.set(IGNORE_ALL)
-    try:
-        ufunc(as_array(self), *(as_array(a) for a in others), out=out, dtype=dtype, casting="unsafe")
-    finally:
-        QUIET.reset(token)
-    return out
-
-
-# -- in-place checks ----------------------------------------------------------------------------
-def check_inplace_operands(op: str, self: Tensor, dtype: np.dtype, *others: Any) -> None:
-    """PyTorch's checks before an in-place elementwise op computes anything, in PyTorch's
-    order: ``self`` may be written (not a leaf that requires grad, not read-only, no element
-    aliasing another), no operand partially overlaps ``self`` in memory, every operand
-    broadcasts to ``self``'s shape without growing it, and the result type casts to
-    ``self``'s dtype. (``apply_inplace`` repeats the first and last when it writes.)"""
-    if self._view_meta is not None or (self._requires_grad and self._grad_fn is None):
-        check_leaf(op, self)  # (only a leaf or a view can be refused)
-    if self._strides != layout(self._sizes)[0]:  # (a contiguous tensor has no aliased elements)
-        check_inplace(self, op)
-    tensors = [t for t in others if isinstance(t, Tensor)]
-    for other in tensors:
-        if other._storage is self._storage and _partial_overlap(self, other):
-            raise RuntimeError(
-                f"{op}: unsupported operation: some elements of the input tensor and the "
-                "written-to tensor refer to a single memory location. Please clone() the tensor "
-                "before performing the operation."
-            )
-    for other in tensors:
-        if other._sizes != self._sizes:
-            try:
-                shape = broadcast_shapes(self._sizes, other._sizes)
-            except RuntimeError as exc:
-                raise RuntimeError(
-                    f"{op}: the operand of shape {list(other._sizes)} does not broadcast to the "
-                    f"destination's shape {list(self._sizes)}: {exc}"
-                ) from None
-            if shape != self._sizes:
-                raise RuntimeError(
-                    f"{op}: output with shape {list(self._sizes)} doesn't match the broadcast "
-                    f"shape {list(shape)}"
-                )
-    check_inplace_dtype(op, dtype, self)
-
-
-def _partial_overlap(a: Tensor, b: Tensor) -> bool:
-    """PyTorch's ``get_overlap_status(a, b) == PARTIAL`` for two tensors on one storage: both
-    dense, their memory ranges intersect, and they are not the same elements in the same order.
-    (Layouts that are not dense are PyTorch's "too hard" case: allowed. jitgrad computes the
-    result out of place before writing it, so those are well defined here.)"""
-    if a is b or a.numel() == 0 or b.numel() == 0:
-        return False
-    if not (is_non_overlapping_and_dense(a._sizes, a._strides)
-            and is_non_overlapping_and_dense(b._sizes, b._strides)):
-        return False
-    a_end, b_end = a._offset + a.numel(), b._offset + b.numel()
-    if a._offset == b._offset and a_end == b_end:
-        return a._strides != b._strides
-    return a._offset < b_end and b._offset < a_end
-
-
-def original(self: Tensor) -> Tensor:
-    """A copy of ``self`` taken before an in-place op overwrites it, for the op's backward
-    (differentiable, so a double backward reaches ``self``'s history through it)."""
-    return clone(self)
 
 
 # -- add / sub ---------------------------------------------------------------------------------
@@ -290,7 +225,9 @@ class DivBackward0(SavingNode):
         )
 
 
-def div(input: Any, other: Any) -> Tensor:
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is not None:
+        return call_pointwise(DIV_ROUNDING, input, other, rounding_mode=rounding_mode)
     out = binary(np.true_divide, input, other, _true_div_dtype(input, other))
     if needs_grad(input, other):
         node = DivBackward0()
@@ -299,7 +236,9 @@ def div(input: Any, other: Any) -> Tensor:
     return out
 
 
-def div_(self: Tensor, other: Any) -> Tensor:
+def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is not None:
+        return call_pointwise_(DIV_ROUNDING, self, other, rounding_mode=rounding_mode)
     dtype = _true_div_dtype(self, other)
     check_inplace_operands("div_", self, dtype, other)
 
@@ -312,12 +251,7 @@ def div_(self: Tensor, other: Any) -> Tensor:
     return apply_inplace("div_", self, values, dtype, _tensors(self, other), make_node)
 
 
-class NegBackward0(Node):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
-        return (neg(grads[0]),)
-
-
-def _check_neg(input: Tensor) -> None:
+def _check_neg(op: str, input: Any) -> None:
     if input.dtype == dtypes.bool_:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
@@ -325,35 +259,11 @@ def _check_neg(input: Tensor) -> None:
         )
 
 
-def neg(input: Tensor) -> Tensor:
-    _check_neg(input)
-    out = unary(np.negative, input)
-    if needs_grad(input):
-        record(NegBackward0(), (input,), (out,))
-    return out
-
-
-def neg_(self: Tensor) -> Tensor:
-    _check_neg(self)
-    check_inplace_operands("neg_", self, self.dtype)
-    values = compute(np.negative, self, dtype=self.dtype)
-    return apply_inplace("neg_", self, values, self.dtype, (self,), NegBackward0)
-
-
-class ReciprocalBackward0(SavingNode):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
-        (result,) = self.unpack()
-        return (mul(neg(grads[0]), mul(result, result)),)
-
-
-def reciprocal(input: Tensor) -> Tensor:
-    dtype = input.dtype if input.dtype in dtypes.FLOATING else dtypes.DEFAULT_FLOAT
-    out = unary(np.reciprocal, input, dtype)
-    if needs_grad(input):
-        node = ReciprocalBackward0()
-        record(node, (input,), (out,))
-        node.save(out, outputs=(out,))
-    return out
+# declared (``declare.py``): the forward, the derivative in jitgrad ops, what it saves
+NEG = Pointwise("neg", np.negative, lambda g, x, r: neg(g), NOTHING, dtype=SAME, check=_check_neg)
+RECIPROCAL = Pointwise("reciprocal", np.reciprocal, lambda g, x, r: mul(neg(g), mul(r, r)), RESULT, domain="nonzero")
+neg, neg_ = NEG.fn, NEG.fn_
+reciprocal, reciprocal_ = RECIPROCAL.fn, RECIPROCAL.fn_
 
 
 def rtruediv(self: Tensor, other: Any) -> Tensor:
@@ -361,43 +271,55 @@ def rtruediv(self: Tensor, other: Any) -> Tensor:
     return mul(reciprocal(self), other)
 
 
-# -- maximum / minimum -------------------------------------------------------------------------
-class MaximumBackward0(SavingNode):
-    """The gradient goes to the larger input; ties split it evenly, as PyTorch."""
-
-    a_loses, b_loses = np.less, np.greater  # where input 0 / input 1 gets no gradient
-
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
-        g = grads[0]
-        a, b = self.unpack()
-        shared = where(compare(np.equal, a, b), div(g, 2), g)
-        return (
-            where(compare(self.a_loses, a, b), 0.0, shared) if self.needs_input_grad(0) else None,
-            where(compare(self.b_loses, a, b), 0.0, shared) if self.needs_input_grad(1) else None,
-        )
+# -- maximum / minimum: the gradient goes to the larger (smaller) input; ties split it evenly,
+#    as PyTorch ----------------------------------------------------------------------------
+def _extremum_grad(g: Tensor, a: Tensor, b: Tensor, loses: np.ufunc) -> Tensor:
+    """``g`` where the input wins, ``g / 2`` on ties, 0 where ``loses(a, b)``."""
+    return where(compare(loses, a, b), 0.0, where(compare(np.equal, a, b), div(g, 2), g))
 
 
-class MinimumBackward0(MaximumBackward0):
-    a_loses, b_loses = np.greater, np.less
+MAXIMUM = Pointwise(
+    "maximum", np.maximum,
+    (lambda g, a, b, r: _extremum_grad(g, a, b, np.less), lambda g, a, b, r: _extremum_grad(g, b, a, np.less)),
+    SELF, dtype=SAME, arity=2, tensors_only=True, inplace=False, domain="ties")
+MINIMUM = Pointwise(
+    "minimum", np.minimum,
+    (lambda g, a, b, r: _extremum_grad(g, a, b, np.greater), lambda g, a, b, r: _extremum_grad(g, b, a, np.greater)),
+    SELF, dtype=SAME, arity=2, tensors_only=True, inplace=False, domain="ties")
+maximum = MAXIMUM.fn
+minimum = MINIMUM.fn
 
 
-def _extremum(op: str, ufunc: np.ufunc, node_cls: type, input: Tensor, other: Tensor) -> Tensor:
-    for name, x in (("input", input), ("other", other)):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(x).__name__}")
-    out = binary(ufunc, input, other)
-    if needs_grad(input, other):
-        node = record(node_cls(), (input, other), (out,))
-        node.save(input, other)  # type: ignore[attr-defined]
-    return out
+# -- division with rounding (``div(..., rounding_mode=)``): piecewise constant, zero gradient
+def _np_div_rounding(a: Any, b: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe",
+                     rounding_mode: str = "trunc") -> np.ndarray:
+    """C's truncating or Python's flooring division (NumPy's ``floor_divide`` is CPython's
+    algorithm, as PyTorch's ``div_floor``)."""
+    if rounding_mode == "floor":
+        return np.floor_divide(a, b, out=out, dtype=dtype, casting=casting)  # type: ignore[no-any-return]
+    if out.dtype.kind == "f":
+        np.true_divide(a, b, out=out, dtype=dtype, casting=casting)
+        return np.trunc(out, out=out)  # type: ignore[no-any-return]
+    a, b = np.asarray(a, dtype=dtype), np.asarray(b, dtype=dtype)
+    np.floor_divide(a, b, out=out, dtype=dtype, casting=casting)
+    inexact = np.not_equal(np.remainder(a, b), 0) & np.not_equal(np.less(a, 0), np.less(b, 0))
+    return np.add(out, inexact, out=out, casting="unsafe")  # type: ignore[no-any-return]
 
 
-def maximum(input: Tensor, other: Tensor) -> Tensor:
-    return _extremum("maximum", np.maximum, MaximumBackward0, input, other)
+def check_integer_division(op: str, a: Any, b: Any, **params: Any) -> None:
+    """Integer division (or remainder) by zero raises, as PyTorch ("ZeroDivisionError")."""
+    if params.get("rounding_mode", "trunc") not in ("trunc", "floor"):
+        raise ValueError(
+            f"{op}: expected rounding_mode to be one of None, 'trunc' or 'floor' (got "
+            f"{params.get('rounding_mode')!r})")
+    if result_type(a, b, op=op) not in dtypes.FLOATING and not np.all(as_array(b)):
+        raise RuntimeError(f"{op}: ZeroDivisionError (an integer divisor is zero)")
 
 
-def minimum(input: Tensor, other: Tensor) -> Tensor:
-    return _extremum("minimum", np.minimum, MinimumBackward0, input, other)
+DIV_ROUNDING = Pointwise(
+    "div_rounding", _np_div_rounding, (_zero_grad, _zero_grad), NOTHING, dtype=SAME, arity=2,
+    params={"rounding_mode": "trunc"}, check=check_integer_division, node_name="DivBackward3", method=False, export=False,
+    domain="away-nonzero", reference="div")
 
 
 # -- in-place bitwise ops (``&=``, ``|=``, ``^=``; bool and int64, never differentiable) ----------

@@ -1,4 +1,5 @@
-"""The one path every differentiable in-place operation takes.
+"""The one path every differentiable in-place operation takes, and the checks and helpers
+every in-place elementwise op shares (``check_inplace_operands``, ``compute``, ``original``).
 
 ``x.op_(...)``: refuse what autograd cannot allow (in-place on a leaf that requires grad,
 on a view of one, on views whose creation forbids it — Note [Views and in-place writes] in
@@ -19,9 +20,12 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import gradient_edge, requires_grad
 from ..autograd.node import Node
 from ..copying import check_inplace
+from ..geometry import broadcast_shapes, is_non_overlapping_and_dense
 from ..tensor import Tensor
 from . import view_meta
-from ._common import check_inplace_dtype
+from .._quiet import IGNORE_ALL, QUIET
+from ._common import as_array, check_inplace_dtype, layout
+from .structure import clone
 
 
 def _requires_grad(t: Tensor | None) -> bool:
@@ -121,3 +125,73 @@ def apply_inplace(
         np.copyto(self.numpy(), result, casting="unsafe")
 
     return inplace_write(op, self, inputs, write, make_node, save_output)
+
+
+# -- what every in-place elementwise op shares ---------------------------------------------
+def compute(ufunc: Callable[..., Any], self: Tensor, *others: Any, dtype: np.dtype) -> np.ndarray:
+    """``ufunc(self, *others)`` in ``dtype``, into a fresh array of ``self``'s shape (the
+    values an in-place op then writes), without NumPy's float warnings."""
+    out = np.empty(self._sizes, dtype)
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        ufunc(as_array(self), *(as_array(a) for a in others), out=out, dtype=dtype, casting="unsafe")
+    finally:
+        QUIET.reset(token)
+    return out
+
+
+def check_inplace_operands(op: str, self: Tensor, dtype: np.dtype, *others: Any) -> None:
+    """PyTorch's checks before an in-place elementwise op computes anything, in PyTorch's
+    order: ``self`` may be written (not a leaf that requires grad, not read-only, no element
+    aliasing another), no operand partially overlaps ``self`` in memory, every operand
+    broadcasts to ``self``'s shape without growing it, and the result type casts to
+    ``self``'s dtype. (``apply_inplace`` repeats the first and last when it writes.)"""
+    if self._view_meta is not None or (self._requires_grad and self._grad_fn is None):
+        check_leaf(op, self)  # (only a leaf or a view can be refused)
+    if self._strides != layout(self._sizes)[0]:  # (a contiguous tensor has no aliased elements)
+        check_inplace(self, op)
+    tensors = [t for t in others if isinstance(t, Tensor)]
+    for other in tensors:
+        if other._storage is self._storage and _partial_overlap(self, other):
+            raise RuntimeError(
+                f"{op}: unsupported operation: some elements of the input tensor and the "
+                "written-to tensor refer to a single memory location. Please clone() the tensor "
+                "before performing the operation."
+            )
+    for other in tensors:
+        if other._sizes != self._sizes:
+            try:
+                shape = broadcast_shapes(self._sizes, other._sizes)
+            except RuntimeError as exc:
+                raise RuntimeError(
+                    f"{op}: the operand of shape {list(other._sizes)} does not broadcast to the "
+                    f"destination's shape {list(self._sizes)}: {exc}"
+                ) from None
+            if shape != self._sizes:
+                raise RuntimeError(
+                    f"{op}: output with shape {list(self._sizes)} doesn't match the broadcast "
+                    f"shape {list(shape)}"
+                )
+    check_inplace_dtype(op, dtype, self)
+
+
+def _partial_overlap(a: Tensor, b: Tensor) -> bool:
+    """PyTorch's ``get_overlap_status(a, b) == PARTIAL`` for two tensors on one storage: both
+    dense, their memory ranges intersect, and they are not the same elements in the same order.
+    (Layouts that are not dense are PyTorch's "too hard" case: allowed. jitgrad computes the
+    result out of place before writing it, so those are well defined here.)"""
+    if a is b or a.numel() == 0 or b.numel() == 0:
+        return False
+    if not (is_non_overlapping_and_dense(a._sizes, a._strides)
+            and is_non_overlapping_and_dense(b._sizes, b._strides)):
+        return False
+    a_end, b_end = a._offset + a.numel(), b._offset + b.numel()
+    if a._offset == b._offset and a_end == b_end:
+        return a._strides != b._strides
+    return a._offset < b_end and b._offset < a_end
+
+
+def original(self: Tensor) -> Tensor:
+    """A copy of ``self`` taken before an in-place op overwrites it, for the op's backward
+    (differentiable, so a double backward reaches ``self``'s history through it)."""
+    return clone(self)

@@ -23,7 +23,7 @@ from .compare import compare, logical_and, where
 from .elementwise import check_inplace_operands, compute, mul, original, sub
 from .inplace import apply_inplace
 from .structure import to_dtype
-from .unary import log
+from .pointwise import log
 
 
 def _pow_dtype(base: Any, exponent: Any) -> np.dtype:
@@ -199,3 +199,13 @@ def _append_output(written: Tensor) -> Callable[[Node], None]:
 def rpow(self: Tensor, other: Any) -> Tensor:
     """``other ** self`` (``Tensor.__rpow__``)."""
     return pow(other, self)
+
+
+def square(input: Tensor) -> Tensor:
+    """``input ** 2`` (PyTorch's ``square`` is ``pow(input, 2)``: ``PowBackward0``, and bool
+    squares to int64)."""
+    return pow(input, 2)
+
+
+def square_(self: Tensor) -> Tensor:
+    return pow_(self, 2)

@@ -21,7 +21,7 @@ from ..tensor import Tensor
 from ._common import from_result
 from .elementwise import div, maximum, minimum, mul, sub
 from .index_ops import index_put_zeros
-from .unary import exp
+from .pointwise import exp
 
 
 def reduce_dims(op: str, self: Tensor, dim: Any) -> tuple[int, ...]:

@@ -1,0 +1,162 @@
+"""``clamp`` (``clip``, ``clamp_min``, ``clamp_max``) with number or tensor bounds, and its
+in-place forms. Hand-written rather than declared: the bounds may be numbers or tensors,
+which picks PyTorch's node (``ClampBackward1`` or ``ClampBackward0``); the in-place form saves
+a copy of the old ``self``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, Node, SavingNode
+from ..geometry import broadcast_shapes
+from ..tensor import Tensor
+from ._common import IGNORE_ALL, QUIET, array_of, as_array, new_tensor, result_type, shape_of
+from .compare import compare, logical_and, logical_or, where
+from .inplace import apply_inplace, check_inplace_operands, original
+
+
+def _saved(node: SavingNode) -> Any:
+    (value,) = node.unpack()
+    return value
+
+
+# -- clamp ---------------------------------------------------------------------------------
+def _clamp_args(op: str, input: Tensor, min: Any, max: Any) -> tuple[bool, np.dtype]:
+    """Check the bounds; whether they are tensors (``ClampBackward0``) or numbers, and the
+    result dtype."""
+    if min is None and max is None:
+        raise RuntimeError(f"{op}: At least one of 'min' or 'max' must not be None")
+    kinds = {isinstance(b, Tensor) for b in (min, max) if b is not None}
+    if len(kinds) > 1:
+        raise TypeError(
+            f"{op}(): received an invalid combination of arguments: min and max must both be "
+            "Tensors (or None) or both be numbers (or None)"
+        )
+    bounds = [b for b in (min, max) if b is not None]
+    dtype = result_type(input, *bounds, op=op)
+    tensors = kinds == {True}
+    if dtype == dtypes.bool_ and not (tensors and len(bounds) == 1):  # PyTorch's bool kernels
+        raise NotImplementedError(f'"{op}" not implemented for bool (got bool input and bounds)')
+    return tensors, dtype
+
+
+def _np_clamp(x: Any, min: Any, max: Any, out: np.ndarray, dtype: Any) -> None:
+    """``out = min(max(x, min), max)``: nan stays nan; with min > max every element is max."""
+    if min is not None:
+        np.maximum(x, min, out=out, dtype=dtype, casting="unsafe")
+        x = out
+    if max is not None:
+        np.minimum(x, max, out=out, dtype=dtype, casting="unsafe")
+
+
+def _clamp_mask(x: Tensor, min: Any, max: Any) -> Tensor:
+    """Where the gradient of ``x`` passes: ``min <= x <= max`` (a nan ``x`` gets none)."""
+    lower = None if min is None else compare(np.greater_equal, x, min)
+    upper = None if max is None else compare(np.less_equal, x, max)
+    if lower is None:
+        return upper  # type: ignore[return-value]
+    return lower if upper is None else logical_and(lower, upper)
+
+
+class ClampBackward1(SavingNode):
+    """Backward of ``clamp`` with number bounds."""
+
+    def __init__(self, min: Any, max: Any) -> None:
+        super().__init__()
+        self.min, self.max = min, max
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        return (where(_clamp_mask(_saved(self), self.min, self.max), grads[0], 0.0),)
+
+
+class ClampBackward0(SavingNode):
+    """Backward of ``clamp`` with tensor bounds: a bound gets the gradient where it is the
+    output (where ``min > max``, ``max`` wins), as PyTorch."""
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        x, lo, hi = self.unpack()
+        grad_x = grad_lo = grad_hi = None
+        if self.needs_input_grad(0):
+            grad_x = where(_clamp_mask(x, lo, hi), g, 0.0)
+        if self.needs_input_grad(1):
+            below = compare(np.less, x, lo)
+            if hi is not None:
+                below = logical_and(below, compare(np.less, lo, hi))
+            grad_lo = where(below, g, 0.0)
+        if self.needs_input_grad(2):
+            above = compare(np.greater, x, hi)
+            if lo is not None:
+                above = logical_or(above, compare(np.less, hi, lo))
+            grad_hi = where(above, g, 0.0)
+        return (grad_x, grad_lo, grad_hi)
+
+
+def _tensor_or_none(x: Any) -> Tensor | None:
+    return x if isinstance(x, Tensor) else None
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    tensors, dtype = _clamp_args("clamp", input, min, max)
+    bounds = [b for b in (min, max) if b is not None]
+    out, view = new_tensor(broadcast_shapes(input._sizes, *map(shape_of, bounds)), dtype)
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        _np_clamp(array_of(input), as_array(min), as_array(max), out=view, dtype=dtype)
+    finally:
+        QUIET.reset(token)
+    if tensors and needs_grad(input, min, max):
+        node = record(ClampBackward0(), (input, _tensor_or_none(min), _tensor_or_none(max)), (out,))
+        node.save(input, min, max)  # type: ignore[attr-defined]
+    elif not tensors and needs_grad(input):
+        node = record(ClampBackward1(min, max), (input,), (out,))
+        node.save(input)  # type: ignore[attr-defined]
+    return out
+
+
+def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    tensors, dtype = _clamp_args("clamp_", self, min, max)
+    check_inplace_operands("clamp_", self, dtype, min, max)
+
+    def make_node() -> Node:  # runs before the write: a copy of the old self
+        node: SavingNode
+        if tensors:
+            node = ClampBackward0()
+            node.save(original(self), min, max)
+        else:
+            node = ClampBackward1(min, max)
+            node.save(original(self))
+        return node
+
+    values = np.empty(self._sizes, dtype)
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        _np_clamp(array_of(self), as_array(min), as_array(max), out=values, dtype=dtype)
+    finally:
+        QUIET.reset(token)
+    inputs = (self, _tensor_or_none(min), _tensor_or_none(max)) if tensors else (self,)
+    return apply_inplace("clamp_", self, values, dtype, inputs, make_node)
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:
+    return clamp(input, min=min)
+
+
+def clamp_min_(self: Tensor, min: Any) -> Tensor:
+    return clamp_(self, min=min)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:
+    return clamp(input, max=max)
+
+
+def clamp_max_(self: Tensor, max: Any) -> Tensor:
+    return clamp_(self, max=max)
+
+
+clip, clip_ = clamp, clamp_  # PyTorch's aliases

@@ -1,0 +1,11 @@
+"""``torch.special``'s counterpart: the same functions as the top level (declared pointwise
+ops) under PyTorch's ``special`` names, plus ``xlog1py``."""
+
+from __future__ import annotations
+
+from .ops.activations import logit
+from .ops.binary_math import xlog1py, xlogy
+from .ops.pointwise import erf, erfc, erfinv, exp2, expm1, log1p
+from .ops.pointwise import sigmoid as expit
+
+__all__ = ["erf", "erfc", "erfinv", "exp2", "expit", "expm1", "log1p", "logit", "xlog1py", "xlogy"]
