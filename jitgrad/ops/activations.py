@@ -46,8 +46,8 @@ THRESHOLD_BACKWARD = Pointwise(
     "threshold_backward", _np_threshold_backward,
     (lambda gg, g, x, r, threshold: threshold_backward(gg, x, threshold=threshold),
      lambda gg, g, x, r, threshold: zeros_like(x)),
-    SELF, dtype=SAME, arity=2, params={"threshold": 0.0}, names=("grad_output", "self"), inplace=False, method=False, export=False,
-    node_name="ThresholdBackwardBackward0", domain="grad-kinks", reference="ops.aten.threshold_backward")
+    SELF, dtype=SAME, refuse=NO_BOOL, arity=2, tensors_only=True, params={"threshold": 0.0}, names=("grad_output", "self"), inplace=False, method=False, export=False,
+    domain="grad-kinks", reference="ops.aten.threshold_backward")
 threshold_backward = THRESHOLD_BACKWARD.fn
 
 
@@ -70,8 +70,8 @@ HARDTANH_BACKWARD = Pointwise(
     "hardtanh_backward", _np_hardtanh_backward,
     (lambda gg, g, x, r, min_val, max_val: hardtanh_backward(gg, x, min_val=min_val, max_val=max_val),
      lambda gg, g, x, r, min_val, max_val: zeros_like(x)),
-    SELF, dtype=SAME, arity=2, params={"min_val": -1.0, "max_val": 1.0}, names=("grad_output", "self"), inplace=False, method=False, export=False,
-    node_name="HardtanhBackwardBackward0", domain="grad-kinks", reference="ops.aten.hardtanh_backward")
+    SELF, dtype=SAME, refuse=FLOAT_ONLY, arity=2, tensors_only=True, params={"min_val": -1.0, "max_val": 1.0}, names=("grad_output", "self"), inplace=False, method=False, export=False,
+    domain="grad-kinks", reference="ops.aten.hardtanh_backward")
 hardtanh_backward = HARDTANH_BACKWARD.fn
 
 

@@ -12,15 +12,28 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..tensor import Tensor
 from ._common import result_type
-from .compare import compare
+from .compare import compare, logical_and, where
 from .declare import BOTH, FLOAT_ONLY, NO_BOOL, SAME, SELF, Pointwise
 from .elementwise import add, check_integer_division, div, mul, neg, reciprocal, sub
 from .pointwise import exp, exp2
 
 
+def _is_t(x: Any) -> bool:
+    return isinstance(x, Tensor)
+
+
+def _both(x: Any, y: Any) -> bool:
+    return isinstance(x, Tensor) and isinstance(y, Tensor)
+
+
+def _tensor_other(x: Any = None, y: Any = None) -> int:
+    """Overload 1 takes a Tensor ``other``, 0 a number (``FmodBackward1`` / ``FmodBackward0``)."""
+    return int(isinstance(y, Tensor))
+
+
 def _first_is_tensor(op: str, a: Any, *rest: Any, **params: Any) -> None:
-    from ..tensor import Tensor
     if not isinstance(a, Tensor):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
 
@@ -53,11 +66,12 @@ def _check_remainder(op: str, a: Any, b: Any) -> None:
 FMOD = Pointwise(
     "fmod", np.fmod,
     (lambda g, x, y, r: g, lambda g, x, y, r: mul(neg(g), div(x, y, rounding_mode="trunc"))),
-    SELF, dtype=SAME, refuse=NO_BOOL, arity=2, check=_check_modulo, domain="away-nonzero")
+    SELF, dtype=SAME, refuse=NO_BOOL, arity=2, check=_check_modulo, variant=_tensor_other, domain="away-nonzero")
 REMAINDER = Pointwise(
     "remainder", np.remainder,
     (lambda g, x, y, r: g, lambda g, x, y, r: mul(neg(g), div(x, y, rounding_mode="floor"))),
-    SELF, dtype=SAME, refuse=NO_BOOL, arity=2, check=_check_remainder, domain="away-nonzero")
+    SELF, dtype=SAME, refuse=NO_BOOL, arity=2, check=_check_remainder, variant=_tensor_other,
+    domain="away-nonzero")
 fmod, fmod_ = FMOD.fn, FMOD.fn_
 remainder, remainder_ = REMAINDER.fn, REMAINDER.fn_
 
@@ -86,18 +100,23 @@ def _np_xlogy(log: np.ufunc) -> Any:
     return forward
 
 
-def _nonzero(x: Any) -> Any:
-    return compare(np.not_equal, x, 0)
+def _xlogy_self_grad(fn: Any, pole: float) -> Any:
+    """PyTorch's ``fn(grad, other)``, zeroed where ``self == 0`` and ``other <= pole``."""
+    def grad(g: Any, x: Any, y: Any, r: Any) -> Any:
+        return where(logical_and(compare(np.equal, x, 0), compare(np.less_equal, y, pole)), 0.0, fn(g, y))
+    return grad
 
 
 XLOGY = Pointwise(
     "xlogy", _np_xlogy(np.log),
-    (lambda g, x, y, r: mul(g, xlogy(_nonzero(x), y)), lambda g, x, y, r: div(mul(g, x), y)),
-    SELF, arity=2, domain="x-positive")
+    (_xlogy_self_grad(lambda g, y: xlogy(g, y), 0.0), lambda g, x, y, r: div(mul(g, x), y)),
+    SELF, arity=2, variant=lambda x=None, y=None: 0 if _both(x, y) else (1 if _is_t(y) else 2),
+    domain="x-positive")
 XLOG1PY = Pointwise(
     "xlog1py", _np_xlogy(np.log1p),
-    (lambda g, x, y, r: mul(g, xlog1py(_nonzero(x), y)), lambda g, x, y, r: div(mul(g, x), add(y, 1))),
-    SELF, arity=2, inplace=False, method=False, export=False, node_name="SpecialXlog1pyBackward0", domain="x-positive",
+    (_xlogy_self_grad(lambda g, y: xlog1py(g, y), -1.0), lambda g, x, y, r: div(mul(g, x), add(y, 1))),
+    SELF, arity=2, inplace=False, method=False, export=False, node_name="SpecialXlog1PyBackward",
+    variant=lambda x=None, y=None: 0 if _both(x, y) else (2 if _is_t(x) else 1), domain="x-positive",
     reference="special.xlog1py")
 xlogy, xlogy_ = XLOGY.fn, XLOGY.fn_
 xlog1py = XLOG1PY.fn
@@ -113,7 +132,6 @@ def _np_lerp(a: Any, b: Any, w: Any, out: np.ndarray, dtype: Any, casting: str =
 
 
 def _check_lerp(op: str, a: Any, b: Any, w: Any) -> None:
-    from ..tensor import Tensor
     for name, x in (("input", a), ("end", b)):
         if not isinstance(x, Tensor):
             raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(x).__name__}")
@@ -122,7 +140,8 @@ def _check_lerp(op: str, a: Any, b: Any, w: Any) -> None:
 LERP = Pointwise(
     "lerp", _np_lerp,
     (lambda g, a, b, w, r: mul(g, sub(1, w)), lambda g, a, b, w, r: mul(g, w), lambda g, a, b, w, r: mul(g, sub(b, a))),
-    SELF, dtype=SAME, refuse=FLOAT_ONLY, arity=3, check=_check_lerp, names=("input", "end", "weight"), domain="lerp")
+    SELF, dtype=SAME, refuse=FLOAT_ONLY, arity=3, check=_check_lerp, names=("input", "end", "weight"),
+    variant=lambda a=None, b=None, w=None: int(_is_t(w)), domain="lerp")
 lerp, lerp_ = LERP.fn, LERP.fn_
 
 
@@ -151,7 +170,7 @@ ADDCMUL = Pointwise(
     "addcmul", _np_addcmul,
     (lambda g, a, t1, t2, r, value: g, lambda g, a, t1, t2, r, value: mul(mul(g, t2), value),
      lambda g, a, t1, t2, r, value: mul(mul(g, t1), value)),
-    SELF, dtype=SAME, arity=3, params={"value": 1}, names=("input", "tensor1", "tensor2"))
+    SELF, dtype=SAME, refuse=NO_BOOL, arity=3, params={"value": 1}, names=("input", "tensor1", "tensor2"))
 ADDCDIV = Pointwise(
     "addcdiv", _np_addcdiv,
     (lambda g, a, t1, t2, r, value: g, lambda g, a, t1, t2, r, value: mul(g, div(value, t2)),

@@ -23,7 +23,8 @@ from .. import dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavedTensor, SavingNode
 from ..tensor import Tensor
-from ._common import IGNORE_ALL, QUIET, array_of, as_array, broadcast_shape, new_output, result_type
+from ..geometry import broadcast_shapes
+from ._common import IGNORE_ALL, QUIET, array_of, as_array, broadcast_shape, new_output, result_type, shape_of
 from .inplace import apply_inplace, check_inplace_operands, original
 
 # what the derivative formulas read (bit flags)
@@ -81,6 +82,7 @@ class Pointwise:
         node_name: str | None = None,
         check: Callable[..., None] | None = None,
         names: tuple[str, ...] = ("input", "other"),
+        variant: Callable[..., int] | None = None,
         method: bool = True,
         export: bool = True,
         domain: str = "real",
@@ -105,14 +107,29 @@ class Pointwise:
         self.module: str = sys._getframe(1).f_globals["__name__"]  # where it is declared
         self.domain = domain  # test hint: where the inputs are sampled (tests/pointwise_domains)
         self.reference = reference or name  # test hint: the PyTorch function, "torch." implied
-        camel = node_name or "".join(p.capitalize() for p in name.split("_")) + "Backward0"
-        self.node: type[PointwiseNode] = type(camel, (PointwiseNode,), {"decl": self, "__module__": __name__})
+        # PyTorch's node name: the title-cased op name (``Log1PBackward0``), numbered by overload
+        self.stem = node_name or name.title().replace("_", "") + "Backward"
+        self.variant = variant  # ``variant(*args, **params)``: the overload's number, if several
+        self._nodes: dict[int, type[PointwiseNode]] = {}
+        self.node = self.node_class(0 if variant is None else variant())
         self.fn = self._function()
         self.fn_ = self._inplace_function() if inplace else None
         DECLARED.append(self)
 
     def __repr__(self) -> str:
         return f"<Pointwise {self.name}>"
+
+    def node_class(self, number: int) -> type[PointwiseNode]:
+        """The node class ``<Name>Backward<number>``, made once."""
+        node = self._nodes.get(number)
+        if node is None:
+            attrs = {"decl": self, "__module__": __name__, "__doc__": f"Backward of ``{self.name}``."}
+            node = self._nodes[number] = type(f"{self.stem}{number}", (PointwiseNode,), attrs)
+        return node
+
+    def new_node(self, args: Sequence[Any], params: dict[str, Any]) -> PointwiseNode:
+        cls = self.node if self.variant is None else self.node_class(self.variant(*args, **params))
+        return cls(params)
 
     # -- dtype rule and input checks ------------------------------------------------------
     def dtypes(self, op: str, args: Sequence[Any], params: dict[str, Any]) -> tuple[np.dtype, np.dtype]:
@@ -216,9 +233,10 @@ def call_pointwise(decl: Pointwise, *args: Any, **params: Any) -> Tensor:
         return out
     args, params = decl.bind_params(decl.name, args, params)
     compute_dtype, dtype = decl.dtypes(decl.name, args, params)
-    shape = args[0]._sizes if len(args) == 1 else broadcast_shape(args[0], args[1])
-    for extra in args[2:]:
-        shape = broadcast_shape(_Shape(shape), extra)
+    if len(args) <= 2:
+        shape = args[0]._sizes if len(args) == 1 else broadcast_shape(args[0], args[1])
+    else:
+        shape = broadcast_shapes(*(shape_of(a) for a in args))
     out, view = new_output(shape, dtype, args)
     token = QUIET.set(IGNORE_ALL)
     try:
@@ -230,16 +248,9 @@ def call_pointwise(decl: Pointwise, *args: Any, **params: Any) -> Tensor:
     finally:
         QUIET.reset(token)
     if decl.differentiable and needs_grad(*args):
-        node = record(decl.node(params), [_tensor_or_none(a) for a in args], (out,))
+        node = record(decl.new_node(args, params), [_tensor_or_none(a) for a in args], (out,))
         _save(node, decl.saves, args, out)  # type: ignore[arg-type]
     return out
-
-
-class _Shape:
-    """A stand-in with ``_sizes`` (for ``broadcast_shape`` over three operands)."""
-
-    def __init__(self, sizes: tuple[int, ...]) -> None:
-        self._sizes = sizes
 
 
 def _save(node: SavingNode, saves: int, inputs: Sequence[Any], result: Tensor | None) -> None:
@@ -260,7 +271,7 @@ def call_pointwise_(decl: Pointwise, self: Tensor, *args: Any, **params: Any) ->
     saves = decl.saves if decl.differentiable else NOTHING
 
     def make_node() -> Node:  # runs before the write: a copy of the old self, if read
-        node = decl.node(params)
+        node = decl.new_node(args, params)
         inputs = (original(self), *others) if saves & SELF else args
         _save(node, saves & SELF, inputs, None)
         return node

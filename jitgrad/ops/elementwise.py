@@ -24,11 +24,11 @@ from ._common import (
     as_array, binary, from_result, new_tensor, result_type, unary,
 )
 from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where
-from .declare import NOTHING, RESULT, SAME, SELF, Pointwise, call_pointwise, call_pointwise_
+from .declare import NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise, call_pointwise, call_pointwise_
 from .inplace import apply_inplace, check_inplace_operands, compute, original
 
 
-def _zero_grad(g: Tensor, *inputs: Any) -> Tensor:
+def _zero_grad(g: Tensor, *inputs: Any, **params: Any) -> Tensor:
     """The derivative of a piecewise-constant function: zeros, as PyTorch's ``zeros_like(grad)``."""
     out, view = new_tensor(g._sizes, g.dtype)
     view[...] = 0
@@ -317,8 +317,8 @@ def check_integer_division(op: str, a: Any, b: Any, **params: Any) -> None:
 
 
 DIV_ROUNDING = Pointwise(
-    "div_rounding", _np_div_rounding, (_zero_grad, _zero_grad), NOTHING, dtype=SAME, arity=2,
-    params={"rounding_mode": "trunc"}, check=check_integer_division, node_name="DivBackward3", method=False, export=False,
+    "div_rounding", _np_div_rounding, (_zero_grad, _zero_grad), NOTHING, dtype=SAME, arity=2, refuse=NO_BOOL,
+    params={"rounding_mode": "trunc"}, check=check_integer_division, node_name="DivBackward", variant=lambda *args, **params: 2, method=False, export=False,
     domain="away-nonzero", reference="div")
 
 

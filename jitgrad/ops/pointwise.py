@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes
 from ..creation import zeros_like
 from ..kernels import special as _special
 from .compare import where
@@ -68,9 +69,12 @@ def _np_frac(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np
 def _np_round(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe", decimals: int = 0) -> np.ndarray:
     """Round half to even, at ``decimals`` (PyTorch: ``nearbyint(x * 10**d) / 10**d``, and
     ``nearbyint(x / 10**-d) * 10**-d`` for negative ``d``)."""
-    if decimals == 0 or out.dtype.kind != "f":
-        return np.rint(x, out=out, dtype=dtype, casting=casting)
-    scale = dtype.type(10.0 ** abs(decimals))
+    if out.dtype.kind != "f":  # integers are already round
+        np.copyto(out, x, casting=casting)
+        return out
+    if decimals == 0:
+        return np.rint(x, out=out, dtype=dtype, casting=casting)  # type: ignore[no-any-return]
+    scale = dtype.type(10.0 ** (decimals if decimals > 0 else -decimals))
     if decimals > 0:
         np.multiply(x, scale, out=out, dtype=dtype, casting=casting)
         np.rint(out, out=out)
@@ -78,6 +82,12 @@ def _np_round(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe", deci
     np.divide(x, scale, out=out, dtype=dtype, casting=casting)
     np.rint(out, out=out)
     return np.multiply(out, scale, out=out)
+
+
+def _check_round(op: str, x: Any, decimals: int = 0) -> None:
+    if decimals != 0 and x.dtype not in dtypes.FLOATING:
+        raise NotImplementedError(
+            f"{op}: decimals is only supported for floating-point tensors (got {x.dtype.name}, decimals={decimals})")
 
 
 def _np_nan_to_num(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe",
@@ -168,7 +178,8 @@ ABS = Pointwise("abs", np.absolute, lambda g, x, r: mul(g, sgn(x)), SELF, dtype=
 FLOOR = Pointwise("floor", np.floor, _zero, NOTHING, dtype=SAME, refuse=NO_BOOL, domain="away")
 CEIL = Pointwise("ceil", np.ceil, _zero, NOTHING, dtype=SAME, refuse=NO_BOOL, domain="away")
 TRUNC = Pointwise("trunc", np.trunc, _zero, NOTHING, dtype=SAME, refuse=NO_BOOL, domain="away")
-ROUND = Pointwise("round", _np_round, _zero, NOTHING, dtype=SAME, refuse=NO_BOOL, params={"decimals": 0}, domain="away")
+ROUND = Pointwise("round", _np_round, _zero, NOTHING, dtype=SAME, refuse=NO_BOOL, params={"decimals": 0}, check=_check_round, domain="away",
+                 variant=lambda x=None, decimals=0: int(decimals != 0))
 FRAC = Pointwise("frac", _np_frac, lambda g, x, r: g, NOTHING, dtype=SAME, refuse=FLOAT_ONLY, domain="away")
 NAN_TO_NUM = Pointwise("nan_to_num", _np_nan_to_num, lambda g, x, r, **_: mul(g, isfinite(x)), SELF, dtype=SAME,
                        params={"nan": 0.0, "posinf": None, "neginf": None}, domain="special")
