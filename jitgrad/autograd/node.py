@@ -85,6 +85,16 @@ class Node:
     # their backward sees zeros, or None with ``set_materialize_grads(False)``).
     _run_without_grads = False
 
+    # What CopySlices asks of the node of an in-place write into a view (Note [CopySlices
+    # rebasing] in ``ops/copy_slices.py``). ``overwrites_view``: the write replaced every
+    # element of the view, so their old values get zero gradient and CopySlices fills the
+    # slice itself instead of calling the node for it (``copy_``, ``fill_``).
+    # ``zero_overwritten(region)``: zero, in the gradient ``region`` (the view's geometry in
+    # the base's gradient), the elements the write overwrote; only nodes of
+    # order-independent writes, which may go through a self-overlapping view, define it.
+    overwrites_view: bool = False
+    zero_overwritten: Callable[[Tensor], None] | None = None
+
     def __init__(self) -> None:
         self.next_functions: tuple[Edge, ...] = ()
         self.input_metadata: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()

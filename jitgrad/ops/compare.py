@@ -175,10 +175,19 @@ class WhereBackward0(SavingNode):
         )
 
 
-def where(condition: Tensor, input: Any, other: Any) -> Tensor:
-    """``input`` where ``condition`` holds, else ``other`` (tensors or Python scalars)."""
+_MISSING: Any = object()
+
+
+def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING) -> Any:
+    """``input`` where ``condition`` holds, else ``other`` (tensors or Python scalars).
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``: one int64 index
+    tensor per dimension."""
     if not isinstance(condition, Tensor):
         raise TypeError(f"where(): argument 'condition' must be a Tensor, got {type(condition).__name__}")
+    if input is _MISSING and other is _MISSING:
+        return tuple(_index_tensor(ix) for ix in np.nonzero(np.atleast_1d(array_of(condition))))
+    if input is _MISSING or other is _MISSING:
+        raise TypeError("where(): expected a condition alone or with both input and other (got only one of them)")
     if condition.dtype != _BOOL:
         raise RuntimeError(
             "where expected condition to be a boolean tensor, but got a tensor with dtype "
@@ -205,3 +214,9 @@ def where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
 
 def _tensor(x: Any) -> Tensor | None:
     return x if isinstance(x, Tensor) else None
+
+
+def _index_tensor(ix: np.ndarray) -> Tensor:
+    out, view = new_tensor((len(ix),), dtypes.int64)
+    view[...] = ix
+    return out

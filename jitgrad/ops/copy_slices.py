@@ -123,7 +123,7 @@ class CopySlices(Node):
                              contiguous_strides(view.sizes))
         moves.copy_region(piece._storage.buffer, 0, piece._strides, buffer, offset, view.strides, view.sizes)
         needed = self._needed_for_fn()
-        overwrites = getattr(fn, "overwrites_view", False)
+        overwrites = fn.overwrites_view
         if overwrites:  # fn's first output would be zeros: fill the slice instead (below)
             needed = (False,) + needed[1:]
         fn._needed = needed
@@ -154,7 +154,7 @@ class CopySlices(Node):
         through one (fill_, zero_, scalar assignment): a storage element any written view
         element maps to was overwritten, so its old value gets no gradient, and every other
         element keeps the gradient already in ``result``. The node knows which it wrote."""
-        zero = getattr(fn, "zero_overwritten", None)
+        zero = fn.zero_overwritten
         if zero is None:
             raise RuntimeError(
                 f"CopySlices: {fn.name()} wrote through a self-overlapping view; its gradient "

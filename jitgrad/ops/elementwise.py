@@ -309,7 +309,7 @@ def _np_div_rounding(a: Any, b: Any, out: np.ndarray, dtype: Any, casting: str =
 def check_integer_division(op: str, a: Any, b: Any, **params: Any) -> None:
     """Integer division (or remainder) by zero raises, as PyTorch ("ZeroDivisionError")."""
     if params.get("rounding_mode", "trunc") not in ("trunc", "floor"):
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: expected rounding_mode to be one of None, 'trunc' or 'floor' (got "
             f"{params.get('rounding_mode')!r})")
     if result_type(a, b, op=op) not in dtypes.FLOATING and not np.all(as_array(b)):
@@ -317,9 +317,9 @@ def check_integer_division(op: str, a: Any, b: Any, **params: Any) -> None:
 
 
 DIV_ROUNDING = Pointwise(
-    "div_rounding", _np_div_rounding, (_zero_grad, _zero_grad), NOTHING, dtype=SAME, arity=2, refuse=NO_BOOL,
-    params={"rounding_mode": "trunc"}, check=check_integer_division, node_name="DivBackward", variant=lambda *args, **params: 2, method=False, export=False,
-    domain="away-nonzero", reference="div")
+    "div", _np_div_rounding, (_zero_grad, _zero_grad), NOTHING, dtype=SAME, arity=2, refuse=NO_BOOL,
+    params={"rounding_mode": "trunc"}, check=check_integer_division, node_name="DivBackward",
+    variant=lambda *args, **params: 2, method=False, export=False, domain="away-nonzero")  # (via ``div``)
 
 
 # -- in-place bitwise ops (``&=``, ``|=``, ``^=``; bool and int64, never differentiable) ----------
