@@ -4,11 +4,12 @@ input written in jitgrad ops (so ``create_graph`` double backward comes free), w
 formula reads (``SELF``: the inputs, ``RESULT``: the output) and the dtype rule. From it come
 the backward node (``<Name>Backward0``, PyTorch's name), the function, the in-place variant
 (the out-of-place formula, with a copy of the old ``self`` when the formula reads it, as
-PyTorch's ``derivatives.yaml``) and the test rows (``tests/test_ops_pointwise_table.py``
-iterates ``DECLARED``).
+PyTorch's ``derivatives.yaml``), the Tensor method and export (generated into ``_bind.py``
+and ``__init__.py`` by ``python -m jitgrad.tools.gen_bindings``) and the test rows
+(``tests/test_ops_declared.py`` iterates ``DECLARED``).
 
-Every declared op's forward goes through ``call_pointwise`` (and its in-place variant through
-``call_pointwise_``): the one place a tracer or compiler hooks in.
+Every declared op's forward, in place or not, goes through ``call_pointwise``: the one place a
+tracer or compiler hooks in.
 """
 
 from __future__ import annotations
@@ -48,14 +49,11 @@ class PointwiseNode(SavingNode):
     result, **params)``. Saved: the inputs (when the formula reads them) and the result."""
 
     decl: Pointwise
-
-    def __init__(self, params: dict[str, Any]) -> None:
-        super().__init__()
-        self.params = params
+    params: dict[str, Any] = {}  # the op's parameters (the declared defaults, else set per node)
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         g = grads[0]
-        values = self.unpack()
+        values = self.unpack() if self.saved else (None,) * (self.decl.arity + 1)  # (saved nothing)
         out: list[Tensor | None] = []
         for i, formula in enumerate(self.decl.grads):
             out.append(formula(g, *values, **self.params) if self.needs_input_grad(i) else None)
@@ -111,6 +109,7 @@ class Pointwise:
         self.stem = node_name or name.title().replace("_", "") + "Backward"
         self.variant = variant  # ``variant(*args, **params)``: the overload's number, if several
         self._nodes: dict[int, type[PointwiseNode]] = {}
+        self._unary_dtypes: dict[tuple[np.dtype, np.dtype], tuple[np.dtype, np.dtype]] = {}
         self.node = self.node_class(0 if variant is None else variant())
         self.fn = self._function()
         self.fn_ = self._inplace_function() if inplace else None
@@ -123,13 +122,17 @@ class Pointwise:
         """The node class ``<Name>Backward<number>``, made once."""
         node = self._nodes.get(number)
         if node is None:
-            attrs = {"decl": self, "__module__": __name__, "__doc__": f"Backward of ``{self.name}``."}
+            attrs = {"decl": self, "params": self.params, "__module__": __name__,
+                     "__doc__": f"Backward of ``{self.name}``."}
             node = self._nodes[number] = type(f"{self.stem}{number}", (PointwiseNode,), attrs)
         return node
 
     def new_node(self, args: Sequence[Any], params: dict[str, Any]) -> PointwiseNode:
         cls = self.node if self.variant is None else self.node_class(self.variant(*args, **params))
-        return cls(params)
+        node = cls()
+        if params is not self.params:
+            node.params = params
+        return node
 
     # -- dtype rule and input checks ------------------------------------------------------
     def dtypes(self, op: str, args: Sequence[Any], params: dict[str, Any]) -> tuple[np.dtype, np.dtype]:
@@ -195,6 +198,8 @@ class Pointwise:
 
     def bind_params(self, op: str, args: tuple[Any, ...], params: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """Split positional extras into the declared parameters; refuse unknown ones."""
+        if len(args) == self.arity and not params:
+            return args, self.params
         if len(args) > self.arity:
             extra, args = args[self.arity:], args[: self.arity]
             if len(extra) > len(self.params):
@@ -213,11 +218,20 @@ def _tensor_or_none(x: Any) -> Tensor | None:
     return x if isinstance(x, Tensor) else None
 
 
-def call_pointwise(decl: Pointwise, *args: Any, **params: Any) -> Tensor:
-    """The forward of every declared op: check, allocate, compute, record."""
-    if len(args) == 1 and not params and decl.arity == 1:  # the common case, kept short
+def call_pointwise(decl: Pointwise, *args: Any, _inplace: bool = False, **params: Any) -> Tensor:
+    """The forward of every declared op (``_inplace``: of its in-place variant, written into
+    ``args[0]``): check, allocate, compute, record. The one place a tracer hooks in."""
+    n = len(args)
+    if n == 1 and not params and decl.arity == 1 and not _inplace:  # the common case, kept short
         x = args[0]
-        compute_dtype, dtype = decl.dtypes(decl.name, args, decl.params)
+        # the dtype rule, memoised by input dtype for ops without a value check
+        key = (x._storage.buffer.dtype if isinstance(x, Tensor) else None, dtypes.DEFAULT_FLOAT)
+        cached = decl._unary_dtypes.get(key)
+        if cached is None:
+            cached = decl.dtypes(decl.name, args, decl.params)
+            if decl.check is None:
+                decl._unary_dtypes[key] = cached
+        compute_dtype, dtype = cached
         out, view = new_output(x._sizes, dtype, args)
         token = QUIET.set(IGNORE_ALL)
         try:
@@ -228,19 +242,25 @@ def call_pointwise(decl: Pointwise, *args: Any, **params: Any) -> Tensor:
         finally:
             QUIET.reset(token)
         if decl.differentiable and needs_grad(x):
-            node = record(decl.node(decl.params), args, (out,))
-            _save(node, decl.saves, args, out)  # type: ignore[arg-type]
+            node = decl.node()
+            record(node, args, (out,))
+            saves = decl.saves
+            if saves:
+                node.save(x if saves & SELF else None, out if saves & RESULT else None, outputs=(out,))
         return out
+    if _inplace:
+        return _call_inplace(decl, *args, **params)
     args, params = decl.bind_params(decl.name, args, params)
     compute_dtype, dtype = decl.dtypes(decl.name, args, params)
-    if len(args) <= 2:
-        shape = args[0]._sizes if len(args) == 1 else broadcast_shape(args[0], args[1])
+    n = len(args)
+    if n <= 2:
+        shape = args[0]._sizes if n == 1 else broadcast_shape(args[0], args[1])
     else:
         shape = broadcast_shapes(*(shape_of(a) for a in args))
     out, view = new_output(shape, dtype, args)
     token = QUIET.set(IGNORE_ALL)
     try:
-        arrays = [as_array(a) for a in args]
+        arrays = (as_array(args[0]), as_array(args[1])) if n == 2 else [as_array(a) for a in args]
         if decl.dtype_rule is BOOL:
             decl.forward(*arrays, out=view, **params)
         else:
@@ -248,12 +268,19 @@ def call_pointwise(decl: Pointwise, *args: Any, **params: Any) -> Tensor:
     finally:
         QUIET.reset(token)
     if decl.differentiable and needs_grad(*args):
-        node = record(decl.new_node(args, params), [_tensor_or_none(a) for a in args], (out,))
-        _save(node, decl.saves, args, out)  # type: ignore[arg-type]
+        edges = args if decl.tensors_only else [_tensor_or_none(a) for a in args]
+        node = record(decl.new_node(args, params), edges, (out,))
+        if decl.saves:  # (a node that saves nothing unpacks Nones)
+            _save(node, decl.saves, args, out)  # type: ignore[arg-type]
     return out
 
 
 def _save(node: SavingNode, saves: int, inputs: Sequence[Any], result: Tensor | None) -> None:
+    """Save ``(*inputs, result)``, ``None`` in place of what the formulas do not read."""
+    if len(inputs) == 2 and result is not None:
+        a, b = inputs if saves & SELF else (None, None)
+        node.save(a, b, result if saves & RESULT else None, outputs=(result,))
+        return
     values: list[Any] = list(inputs) if saves & SELF else [None] * len(inputs)
     values.append(result if saves & RESULT else None)
     node.save(*values, outputs=(result,) if result is not None else ())
@@ -261,6 +288,10 @@ def _save(node: SavingNode, saves: int, inputs: Sequence[Any], result: Tensor | 
 
 def call_pointwise_(decl: Pointwise, self: Tensor, *args: Any, **params: Any) -> Tensor:
     """``self.<op>_(...)``: the out-of-place formula, through ``apply_inplace``."""
+    return call_pointwise(decl, self, *args, _inplace=True, **params)
+
+
+def _call_inplace(decl: Pointwise, self: Tensor, *args: Any, **params: Any) -> Tensor:
     op = decl.name + "_"
     if not isinstance(self, Tensor):
         raise TypeError(f"{op}(): expected a Tensor, got {type(self).__name__}")
