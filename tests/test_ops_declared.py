@@ -361,3 +361,28 @@ def test_erfinv_to_float64_round_off() -> None:
     np.testing.assert_allclose(ours[finite], theirs[finite], rtol=1e-12, atol=0)
     np.testing.assert_allclose(jitgrad.erfinv(jitgrad.erf(jitgrad.from_numpy(np.linspace(-3, 3, 101)))).numpy(),
                                np.linspace(-3, 3, 101), rtol=1e-11)
+
+
+def test_tensor_stub_names_resolve() -> None:
+    """Every name an annotation of ``tensor.pyi`` uses is imported there or a builtin, and
+    every public Tensor method has an entry."""
+    import ast
+    import builtins
+
+    tree = ast.parse((Path(jitgrad.__file__).parent / "tensor.pyi").read_text())
+    known = set(dir(builtins)) | {"Tensor"}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            known |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    used = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            used |= {n.id for n in ast.walk(node.annotation) if isinstance(n, ast.Name)}
+        if isinstance(node, (ast.FunctionDef, ast.AnnAssign)):
+            ann = node.returns if isinstance(node, ast.FunctionDef) else node.annotation
+            used |= {n.id for n in ast.walk(ann) if isinstance(n, ast.Name)} if ann is not None else set()
+    assert used <= known, used - known
+    (klass,) = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    entries = {n.name for n in klass.body if isinstance(n, ast.FunctionDef)}
+    public = {name for name in dir(jitgrad.Tensor) if not name.startswith("_") and callable(getattr(jitgrad.Tensor, name, None))}
+    assert public <= entries | {n.target.id for n in klass.body if isinstance(n, ast.AnnAssign)}, public - entries
