@@ -61,7 +61,21 @@ class PointwiseNode(SavingNode):
 
 
 class Pointwise:
-    """One declared pointwise op (see the module docstring)."""
+    """One declared pointwise op (see the module docstring).
+
+    ``forward(*arrays, out=, dtype=, casting=, **params)`` computes into ``out`` (a NumPy ufunc
+    fits). ``grads``: one formula per input, ``formula(grad, *inputs, result, **params)`` in
+    jitgrad ops (``None``: not differentiable); ``saves``: what the formulas read (``SELF``,
+    ``RESULT``, ``BOTH``, ``NOTHING``; the others arrive as ``None``). ``dtype``: ``FLOATING``,
+    ``SAME`` or ``BOOL``; ``refuse`` (``NO_BOOL``, ``FLOAT_ONLY``) the input dtypes PyTorch's
+    kernel lacks, raising ``refuse_error``; ``check(op, *args, **params)`` any other check.
+    ``arity`` inputs named ``names`` (``tensors_only``: numbers refused); ``params``: keyword
+    parameters with their defaults, stored on the node. ``node_name``/``variant``: PyTorch's
+    node name when it is not the title-cased op name, or is numbered by overload.
+    ``inplace``/``method``/``export``: make ``<name>_``, bind ``Tensor.<name>``, export
+    ``jitgrad.<name>``. ``domain``/``reference``: test hints (where inputs are sampled; the
+    PyTorch function, ``torch.`` implied).
+    """
 
     def __init__(
         self,
@@ -103,7 +117,7 @@ class Pointwise:
         self.method = method  # bound as ``Tensor.<name>`` (and ``<name>_``) by ``_bind.py``
         self.export = export  # exported as ``jitgrad.<name>`` by ``__init__.py``
         self.module: str = sys._getframe(1).f_globals["__name__"]  # where it is declared
-        self.domain = domain  # test hint: where the inputs are sampled (tests/pointwise_domains)
+        self.domain = domain  # test hint: where inputs are sampled (tests/test_ops_declared.py)
         self.reference = reference or name  # test hint: the PyTorch function, "torch." implied
         # PyTorch's node name: the title-cased op name (``Log1PBackward0``), numbered by overload
         self.stem = node_name or name.title().replace("_", "") + "Backward"
