@@ -53,9 +53,13 @@ class PointwiseNode(SavingNode):
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         g = grads[0]
-        values = self.unpack() if self.saved else (None,) * (self.decl.arity + 1)  # (saved nothing)
+        decl = self.decl
+        saved = self.unpack()
+        saves = decl.saves  # saved: the inputs if SELF, then the result if RESULT
+        values = saved if saves == BOTH else (
+            saved + (None,) if saves == SELF else decl.nones[: len(decl.nones) - len(saved)] + saved)
         out: list[Tensor | None] = []
-        for i, formula in enumerate(self.decl.grads):
+        for i, formula in enumerate(decl.grads):
             out.append(formula(g, *values, **self.params) if self.needs_input_grad(i) else None)
         return tuple(out)
 
@@ -123,7 +127,9 @@ class Pointwise:
         self.stem = node_name or name.title().replace("_", "") + "Backward"
         self.variant = variant  # ``variant(*args, **params)``: the overload's number, if several
         self._nodes: dict[int, type[PointwiseNode]] = {}
-        self._unary_dtypes: dict[tuple[np.dtype, np.dtype], tuple[np.dtype, np.dtype]] = {}
+        self._unary_dtypes: dict[np.dtype, tuple[np.dtype | None, np.dtype]] = {}
+        self._binary_dtypes: dict[tuple[np.dtype, np.dtype], tuple[np.dtype | None, np.dtype]] = {}
+        self.nones: tuple[None, ...] = (None,) * (arity + 1)
         self.node = self.node_class(0 if variant is None else variant())
         self.fn = self._function()
         self.fn_ = self._inplace_function() if inplace else None
@@ -149,12 +155,13 @@ class Pointwise:
         return node
 
     # -- dtype rule and input checks ------------------------------------------------------
-    def dtypes(self, op: str, args: Sequence[Any], params: dict[str, Any]) -> tuple[np.dtype, np.dtype]:
-        """``(compute dtype, result dtype)`` of the op on ``args``; refuses what PyTorch
-        refuses."""
+    def dtypes(self, op: str, args: Sequence[Any], params: dict[str, Any]) -> tuple[np.dtype | None, np.dtype]:
+        """``(compute dtype, result dtype)`` of the op on ``args`` (compute dtype None: in the
+        inputs' own); refuses what PyTorch refuses."""
         if self.tensors_only:
-            for k, x in enumerate(args):
+            for x in args:
                 if not isinstance(x, Tensor):
+                    k = next(i for i, a in enumerate(args) if a is x)
                     raise TypeError(
                         f"{op}(): argument '{self.names[k]}' (position "
                         f"{k + 1}) must be Tensor, not {type(x).__name__}")
@@ -170,7 +177,7 @@ class Pointwise:
         if self.dtype_rule is FLOATING and d not in dtypes.FLOATING:
             return dtypes.DEFAULT_FLOAT, dtypes.DEFAULT_FLOAT
         if self.dtype_rule is BOOL:
-            return d, dtypes.bool_
+            return None, dtypes.bool_  # (computed in the input's dtype)
         return d, d
 
     # -- the public function and in-place variant -----------------------------------------
@@ -187,12 +194,16 @@ class Pointwise:
     def _function(self) -> Callable[..., Tensor]:
         decl = self
 
-        if self.arity == 1 and not self.params:
+        if self.arity == 1 and not self.params:  # (no argument packing: per-op overhead)
             def function(input: Tensor) -> Tensor:
-                return call_pointwise(decl, input)
+                return call_pointwise(decl, (input,))
+        elif self.arity == 2 and not self.params:
+            def function(input: Any, other: Any) -> Tensor:  # type: ignore[misc]
+                return call_pointwise(decl, (input, other))
+            function.__signature__ = self._signature(False)  # type: ignore[attr-defined]
         else:
             def function(*args: Any, **params: Any) -> Tensor:
-                return call_pointwise(decl, *args, **params)
+                return call_pointwise(decl, args, params)
             function.__signature__ = self._signature(False)  # type: ignore[attr-defined]
         function.__name__ = function.__qualname__ = self.name
         function.__module__ = self.module
@@ -203,15 +214,17 @@ class Pointwise:
         decl = self
 
         def function_(self: Tensor, *args: Any, **params: Any) -> Tensor:
-            return call_pointwise_(decl, self, *args, **params)
+            return call_pointwise(decl, (self, *args), params, inplace=True)
         function_.__signature__ = self._signature(True)  # type: ignore[attr-defined]
         function_.__name__ = function_.__qualname__ = self.name + "_"
         function_.__module__ = self.module
         function_.__doc__ = f"In-place ``{self.name}``."
         return function_
 
-    def bind_params(self, op: str, args: tuple[Any, ...], params: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    def bind_params(self, op: str, args: tuple[Any, ...], params: dict[str, Any] | None) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """Split positional extras into the declared parameters; refuse unknown ones."""
+        if params is None:
+            params = {}
         if len(args) == self.arity and not params:
             return args, self.params
         if len(args) > self.arity:
@@ -232,41 +245,61 @@ def _tensor_or_none(x: Any) -> Tensor | None:
     return x if isinstance(x, Tensor) else None
 
 
-def call_pointwise(decl: Pointwise, *args: Any, _inplace: bool = False, **params: Any) -> Tensor:
-    """The forward of every declared op (``_inplace``: of its in-place variant, written into
-    ``args[0]``): check, allocate, compute, record. The one place a tracer hooks in."""
-    n = len(args)
-    if n == 1 and not params and decl.arity == 1 and not _inplace:  # the common case, kept short
+def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any] | None = None,
+                   inplace: bool = False) -> Tensor:
+    """The forward of every declared op (``inplace``: of its in-place variant, written into
+    ``args[0]``): check, allocate, compute, record. The one place a tracer hooks in.
+
+    Per-op overhead on small tensors is Python's: the unary case without parameters is
+    kept to one dtype-rule lookup (memoised per input dtype), one allocation, one ufunc call."""
+    if inplace:
+        return _call_inplace(decl, args, params or {})
+    if params is None and len(args) == 1 and decl.arity == 1 and not decl.params:
         x = args[0]
-        # the dtype rule, memoised by input dtype for ops without a value check
-        key = (x._storage.buffer.dtype if isinstance(x, Tensor) else None, dtypes.DEFAULT_FLOAT)
-        cached = decl._unary_dtypes.get(key)
+        cache = decl._unary_dtypes  # floating inputs only: the others depend on the default dtype
+        cached = cache.get(x._storage.buffer.dtype) if isinstance(x, Tensor) else None
         if cached is None:
             cached = decl.dtypes(decl.name, args, decl.params)
-            if decl.check is None:
-                decl._unary_dtypes[key] = cached
+            if decl.check is None and x._storage.buffer.dtype in dtypes.FLOATING:
+                cache[x._storage.buffer.dtype] = cached
         compute_dtype, dtype = cached
         out, view = new_output(x._sizes, dtype, args)
         token = QUIET.set(IGNORE_ALL)
         try:
-            if decl.dtype_rule is BOOL:
-                decl.forward(array_of(x), out=view, **decl.params)
+            if compute_dtype is None:  # (a bool-valued predicate)
+                decl.forward(array_of(x), out=view)
             else:
-                decl.forward(array_of(x), out=view, dtype=compute_dtype, casting="unsafe", **decl.params)
+                decl.forward(array_of(x), out=view, dtype=compute_dtype, casting="unsafe")
         finally:
             QUIET.reset(token)
         if decl.differentiable and needs_grad(x):
             node = decl.node()
             record(node, args, (out,))
             saves = decl.saves
-            if saves:
-                node.save(x if saves & SELF else None, out if saves & RESULT else None, outputs=(out,))
+            if saves == RESULT:
+                node.save(out, outputs=(out,))
+            elif saves == SELF:
+                node.save(x)
+            elif saves:
+                node.save(x, out, outputs=(out,))
         return out
-    if _inplace:
-        return _call_inplace(decl, *args, **params)
-    args, params = decl.bind_params(decl.name, args, params)
-    compute_dtype, dtype = decl.dtypes(decl.name, args, params)
     n = len(args)
+    if params or n != decl.arity:
+        args, params = decl.bind_params(decl.name, args, params)
+        n = len(args)
+    else:
+        params = decl.params
+    cached = None
+    if n == 2 and decl.check is None:  # two tensors with dimensions: memoised by their dtypes
+        a, b = args
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a._sizes and b._sizes:
+            key = (a._storage.buffer.dtype, b._storage.buffer.dtype)
+            cached = decl._binary_dtypes.get(key)
+            if cached is None:
+                cached = decl.dtypes(decl.name, args, params)
+                if cached[1] in dtypes.FLOATING:  # (else it may follow the default dtype)
+                    decl._binary_dtypes[key] = cached
+    compute_dtype, dtype = cached or decl.dtypes(decl.name, args, params)
     if n <= 2:
         shape = args[0]._sizes if n == 1 else broadcast_shape(args[0], args[1])
     else:
@@ -275,41 +308,39 @@ def call_pointwise(decl: Pointwise, *args: Any, _inplace: bool = False, **params
     token = QUIET.set(IGNORE_ALL)
     try:
         arrays = (as_array(args[0]), as_array(args[1])) if n == 2 else [as_array(a) for a in args]
-        if decl.dtype_rule is BOOL:
+        if compute_dtype is None:
             decl.forward(*arrays, out=view, **params)
-        else:
+        elif params:
             decl.forward(*arrays, out=view, dtype=compute_dtype, casting="unsafe", **params)
+        else:
+            decl.forward(*arrays, out=view, dtype=compute_dtype, casting="unsafe")
     finally:
         QUIET.reset(token)
     if decl.differentiable and needs_grad(*args):
         edges = args if decl.tensors_only else [_tensor_or_none(a) for a in args]
-        node = record(decl.new_node(args, params), edges, (out,))
-        if decl.saves:  # (a node that saves nothing unpacks Nones)
-            _save(node, decl.saves, args, out)  # type: ignore[arg-type]
+        node = record(decl.node() if decl.variant is None and params is decl.params
+                      else decl.new_node(args, params), edges, (out,))
+        saves = decl.saves  # the inputs, then the result: only what the formulas read (``apply``)
+        if saves == SELF:
+            node.save(*args)  # type: ignore[attr-defined]
+        elif saves == RESULT:
+            node.save(out, outputs=(out,))  # type: ignore[attr-defined]
+        elif saves == BOTH:
+            node.save(*args, out, outputs=(out,))  # type: ignore[attr-defined]
     return out
-
-
-def _save(node: SavingNode, saves: int, inputs: Sequence[Any], result: Tensor | None) -> None:
-    """Save ``(*inputs, result)``, ``None`` in place of what the formulas do not read."""
-    if len(inputs) == 2 and result is not None:
-        a, b = inputs if saves & SELF else (None, None)
-        node.save(a, b, result if saves & RESULT else None, outputs=(result,))
-        return
-    values: list[Any] = list(inputs) if saves & SELF else [None] * len(inputs)
-    values.append(result if saves & RESULT else None)
-    node.save(*values, outputs=(result,) if result is not None else ())
 
 
 def call_pointwise_(decl: Pointwise, self: Tensor, *args: Any, **params: Any) -> Tensor:
     """``self.<op>_(...)``: the out-of-place formula, through ``apply_inplace``."""
-    return call_pointwise(decl, self, *args, _inplace=True, **params)
+    return call_pointwise(decl, (self, *args), params, inplace=True)
 
 
-def _call_inplace(decl: Pointwise, self: Tensor, *args: Any, **params: Any) -> Tensor:
+def _call_inplace(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any]) -> Tensor:
     op = decl.name + "_"
+    self = args[0]
     if not isinstance(self, Tensor):
         raise TypeError(f"{op}(): expected a Tensor, got {type(self).__name__}")
-    args, params = decl.bind_params(op, (self, *args), params)
+    args, params = decl.bind_params(op, args, params)
     compute_dtype, dtype = decl.dtypes(op, args, params)
     others = args[1:]
     check_inplace_operands(op, self, dtype, *others)
@@ -317,13 +348,12 @@ def _call_inplace(decl: Pointwise, self: Tensor, *args: Any, **params: Any) -> T
 
     def make_node() -> Node:  # runs before the write: a copy of the old self, if read
         node = decl.new_node(args, params)
-        inputs = (original(self), *others) if saves & SELF else args
-        _save(node, saves & SELF, inputs, None)
+        if saves & SELF:
+            node.save(original(self), *others)
         return node
 
-    def save_result(node: Node) -> None:
-        saved = node.saved  # type: ignore[attr-defined]
-        node.saved = saved[:-1] + (SavedTensor(self, node, 0),)  # type: ignore[attr-defined]
+    def save_result(node: Node) -> None:  # after the write: the result is self
+        node.saved = node.saved + (SavedTensor(self, node, 0),)  # type: ignore[attr-defined]
 
     values = np.empty(self._sizes, dtype)
     token = QUIET.set(IGNORE_ALL)

@@ -227,7 +227,7 @@ class DivBackward0(SavingNode):
 
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is not None:
-        return call_pointwise(DIV_ROUNDING, input, other, rounding_mode=rounding_mode)
+        return call_pointwise(DIV_ROUNDING, (input, other), {"rounding_mode": rounding_mode})
     out = binary(np.true_divide, input, other, _true_div_dtype(input, other))
     if needs_grad(input, other):
         node = DivBackward0()
