@@ -58,9 +58,15 @@ class PointwiseNode(SavingNode):
         saves = decl.saves  # saved: the inputs if SELF, then the result if RESULT
         values = saved if saves == BOTH else (
             saved + (None,) if saves == SELF else decl.nones[: len(decl.nones) - len(saved)] + saved)
+        params = self.params
+        if decl.joint:  # one formula for every input, told which are needed
+            needs = tuple([self.needs_input_grad(i) for i in range(decl.arity)])
+            return tuple(decl.grads[0](g, *values, needs=needs, **params))
+        if decl.arity == 1:  # (the node exists because its one input needs a gradient)
+            return (decl.grads[0](g, *values, **params) if params else decl.grads[0](g, *values),)
         out: list[Tensor | None] = []
         for i, formula in enumerate(decl.grads):
-            out.append(formula(g, *values, **self.params) if self.needs_input_grad(i) else None)
+            out.append(formula(g, *values, **params) if self.needs_input_grad(i) else None)
         return tuple(out)
 
 
@@ -75,7 +81,9 @@ class Pointwise:
     kernel lacks, raising ``refuse_error``; ``check(op, *args, **params)`` any other check.
     ``arity`` inputs named ``names`` (``tensors_only``: numbers refused); ``params``: keyword
     parameters with their defaults, stored on the node. ``node_name``/``variant``: PyTorch's
-    node name when it is not the title-cased op name, or is numbered by overload.
+    node name when it is not the title-cased op name, or is numbered by overload. ``joint``:
+    ``grads`` is one formula ``(grad, *inputs, result, needs=, **params)`` returning every
+    input's gradient, for formulas that share work (``maximum``).
     ``inplace``/``method``/``export``: make ``<name>_``, bind ``Tensor.<name>``, export
     ``jitgrad.<name>``. ``domain``/``reference``: test hints (where inputs are sampled; the
     PyTorch function, ``torch.`` implied).
@@ -99,6 +107,7 @@ class Pointwise:
         check: Callable[..., None] | None = None,
         names: tuple[str, ...] = ("input", "other"),
         variant: Callable[..., int] | None = None,
+        joint: bool = False,
         method: bool = True,
         export: bool = True,
         domain: str = "real",
@@ -126,6 +135,7 @@ class Pointwise:
         # PyTorch's node name: the title-cased op name (``Log1PBackward0``), numbered by overload
         self.stem = node_name or name.title().replace("_", "") + "Backward"
         self.variant = variant  # ``variant(*args, **params)``: the overload's number, if several
+        self.joint = joint  # ``grads`` is one formula returning every input's gradient
         self._nodes: dict[int, type[PointwiseNode]] = {}
         self._unary_dtypes: dict[np.dtype, tuple[np.dtype | None, np.dtype]] = {}
         self._binary_dtypes: dict[tuple[np.dtype, np.dtype], tuple[np.dtype | None, np.dtype]] = {}

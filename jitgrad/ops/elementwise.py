@@ -273,19 +273,20 @@ def rtruediv(self: Tensor, other: Any) -> Tensor:
 
 # -- maximum / minimum: the gradient goes to the larger (smaller) input; ties split it evenly,
 #    as PyTorch ----------------------------------------------------------------------------
-def _extremum_grad(g: Tensor, a: Tensor, b: Tensor, loses: np.ufunc) -> Tensor:
-    """``g`` where the input wins, ``g / 2`` on ties, 0 where ``loses(a, b)``."""
-    return where(compare(loses, a, b), 0.0, where(compare(np.equal, a, b), div(g, 2), g))
+def _extremum_grads(a_loses: np.ufunc, b_loses: np.ufunc) -> Any:
+    """``g`` to the input that wins, ``g / 2`` to both on ties (a joint formula: the tie
+    split is computed once)."""
+    def grads(g: Tensor, a: Tensor, b: Tensor, r: Any, needs: tuple[bool, ...]) -> tuple[Tensor | None, ...]:
+        shared = where(compare(np.equal, a, b), div(g, 2), g)
+        return (where(compare(a_loses, a, b), 0.0, shared) if needs[0] else None,
+                where(compare(b_loses, a, b), 0.0, shared) if needs[1] else None)
+    return grads
 
 
-MAXIMUM = Pointwise(
-    "maximum", np.maximum,
-    (lambda g, a, b, r: _extremum_grad(g, a, b, np.less), lambda g, a, b, r: _extremum_grad(g, b, a, np.less)),
-    SELF, dtype=SAME, arity=2, tensors_only=True, inplace=False, domain="ties")
-MINIMUM = Pointwise(
-    "minimum", np.minimum,
-    (lambda g, a, b, r: _extremum_grad(g, a, b, np.greater), lambda g, a, b, r: _extremum_grad(g, b, a, np.greater)),
-    SELF, dtype=SAME, arity=2, tensors_only=True, inplace=False, domain="ties")
+MAXIMUM = Pointwise("maximum", np.maximum, _extremum_grads(np.less, np.greater), SELF, dtype=SAME, arity=2,
+                    tensors_only=True, inplace=False, joint=True, domain="ties")
+MINIMUM = Pointwise("minimum", np.minimum, _extremum_grads(np.greater, np.less), SELF, dtype=SAME, arity=2,
+                    tensors_only=True, inplace=False, joint=True, domain="ties")
 maximum = MAXIMUM.fn
 minimum = MINIMUM.fn
 
