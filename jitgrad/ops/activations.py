@@ -128,7 +128,7 @@ elu, elu_ = ELU.fn, ELU.fn_
 # -- gelu, silu, mish ----------------------------------------------------------------------
 def _check_gelu(op: str, x: Any, approximate: str = "none") -> None:
     if approximate not in ("none", "tanh"):
-        raise ValueError(f"{op}: approximate must be 'none' or 'tanh' (got {approximate!r})")
+        raise RuntimeError(f"{op}: approximate must be 'none' or 'tanh' (got {approximate!r})")
 
 
 def _np_gelu(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe", approximate: str = "none") -> np.ndarray:
