@@ -54,16 +54,25 @@ class PointwiseNode(SavingNode):
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         g = grads[0]
         decl = self.decl
+        params = self.params
+        if decl.arity == 1:  # (the node exists because its one input needs a gradient)
+            x = r = None
+            saves, saved = decl.saves, self.saved
+            if saves == RESULT:
+                r = saved[0].unpack(self)
+            elif saves:
+                x = saved[0].unpack(self)
+                if saves == BOTH:
+                    r = saved[1].unpack(self)
+            formula = decl.grads[0]
+            return (formula(g, x, r, **params) if params else formula(g, x, r),)
         saved = self.unpack()
         saves = decl.saves  # saved: the inputs if SELF, then the result if RESULT
         values = saved if saves == BOTH else (
             saved + (None,) if saves == SELF else decl.nones[: len(decl.nones) - len(saved)] + saved)
-        params = self.params
         if decl.joint:  # one formula for every input, told which are needed
             needs = tuple([self.needs_input_grad(i) for i in range(decl.arity)])
             return tuple(decl.grads[0](g, *values, needs=needs, **params))
-        if decl.arity == 1:  # (the node exists because its one input needs a gradient)
-            return (decl.grads[0](g, *values, **params) if params else decl.grads[0](g, *values),)
         out: list[Tensor | None] = []
         for i, formula in enumerate(decl.grads):
             out.append(formula(g, *values, **params) if self.needs_input_grad(i) else None)
