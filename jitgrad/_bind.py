@@ -177,3 +177,19 @@ Tensor.mm = linalg.mm  # type: ignore[attr-defined]
 Tensor.bmm = linalg.bmm  # type: ignore[attr-defined]
 Tensor.mv = linalg.mv  # type: ignore[attr-defined]
 Tensor.dot = linalg.dot  # type: ignore[attr-defined]
+
+# -- dtypes, devices, creation (creation.py, ops/convert.py) -----------------------------------
+from . import creation  # noqa: E402
+from .ops import convert  # noqa: E402
+
+Tensor.__new__ = creation.legacy_new  # type: ignore[method-assign,assignment]  # Tensor(data)
+Tensor.new_tensor = creation.new_tensor  # type: ignore[attr-defined]
+Tensor.new_full = creation.new_full  # type: ignore[attr-defined]
+Tensor.new_empty = creation.new_empty  # type: ignore[attr-defined]
+Tensor.new_zeros = creation.new_zeros  # type: ignore[attr-defined]
+Tensor.new_ones = creation.new_ones  # type: ignore[attr-defined]
+Tensor.half = convert.half  # type: ignore[attr-defined]
+Tensor.int = convert.int_  # type: ignore[attr-defined]
+Tensor.short = convert.short  # type: ignore[attr-defined]
+Tensor.char = convert.char  # type: ignore[attr-defined]
+Tensor.byte = convert.byte  # type: ignore[attr-defined]
