@@ -11,6 +11,7 @@ from . import dtypes
 from .geometry import Size, contiguous_strides, numel
 from .geometry.strided import as_int_tuple
 from .storage import Storage, allocate
+from .copying import scalar_value
 from .device import check as check_device
 from .geometry.layout import preserve_strides
 from .layouts import check_layout, check_memory_format, check_pin_memory
@@ -256,21 +257,14 @@ def _no_out(op: str, out: Any) -> None:
 
 
 def fill_scalar(op: str, fill_value: Any) -> bool | int | float:
-    """``fill_value`` as a Python number: a number, or a 0-d tensor (``TypeError`` otherwise)."""
-    if isinstance(fill_value, Tensor):
-        if fill_value.ndim != 0:
-            raise TypeError(
-                f"{op}(): fill_value must be a number or a 0-d tensor, got a tensor of shape "
-                f"{list(fill_value.shape)}"
-            )
-        return fill_value.item()
-    if not isinstance(fill_value, (numbers.Real, np.bool_)):
+    """``fill_value`` as a Python number: a number, or a 0-d tensor (``TypeError`` otherwise,
+    as PyTorch's factories say for a tensor with dimensions)."""
+    if isinstance(fill_value, Tensor) and fill_value.ndim != 0:
         raise TypeError(
-            f"{op}(): fill_value must be a number (bool, int or float), got {type(fill_value).__name__}"
+            f"{op}(): fill_value must be a number or a 0-d tensor, got a tensor of shape "
+            f"{list(fill_value.shape)}"
         )
-    if isinstance(fill_value, (bool, np.bool_)):
-        return bool(fill_value)
-    return int(fill_value) if isinstance(fill_value, numbers.Integral) else float(fill_value)
+    return scalar_value(op, fill_value)
 
 
 def _checked_fill(op: str, value: bool | int | float, target: np.dtype) -> Any:
