@@ -148,7 +148,7 @@ class finfo:  # noqa: N801  (PyTorch's name)
         self.min = float(info.min)
         self.tiny = float(info.smallest_normal)
         self.smallest_normal = self.tiny
-        self.resolution = float(info.resolution)
+        self.resolution = 10.0 ** -int(info.precision)  # a Python float, as in PyTorch
         self.dtype = d.name
 
     def __eq__(self, other: object) -> bool:
@@ -185,4 +185,4 @@ class iinfo:  # noqa: N801  (PyTorch's name)
         return hash(("iinfo", self.dtype))
 
     def __repr__(self) -> str:
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"  # torch's %g
