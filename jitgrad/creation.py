@@ -226,29 +226,29 @@ def _filled(
 
 
 def empty(
-    *size: Any, dtype: object = None, layout: Any = None, device: Any = None,
+    *args: Any, size: Any = None, dtype: object = None, layout: Any = None, device: Any = None,
     requires_grad: bool = False, pin_memory: bool = False, memory_format: Any = None,
     out: None = None,
 ) -> Tensor:
     check_memory_format("empty", memory_format, ("contiguous_format",))
     _no_out("empty", out)
-    return _filled("empty", size, None, None, dtype, device, layout, pin_memory, requires_grad)
+    return _filled("empty", args, size, None, dtype, device, layout, pin_memory, requires_grad)
 
 
 def zeros(
-    *size: Any, dtype: object = None, layout: Any = None, device: Any = None,
+    *args: Any, size: Any = None, dtype: object = None, layout: Any = None, device: Any = None,
     requires_grad: bool = False, pin_memory: bool = False, out: None = None,
 ) -> Tensor:
     _no_out("zeros", out)
-    return _filled("zeros", size, None, 0, dtype, device, layout, pin_memory, requires_grad)
+    return _filled("zeros", args, size, 0, dtype, device, layout, pin_memory, requires_grad)
 
 
 def ones(
-    *size: Any, dtype: object = None, layout: Any = None, device: Any = None,
+    *args: Any, size: Any = None, dtype: object = None, layout: Any = None, device: Any = None,
     requires_grad: bool = False, pin_memory: bool = False, out: None = None,
 ) -> Tensor:
     _no_out("ones", out)
-    return _filled("ones", size, None, 1, dtype, device, layout, pin_memory, requires_grad)
+    return _filled("ones", args, size, 1, dtype, device, layout, pin_memory, requires_grad)
 
 
 def _no_out(op: str, out: Any) -> None:

@@ -36,23 +36,32 @@ def arange(
     if end is None:
         start, end = 0, start
     start, end, step = (_number("arange", n, v) for n, v in (("start", start), ("end", end), ("step", step)))
-    if step == 0:
-        raise RuntimeError("arange(): step must be nonzero")
+    integral = all(isinstance(v, int) for v in (start, end, step))
+    default = dtypes.int64 if integral else dtypes.DEFAULT_FLOAT
+    target = _options("arange", dtype, default, device, layout, pin_memory)
+    if target == dtypes.bool_:
+        raise NotImplementedError("arange(): not implemented for bool; make an integer range and compare")
     if not all(math.isfinite(float(v)) for v in (start, end, step)):
         raise RuntimeError(f"arange(): unsupported range: {start} -> {end} with step {step}")
+    # The length is ceil((end - start) / step) in double, except that an int64 range truncates
+    # its three arguments first; an integer range's values are int(start) + int(step) * i.
+    float_length = math.ceil((end - start) / step) if step and not integral else None
+    if step == 0:
+        raise RuntimeError("arange(): step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError(
             f"arange(): upper bound and lower bound inconsistent with step sign "
             f"(start={start}, end={end}, step={step})"
         )
-    integral = all(isinstance(v, int) for v in (start, end, step))
-    default = dtypes.int64 if integral else dtypes.DEFAULT_FLOAT
-    target = _options("arange", dtype, default, device, layout, pin_memory)
-    if target not in dtypes.FLOATING and not integral:  # PyTorch truncates all three first
-        start, end, step, integral = int(start), int(end), int(step), True
+    if target not in dtypes.FLOATING:
+        start, step, integral = int(start), int(step), True
+        end = int(end) if target == dtypes.int64 else end
         if step == 0:
             raise ValueError("arange(): step must be nonzero, got a step that truncates to 0 as an integer")
-    length = -((start - end) // step) if integral else math.ceil((end - start) / step)
+    if float_length is None or target == dtypes.int64:
+        length = -((start - end) // step) if isinstance(end, int) else math.ceil((end - start) / step)
+    else:
+        length = float_length
     # PyTorch computes ``start + step * i`` in the accumulate type: double, float for half.
     compute = np.int64 if integral else (np.float32 if target == dtypes.float16 else np.float64)
     counter = allocate(length, compute)  # OutOfMemoryError if huge
@@ -105,13 +114,19 @@ def logspace(
     target = _options("logspace", dtype, dtypes.DEFAULT_FLOAT, device, layout)
     base = _number("logspace", "base", base)
     start, end = _number("logspace", "start", start), _number("logspace", "end", end)
+    if steps == 1:  # PyTorch fills ``base ** start`` computed in double
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            one = np.array([np.power(np.float64(base), np.float64(start))])
+        return _finish(from_numpy_copy(one, target), requires_grad)
     integral = target not in dtypes.FLOATING
     compute = np.float32 if integral else np.float64
     if integral:
         start, end = int(start), int(end)
-    else:  # the ends are rounded to the target dtype first
+        span = compute(end - start)
+    else:  # the ends, and their difference, are rounded to the target dtype first
+        span = float(target.type(end) - target.type(start))
         start, end = float(target.type(start)), float(target.type(end))
-    step = compute(end - start) / compute(max(steps - 1, 1))
+    step = compute(span) / compute(max(steps - 1, 1))
     i = np.arange(steps, dtype=compute)
     half = steps // 2 if steps > 1 else 1
     exponents = np.where(i < half, compute(start) + step * i, compute(end) - step * (compute(steps - 1) - i))

@@ -18,7 +18,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     if indexing is None:
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise ValueError(f"meshgrid(): indexing must be 'ij' or 'xy', got {indexing!r}")
+        raise RuntimeError(f"meshgrid(): indexing must be 'ij' or 'xy', got {indexing!r}")
     if not tensors:
         raise RuntimeError("meshgrid(): expected a non-empty list of tensors")
     for i, t in enumerate(tensors):
