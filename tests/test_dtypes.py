@@ -298,3 +298,25 @@ def test_finfo_in_a_default_argument_at_import() -> None:
         return (x + eps).log()
 
     assert clamp_log(jitgrad.zeros(1)).item() == pytest.approx(np.log(np.finfo(np.float32).eps))
+
+
+@pytest.mark.parametrize("name", ["uint8", "int8", "int16", "int32", "float16"])
+def test_numpy_and_dlpack_exchange_share_memory_in_new_dtypes(name: str) -> None:
+    array = np.arange(6).astype(name)
+    x = jitgrad.from_numpy(array)
+    assert x.dtype == getattr(jitgrad, name) and np.shares_memory(x.numpy(), array)
+    t = torch.arange(6).to(getattr(torch, name))
+    back = torch.from_dlpack(jitgrad.from_dlpack(t))
+    assert back.dtype == t.dtype and back.data_ptr() == t.data_ptr()
+    assert jitgrad.tensor(array).dtype == x.dtype  # tensor() keeps a NumPy array's dtype
+
+
+def test_default_dtype_is_read_at_call_time_everywhere() -> None:
+    # one source: dtypes.DEFAULT_FLOAT, changed only through set_default_dtype
+    import jitgrad.dtypes as d
+
+    jitgrad.set_default_dtype(jitgrad.float64)
+    assert d.DEFAULT_FLOAT == jitgrad.float64
+    assert (jitgrad.tensor([1, 2]) * 0.5).dtype == jitgrad.float64
+    assert repr(jitgrad.tensor([0.5], dtype=jitgrad.float32)) == "tensor([0.5000], dtype=jitgrad.float32)"
+    assert repr(jitgrad.tensor([0.5])) == "tensor([0.5000])"
