@@ -103,9 +103,10 @@ def _infer_dtype(op: str, data: Any, array: np.ndarray) -> np.dtype:
                 stack.append(v)
                 continue
             d = _scalar_dtype(v)
-            if d is None:
+            if d is None:  # not a number: NumPy's array already refused or will convert it
                 d = dtypes.DEFAULT_FLOAT
-            result = d if result is None else dtypes.promote_types(result, d)
+            if d is not result:
+                result = d if result is None else dtypes.promote_types(result, d)
     return dtypes.DEFAULT_FLOAT if result is None else result
 
 
