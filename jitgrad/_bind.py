@@ -183,6 +183,7 @@ from . import creation  # noqa: E402
 from .ops import convert  # noqa: E402
 
 Tensor.__new__ = creation.legacy_new  # type: ignore[method-assign,assignment]  # Tensor(data)
+Tensor.new = creation.new  # type: ignore[attr-defined]
 Tensor.new_tensor = creation.new_tensor  # type: ignore[attr-defined]
 Tensor.new_full = creation.new_full  # type: ignore[attr-defined]
 Tensor.new_empty = creation.new_empty  # type: ignore[attr-defined]

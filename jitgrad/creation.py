@@ -10,11 +10,11 @@ import numpy as np
 from . import dtypes
 from .geometry import Size, contiguous_strides, numel
 from .geometry.strided import as_int_tuple
-from .storage import Storage, allocate
 from .copying import scalar_value
 from .device import check as check_device
 from .geometry.layout import preserve_strides
 from .layouts import check_layout, check_memory_format, check_pin_memory
+from .storage import Storage, allocate
 from .tensor import Tensor, sizes_arg
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
@@ -194,25 +194,36 @@ def legacy_new(cls: type, *args: Any, device: Any = None) -> Tensor:
     """PyTorch's legacy constructor ``Tensor(...)``: ``Tensor()`` is empty, ``Tensor(2, 3)``
     or ``Tensor(size)`` uninitialised of the default dtype, ``Tensor(data)`` a copy of
     ``data`` in the default dtype, ``Tensor(tensor)`` an alias of ``tensor``."""
-    check_device("Tensor()", device)
+    return _legacy(cls, "Tensor", args, dtypes.DEFAULT_FLOAT, device)
+
+
+def new(self: Tensor, *args: Any, device: Any = None) -> Tensor:
+    """``t.new(...)``: the legacy constructor with ``t``'s dtype."""
+    return _legacy(Tensor, "new", args, self.dtype, device)
+
+
+def _legacy(cls: type, op: str, args: tuple[Any, ...], dtype: np.dtype, device: Any) -> Tensor:
+    check_device(f"{op}()", device)
     if len(args) == 1 and isinstance(args[0], Tensor):
         t = args[0]
+        if op == "new" and t.dtype != dtype:  # Tensor(t) aliases t whatever its dtype
+            raise TypeError(f"{op}(): expected a tensor of dtype {dtype.name}, got {t.dtype.name}")
         return cls._make(t._storage, t._sizes, t._strides, t._offset, t if t._base is None else t._base)  # type: ignore[attr-defined]
     if not args:
         sizes: tuple[int, ...] = (0,)
     elif all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in args) or (
         len(args) == 1 and isinstance(args[0], Size)
     ):
-        sizes = _sizes("Tensor", args)
+        sizes = _sizes(op, args)
     elif len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
-        made = tensor(args[0], dtype=dtypes.DEFAULT_FLOAT)
+        made = tensor(args[0], dtype=dtype)
         return cls._make(made._storage, made._sizes, made._strides)  # type: ignore[attr-defined]
     else:
         got = ", ".join(type(a).__name__ for a in args)
         raise TypeError(
-            f"Tensor(): expected sizes (ints or a Size), a sequence of data or a Tensor, got ({got})"
+            f"{op}(): expected sizes (ints or a Size), a sequence of data or a Tensor, got ({got})"
         )
-    buffer = allocate(numel(sizes), dtypes.DEFAULT_FLOAT)
+    buffer = allocate(numel(sizes), dtype)
     return cls._make(Storage(buffer), sizes, contiguous_strides(sizes))  # type: ignore[attr-defined]
 
 
@@ -255,6 +266,26 @@ def ones(
 def _no_out(op: str, out: Any) -> None:
     if out is not None:
         raise TypeError(f"{op}(): out= is not supported by jitgrad; assign the result instead")
+
+
+def empty_strided(
+    size: Sequence[int], stride: Sequence[int], *, dtype: object = None, layout: Any = None,
+    device: Any = None, requires_grad: bool = False, pin_memory: bool = False,
+) -> Tensor:
+    """An uninitialised tensor with exactly these sizes and strides, on a storage just big
+    enough for them."""
+    sizes = _sizes("empty_strided", (size,))
+    strides = as_int_tuple("empty_strided", "stride", stride)
+    if len(strides) != len(sizes):
+        raise RuntimeError(
+            f"empty_strided(): mismatch in length of strides and shape: {len(strides)} strides "
+            f"for {len(sizes)} sizes"
+        )
+    if any(s < 0 for s in strides):
+        raise RuntimeError(f"empty_strided(): strides must be non-negative, got {list(strides)}")
+    target = _options("empty_strided", dtype, dtypes.DEFAULT_FLOAT, device, layout, pin_memory)
+    span = 0 if numel(sizes) == 0 else 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
+    return _finish(Tensor._make(Storage(allocate(span, target)), sizes, strides), requires_grad)
 
 
 def fill_scalar(op: str, fill_value: Any) -> bool | int | float:
@@ -400,5 +431,5 @@ def new_ones(
 
 # The range and random factories live in their own modules (which import the helpers above);
 # ``jitgrad.creation.arange`` and friends stay importable from here.
-from .randomness import manual_seed, rand, randn  # noqa: E402,F401
+from .randomness import manual_seed, rand, randn, randperm  # noqa: E402,F401
 from .ranges import arange, linspace  # noqa: E402,F401

@@ -92,6 +92,20 @@ def randn(
     return _finish(Tensor._from_buffer(values, sizes), requires_grad)
 
 
+def randperm(
+    n: int, *, generator: Any = None, dtype: object = None, layout: Any = None,
+    device: Any = None, requires_grad: bool = False, pin_memory: bool = False, out: None = None,
+) -> Tensor:
+    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` says otherwise)."""
+    _no_out("randperm", out)
+    n = as_int("randperm", "n", n)
+    if n < 0:
+        raise RuntimeError(f"randperm(): Trying to create tensor with negative dimension {n}: [{n}]")
+    target = _options("randperm", dtype, dtypes.int64, device, layout, pin_memory)
+    values = _rng("randperm", generator).permutation(n).astype(target)
+    return _finish(Tensor._from_buffer(values, (n,)), requires_grad)
+
+
 def _randint_values(op: str, rng: np.random.Generator, low: Any, high: Any, n: int, target: np.dtype) -> np.ndarray:
     low, high = as_int(op, "low", low), as_int(op, "high", high)
     if low >= high:

@@ -320,3 +320,19 @@ def test_default_dtype_is_read_at_call_time_everywhere() -> None:
     assert (jitgrad.tensor([1, 2]) * 0.5).dtype == jitgrad.float64
     assert repr(jitgrad.tensor([0.5], dtype=jitgrad.float32)) == "tensor([0.5000], dtype=jitgrad.float32)"
     assert repr(jitgrad.tensor([0.5])) == "tensor([0.5000])"
+
+
+@pytest.mark.parametrize(("a", "b"), PAIRS)
+def test_public_promotion_queries_match_pytorch(a: str, b: str) -> None:
+    ja, jb, ta, tb = getattr(jitgrad, a), getattr(jitgrad, b), getattr(torch, a), getattr(torch, b)
+    assert jitgrad.promote_types(ja, jb).name == name_of(torch.promote_types(ta, tb))
+    assert jitgrad.can_cast(ja, jb) == torch.can_cast(ta, tb)
+    x, tx = jitgrad.zeros(2, dtype=ja), torch.zeros(2, dtype=ta)
+    for other, tother in [(jitgrad.zeros((), dtype=jb), torch.zeros((), dtype=tb)), (2.5, 2.5), (3, 3), (True, True)]:
+        assert jitgrad.result_type(x, other).name == name_of(torch.result_type(tx, tother))
+
+
+def test_cudnn_flags_can_be_set() -> None:
+    jitgrad.backends.cudnn.deterministic = True
+    jitgrad.backends.cudnn.benchmark = False
+    assert jitgrad.backends.cudnn.is_available() is torch.backends.cudnn.is_available() is False

@@ -85,6 +85,16 @@ CASES = {
     "randint_size_kw": lambda L: L.randint(3, size=(2,)).shape,
     "randint_bad_range": lambda L: L.randint(5, 2, (3,)),
     "randint_like_shape": lambda L: L.randint_like(L.zeros(2, 3), 4).shape,
+    "randperm_dtype": lambda L: L.randperm(5, dtype=L.float32).dtype == L.float32,
+    "randperm_empty": lambda L: L.randperm(0),
+    "randperm_negative": lambda L: L.randperm(-1),
+    "empty_strided": lambda L: (L.empty_strided((2, 3), (1, 2)).stride(), L.empty_strided((2, 3), (1, 2)).shape),
+    "empty_strided_negative": lambda L: L.empty_strided((2, 3), (1, -2)),
+    "empty_strided_empty": lambda L: L.empty_strided((0, 3), (5, 1)).shape,
+    "new_sizes": lambda L: L.tensor([1.0]).new(2, 3).shape,
+    "new_data_keeps_dtype": lambda L: L.tensor([1]).new([1.5]),
+    "new_empty_call": lambda L: L.tensor([1]).new().shape,
+    "new_other_dtype_tensor": lambda L: L.tensor([1.0]).new(L.tensor([2, 3])),
 }
 
 
@@ -206,3 +216,10 @@ def test_generators_make_random_factories_reproducible() -> None:
         jitgrad.rand(2, generator=np.random.default_rng())
     values = jitgrad.randint(-3, 3, (2000,))
     assert values.min().item() == -3 and values.max().item() == 2
+
+
+def test_randperm_is_a_permutation_and_seeded() -> None:
+    g = jitgrad.Generator().manual_seed(1)
+    p = jitgrad.randperm(50, generator=g)
+    assert sorted(p.tolist()) == list(range(50)) and p.dtype == jitgrad.int64
+    assert p.tolist() == jitgrad.randperm(50, generator=jitgrad.Generator().manual_seed(1)).tolist()

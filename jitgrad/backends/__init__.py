@@ -1,8 +1,8 @@
-"""``jitgrad.backends``: ``mps.is_available()`` (and ``is_built()``) for scripts that probe for
-an Apple GPU; jitgrad runs on the CPU only, so both are False."""
+"""``jitgrad.backends``: what scripts probe or set for accelerators (``mps.is_available()``,
+``cudnn.deterministic = True``); jitgrad runs on the CPU only, so every probe says no."""
 
 from __future__ import annotations
 
-from . import mps
+from . import cudnn, mps
 
-__all__ = ["mps"]
+__all__ = ["cudnn", "mps"]
