@@ -57,7 +57,8 @@ def _options(
 def from_numpy_copy(array: np.ndarray, dtype: np.dtype | None = None) -> Tensor:
     """A new contiguous tensor holding a copy of ``array`` (converted to ``dtype`` if given)."""
     target = array.dtype if dtype is None else dtype
-    flat = np.array(array, dtype=target, order="C", copy=True).reshape(-1)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow to inf, as PyTorch casts
+        flat = np.array(array, dtype=target, order="C", copy=True).reshape(-1)
     return Tensor._from_buffer(flat, tuple(array.shape))
 
 
@@ -135,7 +136,26 @@ def tensor(
                 raise ValueError(f"tensor(): integer {v} overflows int64")
     inferred = _infer_dtype("tensor", data, array)
     target = inferred if dtype is None else dtypes.to_dtype(dtype, "tensor")
+    if target in dtypes.INTEGRAL and isinstance(data, (list, tuple, int, float)):
+        _check_fits("tensor", array, target)
     return _finish(from_numpy_copy(array, target), requires_grad)
+
+
+def _check_fits(op: str, array: np.ndarray, target: np.dtype) -> None:
+    """PyTorch's checked conversion of Python numbers to an integer dtype: a float must be
+    finite and in range; an int in range, or down to ``-max`` for an unsigned dtype (it wraps)."""
+    if array.size == 0 or array.dtype.kind == "b":
+        return
+    info = np.iinfo(target)
+    with np.errstate(invalid="ignore"):
+        if array.dtype.kind == "f":
+            bad = ~np.isfinite(array) | (array < info.min) | (array > info.max)
+        else:
+            low = -int(info.max) if info.min == 0 else int(info.min)
+            bad = (array < low) | (array > info.max)
+    if bad.any():
+        value = array[bad].flat[0].item()
+        raise RuntimeError(f"{op}(): value {value!r} cannot be converted to {target.name} without overflow")
 
 
 def as_tensor(data: Any, dtype: object = None, device: Any = None) -> Tensor:
