@@ -336,3 +336,10 @@ def test_cudnn_flags_can_be_set() -> None:
     jitgrad.backends.cudnn.deterministic = True
     jitgrad.backends.cudnn.benchmark = False
     assert jitgrad.backends.cudnn.is_available() is torch.backends.cudnn.is_available() is False
+
+
+def test_kernel_dtypes_are_the_ones_moves_routes_to_kernels() -> None:
+    from jitgrad.kernels import _layout
+
+    assert jitgrad.dtypes.KERNEL == frozenset(_layout.SUPPORTED_DTYPES)
+    assert set(jitgrad.dtypes.SUPPORTED) > jitgrad.dtypes.KERNEL
