@@ -58,10 +58,14 @@ def copy_region(
     if n == 0:
         return
     if _use_numpy(n, (dst, src), dst_strides, src_strides):
-        np.copyto(
-            as_array(dst, dst_offset, dst_strides, sizes),
-            as_array(src, src_offset, src_strides, sizes), casting="unsafe",
-        )
+        token = QUIET.set(IGNORE_ALL)  # a cast that overflows gives inf silently, as in PyTorch
+        try:
+            np.copyto(
+                as_array(dst, dst_offset, dst_strides, sizes),
+                as_array(src, src_offset, src_strides, sizes), casting="unsafe",
+            )
+        finally:
+            QUIET.reset(token)
     else:
         kernels.strided_copy(dst, dst_offset, dst_strides, src, src_offset, src_strides, sizes)
 
