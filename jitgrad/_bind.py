@@ -178,17 +178,17 @@ Tensor.bmm = linalg.bmm  # type: ignore[attr-defined]
 Tensor.mv = linalg.mv  # type: ignore[attr-defined]
 Tensor.dot = linalg.dot  # type: ignore[attr-defined]
 
-# -- dtypes, devices, creation (creation.py, ops/convert.py) -----------------------------------
-from . import creation  # noqa: E402
+# -- dtypes, devices, creation (tensor_new.py, ops/convert.py) --------------------------------
+from . import tensor_new  # noqa: E402
 from .ops import convert  # noqa: E402
 
-Tensor.__new__ = creation.legacy_new  # type: ignore[method-assign,assignment]  # Tensor(data)
-Tensor.new = creation.new  # type: ignore[attr-defined]
-Tensor.new_tensor = creation.new_tensor  # type: ignore[attr-defined]
-Tensor.new_full = creation.new_full  # type: ignore[attr-defined]
-Tensor.new_empty = creation.new_empty  # type: ignore[attr-defined]
-Tensor.new_zeros = creation.new_zeros  # type: ignore[attr-defined]
-Tensor.new_ones = creation.new_ones  # type: ignore[attr-defined]
+Tensor.__new__ = tensor_new.legacy_new  # type: ignore[method-assign,assignment]  # Tensor(data)
+Tensor.new = tensor_new.new  # type: ignore[attr-defined]
+Tensor.new_tensor = tensor_new.new_tensor  # type: ignore[attr-defined]
+Tensor.new_full = tensor_new.new_full  # type: ignore[attr-defined]
+Tensor.new_empty = tensor_new.new_empty  # type: ignore[attr-defined]
+Tensor.new_zeros = tensor_new.new_zeros  # type: ignore[attr-defined]
+Tensor.new_ones = tensor_new.new_ones  # type: ignore[attr-defined]
 Tensor.half = convert.half  # type: ignore[attr-defined]
 Tensor.int = convert.int_  # type: ignore[attr-defined]
 Tensor.short = convert.short  # type: ignore[attr-defined]

@@ -51,7 +51,7 @@ class Tensor:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         """Nothing to do: the legacy constructor ``jitgrad.Tensor(data)`` / ``Tensor(2, 3)``
-        is ``__new__`` (``creation.legacy_new``, attached in ``_bind.py``), which builds the
+        is ``__new__`` (``tensor_new.legacy_new``, attached in ``_bind.py``), which builds the
         whole tensor; internal code uses ``Tensor._make``."""
 
     @classmethod
