@@ -128,3 +128,37 @@ __all__ += [
     "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "xlogy",
 ]
 # END GENERATED
+# -- dtypes, devices, creation (dtypes.py, device.py, creation.py, ranges.py, randomness.py) ----
+from . import backends, cuda  # noqa: E402  (cuda.is_available() is False: CPU only)
+from .creation import empty_strided  # noqa: E402
+from .device import device  # noqa: E402
+from .dtypes import (  # noqa: E402
+    bfloat16, complex32, complex64, complex128, dtype, finfo, float16, get_default_dtype, iinfo,
+    int8, int16, int32, set_default_dtype, uint8, uint16, uint32, uint64,
+)
+from .dtypes import complex64 as cfloat  # noqa: E402
+from .dtypes import complex128 as cdouble  # noqa: E402
+from .dtypes import float16 as half  # noqa: E402
+from .dtypes import float32 as float  # noqa: E402,A001
+from .dtypes import float64 as double  # noqa: E402
+from .dtypes import int16 as short  # noqa: E402
+from .dtypes import int32 as int  # noqa: E402,A001
+from .dtypes import int64 as long  # noqa: E402
+from .layouts import contiguous_format, memory_format, preserve_format, strided  # noqa: E402
+from .layouts import layout  # noqa: E402
+from .ops.meshgrid import meshgrid  # noqa: E402
+from .ops.promotion import can_cast, promote_types, result_type  # noqa: E402
+from .randomness import (  # noqa: E402
+    Generator, rand_like, randint, randint_like, randn_like, randperm,
+)
+from .ranges import eye, logspace  # noqa: E402
+
+__all__ += [  # dtypes, devices, creation
+    "Generator", "backends", "bfloat16", "can_cast", "cdouble", "cfloat", "complex128",
+    "complex32", "complex64", "contiguous_format", "cuda", "device", "double", "dtype",
+    "empty_strided", "eye", "finfo", "promote_types", "randperm", "result_type",
+    "float", "float16", "get_default_dtype", "half", "iinfo", "int", "int16", "int32", "int8",
+    "layout", "logspace", "long", "memory_format", "meshgrid", "preserve_format", "rand_like",
+    "randint", "randint_like", "randn_like", "set_default_dtype", "short", "strided", "uint16",
+    "uint32", "uint64", "uint8",
+]

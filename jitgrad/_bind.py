@@ -277,3 +277,20 @@ Tensor.mm = linalg.mm
 Tensor.bmm = linalg.bmm
 Tensor.mv = linalg.mv
 Tensor.dot = linalg.dot
+
+# -- dtypes, devices, creation (tensor_new.py, ops/convert.py) --------------------------------
+from . import tensor_new  # noqa: E402
+from .ops import convert  # noqa: E402
+
+Tensor.__new__ = tensor_new.legacy_new  # type: ignore[method-assign,assignment]  # Tensor(data)
+Tensor.new = tensor_new.new  # type: ignore[attr-defined]
+Tensor.new_tensor = tensor_new.new_tensor  # type: ignore[attr-defined]
+Tensor.new_full = tensor_new.new_full  # type: ignore[attr-defined]
+Tensor.new_empty = tensor_new.new_empty  # type: ignore[attr-defined]
+Tensor.new_zeros = tensor_new.new_zeros  # type: ignore[attr-defined]
+Tensor.new_ones = tensor_new.new_ones  # type: ignore[attr-defined]
+Tensor.half = convert.half  # type: ignore[attr-defined]
+Tensor.int = convert.int_  # type: ignore[attr-defined]
+Tensor.short = convert.short  # type: ignore[attr-defined]
+Tensor.char = convert.char  # type: ignore[attr-defined]
+Tensor.byte = convert.byte  # type: ignore[attr-defined]

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 from typing import Any, Sequence
 
 import numpy as np
 
 from . import dtypes
-from .geometry import numel
-from .geometry.strided import as_int, as_int_tuple
+from .geometry import contiguous_strides, numel
+from .geometry.strided import as_int_tuple
+from .copying import scalar_value
+from .device import check as check_device
+from .geometry.layout import preserve_strides
+from .layouts import check_layout, check_memory_format, check_pin_memory
 from .storage import Storage, allocate
 from .tensor import Tensor, sizes_arg
-
-_generator = np.random.default_rng()
-
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     if requires_grad:
@@ -30,34 +30,94 @@ def _sizes(op: str, size: Sequence[Any]) -> tuple[int, ...]:
     return sizes
 
 
+def _size_arg(op: str, args: tuple[Any, ...], size: Any) -> tuple[int, ...]:
+    """Sizes given positionally (``zeros(2, 3)``, ``zeros((2, 3))``) or as ``size=``."""
+    if size is not None:
+        if args:
+            raise TypeError(f"{op}(): got sizes both positionally {args!r} and as size={size!r}")
+        args = (size,)
+    return _sizes(op, args)
+
+
 def _dtype_or(dtype: object, default: np.dtype, op: str) -> np.dtype:
     return default if dtype is None else dtypes.to_dtype(dtype, op)
+
+
+def _options(
+    op: str, dtype: object, default: np.dtype, device: Any = None, layout: Any = None,
+    pin_memory: bool = False,
+) -> np.dtype:
+    """Check the PyTorch tensor options every factory takes; return the dtype to make."""
+    check_device(f"{op}()", device)
+    check_layout(op, layout)
+    check_pin_memory(op, pin_memory)
+    return _dtype_or(dtype, default, op)
 
 
 def from_numpy_copy(array: np.ndarray, dtype: np.dtype | None = None) -> Tensor:
     """A new contiguous tensor holding a copy of ``array`` (converted to ``dtype`` if given)."""
     target = array.dtype if dtype is None else dtype
-    flat = np.array(array, dtype=target, order="C", copy=True).reshape(-1)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow to inf, as PyTorch casts
+        flat = np.array(array, dtype=target, order="C", copy=True).reshape(-1)
     return Tensor._from_buffer(flat, tuple(array.shape))
 
 
-def _infer_dtype(op: str, data: Any, array: np.ndarray) -> np.dtype:
-    kind = array.dtype.kind
-    if kind == "b":
-        return dtypes.bool_
-    if kind in "iu":
+def _scalar_dtype(v: Any) -> np.dtype | None:
+    """The dtype PyTorch infers for one leaf of ``tensor()`` data (None for a non-number)."""
+    kind = type(v)
+    if kind is float:
+        return dtypes.DEFAULT_FLOAT
+    if kind is int:
         return dtypes.int64
-    if kind == "f":
-        from_numpy_float = isinstance(data, (np.ndarray, np.floating)) and array.dtype == dtypes.float64
-        return dtypes.float64 if from_numpy_float else dtypes.DEFAULT_FLOAT
-    raise TypeError(
-        f"{op}(): cannot make a tensor from data of type {array.dtype} "
-        f"({type(data).__name__}); expected numbers (bool, int, float) or nested sequences of them"
-    )
+    if kind is bool:
+        return dtypes.bool_
+    if isinstance(v, (np.generic, np.ndarray)) and v.dtype in dtypes.SUPPORTED:
+        return v.dtype  # NumPy data keeps its dtype (np.float64(1.5) -> float64)
+    if isinstance(v, Tensor):
+        return v.dtype
+    if isinstance(v, (bool, np.bool_)):
+        return dtypes.bool_
+    if isinstance(v, numbers.Integral):
+        return dtypes.int64
+    if isinstance(v, numbers.Real):
+        return dtypes.DEFAULT_FLOAT
+    return None
 
 
-def tensor(data: Any, dtype: object = None, requires_grad: bool = False) -> Tensor:
+def _infer_dtype(op: str, data: Any, array: np.ndarray) -> np.dtype:
+    """PyTorch's ``infer_scalar_type``: promote the dtypes of every leaf of ``data``."""
+    if array.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{op}(): cannot make a tensor from data of type {array.dtype} "
+            f"({type(data).__name__}); expected numbers (bool, int, float) or nested sequences of them"
+        )
+    if not isinstance(data, (list, tuple)):
+        found = _scalar_dtype(data)
+        if found is None:  # some other array-like: what NumPy made of it
+            found = array.dtype if array.dtype in dtypes.SUPPORTED else _scalar_dtype(array.flat[0] if array.size else 0.0)
+        return found  # type: ignore[return-value]
+    result: np.dtype | None = None
+    stack = [data]
+    while stack:
+        for v in stack.pop():
+            if isinstance(v, (list, tuple)):
+                stack.append(v)
+                continue
+            d = _scalar_dtype(v)
+            if d is None:  # not a number: NumPy's array already refused or will convert it
+                d = dtypes.DEFAULT_FLOAT
+            if d is not result:
+                result = d if result is None else dtypes.promote_types(result, d)
+    return dtypes.DEFAULT_FLOAT if result is None else result
+
+
+def tensor(
+    data: Any, dtype: object = None, device: Any = None, requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested sequences, scalars, arrays, tensors)."""
+    check_device("tensor()", device)
+    check_pin_memory("tensor", pin_memory)
     if isinstance(data, Tensor):
         data = data.numpy()
     if data is None or isinstance(data, (str, bytes)):
@@ -74,14 +134,33 @@ def tensor(data: Any, dtype: object = None, requires_grad: bool = False) -> Tens
         for v in array.flat:
             if isinstance(v, int) and not -(2**63) <= v < 2**63:
                 raise ValueError(f"tensor(): integer {v} overflows int64")
-    target = _infer_dtype("tensor", data, array) if dtype is None else dtypes.to_dtype(dtype, "tensor")
-    if array.dtype.kind not in "biuf":
-        _infer_dtype("tensor", data, array)  # raises with the reason
+    inferred = _infer_dtype("tensor", data, array)
+    target = inferred if dtype is None else dtypes.to_dtype(dtype, "tensor")
+    if target in dtypes.INTEGRAL and isinstance(data, (list, tuple, int, float)):
+        _check_fits("tensor", array, target)
     return _finish(from_numpy_copy(array, target), requires_grad)
 
 
-def as_tensor(data: Any, dtype: object = None) -> Tensor:
+def _check_fits(op: str, array: np.ndarray, target: np.dtype) -> None:
+    """PyTorch's checked conversion of Python numbers to an integer dtype: a float must be
+    finite and in range; an int in range, or down to ``-max`` for an unsigned dtype (it wraps)."""
+    if array.size == 0 or array.dtype.kind == "b":
+        return
+    info = np.iinfo(target)
+    with np.errstate(invalid="ignore"):
+        if array.dtype.kind == "f":
+            bad = ~np.isfinite(array) | (array < info.min) | (array > info.max)
+        else:
+            low = -int(info.max) if info.min == 0 else int(info.min)
+            bad = (array < low) | (array > info.max)
+    if bad.any():
+        value = array[bad].flat[0].item()
+        raise RuntimeError(f"{op}(): value {value!r} cannot be converted to {target.name} without overflow")
+
+
+def as_tensor(data: Any, dtype: object = None, device: Any = None) -> Tensor:
     """``data`` itself if it is a tensor of ``dtype``; a NumPy array shares memory when it can."""
+    check_device("as_tensor()", device)
     if isinstance(data, Tensor) and (dtype is None or dtypes.to_dtype(dtype) == data.dtype):
         return data
     if isinstance(data, np.ndarray) and (dtype is None or dtypes.to_dtype(dtype) == data.dtype):
@@ -131,139 +210,167 @@ def from_dlpack(obj: Any) -> Tensor:
     return from_numpy(np.from_dlpack(obj))
 
 
-def empty(*size: Any, dtype: object = None, requires_grad: bool = False) -> Tensor:
-    sizes = _sizes("empty", size)
-    buffer = allocate(numel(sizes), _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "empty"))
-    return _finish(Tensor._from_buffer(buffer, sizes), requires_grad)
+# -- factories ---------------------------------------------------------------------------------
+def _filled(
+    op: str, args: tuple[Any, ...], size: Any, fill: Any, dtype: object, device: Any, layout: Any,
+    pin_memory: bool, requires_grad: bool,
+) -> Tensor:
+    sizes = _size_arg(op, args, size)
+    target = _options(op, dtype, dtypes.DEFAULT_FLOAT, device, layout, pin_memory)
+    return _finish(Tensor._from_buffer(allocate(numel(sizes), target, fill), sizes), requires_grad)
 
 
-def full(size: Sequence[int], fill_value: Any, dtype: object = None, requires_grad: bool = False) -> Tensor:
-    if not isinstance(fill_value, (numbers.Real, np.bool_)):
-        raise TypeError(
-            f"full(): fill_value must be a number (bool, int or float), got {type(fill_value).__name__}"
+def empty(
+    *args: Any, size: Any = None, dtype: object = None, layout: Any = None, device: Any = None,
+    requires_grad: bool = False, pin_memory: bool = False, memory_format: Any = None,
+    out: None = None,
+) -> Tensor:
+    check_memory_format("empty", memory_format, ("contiguous_format",))
+    _no_out("empty", out)
+    return _filled("empty", args, size, None, dtype, device, layout, pin_memory, requires_grad)
+
+
+def zeros(
+    *args: Any, size: Any = None, dtype: object = None, layout: Any = None, device: Any = None,
+    requires_grad: bool = False, pin_memory: bool = False, out: None = None,
+) -> Tensor:
+    _no_out("zeros", out)
+    return _filled("zeros", args, size, 0, dtype, device, layout, pin_memory, requires_grad)
+
+
+def ones(
+    *args: Any, size: Any = None, dtype: object = None, layout: Any = None, device: Any = None,
+    requires_grad: bool = False, pin_memory: bool = False, out: None = None,
+) -> Tensor:
+    _no_out("ones", out)
+    return _filled("ones", args, size, 1, dtype, device, layout, pin_memory, requires_grad)
+
+
+def _no_out(op: str, out: Any) -> None:
+    if out is not None:
+        raise TypeError(f"{op}(): out= is not supported by jitgrad; assign the result instead")
+
+
+def empty_strided(
+    size: Sequence[int], stride: Sequence[int], *, dtype: object = None, layout: Any = None,
+    device: Any = None, requires_grad: bool = False, pin_memory: bool = False,
+) -> Tensor:
+    """An uninitialised tensor with exactly these sizes and strides, on a storage just big
+    enough for them."""
+    sizes = _sizes("empty_strided", (size,))
+    strides = as_int_tuple("empty_strided", "stride", stride)
+    if len(strides) != len(sizes):
+        raise RuntimeError(
+            f"empty_strided(): mismatch in length of strides and shape: {len(strides)} strides "
+            f"for {len(sizes)} sizes"
         )
-    if dtype is None:
-        if isinstance(fill_value, (bool, np.bool_)):
-            dtype = dtypes.bool_
-        elif isinstance(fill_value, numbers.Integral):
-            dtype = dtypes.int64
-        else:
-            dtype = dtypes.DEFAULT_FLOAT
+    if any(s < 0 for s in strides):
+        raise RuntimeError(f"empty_strided(): strides must be non-negative, got {list(strides)}")
+    target = _options("empty_strided", dtype, dtypes.DEFAULT_FLOAT, device, layout, pin_memory)
+    span = 0 if numel(sizes) == 0 else 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
+    return _finish(Tensor._make(Storage(allocate(span, target)), sizes, strides), requires_grad)
+
+
+def fill_scalar(op: str, fill_value: Any) -> bool | int | float:
+    """``fill_value`` as a Python number: a number, or a 0-d tensor (``TypeError`` otherwise,
+    as PyTorch's factories say for a tensor with dimensions)."""
+    if isinstance(fill_value, Tensor) and fill_value.ndim != 0:
+        raise TypeError(
+            f"{op}(): fill_value must be a number or a 0-d tensor, got a tensor of shape "
+            f"{list(fill_value.shape)}"
+        )
+    return scalar_value(op, fill_value)
+
+
+def _checked_fill(op: str, value: bool | int | float, target: np.dtype) -> Any:
+    """``value`` converted to ``target``; RuntimeError when it does not fit, as in PyTorch
+    (which lets a negative int down to ``-max`` wrap into an unsigned dtype)."""
+    if target == dtypes.uint8 and type(value) is int and -255 <= value < 0:
+        value += 256
+    with np.errstate(invalid="raise", over="raise"):
+        try:
+            return target.type(value)
+        except (ValueError, OverflowError, FloatingPointError):
+            raise RuntimeError(
+                f"{op}(): value {value!r} cannot be converted to {target.name} without overflow"
+            ) from None
+
+
+def full(
+    size: Sequence[int], fill_value: Any, *, dtype: object = None, layout: Any = None,
+    device: Any = None, requires_grad: bool = False, pin_memory: bool = False, out: None = None,
+) -> Tensor:
+    _no_out("full", out)
+    value = fill_scalar("full", fill_value)
+    if isinstance(value, bool):
+        default = dtypes.bool_
+    elif isinstance(value, int):
+        default = dtypes.int64
+    else:
+        default = dtypes.DEFAULT_FLOAT
+    target = _options("full", dtype, default, device, layout, pin_memory)
     sizes = _sizes("full", (size,))
-    buffer = np.full(numel(sizes), fill_value, dtypes.to_dtype(dtype, "full"))
+    buffer = allocate(numel(sizes), target)
+    buffer.fill(_checked_fill("full", value, target))
     return _finish(Tensor._from_buffer(buffer, sizes), requires_grad)
 
 
-def zeros(*size: Any, dtype: object = None, requires_grad: bool = False) -> Tensor:
-    sizes = _sizes("zeros", size)
-    buffer = allocate(numel(sizes), _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "zeros"), 0)
-    return _finish(Tensor._from_buffer(buffer, sizes), requires_grad)
-
-
-def ones(*size: Any, dtype: object = None, requires_grad: bool = False) -> Tensor:
-    sizes = _sizes("ones", size)
-    buffer = allocate(numel(sizes), _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "ones"), 1)
-    return _finish(Tensor._from_buffer(buffer, sizes), requires_grad)
-
-
-def _like(op: str, t: Tensor, dtype: object) -> tuple[tuple[int, ...], np.dtype]:
+# -- *_like: the input's shape and (preserve_format) memory layout ------------------------------
+def _like(
+    op: str, t: Tensor, dtype: object, device: Any, layout: Any, memory_format: Any,
+    pin_memory: bool = False,
+) -> tuple[tuple[int, ...], tuple[int, ...], np.dtype]:
+    """``(sizes, strides, dtype)`` of a ``*_like`` result: the strides are ``t``'s layout as
+    PyTorch's default ``preserve_format`` keeps it, or contiguous."""
     if not isinstance(t, Tensor):
         raise TypeError(f"{op}(): expected a Tensor, got {type(t).__name__}")
-    return t._sizes, _dtype_or(dtype, t.dtype, op)
+    target = _options(op, dtype, t.dtype, device, layout, pin_memory)
+    if check_memory_format(op, memory_format):
+        strides = contiguous_strides(t._sizes)
+    else:
+        strides = preserve_strides(t._sizes, t._strides)
+    return t._sizes, strides, target
 
 
-def zeros_like(t: Tensor, dtype: object = None, requires_grad: bool = False) -> Tensor:
-    sizes, dt = _like("zeros_like", t, dtype)
-    return zeros(sizes, dtype=dt, requires_grad=requires_grad)
+def _new_like(sizes: tuple[int, ...], strides: tuple[int, ...], buffer: np.ndarray, requires_grad: bool) -> Tensor:
+    return _finish(Tensor._make(Storage(buffer), sizes, strides), requires_grad)
 
 
-def ones_like(t: Tensor, dtype: object = None, requires_grad: bool = False) -> Tensor:
-    sizes, dt = _like("ones_like", t, dtype)
-    return ones(sizes, dtype=dt, requires_grad=requires_grad)
-
-
-def empty_like(t: Tensor, dtype: object = None, requires_grad: bool = False) -> Tensor:
-    sizes, dt = _like("empty_like", t, dtype)
-    return empty(sizes, dtype=dt, requires_grad=requires_grad)
-
-
-def full_like(t: Tensor, fill_value: Any, dtype: object = None, requires_grad: bool = False) -> Tensor:
-    sizes, dt = _like("full_like", t, dtype)
-    return full(sizes, fill_value, dtype=dt, requires_grad=requires_grad)
-
-
-def arange(
-    start: float, end: float | None = None, step: float = 1, dtype: object = None,
-    requires_grad: bool = False,
+def empty_like(
+    input: Tensor, *, dtype: object = None, layout: Any = None, device: Any = None,
+    requires_grad: bool = False, memory_format: Any = None, pin_memory: bool = False,
 ) -> Tensor:
-    if end is None:
-        start, end = 0, start
-    for name, v in (("start", start), ("end", end), ("step", step)):
-        if not isinstance(v, numbers.Real) or isinstance(v, bool):
-            raise TypeError(f"arange(): {name} must be a number, got {type(v).__name__}")
-    if step == 0:
-        raise RuntimeError("arange(): step must be nonzero")
-    if not all(math.isfinite(float(v)) for v in (start, end, step)):
-        raise RuntimeError(f"arange(): unsupported range: {start} -> {end} with step {step}")
-    if (end - start) * step < 0:
-        raise RuntimeError(
-            f"arange(): upper bound and lower bound inconsistent with step sign "
-            f"(start={start}, end={end}, step={step})"
-        )
-    integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
-    target = _dtype_or(dtype, dtypes.int64 if integral else dtypes.DEFAULT_FLOAT, "arange")
-    if target == dtypes.int64 and not integral:  # PyTorch truncates all three to int64 first
-        start, end, step, integral = int(start), int(end), int(step), True
-        if step == 0:
-            raise ValueError("arange(): step must be nonzero, got a step that truncates to 0 as int64")
-    length = -((start - end) // step) if integral else math.ceil((end - start) / step)
-    counter = allocate(length, np.int64 if integral else np.float64)  # OutOfMemoryError if huge
-    counter[:] = np.arange(length, dtype=counter.dtype)
-    values = start + counter * step
-    return _finish(from_numpy_copy(values, target), requires_grad)
+    sizes, strides, target = _like("empty_like", input, dtype, device, layout, memory_format, pin_memory)
+    return _new_like(sizes, strides, allocate(numel(sizes), target), requires_grad)
 
 
-def linspace(
-    start: float, end: float, steps: int, dtype: object = None, requires_grad: bool = False
+def zeros_like(
+    input: Tensor, *, dtype: object = None, layout: Any = None, device: Any = None,
+    requires_grad: bool = False, memory_format: Any = None,
 ) -> Tensor:
-    """PyTorch's symmetric formula: the first half counts up from ``start``, the rest down from ``end``."""
-    steps = as_int("linspace", "steps", steps)
-    if steps < 0:
-        raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
-    target = _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "linspace")
-    compute = target if target in dtypes.FLOATING else dtypes.float64
-    if target == dtypes.int64:  # PyTorch truncates the ends to int64 first
-        start, end = int(start), int(end)
-    step = (compute.type(end) - compute.type(start)) / compute.type(max(steps - 1, 1))
-    i = np.arange(steps, dtype=compute)
-    half = steps // 2 if steps > 1 else 1  # one step: just ``start``, as in PyTorch
-    values = np.where(
-        np.arange(steps) < half,
-        compute.type(start) + step * i,
-        compute.type(end) - step * (compute.type(steps - 1) - i),
-    )
-    return _finish(from_numpy_copy(values.astype(compute), target), requires_grad)
+    sizes, strides, target = _like("zeros_like", input, dtype, device, layout, memory_format)
+    return _new_like(sizes, strides, allocate(numel(sizes), target, 0), requires_grad)
 
 
-def manual_seed(seed: int) -> None:
-    """Seed the generator behind ``rand``/``randn``."""
-    global _generator
-    _generator = np.random.default_rng(int(seed))
+def ones_like(
+    input: Tensor, *, dtype: object = None, layout: Any = None, device: Any = None,
+    requires_grad: bool = False, memory_format: Any = None,
+) -> Tensor:
+    sizes, strides, target = _like("ones_like", input, dtype, device, layout, memory_format)
+    return _new_like(sizes, strides, allocate(numel(sizes), target, 1), requires_grad)
 
 
-def rand(*size: Any, dtype: object = None, requires_grad: bool = False) -> Tensor:
-    sizes = _sizes("rand", size)
-    target = _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "rand")
-    if target not in dtypes.FLOATING:
-        raise RuntimeError(f"rand(): expected a floating dtype, got {target.name}")
-    values = _generator.random(numel(sizes), dtype=target)
-    return _finish(Tensor._from_buffer(values, sizes), requires_grad)
+def full_like(
+    input: Tensor, fill_value: Any, *, dtype: object = None, layout: Any = None,
+    device: Any = None, requires_grad: bool = False, memory_format: Any = None,
+) -> Tensor:
+    sizes, strides, target = _like("full_like", input, dtype, device, layout, memory_format)
+    buffer = allocate(numel(sizes), target)
+    buffer.fill(_checked_fill("full_like", fill_scalar("full_like", fill_value), target))
+    return _new_like(sizes, strides, buffer, requires_grad)
 
 
-def randn(*size: Any, dtype: object = None, requires_grad: bool = False) -> Tensor:
-    sizes = _sizes("randn", size)
-    target = _dtype_or(dtype, dtypes.DEFAULT_FLOAT, "randn")
-    if target not in dtypes.FLOATING:
-        raise RuntimeError(f"randn(): expected a floating dtype, got {target.name}")
-    values = _generator.standard_normal(numel(sizes), dtype=target)
-    return _finish(Tensor._from_buffer(values, sizes), requires_grad)
+# The range and random factories live in their own modules (which import the helpers above);
+# ``jitgrad.creation.arange`` and friends stay importable from here.
+from .randomness import manual_seed, rand, randn, randperm  # noqa: E402,F401
+from .ranges import arange, linspace  # noqa: E402,F401

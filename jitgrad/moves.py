@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import kernels
+from . import dtypes, kernels
 from ._quiet import IGNORE_ALL, QUIET
 from .geometry.strided import is_non_overlapping_and_dense, numel
 
@@ -29,6 +29,15 @@ _MAX_BYTE_STRIDE = 2**56
 
 def _numpy_ok(n: int, *stride_lists: Ints) -> bool:
     return n <= SMALL and all(abs(s) < _MAX_BYTE_STRIDE for st in stride_lists for s in st)
+
+
+def _use_numpy(n: int, buffers: tuple[np.ndarray, ...], *stride_lists: Ints) -> bool:
+    """NumPy for small regions, and always for dtypes the kernels are not compiled for
+    (float16, int32, ...: ``dtypes.KERNEL``); the kernels would refuse those buffers."""
+    for b in buffers:
+        if b.dtype not in dtypes.KERNEL:
+            return True
+    return _numpy_ok(n, *stride_lists)
 
 
 def as_array(buffer: np.ndarray, offset: int, strides: Ints, sizes: Ints) -> np.ndarray:
@@ -48,11 +57,15 @@ def copy_region(
     n = numel(sizes)
     if n == 0:
         return
-    if _numpy_ok(n, dst_strides, src_strides):
-        np.copyto(
-            as_array(dst, dst_offset, dst_strides, sizes),
-            as_array(src, src_offset, src_strides, sizes), casting="unsafe",
-        )
+    if _use_numpy(n, (dst, src), dst_strides, src_strides):
+        token = QUIET.set(IGNORE_ALL)  # a cast that overflows gives inf silently, as in PyTorch
+        try:
+            np.copyto(
+                as_array(dst, dst_offset, dst_strides, sizes),
+                as_array(src, src_offset, src_strides, sizes), casting="unsafe",
+            )
+        finally:
+            QUIET.reset(token)
     else:
         kernels.strided_copy(dst, dst_offset, dst_strides, src, src_offset, src_strides, sizes)
 
@@ -65,7 +78,7 @@ def add_region(
     n = numel(sizes)
     if n == 0:
         return
-    if _numpy_ok(n, dst_strides, src_strides):
+    if _use_numpy(n, (dst, src), dst_strides, src_strides):
         out = as_array(dst, dst_offset, dst_strides, sizes)
         token = QUIET.set(IGNORE_ALL)  # inf + -inf is nan, silently, as in PyTorch
         try:
@@ -96,7 +109,7 @@ def fill_region(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, value:
     n = numel(sizes)
     if n == 0:
         return
-    if _numpy_ok(n, strides):
+    if _use_numpy(n, (dst,), strides):
         as_array(dst, offset, strides, sizes).fill(value)
     else:
         kernels.fill(dst, offset, strides, sizes, value)

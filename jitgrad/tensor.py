@@ -19,6 +19,8 @@ import numpy as np
 
 from . import dtypes
 from ._formatting import format_tensor
+from .device import CPU, check as check_device
+from .device import device as device_type
 from .geometry import Geometry, Size, contiguous_strides, is_contiguous, numel, wrap_dim
 from .storage import Storage
 
@@ -48,10 +50,9 @@ class Tensor:
     _view_meta: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError(
-            "jitgrad.Tensor is not constructed directly; use jitgrad.tensor(data), "
-            "jitgrad.zeros(...), jitgrad.from_numpy(array) and friends"
-        )
+        """Nothing to do: the legacy constructor ``jitgrad.Tensor(data)`` / ``Tensor(2, 3)``
+        is ``__new__`` (``tensor_new.legacy_new``, attached in ``_bind.py``), which builds the
+        whole tensor; internal code uses ``Tensor._make``."""
 
     @classmethod
     def _make(
@@ -133,6 +134,26 @@ class Tensor:
     def is_floating_point(self) -> bool:
         return self._storage.buffer.dtype in dtypes.FLOATING
 
+    @property
+    def device(self) -> device_type:
+        return CPU
+
+    is_cuda = False
+    is_cpu = True
+    is_mps = False
+    is_meta = False
+
+    def get_device(self) -> int:
+        """-1: the CPU, as in PyTorch."""
+        return -1
+
+    def cpu(self) -> Tensor:
+        return self
+
+    def cuda(self, device: Any = None, non_blocking: bool = False) -> Tensor:
+        check_device("cuda()", "cuda" if device is None else device)
+        return self  # check_device accepted only the CPU
+
     def is_contiguous(self) -> bool:
         return is_contiguous(self._sizes, self._strides)
 
@@ -209,7 +230,7 @@ class Tensor:
         return int(self._scalar("int"))
 
     def __index__(self) -> int:
-        if self.dtype not in (dtypes.int64, dtypes.bool_) or self.numel() != 1:
+        if (self.dtype not in dtypes.INTEGRAL and self.dtype != dtypes.bool_) or self.numel() != 1:
             raise TypeError(
                 f"only integer tensors of a single element can be converted to an index, got "
                 f"{self.dtype.name} tensor of shape {list(self._sizes)}"

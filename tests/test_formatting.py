@@ -350,3 +350,42 @@ def test_hypothesis_printoptions_match_torch(dtype: torch.dtype, data: st.DataOb
         assert_same(t)
     finally:  # the autouse fixture runs once per test, not once per example
         both_printoptions(profile="default", sci_mode=None)
+
+
+# -- the dtypes added with issue 10: float16, int8, int16, int32, uint8 -----------------------
+F16 = torch.float16
+NEW_INT_DTYPES = (torch.uint8, torch.int8, torch.int16, torch.int32)
+
+
+def _fits(value: object, dtype: torch.dtype) -> bool:
+    info = torch.iinfo(dtype)
+    flat = np.asarray(value).reshape(-1)
+    return bool(np.all((flat >= info.min) & (flat <= info.max)))
+
+
+NEW_DTYPE_CASES = [(v, F16) for v in FLOAT_VALUES] + [
+    (v, d) for d in NEW_INT_DTYPES for v in [*INT_VALUES, [255, 0, 7], [-128, 127]] if _fits(v, d)
+]
+
+
+@pytest.mark.parametrize(("value", "dtype"), NEW_DTYPE_CASES, ids=[f"{v}-{d}" for v, d in NEW_DTYPE_CASES])
+def test_new_dtype_values_match_torch(value: object, dtype: torch.dtype) -> None:
+    assert_same(torch.tensor(value, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [F16, *NEW_INT_DTYPES])
+def test_new_dtype_shapes_and_empty_match_torch(dtype: torch.dtype) -> None:
+    big = (torch.arange(2000) % 100).to(dtype)  # summarised
+    for t in (big, big.reshape(40, 50), torch.zeros(0, 3, dtype=dtype), torch.ones(3, 4, dtype=dtype)):
+        assert_same(t)
+    assert_same(randn(30, dtype=F16, scale=50.0))
+
+
+def test_jitgrad_reprs_of_new_dtypes_match_torch() -> None:
+    import jitgrad
+
+    for name in ("float16", "uint8", "int8", "int16", "int32"):
+        data = [[1.5, -2.0], [3.25, 0.0]] if name == "float16" else [[1, 2], [3, 4]]
+        ours_t = jitgrad.tensor(data, dtype=getattr(jitgrad, name))
+        theirs = torch.tensor(data, dtype=getattr(torch, name))
+        assert repr(ours_t) == torch_repr_with_jitgrad_names(theirs)

@@ -1,10 +1,11 @@
 """What every operation shares: operands, PyTorch's type promotion, output allocation.
 
-Type promotion (PyTorch's ``result_type``): dtypes are ordered bool < int64 < float32 <
-float64 within categories bool < integer < floating. Tensors with dimensions decide the
-result; a 0-d tensor or a Python scalar only changes it when its *category* is higher
-(``float32_tensor * 2.5`` stays float32, ``int_tensor * 2.5`` becomes the default float32,
-``float32_tensor + float64_0d_tensor`` stays float32).
+Type promotion (PyTorch's ``result_type``): ``dtypes.promote_types`` is PyTorch's lattice
+over the categories bool < integer < floating (``uint8 + int8`` is int16, ``int32 + float16``
+is float16). Tensors with dimensions decide the result; 0-d tensors, then Python scalars,
+only change it when their *category* is higher (``float16_tensor * 2.5`` stays float16,
+``int8_tensor * 2.5`` becomes the default float dtype, ``float32_tensor + float64_0d_tensor``
+stays float32, ``int32_tensor + float64_0d_tensor`` is float64).
 """
 
 from __future__ import annotations
@@ -21,17 +22,8 @@ from ..geometry.layout import output_strides
 from .._quiet import IGNORE_ALL, QUIET
 from ..tensor import Tensor
 
-_RANK = {dtypes.bool_: 0, dtypes.int64: 1, dtypes.float32: 2, dtypes.float64: 3}
-_BY_RANK = {v: k for k, v in _RANK.items()}
-
-
-def category(dtype: np.dtype) -> int:
-    """0 for bool, 1 for integers, 2 for floating point."""
-    return min(_RANK[dtype], 2)
-
-
-def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
-    return a if _RANK[a] >= _RANK[b] else b
+category = dtypes.category  # 0 bool, 1 integer, 2 floating point
+promote_types = dtypes.promote_types
 
 
 def scalar_dtype(value: Any, op: str = "") -> np.dtype:
@@ -63,16 +55,19 @@ def result_type(*operands: Any, op: str = "") -> np.dtype:
         else:
             d = scalar_dtype(x, op)  # TypeError for anything but a number (None included)
             wrapped = d if wrapped is None else promote_types(wrapped, d)
-    result = dim
-    for other in (zero, wrapped):
-        if other is None:
-            continue
-        if result is None:
-            result = other
-        elif category(other) > category(result):
-            result = promote_types(result, other)
+    result = _combine(dim, _combine(zero, wrapped))  # c10's combine_categories, in its order
     assert result is not None
     return result
+
+
+def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
+    """The higher-priority dtype, promoted with the lower one only when that one's category
+    is higher."""
+    if higher is None:
+        return lower
+    if lower is None or category(lower) <= category(higher):
+        return higher
+    return promote_types(higher, lower)
 
 
 def _result_type2(a: Any, b: Any) -> np.dtype | None:

@@ -8,6 +8,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import copying, dtypes
+from ..device import check as check_device
+from ..device import is_device_like
+from ..layouts import check_memory_format
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
 from ..geometry.strided import wrap_dim
@@ -61,19 +64,34 @@ def to_dtype(self: Tensor, dtype: Any) -> Tensor:
     return out
 
 
-def to(self: Tensor, *args: Any, dtype: Any = None, copy: bool = False) -> Tensor:
-    """``t.to(dtype)`` / ``t.to(other_tensor)`` / ``t.to("cpu")`` (the only device)."""
-    for a in args:
-        if isinstance(a, Tensor):
-            dtype = a.dtype
-        elif isinstance(a, str) and a == "cpu":
-            continue
-        else:
-            dtype = a
-    if dtype is None:
-        return clone(self) if copy else self
-    out = to_dtype(self, dtype)
-    return clone(out) if copy and out is self else out
+def to(
+    self: Tensor, *args: Any, dtype: Any = None, device: Any = None, non_blocking: bool = False,
+    copy: bool = False, memory_format: Any = None,
+) -> Tensor:
+    """PyTorch's three forms: ``t.to(dtype)``, ``t.to(device, dtype)`` (jitgrad has only
+    the CPU: any other device raises) and ``t.to(other_tensor)``, each followed by optional
+    ``non_blocking`` and ``copy``; also as keywords. ``self`` itself when nothing changes
+    and ``copy`` is False."""
+    rest = list(args)
+    if rest and isinstance(rest[0], Tensor):
+        dtype = rest.pop(0).dtype
+    elif rest and is_device_like(rest[0]):
+        device = rest.pop(0)
+        if rest and not isinstance(rest[0], bool):
+            dtype = rest.pop(0)
+    elif rest and not isinstance(rest[0], bool):
+        dtype = rest.pop(0)
+    if len(rest) > 2:
+        raise TypeError(f"to(): too many positional arguments: {args!r}")
+    if rest:
+        non_blocking = rest[0]
+        copy = rest[1] if len(rest) > 1 else copy
+    check_device("to()", device)
+    contiguous = check_memory_format("to", memory_format)
+    out = self if dtype is None else to_dtype(self, dtype)
+    if (copy and out is self) or (contiguous and not out.is_contiguous()):
+        out = clone(out, memory_format="contiguous_format" if contiguous else None)
+    return out
 
 
 def float_(self: Tensor) -> Tensor:
