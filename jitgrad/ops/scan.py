@@ -16,6 +16,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from .. import dtypes
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..geometry.strided import wrap_dim
@@ -28,7 +29,9 @@ from .gather_scatter import along_index
 from .index_ops import index_put_zeros
 from .inplace_result import write_result
 from .shape_ops import flip
-from .structure import clone, to_dtype
+from .reduction import sum as sum_
+from .structure import cat, clone, stack, to_dtype
+from .view_ops import narrow
 from .unary import abs as abs_
 from .unary import exp, log
 
@@ -65,9 +68,16 @@ class ScanNode(SavingNode):
 
 # -- cumsum ------------------------------------------------------------------------------------
 class CumsumBackward0(ScanNode):
+    """``reversed_cumsum(grad)``, computed in the input's dtype (``cumsum(dtype=)`` converts
+    the gradient first, as PyTorch)."""
+
+    input_dtype: np.dtype | None = None
+
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
+        if self.input_dtype is not None and g.dtype != self.input_dtype:
+            g = to_dtype(g, self.input_dtype)
         return (reversed_cumsum(g, self.dim) if g.ndim else g,)
 
 
@@ -78,8 +88,11 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     with quiet():
         values = np.cumsum(_lines(x.numpy(), d), axis=d).reshape(x._sizes)
     out = from_result(values, x.dtype)
-    if needs_grad(x):
-        record(CumsumBackward0(d), (x,), (out,))
+    source = input if input.dtype in dtypes.FLOATING else x
+    if needs_grad(source):
+        node = CumsumBackward0(d)
+        node.input_dtype = source.dtype
+        record(node, (source,), (out,))
     return out
 
 
@@ -100,10 +113,13 @@ class CumprodBackward0(ScanNode):
 
 def cumprod_backward(g: Tensor, x: Tensor, result: Tensor, d: int) -> Tensor:
     """The gradient of ``cumprod(x, d)`` (see the module docstring)."""
-    xv = x.numpy()
-    zero = xv == 0
+    if x._sizes[d] == 1:
+        return g
+    zero = x.numpy() == 0
     if not zero.any():
         return div(reversed_cumsum(mul(g, result), d), x)
+    if is_grad_enabled():  # differentiable again: PyTorch's O(n^2) omitted products
+        return _omitted_products_backward(g, x, result, d)
     seen = np.cumsum(zero, axis=d)
     before = from_result(seen == 0)           # strictly before the first zero of the line
     first = from_result(zero & (seen == 1))   # the first zero itself
@@ -111,6 +127,25 @@ def cumprod_backward(g: Tensor, x: Tensor, result: Tensor, d: int) -> Tensor:
     part = where(before, div(reversed_cumsum(mul(g, result), d), safe), 0.0)
     skip = cumprod(where(first, 1.0, x), d)   # products of the line without its first zero
     return add(part, where(first, reversed_cumsum(mul(g, skip), d), 0.0))
+
+
+def _omitted_products_backward(g: Tensor, x: Tensor, result: Tensor, d: int) -> Tensor:
+    """``grad_k = sum_{j >= k} g_j prod_{i <= j, i != k} x_i`` one ``k`` at a time, every
+    product written as jitgrad ops, so its own gradient is cumprod's second derivative."""
+    n = x._sizes[d]
+    ones_shape = list(x._sizes)
+    ones_shape[d] = 1
+    ones = from_result(np.ones(ones_shape, x.dtype))
+    slices = []
+    for k in range(n):
+        until = narrow(result, d, k - 1, 1) if k else ones  # prod(x[:k])
+        if k < n - 1:
+            after = cumprod(narrow(x, d, k + 1, n - k - 1), d)
+            omitted = cat([until, mul(until, after) if k else after], d)
+        else:
+            omitted = until
+        slices.append(sum_(mul(narrow(g, d, k, n - k), omitted), d))
+    return stack(slices, d)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
