@@ -153,10 +153,9 @@ def _var_backward(g: Tensor, x: Tensor, dims: tuple[int, ...], correction: float
     n = 1
     for d in dims:
         n *= x._sizes[d]
-    dof = max(0.0, n - correction)
+    dof = n - correction  # not clamped at 0 here (the forward clamps), as PyTorch
     g = _restore(g, x._sizes, dims, keepdim)
-    with quiet():
-        scale = 2.0 / dof if dof else float("inf")
+    scale = 2.0 / dof if dof else float("inf")
     return mul(mul(g, scale), sub(x, mean(x, dims, keepdim=True)))
 
 
@@ -214,7 +213,7 @@ def _arg(op: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
     fn = np.argmax if op == "argmax" else np.argmin
     if dim is None:
         if not input.numel():
-            raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
+            raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
         flat = int(fn(input.numpy().reshape(-1)))
         shape = (1,) * input.ndim if keepdim else ()
         return from_result(np.full(shape, flat, np.int64))
@@ -314,10 +313,11 @@ def _selected(op: str, node_cls: type, input: Tensor, d: int, keepdim: bool, k: 
 
 
 def _global_median(op: str, node_cls: type, input: Tensor, ignore_nan: bool) -> Tensor:
-    if not input.numel():
-        raise RuntimeError(f"{op}(): input must not be empty (median of an empty tensor)")
     flat = input.numpy().reshape(-1)
-    values, _ = _kth_along(flat, 0, lambda m: (m - 1) // 2, ignore_nan)
+    if flat.size:
+        values, _ = _kth_along(flat, 0, lambda m: (m - 1) // 2, ignore_nan)
+    else:  # the median of nothing is nan, as in PyTorch
+        values = np.full((), np.nan)
     out = from_result(values.reshape(()), input.dtype)
     if needs_grad(input):
         node = node_cls()
