@@ -48,9 +48,13 @@ def _gathered(input: Tensor, order: np.ndarray, d: int) -> Tensor:
     return gather_at(input, along_index(order, d))
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = False) -> Any:
-    """``(values, indices)`` sorted along ``dim``."""
-    d = wrap_dim(dim, input.ndim, "sort")
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False) -> Any:
+    """``(values, indices)`` sorted along ``dim`` (always stable)."""
+    return _sort("sort", input, dim, descending)
+
+
+def _sort(op: str, input: Tensor, dim: int, descending: bool) -> Any:
+    d = wrap_dim(dim, input.ndim, op)
     if not input.ndim:
         return return_types.sort(_gathered(reshape(input, 1), np.zeros(1, np.int64), 0).reshape(()),
                                  from_result(np.zeros((), np.int64)))
@@ -59,7 +63,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | 
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
-    return sort(input, dim, descending).indices
+    return _sort("argsort", input, dim, descending).indices
 
 
 def msort(input: Tensor) -> Tensor:
@@ -73,7 +77,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     n = (input._sizes or (1,))[d]
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range (got k={k} for dimension {d} of size {n})")
-    values, indices = sort(input, d, descending=largest)
+    values, indices = _sort("topk", input, d, largest)
     if not input.ndim:
         return return_types.topk(values, indices)
     return return_types.topk(narrow(values, d, 0, k), narrow(indices, d, 0, k).contiguous())  # type: ignore[attr-defined]
