@@ -103,12 +103,13 @@ __all__ += [  # elementwise arithmetic, pointwise functions, comparisons, where
 ]
 
 # -- gathers/scatters, scans, statistics, sorting, shape ops (ops/gather_scatter.py,
-#    ops/scan.py, ops/statistics.py, ops/sorting.py, ops/shape_ops.py) ---------------------------
+#    ops/scatter_reduce.py, ops/scan.py, ops/statistics.py, ops/sorting.py, ops/shape_ops.py) ---
 from .ops.gather_scatter import (  # noqa: E402
     gather, index_add, index_copy, index_fill, index_select, masked_fill, masked_scatter,
     masked_select, repeat_interleave, scatter, scatter_add, take, take_along_dim,
 )
 from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp  # noqa: E402
+from .ops.scatter_reduce import scatter_reduce  # noqa: E402
 from .ops.shape_ops import (  # noqa: E402
     diag, diag_embed, diagflat, diff, flip, fliplr, flipud, narrow_copy,
     roll, rot90, tile, trace, tril, triu,
@@ -125,7 +126,7 @@ __all__ += [  # gathers/scatters, scans, statistics, sorting, shape ops
     "fliplr", "flipud", "gather", "index_add", "index_copy", "index_fill", "index_select",
     "kthvalue", "logcumsumexp", "masked_fill", "masked_scatter", "masked_select", "median",
     "msort", "nanmean", "nanmedian", "nansum", "narrow_copy", "nonzero", "prod",
-    "repeat_interleave", "roll", "rot90", "scatter", "scatter_add", "searchsorted", "sort", "std",
-    "std_mean", "take", "take_along_dim", "tile", "topk", "trace", "tril", "triu", "unique",
-    "var", "var_mean",
+    "repeat_interleave", "roll", "rot90", "scatter", "scatter_add", "scatter_reduce",
+    "searchsorted", "sort", "std", "std_mean", "take", "take_along_dim", "tile", "topk", "trace",
+    "tril", "triu", "unique", "var", "var_mean",
 ]

@@ -179,14 +179,16 @@ Tensor.mv = linalg.mv  # type: ignore[attr-defined]
 Tensor.dot = linalg.dot  # type: ignore[attr-defined]
 
 # -- gathers/scatters, scans, statistics, sorting, shape ops (ops/gather_scatter.py,
-#    ops/scan.py, ops/statistics.py, ops/sorting.py, ops/shape_ops.py) ---------------------------
-from .ops import gather_scatter, scan, shape_ops, sorting, statistics  # noqa: E402
+#    ops/scatter_reduce.py, ops/scan.py, ops/statistics.py, ops/sorting.py, ops/shape_ops.py) ---
+from .ops import gather_scatter, scan, scatter_reduce, shape_ops, sorting, statistics  # noqa: E402
 
 Tensor.gather = gather_scatter.gather  # type: ignore[attr-defined]
 Tensor.scatter = gather_scatter.scatter  # type: ignore[attr-defined]
 Tensor.scatter_ = gather_scatter.scatter_  # type: ignore[attr-defined]
 Tensor.scatter_add = gather_scatter.scatter_add  # type: ignore[attr-defined]
 Tensor.scatter_add_ = gather_scatter.scatter_add_  # type: ignore[attr-defined]
+Tensor.scatter_reduce = scatter_reduce.scatter_reduce  # type: ignore[attr-defined]
+Tensor.scatter_reduce_ = scatter_reduce.scatter_reduce_  # type: ignore[attr-defined]
 Tensor.index_select = gather_scatter.index_select  # type: ignore[attr-defined]
 Tensor.take = gather_scatter.take  # type: ignore[attr-defined]
 Tensor.take_along_dim = gather_scatter.take_along_dim  # type: ignore[attr-defined]
