@@ -102,12 +102,14 @@ __all__ += [  # elementwise arithmetic, pointwise functions, comparisons, where
     "sigmoid", "sin", "sqrt", "sub", "tanh", "where",
 ]
 
-# -- gathers/scatters, scans, statistics, sorting, shape ops (ops/gather_scatter.py,
-#    ops/scatter_reduce.py, ops/scan.py, ops/statistics.py, ops/sorting.py, ops/shape_ops.py) ---
+# -- gathers/scatters, masks, scans, statistics, sorting, shape ops (ops/gather_scatter.py,
+#    ops/masking.py, ops/scatter_reduce.py, ops/scan.py, ops/statistics.py, ops/sorting.py,
+#    ops/shape_ops.py) ---------------------------------------------------------------------------
 from .ops.gather_scatter import (  # noqa: E402
-    gather, index_add, index_copy, index_fill, index_select, masked_fill, masked_scatter,
-    masked_select, repeat_interleave, scatter, scatter_add, take, take_along_dim,
+    gather, index_add, index_copy, index_fill, index_select, repeat_interleave, scatter,
+    scatter_add, take, take_along_dim,
 )
+from .ops.masking import masked_fill, masked_scatter, masked_select  # noqa: E402
 from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp  # noqa: E402
 from .ops.scatter_reduce import scatter_reduce  # noqa: E402
 from .ops.shape_ops import (  # noqa: E402

@@ -178,9 +178,10 @@ Tensor.bmm = linalg.bmm  # type: ignore[attr-defined]
 Tensor.mv = linalg.mv  # type: ignore[attr-defined]
 Tensor.dot = linalg.dot  # type: ignore[attr-defined]
 
-# -- gathers/scatters, scans, statistics, sorting, shape ops (ops/gather_scatter.py,
-#    ops/scatter_reduce.py, ops/scan.py, ops/statistics.py, ops/sorting.py, ops/shape_ops.py) ---
-from .ops import gather_scatter, scan, scatter_reduce, shape_ops, sorting, statistics  # noqa: E402
+# -- gathers/scatters, masks, scans, statistics, sorting, shape ops (ops/gather_scatter.py,
+#    ops/masking.py, ops/scatter_reduce.py, ops/scan.py, ops/statistics.py, ops/sorting.py,
+#    ops/shape_ops.py) ---------------------------------------------------------------------------
+from .ops import gather_scatter, masking, scan, scatter_reduce, shape_ops, sorting, statistics  # noqa: E402
 
 Tensor.gather = gather_scatter.gather  # type: ignore[attr-defined]
 Tensor.scatter = gather_scatter.scatter  # type: ignore[attr-defined]
@@ -198,11 +199,11 @@ Tensor.index_copy = gather_scatter.index_copy  # type: ignore[attr-defined]
 Tensor.index_copy_ = gather_scatter.index_copy_  # type: ignore[attr-defined]
 Tensor.index_fill = gather_scatter.index_fill  # type: ignore[attr-defined]
 Tensor.index_fill_ = gather_scatter.index_fill_  # type: ignore[attr-defined]
-Tensor.masked_fill = gather_scatter.masked_fill  # type: ignore[attr-defined]
-Tensor.masked_fill_ = gather_scatter.masked_fill_  # type: ignore[attr-defined]
-Tensor.masked_scatter = gather_scatter.masked_scatter  # type: ignore[attr-defined]
-Tensor.masked_scatter_ = gather_scatter.masked_scatter_  # type: ignore[attr-defined]
-Tensor.masked_select = gather_scatter.masked_select  # type: ignore[attr-defined]
+Tensor.masked_fill = masking.masked_fill  # type: ignore[attr-defined]
+Tensor.masked_fill_ = masking.masked_fill_  # type: ignore[attr-defined]
+Tensor.masked_scatter = masking.masked_scatter  # type: ignore[attr-defined]
+Tensor.masked_scatter_ = masking.masked_scatter_  # type: ignore[attr-defined]
+Tensor.masked_select = masking.masked_select  # type: ignore[attr-defined]
 Tensor.repeat_interleave = gather_scatter.repeat_interleave  # type: ignore[attr-defined]
 Tensor.cumsum = scan.cumsum  # type: ignore[attr-defined]
 Tensor.cumsum_ = scan.cumsum_  # type: ignore[attr-defined]

@@ -1,7 +1,7 @@
 """Gathers and scatters along a dim: ``gather``, ``scatter`` (tensor or value), ``scatter_add``,
 ``index_select``, ``take``, ``take_along_dim``, ``index_add``, ``index_copy``, ``index_fill``,
-``masked_fill``, ``masked_scatter``, ``masked_select``, ``repeat_interleave``, and the in-place
-variants (``inplace_result.write_result``).
+``repeat_interleave``, and the in-place variants (``inplace_result.write_result``). The mask
+ops are in ``masking.py``, ``scatter_reduce`` in ``scatter_reduce.py``.
 
 Each one turns its index tensor into a NumPy index tuple (open grids beside the indexed dim)
 and is then a gather (``index_ops.gather``, backward a scatter-add) or a scatter-add
@@ -20,53 +20,17 @@ import numpy as np
 from .. import dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
-from ..geometry import broadcast_shapes
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
-from ._common import from_result, wrap_scalar
+from ._common import from_result
 from .compare import where
 from .elementwise import add, mul
 from .index_ops import gather as gather_at
 from .index_ops import index_put_zeros
+from ._index_args import broadcast, check_bounds, fill_value, flat, index_array, same_dtype, tensor_arg
 from .inplace_result import write_result
-from .structure import clone, to_dtype
+from .masking import masked_fill
 from .view_ops import expand, reshape
-
-
-# -- argument checks -------------------------------------------------------------------------
-def _tensor_arg(op: str, name: str, x: Any) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' must be a Tensor, got {type(x).__name__}")
-    return x
-
-
-def _index_array(op: str, index: Any, name: str = "index") -> np.ndarray:
-    """The int64 index tensor as a NumPy array (TypeError / RuntimeError as PyTorch)."""
-    _tensor_arg(op, name, index)
-    if index.dtype != dtypes.int64:
-        raise RuntimeError(f"{op}(): Expected dtype int64 for {name}, got {index.dtype.name}")
-    return index.numpy()
-
-
-def _check_bounds(op: str, idx: np.ndarray, size: int, dim: int, negative: bool = False,
-                  error: type = RuntimeError) -> np.ndarray:
-    """``idx`` with negative entries wrapped (when ``negative``), refusing out-of-range ones."""
-    low = -size if negative else 0
-    if idx.size and (idx.min() < low or idx.max() >= size):
-        bad = int(idx[(idx < low) | (idx >= size)].flat[0])
-        raise error(
-            f"{op}(): index {bad} is out of bounds for dimension {dim} with size {size} "
-            f"(expected indices in [{low}, {size - 1}])"
-        )
-    return np.where(idx < 0, idx + size, idx) if negative else idx
-
-
-def _same_dtype(op: str, self: Tensor, src: Tensor, name: str = "src") -> None:
-    if src.dtype != self.dtype:
-        raise RuntimeError(
-            f"{op}(): Expected self.dtype to be equal to {name}.dtype (got {self.dtype.name} "
-            f"and {src.dtype.name})"
-        )
 
 
 def along_index(idx: np.ndarray, dim: int) -> tuple[Any, ...]:
@@ -103,41 +67,30 @@ def _check_scatter_shapes(op: str, self: Tensor, dim: int, index: Tensor, src: T
             )
 
 
-def _scatter_index(op: str, self: Tensor, dim: int, index: Tensor, src: Tensor | None) -> tuple[int, tuple[Any, ...]]:
+def scatter_index(op: str, self: Tensor, dim: int, index: Tensor, src: Tensor | None) -> tuple[int, tuple[Any, ...]]:
     """``(dim, NumPy index)`` of a scatter/gather of ``index`` along ``dim`` into ``self``."""
     d = wrap_dim(dim, self.ndim, op)
-    idx = _index_array(op, index)
+    idx = index_array(op, index)
     _check_scatter_shapes(op, self, d, index, src)
-    idx = _check_bounds(op, idx, (self._sizes or (1,))[d], d)
+    idx = check_bounds(op, idx, (self._sizes or (1,))[d], d)
     if not self.ndim:
         idx = idx.reshape(-1)[:1] if idx.size else idx.reshape(-1)
         return d, (idx,) if idx.size else (np.zeros(0, np.int64),)
     return d, along_index(idx.reshape(index._sizes or (1,) * self.ndim), d)
 
 
-def _source_part(src: Tensor, index: Tensor) -> Tensor:
+def source_part(src: Tensor, index: Tensor) -> Tensor:
     """The leading ``index``-shaped corner of ``src`` (what a scatter reads)."""
     if src._sizes == index._sizes or not src.ndim:
         return src
     return src[tuple(slice(0, s) for s in index._sizes)]  # type: ignore[index]
 
 
-def _broadcast(op: str, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    try:
-        return broadcast_shapes(a, b)
-    except RuntimeError as exc:
-        raise RuntimeError(f"{op}(): {exc}") from None
-
-
-def _flat(x: Tensor) -> Tensor:
-    return reshape(x, -1) if x.ndim != 1 else x
-
-
 # -- gather ------------------------------------------------------------------------------------
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j][k] = input[index[i][j][k]][j][k]`` (for ``dim=0``); shape of ``index``."""
-    _tensor_arg("gather", "input", input)
-    d, np_index = _scatter_index("gather", input, dim, index, None)
+    tensor_arg("gather", "input", input)
+    d, np_index = scatter_index("gather", input, dim, index, None)
     source = reshape(input, 1) if not input.ndim else input
     out = gather_at(source, np_index)
     return reshape(out, index._sizes) if out._sizes != index._sizes else out
@@ -146,10 +99,10 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """``gather`` after broadcasting ``input`` and ``indices`` apart from ``dim``; with no
     ``dim``, a gather from the flattened ``input``."""
-    _tensor_arg("take_along_dim", "input", input)
-    _index_array("take_along_dim", indices, "indices")
+    tensor_arg("take_along_dim", "input", input)
+    index_array("take_along_dim", indices, "indices")
     if dim is None:
-        return gather(_flat(input), 0, _flat(indices))
+        return gather(flat(input), 0, flat(indices))
     d = wrap_dim(dim, input.ndim, "take_along_dim")
     if input.ndim != indices.ndim:
         raise RuntimeError(
@@ -158,7 +111,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         )
     si, sx = list(input._sizes), list(indices._sizes)
     si[d] = sx[d] = 1
-    common = list(_broadcast("take_along_dim", tuple(si), tuple(sx)))
+    common = list(broadcast("take_along_dim", tuple(si), tuple(sx)))
     ti = list(common); ti[d] = input._sizes[d]
     tx = list(common); tx[d] = indices._sizes[d]
     return gather(expand(input, ti), d, expand(indices, tx))
@@ -166,24 +119,24 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices of ``input`` along ``dim`` at the 1-D ``index`` (repeats allowed)."""
-    _tensor_arg("index_select", "input", input)
-    idx = _index_array("index_select", index)
+    tensor_arg("index_select", "input", input)
+    idx = index_array("index_select", index)
     if index.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector, got {index.ndim} dims")
     d = wrap_dim(dim, input.ndim, "index_select")
     source = reshape(input, 1) if not input.ndim else input
-    idx = _check_bounds("index_select", idx.reshape(-1), source._sizes[d], d, error=IndexError)
+    idx = check_bounds("index_select", idx.reshape(-1), source._sizes[d], d, error=IndexError)
     out = gather_at(source, (slice(None),) * d + (idx,))
     return reshape(out, ()) if not input.ndim and not index.ndim else out
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     """``input`` read as 1-D at ``index`` (negative indices count from the end)."""
-    _tensor_arg("take", "input", input)
-    idx = _index_array("take", index)
+    tensor_arg("take", "input", input)
+    idx = index_array("take", index)
     n = input.numel()
-    idx = _check_bounds("take", idx, n, 0, negative=True, error=IndexError)
-    return gather_at(_flat(input), (idx,))
+    idx = check_bounds("take", idx, n, 0, negative=True, error=IndexError)
+    return gather_at(flat(input), (idx,))
 
 
 # -- scatters --------------------------------------------------------------------------------
@@ -227,26 +180,12 @@ def _overwrite(op: str, node_cls: type, self: Tensor, np_index: tuple[Any, ...],
     return out
 
 
-def _value(op: str, self: Tensor, value: Any) -> Tensor | Any:
-    """A fill value: a number cast to ``self``'s dtype or a 0-d tensor (converted)."""
-    if isinstance(value, Tensor):
-        if value.ndim:
-            raise RuntimeError(
-                f"{op}(): only supports a 0-dimensional value tensor, but got tensor with "
-                f"{value.ndim} dimension(s)"
-            )
-        return value if value.dtype == self.dtype else to_dtype(value, self.dtype)
-    if not isinstance(value, numbers.Number):
-        raise TypeError(f"{op}(): argument 'value' must be a number or a 0-d Tensor, got {type(value).__name__}")
-    return value
-
-
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
             reduce: str | None = None) -> Tensor:
     """A copy of ``input`` with ``src[i][j]`` (or ``value``) written at
     ``[index[i][j]][j]`` (``dim=0``). Duplicate indices: the last write wins."""
     op = "scatter"
-    _tensor_arg(op, "input", input)
+    tensor_arg(op, "input", input)
     if reduce is not None:
         if reduce not in ("add", "multiply"):
             raise RuntimeError(f"{op}(): reduce argument must be either add or multiply, got {reduce!r}")
@@ -256,12 +195,12 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     if src is None:
         src = value
     if isinstance(src, Tensor) and src.ndim:
-        _same_dtype(op, input, src)
-        _, np_index = _scatter_index(op, input, dim, index, src)
-        part = _source_part(src, index)
+        same_dtype(op, input, src)
+        _, np_index = scatter_index(op, input, dim, index, src)
+        part = source_part(src, index)
         return _overwrite(op, ScatterBackward0, input, np_index, part)
-    _, np_index = _scatter_index(op, input, dim, index, None)
-    return masked_fill(input, _mask_at(input, np_index), _value(op, input, src))
+    _, np_index = scatter_index(op, input, dim, index, None)
+    return masked_fill(input, _mask_at(input, np_index), fill_value(op, input, src))
 
 
 def _mask_at(self: Tensor, np_index: tuple[Any, ...]) -> Tensor:
@@ -273,11 +212,11 @@ def _mask_at(self: Tensor, np_index: tuple[Any, ...]) -> Tensor:
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """A copy of ``input`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (``dim=0``)."""
     op = "scatter_add"
-    _tensor_arg(op, "input", input)
-    _tensor_arg(op, "src", src)
-    _same_dtype(op, input, src)
-    _, np_index = _scatter_index(op, input, dim, index, src)
-    part = _source_part(src, index)
+    tensor_arg(op, "input", input)
+    tensor_arg(op, "src", src)
+    same_dtype(op, input, src)
+    _, np_index = scatter_index(op, input, dim, index, src)
+    part = source_part(src, index)
     if not input.ndim:
         part = reshape(part, -1) if part.ndim else reshape(part, 1)
         part = part[: len(np_index[0])]  # type: ignore[index]
@@ -289,12 +228,12 @@ def _index_along(op: str, self: Tensor, dim: int, index: Tensor, source: Tensor 
     """``(dim, NumPy index)`` for ``index_add``/``index_copy``/``index_fill``: whole slices
     of ``self`` along ``dim`` at the 1-D ``index``."""
     d = wrap_dim(dim, self.ndim, op)
-    idx = _index_array(op, index)
+    idx = index_array(op, index)
     if index.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector, got {index.ndim} dims")
     sizes = self._sizes or (1,)
     error = RuntimeError if op == "index_add" else IndexError  # as PyTorch
-    idx = _check_bounds(op, idx.reshape(-1), sizes[d], d, negative=op == "index_fill", error=error)
+    idx = check_bounds(op, idx.reshape(-1), sizes[d], d, negative=op == "index_fill", error=error)
     if source is not None:
         expected = list(sizes)
         expected[d] = idx.size
@@ -312,9 +251,9 @@ def _index_along(op: str, self: Tensor, dim: int, index: Tensor, source: Tensor 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """A copy of ``input`` with ``alpha * source[i]`` added to slice ``index[i]`` along ``dim``."""
     op = "index_add"
-    _tensor_arg(op, "input", input)
-    _tensor_arg(op, "source", source)
-    _same_dtype(op, input, source, "source")
+    tensor_arg(op, "input", input)
+    tensor_arg(op, "source", source)
+    same_dtype(op, input, source, "source")
     _, np_index = _index_along(op, input, dim, index, source)
     part = source if alpha == 1 else mul(source, alpha)
     if not input.ndim:
@@ -325,9 +264,9 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` with slice ``index[i]`` along ``dim`` replaced by ``source[i]``."""
     op = "index_copy"
-    _tensor_arg(op, "input", input)
-    _tensor_arg(op, "source", source)
-    _same_dtype(op, input, source, "source")
+    tensor_arg(op, "input", input)
+    tensor_arg(op, "source", source)
+    same_dtype(op, input, source, "source")
     _, np_index = _index_along(op, input, dim, index, source)
     return _overwrite(op, IndexCopyBackward0, input, np_index, source)
 
@@ -335,67 +274,9 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with the slices ``index`` along ``dim`` set to ``value``."""
     op = "index_fill"
-    _tensor_arg(op, "input", input)
+    tensor_arg(op, "input", input)
     _, np_index = _index_along(op, input, dim, index, None)
-    return masked_fill(input, _mask_at(input, np_index), _value(op, input, value))
-
-
-# -- masks -------------------------------------------------------------------------------------
-def _mask(op: str, mask: Any) -> Tensor:
-    _tensor_arg(op, "mask", mask)
-    if mask.dtype != dtypes.bool_:
-        raise RuntimeError(f"{op}(): expected a boolean mask, but got mask with dtype {mask.dtype.name}")
-    return mask
-
-
-def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
-    """A copy of ``input`` with ``value`` (a number or a 0-d tensor) where ``mask`` holds."""
-    op = "masked_fill"
-    _tensor_arg(op, "input", input)
-    _mask(op, mask)
-    value = _value(op, input, value)
-    _broadcast(op, input._sizes, mask._sizes)
-    if not isinstance(value, Tensor):
-        value = wrap_scalar(value, input.dtype)
-    out = where(mask, value, input)
-    return out if out.dtype == input.dtype else to_dtype(out, input.dtype)
-
-
-def masked_select(input: Tensor, mask: Tensor) -> Tensor:
-    """The elements of ``input`` where ``mask`` holds (both broadcast), as a 1-D tensor."""
-    op = "masked_select"
-    _tensor_arg(op, "input", input)
-    _mask(op, mask)
-    shape = _broadcast(op, input._sizes, mask._sizes)
-    source = expand(input, shape) if input._sizes != shape else input
-    m = np.broadcast_to(mask.numpy(), shape)
-    if not shape:
-        return gather_at(reshape(source, 1), np.nonzero(m.reshape(1)))
-    return gather_at(source, np.nonzero(m))
-
-
-def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
-    """A copy of ``input`` with the leading elements of ``source`` written, in order, where
-    ``mask`` holds."""
-    op = "masked_scatter"
-    _tensor_arg(op, "input", input)
-    _mask(op, mask)
-    _tensor_arg(op, "source", source)
-    _same_dtype(op, input, source, "source")
-    shape = _broadcast(op, input._sizes, mask._sizes)
-    m = np.broadcast_to(mask.numpy(), shape)
-    k = int(np.count_nonzero(m))
-    if source.numel() < k:
-        raise RuntimeError(
-            f"{op}(): Number of elements of source < number of ones in mask (got {source.numel()} "
-            f"and {k})"
-        )
-    taken = _flat(source)[:k]  # type: ignore[index]
-    if not shape:
-        placed = reshape(index_put_zeros(taken, (1,), np.nonzero(m.reshape(1))), ())
-    else:
-        placed = index_put_zeros(taken, shape, np.nonzero(m))
-    return where(from_result(np.ascontiguousarray(m)), placed, input)
+    return masked_fill(input, _mask_at(input, np_index), fill_value(op, input, value))
 
 
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,
@@ -403,17 +284,17 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     """Each element (each slice along ``dim``) repeated ``repeats`` times (an int, or one
     count per element); ``repeat_interleave(counts)`` alone gives the repeated indices."""
     op = "repeat_interleave"
-    _tensor_arg(op, "input", input)
+    tensor_arg(op, "input", input)
     if repeats is None:  # repeat_interleave(repeats): 0, 1, ... each repeated
-        counts = _index_array(op, input, "repeats")
+        counts = index_array(op, input, "repeats")
         if input.ndim > 1 or (counts < 0).any():
             raise RuntimeError(f"{op}(): repeats must be a 1-d tensor of non-negative counts")
         return from_result(np.repeat(np.arange(counts.size), counts.reshape(-1)), dtypes.int64)
-    source = _flat(input) if dim is None else input
+    source = flat(input) if dim is None else input
     d = 0 if dim is None else wrap_dim(dim, input.ndim, op)
     n = (source._sizes or (1,))[d]
     if isinstance(repeats, Tensor):
-        counts = _index_array(op, repeats, "repeats").reshape(-1)
+        counts = index_array(op, repeats, "repeats").reshape(-1)
         if repeats.ndim > 1 or counts.size not in (1, n):
             raise RuntimeError(
                 f"{op}(): repeats must have the same size as input along dim ({n}), but got "
@@ -432,24 +313,6 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
 
 
 # -- in-place variants -------------------------------------------------------------------------
-def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    _broadcast_into("masked_fill_", self, mask)
-    return write_result("masked_fill_", self, masked_fill(self, mask, value))
-
-
-def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
-    _broadcast_into("masked_scatter_", self, mask)
-    return write_result("masked_scatter_", self, masked_scatter(self, mask, source))
-
-
-def _broadcast_into(op: str, self: Tensor, mask: Any) -> None:
-    if isinstance(mask, Tensor) and _broadcast(op, self._sizes, mask._sizes) != self._sizes:
-        raise RuntimeError(
-            f"{op}(): mask of shape {list(mask._sizes)} can't be broadcast to the in-place "
-            f"tensor's shape {list(self._sizes)}"
-        )
-
-
 def scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
              reduce: str | None = None) -> Tensor:
     return write_result("scatter_", self, scatter(self, dim, index, src, value=value, reduce=reduce))

@@ -19,7 +19,9 @@ from ..tensor import Tensor
 from ._common import from_result
 from .compare import where
 from .elementwise import add, div, mul
-from .gather_scatter import _same_dtype, _scatter_index, _source_part, _tensor_arg, masked_fill
+from ._index_args import same_dtype, tensor_arg
+from .gather_scatter import scatter_index, source_part
+from .masking import masked_fill
 from .index_ops import gather as gather_at
 from .index_ops import index_put_zeros
 from .inplace_result import write_result
@@ -145,15 +147,15 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     (``dim=0``) by ``reduce``; ``include_self=False`` leaves the old values of the written
     positions out of the reduction."""
     op = "scatter_reduce"
-    _tensor_arg(op, "input", input)
-    _tensor_arg(op, "src", src)
+    tensor_arg(op, "input", input)
+    tensor_arg(op, "src", src)
     if reduce not in _UFUNC:
         raise RuntimeError(f"{op}(): reduce argument must be one of sum, prod, mean, amax, amin, got {reduce!r}")
-    _same_dtype(op, input, src)
+    same_dtype(op, input, src)
     if not input.ndim:
         raise RuntimeError(f"{op}(): expected a tensor with at least one dimension, got a 0-d tensor")
-    d, np_index = _scatter_index(op, input, dim, index, src)
-    part = _source_part(src, index)
+    d, np_index = scatter_index(op, input, dim, index, src)
+    part = source_part(src, index)
     written = np.zeros(input._sizes, np.bool_)
     written[np_index] = True
     return _scatter_reduce(input, d, np_index, part, reduce, bool(include_self), written)
