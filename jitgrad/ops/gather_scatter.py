@@ -67,7 +67,9 @@ def _check_scatter_shapes(op: str, self: Tensor, dim: int, index: Tensor, src: T
             )
 
 
-def scatter_index(op: str, self: Tensor, dim: int, index: Tensor, src: Tensor | None) -> tuple[int, tuple[Any, ...]]:
+def scatter_index(
+    op: str, self: Tensor, dim: int, index: Tensor, src: Tensor | None
+) -> tuple[int, tuple[Any, ...]]:
     """``(dim, NumPy index)`` of a scatter/gather of ``index`` along ``dim`` into ``self``."""
     d = wrap_dim(dim, self.ndim, op)
     idx = index_array(op, index)
@@ -224,7 +226,9 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     return add(input, index_put_zeros(part, input._sizes, np_index))
 
 
-def _index_along(op: str, self: Tensor, dim: int, index: Tensor, source: Tensor | None) -> tuple[int, tuple[Any, ...]]:
+def _index_along(
+    op: str, self: Tensor, dim: int, index: Tensor, source: Tensor | None
+) -> tuple[int, tuple[Any, ...]]:
     """``(dim, NumPy index)`` for ``index_add``/``index_copy``/``index_fill``: whole slices
     of ``self`` along ``dim`` at the 1-D ``index``."""
     d = wrap_dim(dim, self.ndim, op)

@@ -98,11 +98,15 @@ class ScatterReduceBackward0(SavingNode):
         return (where(_mask(self_is), shared, 0.0),
                 where(_mask(src_is), gather_at(shared, self.np_index), 0.0))
 
+    def _again(self, self_: Tensor, src: Tensor) -> Tensor:
+        """The same product scatter of other values (differentiable)."""
+        return _scatter_reduce(self_, self.dim, self.np_index, src, "prod", self.include_self, self.written)
+
     def _prod(self, g: Tensor, self_: Tensor, src: Tensor, result: Tensor) -> tuple[Tensor, Tensor]:
         x, s = self_.numpy(), src.numpy()
         self_zero = _mask(x == 0)
         masked_self = masked_fill(self_, self_zero, 1)
-        others = _scatter_reduce(masked_self, self.dim, self.np_index, src, "prod", self.include_self, self.written)
+        others = self._again(masked_self, src)
         gs = div(mul(g, others), masked_self)
         src_zero = s == 0
         zeros_there = np.zeros(x.shape)
@@ -110,7 +114,7 @@ class ScatterReduceBackward0(SavingNode):
         single = src_zero & (zeros_there[self.np_index] == 1)
         single_t = _mask(single)
         masked_src = masked_fill(src, single_t, 1)
-        without = _scatter_reduce(self_, self.dim, self.np_index, masked_src, "prod", self.include_self, self.written)
+        without = self._again(self_, masked_src)
         gsrc = where(
             single_t,
             gather_at(mul(g, without), self.np_index),
@@ -165,4 +169,5 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                     include_self: bool = True) -> Tensor:
     # amax/amin/prod save their input: give them a copy, the write changes self's version
     source = clone(self) if needs_grad(self) else self
-    return write_result("scatter_reduce_", self, scatter_reduce(source, dim, index, src, reduce, include_self=include_self))
+    result = scatter_reduce(source, dim, index, src, reduce, include_self=include_self)
+    return write_result("scatter_reduce_", self, result)

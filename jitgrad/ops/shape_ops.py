@@ -83,7 +83,8 @@ class RollBackward0(Node):
 
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """Elements shifted cyclically along ``dims`` (the flattened tensor when None)."""
-    shift = tuple(as_int("roll", "shifts", s) for s in (shifts if isinstance(shifts, (tuple, list)) else (shifts,)))
+    listed = shifts if isinstance(shifts, (tuple, list)) else (shifts,)
+    shift = tuple(as_int("roll", "shifts", s) for s in listed)
     if dims is None:
         if len(shift) != 1:
             raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shift)}, dims: 0")

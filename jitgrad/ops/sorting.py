@@ -80,7 +80,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     values, indices = _sort("topk", input, d, largest)
     if not input.ndim:
         return return_types.topk(values, indices)
-    return return_types.topk(narrow(values, d, 0, k), narrow(indices, d, 0, k).contiguous())  # type: ignore[attr-defined]
+    top = narrow(indices, d, 0, k).contiguous()  # type: ignore[attr-defined]
+    return return_types.topk(narrow(values, d, 0, k), top)
 
 
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
@@ -112,7 +113,10 @@ def _side(op: str, right: bool, side: str | None) -> str:
         if side not in ("left", "right"):
             raise RuntimeError(f"{op}(): side can only be 'left' or 'right' but got {side!r}")
         if right and side == "left":
-            raise RuntimeError(f"{op}(): side and right can't be set to opposites, got side of left while right was True")
+            raise RuntimeError(
+                f"{op}(): side and right can't be set to opposites, got side of left while right "
+                "was True"
+            )
         return side
     return "right" if right else "left"
 
@@ -143,7 +147,9 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
             )
         lines = seq.reshape(-1, seq.shape[-1])
         vals = values.reshape(-1, values.shape[-1])
-        result = np.stack([np.searchsorted(a, v, side=how) for a, v in zip(lines, vals)]) if len(lines) else np.zeros(vals.shape, np.int64)
+        result = np.zeros(vals.shape, np.int64)
+        for row, (a, v) in enumerate(zip(lines, vals)):
+            result[row] = np.searchsorted(a, v, side=how)
         result = result.reshape(values.shape)
     return from_result(np.asarray(result), dtypes.int64)
 

@@ -159,7 +159,9 @@ def _var_backward(g: Tensor, x: Tensor, dims: tuple[int, ...], correction: float
     return mul(mul(g, scale), sub(x, mean(x, dims, keepdim=True)))
 
 
-def _moments(op: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, root: bool) -> Tensor:
+def _moments(
+    op: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, root: bool
+) -> Tensor:
     if input.dtype not in dtypes.FLOATING:
         raise RuntimeError(
             f"{op}(): std and var only support floating point and complex dtypes, got "
@@ -294,7 +296,9 @@ def _kth_along(x: np.ndarray, d: int, k: Any, ignore_nan: bool) -> tuple[np.ndar
     return np.take_along_axis(x, idx, axis=d), idx
 
 
-def _selected(op: str, node_cls: type, input: Tensor, d: int, keepdim: bool, k: Any, ignore_nan: bool) -> tuple[Tensor, Tensor]:
+def _selected(
+    op: str, node_cls: type, input: Tensor, d: int, keepdim: bool, k: Any, ignore_nan: bool
+) -> tuple[Tensor, Tensor]:
     if not input.ndim:
         values, idx = input.numpy(), np.zeros((), np.int64)
     else:
@@ -332,7 +336,8 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if dim is None:
         return _global_median("median", MedianBackward0, input, ignore_nan=False)
     d = wrap_dim(dim, input.ndim, "median")
-    return return_types.median(*_selected("median", MedianBackward1, input, d, keepdim, lambda m: (m - 1) // 2, False))
+    lower = _selected("median", MedianBackward1, input, d, keepdim, lambda m: (m - 1) // 2, False)
+    return return_types.median(*lower)
 
 
 def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -340,7 +345,10 @@ def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if dim is None:
         return _global_median("nanmedian", NanmedianBackward0, input, ignore_nan=True)
     d = wrap_dim(dim, input.ndim, "nanmedian")
-    return return_types.nanmedian(*_selected("nanmedian", NanmedianBackward1, input, d, keepdim, lambda m: np.maximum(m - 1, 0) // 2, True))
+    lower = _selected(
+        "nanmedian", NanmedianBackward1, input, d, keepdim, lambda m: np.maximum(m - 1, 0) // 2, True
+    )
+    return return_types.nanmedian(*lower)
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
