@@ -129,7 +129,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     source = reshape(input, 1) if not input.ndim else input
     idx = check_bounds("index_select", idx.reshape(-1), source._sizes[d], d, error=IndexError)
     out = gather_at(source, (slice(None),) * d + (idx,))
-    return reshape(out, ()) if not input.ndim and not index.ndim else out
+    return reshape(out, ()) if not input.ndim else out
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:

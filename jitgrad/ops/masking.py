@@ -76,7 +76,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
         placed = reshape(index_put_zeros(taken, (1,), np.nonzero(m.reshape(1))), ())
     else:
         placed = index_put_zeros(taken, shape, np.nonzero(m))
-    return where(from_result(np.ascontiguousarray(m)), placed, input)
+    return where(from_result(np.array(m)), placed, input)
 
 
 

@@ -44,11 +44,11 @@ def _identity(reduce: str, dtype: np.dtype) -> Any:
 
 
 def _const(array: np.ndarray, like: Tensor) -> Tensor:
-    return from_result(np.ascontiguousarray(array), like.dtype)
+    return from_result(np.array(array), like.dtype)
 
 
 def _mask(array: np.ndarray) -> Tensor:
-    return from_result(np.ascontiguousarray(array, dtype=np.bool_))
+    return from_result(np.array(array, dtype=np.bool_))
 
 
 def _raw(self: np.ndarray, np_index: tuple[Any, ...], src: np.ndarray, reduce: str,

@@ -30,10 +30,10 @@ from .view_ops import diagonal as diagonal_view
 from .view_ops import expand, narrow, reshape, transpose
 
 
-def _dims(op: str, self: Tensor, dims: Any) -> tuple[int, ...]:
+def _dims(op: str, self: Tensor, dims: Any, wrap_scalar: bool = True) -> tuple[int, ...]:
     if len(dims) == 1 and not isinstance(dims[0], numbers.Integral):
         dims = tuple(dims[0])
-    wrapped = tuple(wrap_dim(d, self.ndim, op) for d in dims)
+    wrapped = tuple(wrap_dim(d, self.ndim, op, wrap_scalar) for d in dims)
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError(f"{op}(): dims {list(dims)} has a dim appearing multiple times")
     return wrapped
@@ -91,7 +91,8 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
         out = from_result(np.roll(input.numpy(), shift[0]).reshape(input._sizes))
         d: tuple[int, ...] | None = None
     else:
-        d = _dims("roll", input, (dims,) if isinstance(dims, (tuple, list)) else ((dims,),))
+        listed_dims = (dims,) if isinstance(dims, (tuple, list)) else ((dims,),)
+        d = _dims("roll", input, listed_dims, wrap_scalar=False)  # a 0-d tensor has no dim 0 here
         if len(shift) != len(d):
             raise RuntimeError(
                 f"roll(): shifts and dimensions must align. shifts: {len(shift)}, dims: {len(d)}"

@@ -131,6 +131,7 @@ def _correction(op: str, dim: Any, unbiased: Any, correction: Any) -> tuple[Any,
 
 
 class VarBackward0(SavingNode):
+    every_dim = False  # reduced with dim=None (or a 0-d input): PyTorch's special case
     def __init__(self, dims: tuple[int, ...], correction: float, keepdim: bool) -> None:
         super().__init__()
         self.dims = dims
@@ -139,22 +140,27 @@ class VarBackward0(SavingNode):
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         (x,) = self.unpack()[:1]
-        return (_var_backward(grads[0], x, self.dims, self.correction, self.keepdim),)  # type: ignore[arg-type]
+        return (_var_backward(grads[0], x, self),)  # type: ignore[arg-type]
 
 
 class StdBackward0(VarBackward0):
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         x, result = self.unpack()
         g = where(from_result(result.numpy() == 0), 0.0, div(grads[0], mul(result, 2)))
-        return (_var_backward(g, x, self.dims, self.correction, self.keepdim),)
+        return (_var_backward(g, x, self),)
 
 
-def _var_backward(g: Tensor, x: Tensor, dims: tuple[int, ...], correction: float, keepdim: bool) -> Tensor:
+def _var_backward(g: Tensor, x: Tensor, node: VarBackward0) -> Tensor:
+    dims = node.dims
     n = 1
     for d in dims:
         n *= x._sizes[d]
-    dof = n - correction  # not clamped at 0 here (the forward clamps), as PyTorch
-    g = _restore(g, x._sizes, dims, keepdim)
+    dof = n - node.correction  # not clamped at 0 here (the forward clamps), as PyTorch
+    g = _restore(g, x._sizes, dims, node.keepdim)
+    if node.every_dim and dof <= 0:  # PyTorch's constant: nan where x is its mean, else inf
+        xv = x.numpy()
+        flat = np.where(xv == xv.mean(), np.nan, np.inf)
+        return mul(g, from_result(flat, g.dtype))
     scale = 2.0 / dof if dof else float("inf")
     return mul(mul(g, scale), sub(x, mean(x, dims, keepdim=True)))
 
@@ -182,6 +188,7 @@ def _moments(
     out = from_result(np.asarray(values), input.dtype)
     if needs_grad(input):
         node = (StdBackward0 if root else VarBackward0)(dims, c, keepdim)
+        node.every_dim = dim is None or not input.ndim
         record(node, (input,), (out,))
         node.save(input, out, outputs=(out,))
     return out
