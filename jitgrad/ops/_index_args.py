@@ -1,5 +1,6 @@
-"""Argument checks shared by the gather/scatter and mask ops: tensors, int64 index
-tensors and their bounds, matching dtypes, fill values, broadcasting (errors name the op)."""
+"""What the gather/scatter, mask and sorting ops share: argument checks (tensors, int64
+index tensors and their bounds, matching dtypes, fill values, broadcasting; errors name the
+op) and ``gather_as``, a gather recorded under the node name PyTorch gives that op."""
 
 from __future__ import annotations
 
@@ -9,8 +10,12 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..autograd.grad_mode import no_grad
+from ..autograd.graph import needs_grad, record
 from ..geometry import broadcast_shapes
 from ..tensor import Tensor
+from .index_ops import IndexBackward0
+from .index_ops import gather as gather_at
 from .structure import to_dtype
 from .view_ops import reshape
 
@@ -73,3 +78,33 @@ def broadcast(op: str, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...
 
 def flat(x: Tensor) -> Tensor:
     return reshape(x, -1) if x.ndim != 1 else x
+
+
+class GatherBackward0(IndexBackward0):
+    """A gather's backward (a scatter-add into zeros) under PyTorch's names for the ops
+    built on it."""
+
+
+class IndexSelectBackward0(GatherBackward0):
+    pass
+
+
+class TakeBackward0(GatherBackward0):
+    pass
+
+
+class MaskedSelectBackward0(GatherBackward0):
+    pass
+
+
+class SortBackward0(GatherBackward0):
+    pass
+
+
+def gather_as(node_cls: type, source: Tensor, np_index: tuple[Any, ...]) -> Tensor:
+    """``source[np_index]`` (a copy) recorded as ``node_cls``."""
+    with no_grad():
+        out = gather_at(source, np_index)
+    if needs_grad(source):
+        record(node_cls(source._sizes, np_index), (source,), (out,))
+    return out

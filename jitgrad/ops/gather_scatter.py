@@ -27,7 +27,10 @@ from .compare import where
 from .elementwise import add, mul
 from .index_ops import gather as gather_at
 from .index_ops import index_put_zeros
-from ._index_args import broadcast, check_bounds, fill_value, flat, index_array, same_dtype, tensor_arg
+from ._index_args import (
+    GatherBackward0, IndexSelectBackward0, TakeBackward0, broadcast, check_bounds, fill_value, flat,
+    gather_as, index_array, same_dtype, tensor_arg,
+)
 from .inplace_result import write_result
 from .masking import masked_fill
 from .view_ops import expand, reshape
@@ -94,7 +97,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     tensor_arg("gather", "input", input)
     d, np_index = scatter_index("gather", input, dim, index, None)
     source = reshape(input, 1) if not input.ndim else input
-    out = gather_at(source, np_index)
+    out = gather_as(GatherBackward0, source, np_index)
     return reshape(out, index._sizes) if out._sizes != index._sizes else out
 
 
@@ -128,7 +131,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     d = wrap_dim(dim, input.ndim, "index_select")
     source = reshape(input, 1) if not input.ndim else input
     idx = check_bounds("index_select", idx.reshape(-1), source._sizes[d], d, error=IndexError)
-    out = gather_at(source, (slice(None),) * d + (idx,))
+    out = gather_as(IndexSelectBackward0, source, (slice(None),) * d + (idx,))
     return reshape(out, ()) if not input.ndim else out
 
 
@@ -138,7 +141,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     idx = index_array("take", index)
     n = input.numel()
     idx = check_bounds("take", idx, n, 0, negative=True, error=IndexError)
-    return gather_at(flat(input), (idx,))
+    return gather_as(TakeBackward0, flat(input), (idx,))
 
 
 # -- scatters --------------------------------------------------------------------------------

@@ -12,9 +12,8 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from ._common import from_result, wrap_scalar
-from ._index_args import broadcast, fill_value, flat, same_dtype, tensor_arg
+from ._index_args import MaskedSelectBackward0, broadcast, fill_value, flat, gather_as, same_dtype, tensor_arg
 from .compare import where
-from .index_ops import gather as gather_at
 from .index_ops import index_put_zeros
 from .inplace_result import write_result
 from .structure import to_dtype
@@ -51,8 +50,8 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     source = expand(input, shape) if input._sizes != shape else input
     m = np.broadcast_to(mask.numpy(), shape)
     if not shape:
-        return gather_at(reshape(source, 1), np.nonzero(m.reshape(1)))
-    return gather_at(source, np.nonzero(m))
+        return gather_as(MaskedSelectBackward0, reshape(source, 1), np.nonzero(m.reshape(1)))
+    return gather_as(MaskedSelectBackward0, source, np.nonzero(m))
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:

@@ -19,7 +19,7 @@ from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 from ._common import from_result
 from .gather_scatter import along_index
-from .index_ops import gather as gather_at
+from ._index_args import SortBackward0, gather_as
 from .view_ops import narrow, reshape
 
 
@@ -45,7 +45,7 @@ def _order(x: np.ndarray, d: int, descending: bool) -> np.ndarray:
 
 
 def _gathered(input: Tensor, order: np.ndarray, d: int) -> Tensor:
-    return gather_at(input, along_index(order, d))
+    return gather_as(SortBackward0, input, along_index(order, d))
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False) -> Any:

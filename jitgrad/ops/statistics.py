@@ -83,6 +83,10 @@ class ProdBackward0(SavingNode):
         return (mul(g, _others_product(x, self.dim)),)
 
 
+class ProdBackward1(ProdBackward0):
+    pass
+
+
 def _others_product(x: Tensor, d: int) -> Tensor:
     """For each element, the product of the other elements of its line along ``d``
     (PyTorch's ``prod_safe_zeros_backward``: exclusive cumulative products from both ends)."""
@@ -109,7 +113,7 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
         values = np.prod(input.numpy(), axis=axis, keepdims=keepdim and d is not None)
     out = from_result(np.asarray(values), input.dtype)
     if needs_grad(input):
-        node = ProdBackward0(d if input.ndim else None, keepdim)
+        node = (ProdBackward0 if d is None else ProdBackward1)(d if input.ndim else None, keepdim)
         record(node, (input,), (out,))
         node.save(input, out, outputs=(out,))
     return out
