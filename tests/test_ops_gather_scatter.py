@@ -275,3 +275,55 @@ def test_masked_fill_select_hypothesis(shape, seed):
     x = rng.standard_normal(shape)
     m = rng.random(shape) < 0.5
     check(lambda L, a, mm: a.masked_fill(mm, 1.25).masked_select(~mm if L is torch else mm.logical_not()), x, m)
+
+
+@st.composite
+def view_write(draw):
+    """A strided view (slice with a step, maybe transposed) of a 2-D buffer, and an in-place
+    gather/scatter/mask write into it."""
+    rows, cols = draw(st.integers(2, 5)), draw(st.integers(2, 5))
+    r0, c0 = draw(st.integers(0, rows - 1)), draw(st.integers(0, cols - 1))
+    rs, cs = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    transpose = draw(st.booleans())
+    ops = ["masked_fill_", "index_add_", "scatter_add_", "index_fill_", "masked_scatter_", "cumsum_", "tril_"]
+    op = draw(st.sampled_from(ops))
+    seed = draw(st.integers(0, 2**16))
+    return rows, cols, (r0, c0, rs, cs), transpose, op, seed
+
+
+@settings(max_examples=budget(40), deadline=None)
+@given(view_write())
+def test_inplace_through_strided_views_hypothesis(problem):
+    rows, cols, (r0, c0, rs, cs), transpose, op, seed = problem
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((rows, cols))
+    vr, vc = len(range(r0, rows, rs)), len(range(c0, cols, cs))
+    if transpose:
+        vr, vc = vc, vr
+    mask = rng.random((vr, vc)) < 0.5
+    idx = rng.integers(0, vr, 3)
+    src = rng.standard_normal((3, vc))
+    sidx = rng.integers(0, vr, (vr, vc))
+    ssrc = rng.standard_normal((vr, vc))
+
+    def program(L, a, m, i, s, si, ss):
+        b = a * 1.0
+        v = b[r0::rs, c0::cs]
+        v = v.t() if transpose else v
+        if op == "masked_fill_":
+            v.masked_fill_(m, 0.5)
+        elif op == "index_add_":
+            v.index_add_(0, i, s)
+        elif op == "scatter_add_":
+            v.scatter_add_(0, si, ss)
+        elif op == "index_fill_":
+            v.index_fill_(0, i, -1.0)
+        elif op == "masked_scatter_":
+            v.masked_scatter_(m, ss)
+        elif op == "cumsum_":
+            v.cumsum_(1)
+        else:
+            v.tril_()
+        return b * b
+
+    check(program, x, mask, idx, src, sidx, ssrc)
