@@ -15,6 +15,8 @@ from conftest import budget
 from grad_oracle import check, check_error
 from jitgrad.autograd import gradcheck, gradgradcheck
 
+pytestmark = pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter:UserWarning")
+
 RNG = np.random.default_rng(7)
 X = RNG.standard_normal((3, 4))
 X3 = RNG.standard_normal((2, 3, 4))

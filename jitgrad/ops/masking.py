@@ -5,18 +5,20 @@ elements to those positions, then a ``where``."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
-from ._common import from_result, wrap_scalar
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, SavingNode
+from ._common import from_result, new_tensor
 from ._index_args import MaskedSelectBackward0, broadcast, fill_value, flat, gather_as, same_dtype, tensor_arg
 from .compare import where
 from .index_ops import index_put_zeros
 from .inplace_result import write_result
-from .structure import to_dtype
+from .reduction import sum as sum_
 from .view_ops import expand, reshape
 
 
@@ -28,17 +30,38 @@ def _mask(op: str, mask: Any) -> Tensor:
     return mask
 
 
+class MaskedFillBackward0(SavingNode):
+    """Nothing for the filled positions of ``input``; a value tensor gets their sum."""
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        (mask,) = self.unpack()
+        return (
+            where(mask, 0.0, g) if self.needs_input_grad(0) else None,
+            sum_(where(mask, g, 0.0)) if self.needs_input_grad(1) else None,
+        )
+
+
+class MaskedFillBackward1(MaskedFillBackward0):
+    pass
+
+
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with ``value`` (a number or a 0-d tensor) where ``mask`` holds."""
     op = "masked_fill"
     tensor_arg(op, "input", input)
     _mask(op, mask)
     value = fill_value(op, input, value)
-    broadcast(op, input._sizes, mask._sizes)
-    if not isinstance(value, Tensor):
-        value = wrap_scalar(value, input.dtype)
-    out = where(mask, value, input)
-    return out if out.dtype == input.dtype else to_dtype(out, input.dtype)
+    shape = broadcast(op, input._sizes, mask._sizes)
+    out, view = new_tensor(shape, input.dtype)
+    np.copyto(view, input.numpy())
+    np.copyto(view, value.numpy() if isinstance(value, Tensor) else value, casting="unsafe", where=mask.numpy())
+    tensor_value = value if isinstance(value, Tensor) else None
+    if needs_grad(input, tensor_value):
+        node = MaskedFillBackward0() if tensor_value is None else MaskedFillBackward1()
+        record(node, (input, tensor_value), (out,))
+        node.save(mask)
+    return out
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
