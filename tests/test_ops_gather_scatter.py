@@ -113,6 +113,8 @@ INPLACE = {
     "masked_fill_": (lambda L, x, m: (x * 1).masked_fill_(m, 2.0), X, M),
     "masked_fill_view": (lambda L, x, m: _through_view(x, lambda v: v.masked_fill_(m[:, :2], 0.0)), X, M),
     "masked_fill_tensor_": (lambda L, x, m, v: (x * 2).masked_fill_(m, v), X, M, T0),
+    "masked_fill_tensor_view": (lambda L, x, m, v: _through_view(x, lambda b: b.masked_fill_(m[:, 1:3], v)), X, M, T0),
+    "masked_fill_bcast_view": (lambda L, x, m: _through_view(x, lambda b: b.t().masked_fill_(m[:2, :1], 1.0)), X, M),
     "index_add_": (lambda L, x, i, s: (x + 0).index_add_(0, i, s), X, I1, S),
     "index_add_view": (lambda L, x, i, s: _through_view(x, lambda v: v.index_add_(0, i, s[:, :2])), X, I1, S),
     "scatter_": (lambda L, x, i, s: (x * 1).scatter_(0, i, s), X, np.array([[0, 2, 1, 0], [2, 1, 0, 1]]), S[:2]),

@@ -37,6 +37,8 @@ OPS = {
     "masked_select": lambda x: x.masked_select(x > 0),
     "masked_fill": lambda x: x.masked_fill(x > 0, 0.0),
     "masked_fill_tensor": lambda x: x.masked_fill(x > 0, x[0, 0]),
+    "masked_fill_": lambda x: (x * 1).masked_fill_(x > 0, 0.0),
+    "masked_fill_tensor_": lambda x: (x * 1).masked_fill_(x > 0, x[0, 0]),
     "sort": lambda x: x.sort(0).values,
     "scatter": lambda x: x.scatter(0, _index(x, [[0, 1, 0]]), x[:1] * 1),
     "index_copy": lambda x: x.index_copy(0, _index(x, [1]), x[:1] * 1),
@@ -44,8 +46,8 @@ OPS = {
 }
 
 # Not here: topk's values are a slice of sort's (PyTorch: TopkBackward0), repeat is a reshape
-# of an expand (RepeatBackward0), index_fill a masked_fill (IndexFillBackward0), the in-place forms
-# are CopyBackwards; their gradients are PyTorch's, only the node names differ.
+# of an expand (RepeatBackward0), index_fill a masked_fill (IndexFillBackward0), the other in-place
+# forms are CopyBackwards; their gradients are PyTorch's, only the node names differ.
 
 
 @pytest.mark.parametrize("name", sorted(OPS))

@@ -17,6 +17,7 @@ from ._common import from_result, new_tensor
 from ._index_args import MaskedSelectBackward0, broadcast, fill_value, flat, gather_as, same_dtype, tensor_arg
 from .compare import where
 from .index_ops import index_put_zeros
+from .inplace import apply_inplace
 from .inplace_result import write_result
 from .reduction import sum as sum_
 from .view_ops import expand, reshape
@@ -104,8 +105,23 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 
 # -- in place ---------------------------------------------------------------------------------
 def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    _broadcast_into("masked_fill_", self, mask)
-    return write_result("masked_fill_", self, masked_fill(self, mask, value))
+    """``masked_fill`` in place; its node is ``MaskedFillBackward0/1`` itself, as PyTorch's."""
+    op = "masked_fill_"
+    tensor_arg(op, "self", self)
+    _mask(op, mask)
+    value = fill_value(op, self, value)
+    _broadcast_into(op, self, mask)
+    values = self.numpy().copy()
+    np.copyto(values, value.numpy() if isinstance(value, Tensor) else value, casting="unsafe",
+              where=mask.numpy())
+    tensor_value = value if isinstance(value, Tensor) else None
+
+    def make_node() -> MaskedFillBackward0:
+        node = MaskedFillBackward0() if tensor_value is None else MaskedFillBackward1()
+        node.save(mask)
+        return node
+
+    return apply_inplace(op, self, values, self.dtype, (self, tensor_value), make_node)
 
 
 def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
