@@ -78,9 +78,8 @@ def scatter_index(
     idx = index_array(op, index)
     _check_scatter_shapes(op, self, d, index, src)
     idx = check_bounds(op, idx, (self._sizes or (1,))[d], d)
-    if not self.ndim:
-        idx = idx.reshape(-1)[:1] if idx.size else idx.reshape(-1)
-        return d, (idx,) if idx.size else (np.zeros(0, np.int64),)
+    if not self.ndim:  # a 0-d self is read as 1-D of size 1
+        return d, (idx.reshape(-1),)
     return d, along_index(idx.reshape(index._sizes or (1,) * self.ndim), d)
 
 
@@ -117,8 +116,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     si, sx = list(input._sizes), list(indices._sizes)
     si[d] = sx[d] = 1
     common = list(broadcast("take_along_dim", tuple(si), tuple(sx)))
-    ti = list(common); ti[d] = input._sizes[d]
-    tx = list(common); tx[d] = indices._sizes[d]
+    ti, tx = list(common), list(common)
+    ti[d], tx[d] = input._sizes[d], indices._sizes[d]
     return gather(expand(input, ti), d, expand(indices, tx))
 
 
@@ -149,6 +148,11 @@ class ScatterBackward0(SavingNode):
     """Backward of an overwriting scatter: the overwritten positions of ``self`` get nothing,
     ``src`` gets the gradient gathered from where it was written."""
 
+    def __init__(self, np_index: tuple[Any, ...], src_sizes: tuple[int, ...]) -> None:
+        super().__init__()
+        self.np_index = np_index
+        self.src_sizes = src_sizes
+
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
@@ -168,7 +172,9 @@ class IndexCopyBackward0(ScatterBackward0):
     pass
 
 
-def _overwrite(op: str, node_cls: type, self: Tensor, np_index: tuple[Any, ...], src: Tensor | Any) -> Tensor:
+def _overwrite(
+    op: str, node_cls: type, self: Tensor, np_index: tuple[Any, ...], src: Tensor | Any
+) -> Tensor:
     """A copy of ``self`` with ``src`` (a tensor or a number) written at ``np_index``."""
     values = self.numpy().copy().reshape(self._sizes or (1,))
     source = src.numpy() if isinstance(src, Tensor) else src
@@ -176,12 +182,9 @@ def _overwrite(op: str, node_cls: type, self: Tensor, np_index: tuple[Any, ...],
     out = from_result(values.reshape(self._sizes), self.dtype)
     src_t = src if isinstance(src, Tensor) else None
     if needs_grad(self, src_t):
-        mask = np.zeros(self._sizes or (1,), np.bool_)
-        mask[np_index] = True
-        node = node_cls()
-        node.np_index, node.src_sizes = np_index, src_t._sizes if src_t is not None else ()
+        node = node_cls(np_index, src_t._sizes if src_t is not None else ())
         record(node, (self, src_t), (out,))
-        node.save(from_result(mask.reshape(self._sizes)))
+        node.save(_mask_at(self, np_index))
     return out
 
 
