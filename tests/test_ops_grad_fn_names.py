@@ -40,14 +40,16 @@ OPS = {
     "masked_fill_": lambda x: (x * 1).masked_fill_(x > 0, 0.0),
     "masked_fill_tensor_": lambda x: (x * 1).masked_fill_(x > 0, x[0, 0]),
     "sort": lambda x: x.sort(0).values,
+    "topk": lambda x: x.topk(2).values,
+    "repeat": lambda x: x.repeat(2, 1, 2),
+    "tile": lambda x: x.tile(2),
     "scatter": lambda x: x.scatter(0, _index(x, [[0, 1, 0]]), x[:1] * 1),
     "index_copy": lambda x: x.index_copy(0, _index(x, [1]), x[:1] * 1),
     "scatter_reduce": lambda x: x.scatter_reduce(0, _index(x, [[0, 1, 0]]), x[:1] * 1, "amax"),
 }
 
-# Not here: topk's values are a slice of sort's (PyTorch: TopkBackward0), repeat is a reshape
-# of an expand (RepeatBackward0), index_fill a masked_fill (IndexFillBackward0), the other in-place
-# forms are CopyBackwards; their gradients are PyTorch's, only the node names differ.
+# Not here: index_fill is a masked_fill (IndexFillBackward0), the other in-place forms
+# are CopyBackwards; their gradients are PyTorch's, only the node names differ.
 
 
 @pytest.mark.parametrize("name", sorted(OPS))

@@ -101,6 +101,10 @@ class SortBackward0(GatherBackward0):
     pass
 
 
+class TopkBackward0(GatherBackward0):
+    pass
+
+
 def gather_as(node_cls: type, source: Tensor, np_index: tuple[Any, ...]) -> Tensor:
     """``source[np_index]`` (a copy) recorded as ``node_cls``."""
     with no_grad():

@@ -2,8 +2,8 @@
 ``repeat``, ``tile``, ``tril``/``triu`` (and in place), ``diag``, ``diag_embed``,
 ``diagflat``, ``trace``, ``diff``, ``narrow_copy``.
 
-``flip``, ``roll``, ``tril`` and ``triu`` have their own nodes (their backward is the same op
-on the gradient); the others are compositions of differentiable views, copies and in-place
+``flip``, ``roll``, ``tril`` and ``triu`` have their own nodes (their backward is the same
+op on the gradient), ``repeat``'s sums the copies back; the others are compositions of differentiable views, copies and in-place
 writes into views, so their gradients (and second derivatives) come from those.
 """
 
@@ -27,7 +27,7 @@ from .inplace_result import write_result
 from .reduction import sum as sum_
 from .structure import cat, clone
 from .view_ops import diagonal as diagonal_view
-from .view_ops import expand, narrow, reshape, transpose
+from .view_ops import narrow, reshape, transpose
 
 
 def _dims(op: str, self: Tensor, dims: Any, wrap_scalar: bool = True) -> tuple[int, ...]:
@@ -140,10 +140,30 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
     if any(r < 0 for r in reps):
         raise RuntimeError(f"repeat(): repeats can not be negative, got {list(reps)}")
     shape = (1,) * (len(reps) - input.ndim) + input._sizes
-    split = tuple(x for s in shape for x in (1, s))
-    spread = tuple(x for r, s in zip(reps, shape) for x in (r, s))
-    out = reshape(expand(reshape(input, split), spread), tuple(r * s for r, s in zip(reps, shape)))
-    return clone(out) if out._storage is input._storage else out
+    out = from_result(np.tile(input.numpy().reshape(shape), reps))
+    if needs_grad(input):
+        record(RepeatBackward0(input._sizes, reps, shape), (input,), (out,))
+    return out
+
+
+class RepeatBackward0(Node):
+    """The gradient of each copy summed back: ``grad`` seen as ``(r0, s0, r1, s1, ...)``,
+    summed over the ``r`` dims."""
+
+    def __init__(
+        self, input_sizes: tuple[int, ...], reps: tuple[int, ...], shape: tuple[int, ...]
+    ) -> None:
+        super().__init__()
+        self.input_sizes = input_sizes
+        self.reps = reps
+        self.shape = shape
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        assert g is not None
+        spread = tuple(x for r, s in zip(self.reps, self.shape) for x in (r, s))
+        summed = sum_(reshape(g, spread), tuple(range(0, len(spread), 2)))
+        return (reshape(summed, self.input_sizes),)
 
 
 def tile(input: Tensor, *dims: Any) -> Tensor:

@@ -19,8 +19,8 @@ from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 from ._common import from_result
 from .gather_scatter import along_index
-from ._index_args import SortBackward0, gather_as
-from .view_ops import narrow, reshape
+from ._index_args import SortBackward0, TopkBackward0, gather_as
+from .view_ops import reshape
 
 
 class return_types:
@@ -77,11 +77,11 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     n = (input._sizes or (1,))[d]
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range (got k={k} for dimension {d} of size {n})")
-    values, indices = _sort("topk", input, d, largest)
     if not input.ndim:
-        return return_types.topk(values, indices)
-    top = narrow(indices, d, 0, k).contiguous()  # type: ignore[attr-defined]
-    return return_types.topk(narrow(values, d, 0, k), top)
+        return return_types.topk(*_sort("topk", input, d, largest))
+    order = np.take(_order(input.numpy(), d, bool(largest)), np.arange(k), axis=d)
+    values = gather_as(TopkBackward0, input, along_index(order, d))
+    return return_types.topk(values, from_result(order, dtypes.int64))
 
 
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
