@@ -3,8 +3,9 @@
 ``diagflat``, ``trace``, ``diff``, ``narrow_copy``.
 
 ``flip``, ``roll``, ``tril`` and ``triu`` have their own nodes (their backward is the same
-op on the gradient), ``repeat``'s sums the copies back; the others are compositions of differentiable views, copies and in-place
-writes into views, so their gradients (and second derivatives) come from those.
+op on the gradient), ``repeat``'s sums the copies back; the others are compositions of
+differentiable views, copies and in-place writes into views, so their gradients (and second
+derivatives) come from those.
 """
 
 from __future__ import annotations
@@ -111,7 +112,9 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
         raise RuntimeError(f"rot90(): expected total dims >= 2, but got total dims = {input.ndim}")
     d0, d1 = (wrap_dim(d, input.ndim, "rot90") for d in dims)
     if d0 == d1:
-        raise RuntimeError(f"rot90(): expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+        raise RuntimeError(
+            f"rot90(): expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
+        )
     k = as_int("rot90", "k", k) % 4
     if k == 1:
         return transpose(flip(input, d1), d0, d1)
