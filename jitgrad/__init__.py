@@ -162,3 +162,34 @@ __all__ += [  # dtypes, devices, creation
     "randint", "randint_like", "randn_like", "set_default_dtype", "short", "strided", "uint16",
     "uint32", "uint64", "uint8",
 ]
+
+# -- gathers/scatters, masks, scans, statistics, sorting, shape ops (ops/gather_scatter.py,
+#    ops/masking.py, ops/scatter_reduce.py, ops/scan.py, ops/statistics.py, ops/sorting.py,
+#    ops/shape_ops.py) ---------------------------------------------------------------------------
+from .ops.gather_scatter import (  # noqa: E402
+    gather, index_add, index_copy, index_fill, index_select, repeat_interleave, scatter,
+    scatter_add, take, take_along_dim,
+)
+from .ops.masking import masked_fill, masked_scatter, masked_select  # noqa: E402
+from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp  # noqa: E402
+from .ops.scatter_reduce import scatter_reduce  # noqa: E402
+from .ops.shape_ops import (  # noqa: E402
+    diag, diag_embed, diagflat, diff, flip, fliplr, flipud, narrow_copy,
+    roll, rot90, tile, trace, tril, triu,
+)
+from .ops.sorting import argsort, bucketize, msort, nonzero, searchsorted, sort, topk, unique  # noqa: E402
+from .ops.statistics import (  # noqa: E402
+    all, aminmax, any, argmax, argmin, count_nonzero, kthvalue, median, nanmean, nanmedian,  # noqa: A004
+    nansum, prod, std, std_mean, var, var_mean,
+)
+
+__all__ += [  # gathers/scatters, scans, statistics, sorting, shape ops
+    "all", "aminmax", "any", "argmax", "argmin", "argsort", "bucketize", "count_nonzero",
+    "cummax", "cummin", "cumprod", "cumsum", "diag", "diag_embed", "diagflat", "diff", "flip",
+    "fliplr", "flipud", "gather", "index_add", "index_copy", "index_fill", "index_select",
+    "kthvalue", "logcumsumexp", "masked_fill", "masked_scatter", "masked_select", "median",
+    "msort", "nanmean", "nanmedian", "nansum", "narrow_copy", "nonzero", "prod",
+    "repeat_interleave", "roll", "rot90", "scatter", "scatter_add", "scatter_reduce",
+    "searchsorted", "sort", "std", "std_mean", "take", "take_along_dim", "tile", "topk", "trace",
+    "tril", "triu", "unique", "var", "var_mean",
+]

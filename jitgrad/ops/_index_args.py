@@ -1,0 +1,114 @@
+"""What the gather/scatter, mask and sorting ops share: argument checks (tensors, int64
+index tensors and their bounds, matching dtypes, fill values, broadcasting; errors name the
+op) and ``gather_as``, a gather recorded under the node name PyTorch gives that op."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.grad_mode import no_grad
+from ..autograd.graph import needs_grad, record
+from ..geometry import broadcast_shapes
+from ..tensor import Tensor
+from .index_ops import IndexBackward0
+from .index_ops import gather as gather_at
+from .structure import to_dtype
+from .view_ops import reshape
+
+
+def tensor_arg(op: str, name: str, x: Any) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' must be a Tensor, got {type(x).__name__}")
+    return x
+
+
+def index_array(op: str, index: Any, name: str = "index") -> np.ndarray:
+    """The int64 index tensor as a NumPy array (TypeError / RuntimeError as PyTorch)."""
+    tensor_arg(op, name, index)
+    if index.dtype != dtypes.int64:
+        raise RuntimeError(f"{op}(): Expected dtype int64 for {name}, got {index.dtype.name}")
+    return index.numpy()
+
+
+def check_bounds(op: str, idx: np.ndarray, size: int, dim: int, negative: bool = False,
+                  error: type = RuntimeError) -> np.ndarray:
+    """``idx`` with negative entries wrapped (when ``negative``), refusing out-of-range ones."""
+    low = -size if negative else 0
+    if idx.size and (idx.min() < low or idx.max() >= size):
+        bad = int(idx[(idx < low) | (idx >= size)].flat[0])
+        raise error(
+            f"{op}(): index {bad} is out of bounds for dimension {dim} with size {size} "
+            f"(expected indices in [{low}, {size - 1}])"
+        )
+    return np.where(idx < 0, idx + size, idx) if negative else idx
+
+
+def same_dtype(op: str, self: Tensor, src: Tensor, name: str = "src") -> None:
+    if src.dtype != self.dtype:
+        raise RuntimeError(
+            f"{op}(): Expected self.dtype to be equal to {name}.dtype (got {self.dtype.name} "
+            f"and {src.dtype.name})"
+        )
+
+
+def fill_value(op: str, self: Tensor, value: Any) -> Tensor | Any:
+    """A fill value: a number cast to ``self``'s dtype or a 0-d tensor (converted)."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(
+                f"{op}(): only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)"
+            )
+        return value if value.dtype == self.dtype else to_dtype(value, self.dtype)
+    if not isinstance(value, numbers.Number):
+        raise TypeError(f"{op}(): argument 'value' must be a number or a 0-d Tensor, got {type(value).__name__}")
+    return value
+
+
+def broadcast(op: str, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    try:
+        return broadcast_shapes(a, b)
+    except RuntimeError as exc:
+        raise RuntimeError(f"{op}(): {exc}") from None
+
+
+def flat(x: Tensor) -> Tensor:
+    return reshape(x, -1) if x.ndim != 1 else x
+
+
+class GatherBackward0(IndexBackward0):
+    """A gather's backward (a scatter-add into zeros) under PyTorch's names for the ops
+    built on it."""
+
+
+class IndexSelectBackward0(GatherBackward0):
+    pass
+
+
+class TakeBackward0(GatherBackward0):
+    pass
+
+
+class MaskedSelectBackward0(GatherBackward0):
+    pass
+
+
+class SortBackward0(GatherBackward0):
+    pass
+
+
+class TopkBackward0(GatherBackward0):
+    pass
+
+
+def gather_as(node_cls: type, source: Tensor, np_index: tuple[Any, ...]) -> Tensor:
+    """``source[np_index]`` (a copy) recorded as ``node_cls``."""
+    with no_grad():
+        out = gather_at(source, np_index)
+    if needs_grad(source):
+        record(node_cls(source._sizes, np_index), (source,), (out,))
+    return out

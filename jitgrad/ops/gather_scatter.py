@@ -1,0 +1,344 @@
+"""Gathers and scatters along a dim: ``gather``, ``scatter`` (tensor or value), ``scatter_add``,
+``index_select``, ``take``, ``take_along_dim``, ``index_add``, ``index_copy``, ``index_fill``,
+``repeat_interleave``, and the in-place variants (``inplace_result.write_result``). The mask
+ops are in ``masking.py``, ``scatter_reduce`` in ``scatter_reduce.py``.
+
+Each one turns its index tensor into a NumPy index tuple (open grids beside the indexed dim)
+and is then a gather (``index_ops.gather``, backward a scatter-add) or a scatter-add
+(``index_ops.index_put_zeros``, backward a gather), so every gradient is a jitgrad op and
+double backward works. Overwriting scatters (``scatter``, ``index_copy``) have their own node:
+the overwritten positions get no gradient, the source gets the gradient gathered back.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, SavingNode
+from ..geometry.strided import wrap_dim
+from ..tensor import Tensor
+from ._common import from_result
+from .compare import where
+from .elementwise import add, mul
+from .index_ops import gather as gather_at
+from .index_ops import index_put_zeros
+from ._index_args import (
+    GatherBackward0, IndexSelectBackward0, TakeBackward0, broadcast, check_bounds, fill_value, flat,
+    gather_as, index_array, same_dtype, tensor_arg,
+)
+from .inplace_result import write_result
+from .masking import masked_fill
+from .view_ops import expand, reshape
+
+
+def along_index(idx: np.ndarray, dim: int) -> tuple[Any, ...]:
+    """The NumPy index that picks ``idx[..., i, ...]`` along ``dim`` with the other
+    coordinates taken from ``idx``'s own position (``np.take_along_axis``'s index)."""
+    grids = np.ogrid[tuple(slice(0, s) for s in idx.shape)] if idx.ndim else []
+    out: list[Any] = list(grids)
+    if idx.ndim:
+        out[dim] = idx
+    return tuple(out) if idx.ndim else (idx,)
+
+
+def _check_scatter_shapes(op: str, self: Tensor, dim: int, index: Tensor, src: Tensor | None) -> None:
+    nd = max(self.ndim, 1)
+    if max(index.ndim, 1) != nd and index.numel():
+        raise RuntimeError(
+            f"{op}(): Index tensor must have the same number of dimensions as self tensor "
+            f"(got {index.ndim}, expected {self.ndim})"
+        )
+    if not index.numel():
+        return
+    sizes = self._sizes or (1,)
+    isizes = index._sizes or (1,)
+    for d in range(nd):
+        if d != dim and isizes[d] > sizes[d]:
+            raise RuntimeError(
+                f"{op}(): Expected index {list(index._sizes)} to be smaller than self "
+                f"{list(self._sizes)} apart from dimension {dim}"
+            )
+        if src is not None and isizes[d] > (src._sizes or (1,))[d]:
+            raise RuntimeError(
+                f"{op}(): Expected index {list(index._sizes)} to be smaller than src "
+                f"{list(src._sizes)} in every dimension"
+            )
+
+
+def scatter_index(
+    op: str, self: Tensor, dim: int, index: Tensor, src: Tensor | None
+) -> tuple[int, tuple[Any, ...]]:
+    """``(dim, NumPy index)`` of a scatter/gather of ``index`` along ``dim`` into ``self``."""
+    d = wrap_dim(dim, self.ndim, op)
+    idx = index_array(op, index)
+    _check_scatter_shapes(op, self, d, index, src)
+    idx = check_bounds(op, idx, (self._sizes or (1,))[d], d)
+    if not self.ndim:  # a 0-d self is read as 1-D of size 1
+        return d, (idx.reshape(-1),)
+    return d, along_index(idx.reshape(index._sizes or (1,) * self.ndim), d)
+
+
+def source_part(src: Tensor, index: Tensor) -> Tensor:
+    """The leading ``index``-shaped corner of ``src`` (what a scatter reads)."""
+    if src._sizes == index._sizes or not src.ndim:
+        return src
+    return src[tuple(slice(0, s) for s in index._sizes)]  # type: ignore[index]
+
+
+# -- gather ------------------------------------------------------------------------------------
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j][k] = input[index[i][j][k]][j][k]`` (for ``dim=0``); shape of ``index``."""
+    tensor_arg("gather", "input", input)
+    d, np_index = scatter_index("gather", input, dim, index, None)
+    source = reshape(input, 1) if not input.ndim else input
+    out = gather_as(GatherBackward0, source, np_index)
+    return reshape(out, index._sizes) if out._sizes != index._sizes else out
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """``gather`` after broadcasting ``input`` and ``indices`` apart from ``dim``; with no
+    ``dim``, a gather from the flattened ``input``."""
+    tensor_arg("take_along_dim", "input", input)
+    index_array("take_along_dim", indices, "indices")
+    if dim is None:
+        return gather(flat(input), 0, flat(indices))
+    d = wrap_dim(dim, input.ndim, "take_along_dim")
+    if input.ndim != indices.ndim:
+        raise RuntimeError(
+            f"take_along_dim(): input and indices should have the same number of dimensions, "
+            f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices"
+        )
+    si, sx = list(input._sizes), list(indices._sizes)
+    si[d] = sx[d] = 1
+    common = list(broadcast("take_along_dim", tuple(si), tuple(sx)))
+    ti, tx = list(common), list(common)
+    ti[d], tx[d] = input._sizes[d], indices._sizes[d]
+    return gather(expand(input, ti), d, expand(indices, tx))
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The slices of ``input`` along ``dim`` at the 1-D ``index`` (repeats allowed)."""
+    tensor_arg("index_select", "input", input)
+    idx = index_array("index_select", index)
+    if index.ndim > 1:
+        raise IndexError(f"index_select(): Index is supposed to be a vector, got {index.ndim} dims")
+    d = wrap_dim(dim, input.ndim, "index_select")
+    source = reshape(input, 1) if not input.ndim else input
+    idx = check_bounds("index_select", idx.reshape(-1), source._sizes[d], d, error=IndexError)
+    out = gather_as(IndexSelectBackward0, source, (slice(None),) * d + (idx,))
+    return reshape(out, ()) if not input.ndim else out
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """``input`` read as 1-D at ``index`` (negative indices count from the end)."""
+    tensor_arg("take", "input", input)
+    idx = index_array("take", index)
+    n = input.numel()
+    idx = check_bounds("take", idx, n, 0, negative=True, error=IndexError)
+    return gather_as(TakeBackward0, flat(input), (idx,))
+
+
+# -- scatters --------------------------------------------------------------------------------
+class ScatterBackward0(SavingNode):
+    """Backward of an overwriting scatter: the overwritten positions of ``self`` get nothing,
+    ``src`` gets the gradient gathered from where it was written."""
+
+    def __init__(self, np_index: tuple[Any, ...], src_sizes: tuple[int, ...]) -> None:
+        super().__init__()
+        self.np_index = np_index
+        self.src_sizes = src_sizes
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        assert g is not None
+        (mask,) = self.unpack()
+        np_index, src_sizes = self.np_index, self.src_sizes
+        gs = where(mask, 0.0, g) if self.needs_input_grad(0) else None
+        gsrc = None
+        if self.needs_input_grad(1):
+            source = reshape(g, 1) if not g.ndim else g
+            gsrc = gather_at(source, np_index)
+            if gsrc._sizes != src_sizes:
+                gsrc = reshape(gsrc, src_sizes)
+        return (gs, gsrc)
+
+
+class IndexCopyBackward0(ScatterBackward0):
+    pass
+
+
+def _overwrite(
+    op: str, node_cls: type, self: Tensor, np_index: tuple[Any, ...], src: Tensor | Any
+) -> Tensor:
+    """A copy of ``self`` with ``src`` (a tensor or a number) written at ``np_index``."""
+    values = self.numpy().copy().reshape(self._sizes or (1,))
+    source = src.numpy() if isinstance(src, Tensor) else src
+    values[np_index] = source
+    out = from_result(values.reshape(self._sizes), self.dtype)
+    src_t = src if isinstance(src, Tensor) else None
+    if needs_grad(self, src_t):
+        node = node_cls(np_index, src_t._sizes if src_t is not None else ())
+        record(node, (self, src_t), (out,))
+        node.save(_mask_at(self, np_index))
+    return out
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+            reduce: str | None = None) -> Tensor:
+    """A copy of ``input`` with ``src[i][j]`` (or ``value``) written at
+    ``[index[i][j]][j]`` (``dim=0``). Duplicate indices: the last write wins."""
+    op = "scatter"
+    tensor_arg(op, "input", input)
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError(f"{op}(): reduce argument must be either add or multiply, got {reduce!r}")
+        if reduce == "add" and isinstance(src, Tensor):
+            return scatter_add(input, dim, index, src)
+        raise NotImplementedError(f"{op}(): reduce={reduce!r} is not supported by jitgrad; use scatter_add")
+    if src is None:
+        src = value
+    if isinstance(src, Tensor) and src.ndim:
+        same_dtype(op, input, src)
+        _, np_index = scatter_index(op, input, dim, index, src)
+        part = source_part(src, index)
+        return _overwrite(op, ScatterBackward0, input, np_index, part)
+    _, np_index = scatter_index(op, input, dim, index, None)
+    return masked_fill(input, _mask_at(input, np_index), fill_value(op, input, src))
+
+
+def _mask_at(self: Tensor, np_index: tuple[Any, ...]) -> Tensor:
+    mask = np.zeros(self._sizes or (1,), np.bool_)
+    mask[np_index] = True
+    return from_result(mask.reshape(self._sizes))
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (``dim=0``)."""
+    op = "scatter_add"
+    tensor_arg(op, "input", input)
+    tensor_arg(op, "src", src)
+    same_dtype(op, input, src)
+    _, np_index = scatter_index(op, input, dim, index, src)
+    part = source_part(src, index)
+    if not input.ndim:
+        part = reshape(part, -1) if part.ndim else reshape(part, 1)
+        part = part[: len(np_index[0])]  # type: ignore[index]
+        return add(input, reshape(index_put_zeros(part, (1,), np_index), ()))
+    return add(input, index_put_zeros(part, input._sizes, np_index))
+
+
+def _index_along(
+    op: str, self: Tensor, dim: int, index: Tensor, source: Tensor | None
+) -> tuple[int, tuple[Any, ...]]:
+    """``(dim, NumPy index)`` for ``index_add``/``index_copy``/``index_fill``: whole slices
+    of ``self`` along ``dim`` at the 1-D ``index``."""
+    d = wrap_dim(dim, self.ndim, op)
+    idx = index_array(op, index)
+    if index.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector, got {index.ndim} dims")
+    sizes = self._sizes or (1,)
+    error = RuntimeError if op == "index_add" else IndexError  # as PyTorch
+    idx = check_bounds(op, idx.reshape(-1), sizes[d], d, negative=op == "index_fill", error=error)
+    if source is not None:
+        expected = list(sizes)
+        expected[d] = idx.size
+        got = list(source._sizes or (1,))
+        if source.ndim > 0 or self.ndim > 0:
+            if got != expected and not (op == "index_add" and source.numel() == idx.size == 1 and not self.ndim):
+                raise RuntimeError(
+                    f"{op}(): source of shape {list(source._sizes)} doesn't match self of shape "
+                    f"{list(self._sizes)} with {idx.size} slice(s) along dim {d}; expected "
+                    f"{expected}"
+                )
+    return d, (slice(None),) * d + (idx,)
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """A copy of ``input`` with ``alpha * source[i]`` added to slice ``index[i]`` along ``dim``."""
+    op = "index_add"
+    tensor_arg(op, "input", input)
+    tensor_arg(op, "source", source)
+    same_dtype(op, input, source, "source")
+    _, np_index = _index_along(op, input, dim, index, source)
+    part = source if alpha == 1 else mul(source, alpha)
+    if not input.ndim:
+        return add(input, reshape(index_put_zeros(reshape(part, -1), (1,), np_index), ()))
+    return add(input, index_put_zeros(part, input._sizes, np_index))
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """A copy of ``input`` with slice ``index[i]`` along ``dim`` replaced by ``source[i]``."""
+    op = "index_copy"
+    tensor_arg(op, "input", input)
+    tensor_arg(op, "source", source)
+    same_dtype(op, input, source, "source")
+    _, np_index = _index_along(op, input, dim, index, source)
+    return _overwrite(op, IndexCopyBackward0, input, np_index, source)
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """A copy of ``input`` with the slices ``index`` along ``dim`` set to ``value``."""
+    op = "index_fill"
+    tensor_arg(op, "input", input)
+    _, np_index = _index_along(op, input, dim, index, None)
+    return masked_fill(input, _mask_at(input, np_index), fill_value(op, input, value))
+
+
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,
+                      output_size: int | None = None) -> Tensor:
+    """Each element (each slice along ``dim``) repeated ``repeats`` times (an int, or one
+    count per element); ``repeat_interleave(counts)`` alone gives the repeated indices."""
+    op = "repeat_interleave"
+    tensor_arg(op, "input", input)
+    if repeats is None:  # repeat_interleave(repeats): 0, 1, ... each repeated
+        counts = index_array(op, input, "repeats")
+        if input.ndim > 1 or (counts < 0).any():
+            raise RuntimeError(f"{op}(): repeats must be a 1-d tensor of non-negative counts")
+        return from_result(np.repeat(np.arange(counts.size), counts.reshape(-1)), dtypes.int64)
+    source = flat(input) if dim is None else input
+    d = 0 if dim is None else wrap_dim(dim, input.ndim, op)
+    n = (source._sizes or (1,))[d]
+    if isinstance(repeats, Tensor):
+        counts = index_array(op, repeats, "repeats").reshape(-1)
+        if repeats.ndim > 1 or counts.size not in (1, n):
+            raise RuntimeError(
+                f"{op}(): repeats must have the same size as input along dim ({n}), but got "
+                f"repeats of shape {list(repeats._sizes)}"
+            )
+    else:
+        if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral):
+            raise TypeError(f"{op}(): repeats must be an int or a Tensor, got {type(repeats).__name__}")
+        counts = np.array([repeats])
+    if (counts < 0).any():
+        raise RuntimeError(f"{op}(): repeats can not be negative")
+    idx = np.repeat(np.arange(n), np.broadcast_to(counts, (n,)))
+    if output_size is not None and output_size != idx.size:
+        raise RuntimeError(f"{op}(): output_size {output_size} doesn't match the total repeats {idx.size}")
+    return index_select(source, d, from_result(idx, dtypes.int64))
+
+
+# -- in-place variants -------------------------------------------------------------------------
+def scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+             reduce: str | None = None) -> Tensor:
+    return write_result("scatter_", self, scatter(self, dim, index, src, value=value, reduce=reduce))
+
+
+def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return write_result("scatter_add_", self, scatter_add(self, dim, index, src))
+
+
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    return write_result("index_add_", self, index_add(self, dim, index, source, alpha=alpha))
+
+
+def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    return write_result("index_copy_", self, index_copy(self, dim, index, source))
+
+
+def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    return write_result("index_fill_", self, index_fill(self, dim, index, value))

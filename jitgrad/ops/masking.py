@@ -1,0 +1,137 @@
+"""Mask ops: ``masked_fill``, ``masked_select``, ``masked_scatter`` and ``masked_fill_``,
+``masked_scatter_``. ``masked_fill`` is a ``where`` with a constant mask; ``masked_select``
+a gather at the mask's positions; ``masked_scatter`` a scatter-add of the leading source
+elements to those positions, then a ``where``."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, SavingNode
+from ._common import from_result, new_tensor
+from ._index_args import MaskedSelectBackward0, broadcast, fill_value, flat, gather_as, same_dtype, tensor_arg
+from .compare import where
+from .index_ops import index_put_zeros
+from .inplace import apply_inplace
+from .inplace_result import write_result
+from .reduction import sum as sum_
+from .view_ops import expand, reshape
+
+
+# -- out of place ------------------------------------------------------------------------------
+def _mask(op: str, mask: Any) -> Tensor:
+    tensor_arg(op, "mask", mask)
+    if mask.dtype != dtypes.bool_:
+        raise RuntimeError(f"{op}(): expected a boolean mask, but got mask with dtype {mask.dtype.name}")
+    return mask
+
+
+class MaskedFillBackward0(SavingNode):
+    """Nothing for the filled positions of ``input``; a value tensor gets their sum."""
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        (mask,) = self.unpack()
+        return (
+            where(mask, 0.0, g) if self.needs_input_grad(0) else None,
+            sum_(where(mask, g, 0.0)) if self.needs_input_grad(1) else None,
+        )
+
+
+class MaskedFillBackward1(MaskedFillBackward0):
+    pass
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """A copy of ``input`` with ``value`` (a number or a 0-d tensor) where ``mask`` holds."""
+    op = "masked_fill"
+    tensor_arg(op, "input", input)
+    _mask(op, mask)
+    value = fill_value(op, input, value)
+    shape = broadcast(op, input._sizes, mask._sizes)
+    out, view = new_tensor(shape, input.dtype)
+    np.copyto(view, input.numpy())
+    np.copyto(view, value.numpy() if isinstance(value, Tensor) else value, casting="unsafe", where=mask.numpy())
+    tensor_value = value if isinstance(value, Tensor) else None
+    if needs_grad(input, tensor_value):
+        node = MaskedFillBackward0() if tensor_value is None else MaskedFillBackward1()
+        record(node, (input, tensor_value), (out,))
+        node.save(mask)
+    return out
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements of ``input`` where ``mask`` holds (both broadcast), as a 1-D tensor."""
+    op = "masked_select"
+    tensor_arg(op, "input", input)
+    _mask(op, mask)
+    shape = broadcast(op, input._sizes, mask._sizes)
+    source = expand(input, shape) if input._sizes != shape else input
+    m = np.broadcast_to(mask.numpy(), shape)
+    if not shape:
+        return gather_as(MaskedSelectBackward0, reshape(source, 1), np.nonzero(m.reshape(1)))
+    return gather_as(MaskedSelectBackward0, source, np.nonzero(m))
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """A copy of ``input`` with the leading elements of ``source`` written, in order, where
+    ``mask`` holds."""
+    op = "masked_scatter"
+    tensor_arg(op, "input", input)
+    _mask(op, mask)
+    tensor_arg(op, "source", source)
+    same_dtype(op, input, source, "source")
+    shape = broadcast(op, input._sizes, mask._sizes)
+    m = np.broadcast_to(mask.numpy(), shape)
+    k = int(np.count_nonzero(m))
+    if source.numel() < k:
+        raise RuntimeError(
+            f"{op}(): Number of elements of source < number of ones in mask (got {source.numel()} "
+            f"and {k})"
+        )
+    taken = flat(source)[:k]  # type: ignore[index]
+    if not shape:
+        placed = reshape(index_put_zeros(taken, (1,), np.nonzero(m.reshape(1))), ())
+    else:
+        placed = index_put_zeros(taken, shape, np.nonzero(m))
+    return where(from_result(np.array(m)), placed, input)
+
+
+
+# -- in place ---------------------------------------------------------------------------------
+def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``masked_fill`` in place; its node is ``MaskedFillBackward0/1`` itself, as PyTorch's."""
+    op = "masked_fill_"
+    tensor_arg(op, "self", self)
+    _mask(op, mask)
+    value = fill_value(op, self, value)
+    _broadcast_into(op, self, mask)
+    values = self.numpy().copy()
+    np.copyto(values, value.numpy() if isinstance(value, Tensor) else value, casting="unsafe",
+              where=mask.numpy())
+    tensor_value = value if isinstance(value, Tensor) else None
+
+    def make_node() -> MaskedFillBackward0:
+        node = MaskedFillBackward0() if tensor_value is None else MaskedFillBackward1()
+        node.save(mask)
+        return node
+
+    return apply_inplace(op, self, values, self.dtype, (self, tensor_value), make_node)
+
+
+def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    _broadcast_into("masked_scatter_", self, mask)
+    return write_result("masked_scatter_", self, masked_scatter(self, mask, source))
+
+
+def _broadcast_into(op: str, self: Tensor, mask: Any) -> None:
+    if isinstance(mask, Tensor) and broadcast(op, self._sizes, mask._sizes) != self._sizes:
+        raise RuntimeError(
+            f"{op}(): mask of shape {list(mask._sizes)} can't be broadcast to the in-place "
+            f"tensor's shape {list(self._sizes)}"
+        )

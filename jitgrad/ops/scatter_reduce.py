@@ -1,0 +1,173 @@
+"""``scatter_reduce`` (``reduce`` = ``"sum"``, ``"prod"``, ``"mean"``, ``"amax"``, ``"amin"``,
+``include_self=``) and ``scatter_reduce_``.
+
+``sum`` and ``mean`` are compositions (a scatter-add, a constant count), so their gradients
+come from those. ``amax``/``amin`` share the gradient evenly among every contributor equal
+to the result, and ``prod`` gives each contributor the product of the others, both as
+PyTorch's ``scatter_reduce_backward`` (``FunctionsManual.cpp``), written in jitgrad ops.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, SavingNode
+from ..tensor import Tensor
+from ._common import from_result
+from .compare import where
+from .elementwise import add, div, mul
+from ._index_args import same_dtype, tensor_arg
+from .gather_scatter import scatter_index, source_part
+from .masking import masked_fill
+from .index_ops import gather as gather_at
+from .index_ops import index_put_zeros
+from .inplace_result import write_result
+from .structure import clone
+
+_UFUNC = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.maximum, "amin": np.minimum}
+
+
+def _identity(reduce: str, dtype: np.dtype) -> Any:
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dtype.kind == "f":
+        return -np.inf if reduce == "amax" else np.inf
+    info = np.iinfo(dtype) if dtype.kind == "i" else None
+    if info is None:  # bool
+        return reduce == "amin"
+    return info.min if reduce == "amax" else info.max
+
+
+def _const(array: np.ndarray, like: Tensor) -> Tensor:
+    return from_result(np.array(array), like.dtype)
+
+
+def _mask(array: np.ndarray) -> Tensor:
+    return from_result(np.array(array, dtype=np.bool_))
+
+
+def _raw(self: np.ndarray, np_index: tuple[Any, ...], src: np.ndarray, reduce: str,
+         include_self: bool, written: np.ndarray) -> np.ndarray:
+    values = self.copy()
+    if not include_self:
+        values[written] = _identity(reduce, values.dtype)
+    with np.errstate(all="ignore"):
+        _UFUNC[reduce].at(values, np_index, src)
+    return values
+
+
+class ScatterReduceBackward0(SavingNode):
+    """``amax``/``amin`` and ``prod``; see the module docstring."""
+
+    def __init__(self, dim: int, np_index: tuple[Any, ...], reduce: str, include_self: bool,
+                 written: np.ndarray) -> None:
+        super().__init__()
+        self.dim = dim
+        self.np_index = np_index
+        self.reduce = reduce
+        self.include_self = include_self
+        self.written = written
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        assert g is not None
+        self_, src, result = self.unpack()
+        if self.reduce == "prod":
+            gs, gsrc = self._prod(g, self_, src, result)
+        else:
+            gs, gsrc = self._extreme(g, self_, src, result)
+        if not self.include_self:
+            gs = where(_mask(self.written), 0.0, gs)
+        return (gs if self.needs_input_grad(0) else None, gsrc if self.needs_input_grad(1) else None)
+
+    def _extreme(self, g: Tensor, self_: Tensor, src: Tensor, result: Tensor) -> tuple[Tensor, Tensor]:
+        r = result.numpy()
+        value = r[self.np_index]
+        self_is = self_.numpy() == r
+        if not self.include_self:
+            self_is &= ~self.written
+        src_is = src.numpy() == value
+        count = self_is.astype(np.float64)
+        np.add.at(count, self.np_index, src_is)
+        shared = div(g, _const(count, g))
+        return (where(_mask(self_is), shared, 0.0),
+                where(_mask(src_is), gather_at(shared, self.np_index), 0.0))
+
+    def _again(self, self_: Tensor, src: Tensor) -> Tensor:
+        """The same product scatter of other values (differentiable)."""
+        return _scatter_reduce(self_, self.dim, self.np_index, src, "prod", self.include_self, self.written)
+
+    def _prod(self, g: Tensor, self_: Tensor, src: Tensor, result: Tensor) -> tuple[Tensor, Tensor]:
+        x, s = self_.numpy(), src.numpy()
+        self_zero = _mask(x == 0)
+        masked_self = masked_fill(self_, self_zero, 1)
+        others = self._again(masked_self, src)
+        gs = div(mul(g, others), masked_self)
+        src_zero = s == 0
+        zeros_there = np.zeros(x.shape)
+        np.add.at(zeros_there, self.np_index, src_zero)
+        single = src_zero & (zeros_there[self.np_index] == 1)
+        single_t = _mask(single)
+        masked_src = masked_fill(src, single_t, 1)
+        without = self._again(self_, masked_src)
+        gsrc = where(
+            single_t,
+            gather_at(mul(g, without), self.np_index),
+            div(gather_at(mul(g, result), self.np_index), masked_fill(src, _mask(src_zero), 1)),
+        )
+        return gs, gsrc
+
+
+def _scatter_reduce(self: Tensor, dim: int, np_index: tuple[Any, ...], src: Tensor, reduce: str,
+                    include_self: bool, written: np.ndarray) -> Tensor:
+    if reduce == "sum":
+        base = self if include_self else masked_fill(self, _mask(written), 0)
+        return add(base, index_put_zeros(src, self._sizes, np_index))
+    if reduce == "mean":
+        count = np.full(self._sizes, 1.0 if include_self else 0.0)
+        np.add.at(count, np_index, 1)
+        total = _scatter_reduce(self, dim, np_index, src, "sum", include_self, written)
+        count = np.where(count == 0, 1, count)
+        if self.dtype.kind != "f":  # integer means round down, as PyTorch
+            return from_result(np.floor_divide(total.numpy(), count.astype(self.dtype)), self.dtype)
+        return div(total, _const(count, total))
+    values = _raw(self.numpy(), np_index, src.numpy(), reduce, include_self, written)
+    out = from_result(values, self.dtype)
+    if needs_grad(self, src):
+        node = ScatterReduceBackward0(dim, np_index, reduce, include_self, written)
+        record(node, (self, src), (out,))
+        node.save(self, src, out, outputs=(out,))
+    return out
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    """A copy of ``input`` with each ``src[i][j]`` reduced into ``[index[i][j]][j]``
+    (``dim=0``) by ``reduce``; ``include_self=False`` leaves the old values of the written
+    positions out of the reduction."""
+    op = "scatter_reduce"
+    tensor_arg(op, "input", input)
+    tensor_arg(op, "src", src)
+    if reduce not in _UFUNC:
+        raise RuntimeError(f"{op}(): reduce argument must be one of sum, prod, mean, amax, amin, got {reduce!r}")
+    same_dtype(op, input, src)
+    if not input.ndim:
+        raise RuntimeError(f"{op}(): expected a tensor with at least one dimension, got a 0-d tensor")
+    d, np_index = scatter_index(op, input, dim, index, src)
+    part = source_part(src, index)
+    written = np.zeros(input._sizes, np.bool_)
+    written[np_index] = True
+    return _scatter_reduce(input, d, np_index, part, reduce, bool(include_self), written)
+
+
+def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                    include_self: bool = True) -> Tensor:
+    # amax/amin/prod save their input: give them a copy, the write changes self's version
+    source = clone(self) if needs_grad(self) else self
+    result = scatter_reduce(source, dim, index, src, reduce, include_self=include_self)
+    return write_result("scatter_reduce_", self, result)

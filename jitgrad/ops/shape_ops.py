@@ -1,0 +1,284 @@
+"""Copies that rearrange elements: ``flip`` (``fliplr``, ``flipud``), ``roll``, ``rot90``,
+``repeat``, ``tile``, ``tril``/``triu`` (and in place), ``diag``, ``diag_embed``,
+``diagflat``, ``trace``, ``diff``, ``narrow_copy``.
+
+``flip``, ``roll``, ``tril`` and ``triu`` have their own nodes (their backward is the same
+op on the gradient), ``repeat``'s sums the copies back; the others are compositions of
+differentiable views, copies and in-place writes into views, so their gradients (and second
+derivatives) come from those.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, Node
+from ..creation import zeros
+from ..geometry.strided import as_int, wrap_dim
+from ..tensor import Tensor
+from ._common import from_result
+from .compare import logical_xor
+from .elementwise import sub
+from .inplace_result import write_result
+from .reduction import sum as sum_
+from .structure import cat, clone
+from .view_ops import diagonal as diagonal_view
+from .view_ops import narrow, reshape, transpose
+
+
+def _dims(op: str, self: Tensor, dims: Any, wrap_scalar: bool = True) -> tuple[int, ...]:
+    if len(dims) == 1 and not isinstance(dims[0], numbers.Integral):
+        dims = tuple(dims[0])
+    wrapped = tuple(wrap_dim(d, self.ndim, op, wrap_scalar) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"{op}(): dims {list(dims)} has a dim appearing multiple times")
+    return wrapped
+
+
+# -- flip --------------------------------------------------------------------------------------
+class FlipBackward0(Node):
+    def __init__(self, dims: tuple[int, ...]) -> None:
+        super().__init__()
+        self.dims = dims
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        return (flip(grads[0], self.dims),)  # type: ignore[arg-type]
+
+
+def flip(input: Tensor, *dims: Any) -> Tensor:
+    """A copy with the order of elements reversed along ``dims``."""
+    d = _dims("flip", input, dims)
+    out = from_result(np.flip(input.numpy(), d) if input.ndim else input.numpy())
+    if needs_grad(input):
+        record(FlipBackward0(d), (input,), (out,))
+    return out
+
+
+def fliplr(input: Tensor) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError(f"fliplr(): Input must be >= 2-d, got {input.ndim}-d")
+    return flip(input, 1)
+
+
+def flipud(input: Tensor) -> Tensor:
+    if input.ndim < 1:
+        raise RuntimeError("flipud(): Input must be >= 1-d, got 0-d")
+    return flip(input, 0)
+
+
+# -- roll --------------------------------------------------------------------------------------
+class RollBackward0(Node):
+    def __init__(self, shifts: tuple[int, ...], dims: tuple[int, ...] | None) -> None:
+        super().__init__()
+        self.shifts = shifts
+        self.dims = dims
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        return (roll(grads[0], tuple(-s for s in self.shifts), self.dims),)  # type: ignore[arg-type]
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    """Elements shifted cyclically along ``dims`` (the flattened tensor when None)."""
+    listed = shifts if isinstance(shifts, (tuple, list)) else (shifts,)
+    shift = tuple(as_int("roll", "shifts", s) for s in listed)
+    if dims is None:
+        if len(shift) != 1:
+            raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shift)}, dims: 0")
+        out = from_result(np.roll(input.numpy(), shift[0]).reshape(input._sizes))
+        d: tuple[int, ...] | None = None
+    else:
+        listed_dims = (dims,) if isinstance(dims, (tuple, list)) else ((dims,),)
+        d = _dims("roll", input, listed_dims, wrap_scalar=False)  # a 0-d tensor has no dim 0 here
+        if len(shift) != len(d):
+            raise RuntimeError(
+                f"roll(): shifts and dimensions must align. shifts: {len(shift)}, dims: {len(d)}"
+            )
+        out = from_result(np.roll(input.numpy(), shift, d) if input.ndim else input.numpy())
+    if needs_grad(input):
+        record(RollBackward0(shift, d), (input,), (out,))
+    return out
+
+
+def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
+    """Rotated by 90° ``k`` times in the plane of ``dims`` (from the first towards the second)."""
+    if len(dims) != 2:
+        raise RuntimeError(f"rot90(): expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"rot90(): expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = (wrap_dim(d, input.ndim, "rot90") for d in dims)
+    if d0 == d1:
+        raise RuntimeError(
+            f"rot90(): expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
+        )
+    k = as_int("rot90", "k", k) % 4
+    if k == 1:
+        return transpose(flip(input, d1), d0, d1)
+    if k == 2:
+        return flip(input, d0, d1)
+    if k == 3:
+        return transpose(flip(input, d0), d0, d1)
+    return clone(input)
+
+
+# -- repeat, tile --------------------------------------------------------------------------------
+def _sizes_arg(op: str, sizes: Any) -> tuple[int, ...]:
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    return tuple(as_int(op, "repeats", s) for s in sizes)
+
+
+def repeat(input: Tensor, *sizes: Any) -> Tensor:
+    """``input`` tiled ``sizes[i]`` times along dim ``i`` (leading new dims allowed)."""
+    reps = _sizes_arg("repeat", sizes)
+    if len(reps) < input.ndim:
+        raise RuntimeError(
+            "repeat(): Number of dimensions of repeat dims can not be smaller than number of "
+            f"dimensions of tensor (got {len(reps)} repeat dims for a {input.ndim}-d tensor)"
+        )
+    if any(r < 0 for r in reps):
+        raise RuntimeError(f"repeat(): repeats can not be negative, got {list(reps)}")
+    shape = (1,) * (len(reps) - input.ndim) + input._sizes
+    out = from_result(np.tile(input.numpy().reshape(shape), reps))
+    if needs_grad(input):
+        record(RepeatBackward0(input._sizes, reps, shape), (input,), (out,))
+    return out
+
+
+class RepeatBackward0(Node):
+    """The gradient of each copy summed back: ``grad`` seen as ``(r0, s0, r1, s1, ...)``,
+    summed over the ``r`` dims."""
+
+    def __init__(
+        self, input_sizes: tuple[int, ...], reps: tuple[int, ...], shape: tuple[int, ...]
+    ) -> None:
+        super().__init__()
+        self.input_sizes = input_sizes
+        self.reps = reps
+        self.shape = shape
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        assert g is not None
+        spread = tuple(x for r, s in zip(self.reps, self.shape) for x in (r, s))
+        summed = sum_(reshape(g, spread), tuple(range(0, len(spread), 2)))
+        return (reshape(summed, self.input_sizes),)
+
+
+def tile(input: Tensor, *dims: Any) -> Tensor:
+    reps = _sizes_arg("tile", dims)
+    return repeat(input, (1,) * (input.ndim - len(reps)) + reps)
+
+
+# -- tril, triu --------------------------------------------------------------------------------
+class TrilBackward0(Node):
+    def __init__(self, diagonal: int) -> None:
+        super().__init__()
+        self.diagonal = diagonal
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        return (tril(grads[0], self.diagonal),)  # type: ignore[arg-type]
+
+
+class TriuBackward0(TrilBackward0):
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        return (triu(grads[0], self.diagonal),)  # type: ignore[arg-type]
+
+
+def _triangle(op: str, fn: Any, node_cls: type, input: Tensor, diagonal: int) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError(f"{op}(): input tensor must have at least 2 dimensions, got {input.ndim}")
+    k = as_int(op, "diagonal", diagonal)
+    out = from_result(fn(input.numpy(), k))
+    if needs_grad(input):
+        record(node_cls(k), (input,), (out,))
+    return out
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle (``j - i <= diagonal``) of the last two dims; the rest zero."""
+    return _triangle("tril", np.tril, TrilBackward0, input, diagonal)
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle (``j - i >= diagonal``) of the last two dims; the rest zero."""
+    return _triangle("triu", np.triu, TriuBackward0, input, diagonal)
+
+
+def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
+    return write_result("tril_", self, tril(self, diagonal))
+
+
+def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
+    return write_result("triu_", self, triu(self, diagonal))
+
+
+# -- diagonals ---------------------------------------------------------------------------------
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Zeros with the last dim of ``input`` written on the ``offset`` diagonal of the plane
+    (``dim1``, ``dim2``) of a tensor one dim larger."""
+    nd = input.ndim + 1
+    d1, d2 = wrap_dim(dim1, nd, "diag_embed"), wrap_dim(dim2, nd, "diag_embed")
+    if d1 == d2:
+        raise RuntimeError(f"diag_embed(): diagonal dimensions cannot be identical {dim1}, {dim2}")
+    offset = as_int("diag_embed", "offset", offset)
+    n = (input._sizes or (1,))[-1] + abs(offset)
+    rest = list(input._sizes[:-1])
+    shape = []
+    for d in range(nd):
+        shape.append(n if d in (d1, d2) else rest.pop(0))
+    out = zeros(tuple(shape), dtype=input.dtype)
+    diagonal_view(out, offset, d1, d2).copy_(input)  # type: ignore[attr-defined]
+    return out
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """A 1-D ``input`` on the ``diagonal`` of a square matrix, or that diagonal (a copy) of a
+    2-D ``input``."""
+    k = as_int("diag", "diagonal", diagonal)
+    if input.ndim == 1:
+        return diag_embed(input, k, 0, 1)
+    if input.ndim == 2:
+        return clone(diagonal_view(input, k), memory_format="contiguous_format")
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    return diag_embed(reshape(input, -1), offset, 0, 1)
+
+
+def trace(input: Tensor) -> Tensor:
+    """The sum of the main diagonal of a matrix."""
+    if input.ndim != 2:
+        raise RuntimeError(f"trace(): expected a matrix, but got tensor with dim {input.ndim}")
+    return sum_(diagonal_view(input))
+
+
+# -- diff, narrow_copy ---------------------------------------------------------------------------
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (``logical_xor`` for bool tensors),
+    after joining ``prepend`` and ``append``."""
+    if input.ndim == 0:
+        raise RuntimeError("diff(): expects input to be at least one-dimensional")
+    n = as_int("diff", "n", n)
+    if n < 0:
+        raise RuntimeError(f"diff(): order must be non-negative but got {n}")
+    d = wrap_dim(dim, input.ndim, "diff")
+    parts = [p for p in (prepend, input, append) if p is not None]
+    x = cat(parts, d) if len(parts) > 1 else input
+    for _ in range(n):
+        m = x._sizes[d]
+        if m == 0:
+            break
+        hi, lo = narrow(x, d, 1, m - 1), narrow(x, d, 0, m - 1)
+        x = logical_xor(hi, lo) if x.dtype == dtypes.bool_ else sub(hi, lo)
+    return x if x is not input else clone(input)
+
+
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    return clone(narrow(input, dim, start, length), memory_format="contiguous_format")

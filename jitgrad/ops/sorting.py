@@ -1,0 +1,178 @@
+"""Sorting and searching: ``sort``, ``argsort``, ``msort``, ``topk``, ``unique``,
+``searchsorted``, ``bucketize``, ``nonzero``.
+
+``sort`` and ``topk`` compute a permutation with NumPy and then gather the values with it, so
+their gradient (a scatter of the gradient back to the sorted positions) and its own gradient
+come from ``index_ops``. Sorting is always stable: ties keep their original order, in both
+directions, and nan sorts as the largest value, as PyTorch's CPU sort.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .. import dtypes
+from ..geometry.strided import wrap_dim
+from ..tensor import Tensor
+from ._common import from_result
+from .gather_scatter import along_index
+from ._index_args import SortBackward0, TopkBackward0, gather_as
+from .view_ops import reshape
+
+
+class return_types:
+    class sort(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
+    class topk(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
+
+def _order(x: np.ndarray, d: int, descending: bool) -> np.ndarray:
+    """The stable sorting permutation along ``d`` (nan largest; ties in original order)."""
+    if not descending:
+        return np.argsort(x, axis=d, kind="stable")
+    n = x.shape[d]
+    # ascending on the reversed line puts ties in reverse order; reversing the result
+    # restores the original order among ties and makes the order descending
+    reversed_order = np.argsort(np.flip(x, d), axis=d, kind="stable")
+    return np.flip(n - 1 - reversed_order, d)
+
+
+def _gathered(input: Tensor, order: np.ndarray, d: int) -> Tensor:
+    return gather_as(SortBackward0, input, along_index(order, d))
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False) -> Any:
+    """``(values, indices)`` sorted along ``dim`` (always stable)."""
+    return _sort("sort", input, dim, descending)
+
+
+def _sort(op: str, input: Tensor, dim: int, descending: bool) -> Any:
+    d = wrap_dim(dim, input.ndim, op)
+    if not input.ndim:
+        return return_types.sort(_gathered(reshape(input, 1), np.zeros(1, np.int64), 0).reshape(()),
+                                 from_result(np.zeros((), np.int64)))
+    order = _order(input.numpy(), d, bool(descending))
+    return return_types.sort(_gathered(input, order, d), from_result(order, dtypes.int64))
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    return _sort("argsort", input, dim, descending).indices
+
+
+def msort(input: Tensor) -> Tensor:
+    return sort(input, 0).values
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    """``(values, indices)`` of the ``k`` largest (smallest, with ``largest=False``) elements
+    along ``dim``, in sorted order (ties: the earlier index first)."""
+    d = wrap_dim(dim, input.ndim, "topk")
+    n = (input._sizes or (1,))[d]
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k <= n:
+        raise RuntimeError(f"topk(): selected index k out of range (got k={k} for dimension {d} of size {n})")
+    if not input.ndim:
+        return return_types.topk(*_sort("topk", input, d, largest))
+    order = np.take(_order(input.numpy(), d, bool(largest)), np.arange(k), axis=d)
+    values = gather_as(TopkBackward0, input, along_index(order, d))
+    return return_types.topk(values, from_result(order, dtypes.int64))
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """The distinct elements (slices along ``dim``), sorted; optionally where each input
+    element went (``return_inverse``) and how many there were (``return_counts``). Not
+    differentiable (no gradient flows through it, as in PyTorch)."""
+    x = input.numpy()
+    if dim is None:
+        values, inverse, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)
+        inverse = inverse.reshape(input._sizes)
+    else:
+        d = wrap_dim(dim, input.ndim, "unique")
+        if x.shape[d] == 0:
+            values, inverse, counts = x, np.zeros(0, np.int64), np.zeros(0, np.int64)
+        else:
+            values, inverse, counts = np.unique(x, axis=d, return_inverse=True, return_counts=True)
+            inverse = inverse.reshape(-1)
+    out = [from_result(np.asarray(values), input.dtype)]
+    if return_inverse:
+        out.append(from_result(np.asarray(inverse), dtypes.int64))
+    if return_counts:
+        out.append(from_result(np.asarray(counts), dtypes.int64))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _side(op: str, right: bool, side: str | None) -> str:
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"{op}(): side can only be 'left' or 'right' but got {side!r}")
+        if right and side == "left":
+            raise RuntimeError(
+                f"{op}(): side and right can't be set to opposites, got side of left while right "
+                "was True"
+            )
+        return side
+    return "right" if right else "left"
+
+
+def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False,
+                 side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+    """Where each ``input`` value would be inserted into the (last-dim) sorted
+    ``sorted_sequence`` to keep it sorted (int64; int32 is not a jitgrad dtype)."""
+    op = "searchsorted"
+    how = _side(op, right, side)
+    seq = sorted_sequence.numpy()
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter.numpy(), axis=-1)
+    scalar = not isinstance(input, Tensor)
+    values = np.asarray(input) if scalar else input.numpy()
+    if seq.ndim == 0:
+        raise RuntimeError(f"{op}(): boundaries tensor should have at least 1 dimension, got 0")
+    if seq.ndim == 1 or scalar:
+        if scalar and seq.ndim != 1:
+            raise RuntimeError(f"{op}(): a scalar input needs a 1-D sorted_sequence, got {seq.ndim}-D")
+        result = np.searchsorted(seq, values, side=how)
+    else:
+        if seq.shape[:-1] != values.shape[:-1]:
+            raise RuntimeError(
+                f"{op}(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+                f"boundaries tensor and input value tensor must match, but we got boundaries "
+                f"tensor {list(seq.shape)} and input value tensor {list(values.shape)}"
+            )
+        lines = seq.reshape(-1, seq.shape[-1])
+        vals = values.reshape(-1, values.shape[-1])
+        result = np.zeros(vals.shape, np.int64)
+        for row, (a, v) in enumerate(zip(lines, vals)):
+            result[row] = np.searchsorted(a, v, side=how)
+        result = result.reshape(values.shape)
+    return from_result(np.asarray(result), dtypes.int64)
+
+
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    """The bucket of each element: ``boundaries[i-1] < x <= boundaries[i]`` (``<``, ``<=``
+    swapped with ``right=True``)."""
+    if not isinstance(boundaries, Tensor) or boundaries.ndim != 1:
+        raise RuntimeError("bucketize(): boundaries tensor must be 1 dimension")
+    return searchsorted(boundaries, input, right=right)
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    """The indices of the non-zero elements: an ``(n, ndim)`` int64 tensor, or one 1-D
+    tensor per dim (``as_tuple=True``)."""
+    x = input.numpy()
+    if not input.ndim:
+        x = x.reshape(1)
+        idx = np.nonzero(x)
+        if as_tuple:
+            return (from_result(idx[0], dtypes.int64),)
+        return from_result(np.zeros((len(idx[0]), 0), np.int64))
+    idx = np.nonzero(x)
+    if as_tuple:
+        return tuple(from_result(i, dtypes.int64) for i in idx)
+    return from_result(np.stack(idx, axis=1) if idx else np.zeros((0, 0), np.int64), dtypes.int64)
