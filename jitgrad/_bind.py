@@ -177,3 +177,21 @@ Tensor.mm = linalg.mm  # type: ignore[attr-defined]
 Tensor.bmm = linalg.bmm  # type: ignore[attr-defined]
 Tensor.mv = linalg.mv  # type: ignore[attr-defined]
 Tensor.dot = linalg.dot  # type: ignore[attr-defined]
+
+# -- matrix ops, linalg, norms (ops/products.py, ops/decompositions.py, ops/norms.py) --------
+from .ops import decompositions, norms, products  # noqa: E402
+
+Tensor.outer = products.outer  # type: ignore[attr-defined]
+Tensor.ger = products.ger  # type: ignore[attr-defined]
+Tensor.kron = products.kron  # type: ignore[attr-defined]
+Tensor.cross = products.cross  # type: ignore[attr-defined]
+Tensor.addmm = products.addmm  # type: ignore[attr-defined]
+Tensor.addmv = products.addmv  # type: ignore[attr-defined]
+Tensor.baddbmm = products.baddbmm  # type: ignore[attr-defined]
+Tensor.addbmm = products.addbmm  # type: ignore[attr-defined]
+Tensor.norm = norms.tensor_norm  # type: ignore[attr-defined]
+Tensor.det = decompositions.det  # type: ignore[attr-defined]
+Tensor.slogdet = decompositions.slogdet  # type: ignore[attr-defined]
+Tensor.inverse = decompositions.inv  # type: ignore[attr-defined]
+Tensor.cholesky = decompositions.cholesky_method  # type: ignore[attr-defined]
+Tensor.matrix_power = decompositions.matrix_power  # type: ignore[attr-defined]
