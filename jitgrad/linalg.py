@@ -28,7 +28,6 @@ __all__ = [
     "multi_dot",
     "norm",
     "slogdet",
-    "slogdet_result",
     "solve",
     "vecdot",
     "vector_norm",

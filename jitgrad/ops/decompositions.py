@@ -167,7 +167,21 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 class LinalgDetBackward0(SavingNode):
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         A, d = self.unpack()
-        return (mul(_unsqueeze2(mul(grads[0], d)), _mT(inv(A))),)
+        g = _unsqueeze2(grads[0])  # type: ignore[arg-type]
+        if not np.all(d.numpy()):  # a singular matrix: the cofactors, from an SVD
+            return (mul(g, from_result(_cofactors(A.numpy()), A.dtype)),)
+        return (mul(mul(g, _unsqueeze2(d)), _mT(inv(A))),)
+
+
+def _cofactors(a: np.ndarray) -> np.ndarray:
+    """The cofactor matrices ``det(A) A^{-T}``, defined for singular ``A`` too: with
+    ``A = U diag(s) V^T`` they are ``det(U) det(V) U diag(prod_{j != i} s_j) V^T``.
+    (Data only: the second derivative at a singular matrix is not supported.)"""
+    u, s, vh = np.linalg.svd(a)
+    n = s.shape[-1]
+    others = np.prod(np.where(np.eye(n, dtype=bool), 1.0, s[..., None, :]), axis=-1)
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    return (sign[..., None, None] * (u * others[..., None, :])) @ vh
 
 
 def det(A: Tensor) -> Tensor:

@@ -209,4 +209,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
     if pf < 0 or math.isnan(pf):
         raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
     diff = sub(x1.unsqueeze(-2), x2.unsqueeze(-3))  # type: ignore[attr-defined]
+    if pf == 0.0 and needs_grad(diff):  # a count: PyTorch's gradient is zeros, not missing
+        counts = vector_norm(diff.detach(), 0.0, -1)  # type: ignore[attr-defined]
+        return where(from_result(np.ones(counts._sizes, dtype=dtypes.bool_)), counts, sum_(diff, -1))
     return vector_norm(diff, pf, -1)

@@ -157,7 +157,7 @@ def _fused(op: str, input: Tensor, product: Tensor, beta: Any, alpha: Any, mat: 
             f"{mat.dtype.name}"
         )
     shape = product._sizes
-    if broadcast_shapes(input._sizes, shape) != shape:
+    if not _broadcasts_to(input._sizes, shape):
         raise RuntimeError(
             f"{op}: the input of shape {list(input._sizes)} can't be broadcast to the product's "
             f"shape {list(shape)}"
@@ -166,6 +166,10 @@ def _fused(op: str, input: Tensor, product: Tensor, beta: Any, alpha: Any, mat: 
     if beta == 0:
         return add(scaled, where(_true(input), 0, input))
     return add(scaled, input if beta == 1 else mul(input, beta))
+
+
+def _broadcasts_to(src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
+    return len(src) <= len(dst) and all(a in (1, b) for a, b in zip(src[::-1], dst[::-1]))
 
 
 def _true(t: Tensor) -> Tensor:
