@@ -166,7 +166,7 @@ def _prepare_v(v: Any, name: str, against: Sequence[Tensor], is_tuple: bool, cre
     if v is None:
         if len(against) != 1 or against[0].numel() != 1:
             raise RuntimeError(
-                f"The vector v can only be None if the {single} is a single Tensor with a "
+                f"The vector v can only be None if the {single} a single Tensor with a "
                 "single element."
             )
         return None
@@ -202,7 +202,7 @@ def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "vjp")
         _check_requires_grad(outputs, "outputs", strict=strict)
         v = _prepare_v(v, "vjp", outputs, is_outputs_tuple, create_graph,
-                       "output of the user-provided function")
+                       "user-provided function returns")
         result = _last_grad(outputs, inputs, v, inputs, create_graph, strict, "back")
     return _results(outputs, result, create_graph, is_outputs_tuple, is_inputs_tuple)
 
@@ -214,7 +214,7 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
         v = _prepare_v(v, "jvp", inputs, is_inputs_tuple, create_graph,
-                       "input to the user-provided function")
+                       "input to the user-provided function is")
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
         _check_requires_grad(outputs, "outputs", strict=strict)
@@ -332,7 +332,7 @@ def _second_order(name: str, func: Callable[..., Any], inputs: Any, v: Any, crea
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", name)
     inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
     v = _prepare_v(v, name, inputs, is_inputs_tuple, create_graph,
-                   "input to the user-provided function")
+                   "input to the user-provided function is")
     outputs = func(*inputs)
     is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", name)
     _check_requires_grad(outputs, "outputs", strict=strict)
