@@ -15,20 +15,26 @@ from .ops.linalg import matmul
 from .ops.norms import matrix_norm, norm, vector_norm
 from .ops.products import linalg_cross as cross
 from .ops.products import multi_dot, vecdot
+from .ops.spectral import eigh, eigvalsh, qr, svd, svdvals
 
 __all__ = [
     "LinAlgError",
     "cholesky",
     "cross",
     "det",
+    "eigh",
+    "eigvalsh",
     "inv",
     "matmul",
     "matrix_norm",
     "matrix_power",
     "multi_dot",
     "norm",
+    "qr",
     "slogdet",
     "solve",
+    "svd",
+    "svdvals",
     "vecdot",
     "vector_norm",
 ]

@@ -30,8 +30,14 @@ class LinAlgError(RuntimeError):
     """A matrix function failed on its input (singular, not positive-definite)."""
 
 
-def _mT(t: Tensor) -> Tensor:
+def mT(t: Tensor) -> Tensor:
+    """``t.mT``: the last two dims swapped (a view)."""
+    if t.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {t.ndim}-D tensor.")
     return t.transpose(-2, -1)  # type: ignore[attr-defined,no-any-return]
+
+
+_mT = mT
 
 
 def _unsqueeze2(t: Tensor) -> Tensor:

@@ -26,6 +26,7 @@ from .elementwise import div, mul, sub
 from .power import pow
 from .reduction import amax, amin, keepdim_shape, reduce_dims
 from .reduction import sum as sum_
+from .spectral import svdvals
 from .structure import to_dtype
 from .unary import abs, sign_of
 
@@ -119,8 +120,9 @@ def _matrix_dims(op: str, A: Tensor, dim: Any) -> tuple[int, int]:
 
 def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,
                 dtype: Any = None) -> Tensor:
-    """The Frobenius norm (``'fro'``) or the induced norms ``1``, ``-1``, ``inf``, ``-inf``
-    (max/min absolute column/row sum) of the matrices in ``dim``."""
+    """The Frobenius norm (``'fro'``), the nuclear norm (``'nuc'``: the sum of the singular
+    values), or the induced norms ``2``/``-2`` (largest/smallest singular value) and ``1``,
+    ``-1``, ``inf``, ``-inf`` (max/min absolute column/row sum) of the matrices in ``dim``."""
     op = "linalg.matrix_norm"
     check_float(op, A, "A")
     if A.ndim < 2:
@@ -128,13 +130,18 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     d0, d1 = _matrix_dims(op, A, dim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
-    if isinstance(ord, str):
-        if ord == "nuc":
-            raise NotImplementedError(f"{op}: ord='nuc' (needs an SVD) is not implemented in jitgrad yet")
+    if isinstance(ord, str) and ord != "nuc":
         raise RuntimeError(f"{op}: Order {ord} not supported.")
-    p = _ord(op, ord)
-    if abs_ord(p) == 2.0:
-        raise NotImplementedError(f"{op}: ord={ord} (needs an SVD) is not implemented in jitgrad yet")
+    p = 0.0 if ord == "nuc" else _ord(op, ord)
+    if ord == "nuc" or abs_ord(p) == 2.0:  # from the singular values
+        if dtype is not None:
+            A = to_dtype(A, dtypes.to_dtype(dtype, op))
+        s = svdvals(A.movedim((d0, d1), (-2, -1)))  # type: ignore[attr-defined]
+        out = sum_(s, -1) if ord == "nuc" else (amax if p > 0 else amin)(s, -1)
+        if keepdim:
+            for d in sorted((d0, d1)):
+                out = out.unsqueeze(d)  # type: ignore[attr-defined]
+        return out
     if abs_ord(p) not in (1.0, math.inf):
         raise RuntimeError(f"{op}: Order {ord} not supported.")
     if math.isinf(p):
