@@ -109,7 +109,7 @@ from .autograd import functional as _functional  # noqa: E402,F401  (needs ops: 
 from .ops.decompositions import det, matrix_power, slogdet  # noqa: E402
 from .ops.decompositions import inv as inverse  # noqa: E402
 from .ops.einsum import einsum  # noqa: E402
-from .ops.norms import cdist  # noqa: E402
+from .ops.distance import cdist  # noqa: E402
 from .ops.norms import tensor_norm as norm  # noqa: E402
 from .ops.products import (  # noqa: E402
     addbmm, addmm, addmv, baddbmm, cross, ger, kron, outer, tensordot,

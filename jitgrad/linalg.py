@@ -9,7 +9,7 @@ Failures on a singular or non-positive-definite input raise ``LinAlgError``, a
 from __future__ import annotations
 
 from .ops.decompositions import (
-    LinAlgError, cholesky, det, inv, matrix_power, slogdet, slogdet_result, solve,
+    LinAlgError, cholesky, det, inv, matrix_power, slogdet, solve,
 )
 from .ops.linalg import matmul
 from .ops.norms import matrix_norm, norm, vector_norm

@@ -361,6 +361,7 @@ BAD = {
     "cdist_1d": (lambda lib, a, b: lib.cdist(a, b), [randn(3), randn(2, 3)], "cdist"),
     "cdist_negative_p": (lambda lib, a, b: lib.cdist(a, b, -1.0), [randn(2, 3), randn(2, 3)], "cdist"),
     "cdist_int": (lambda lib, a, b: lib.cdist(a.long(), b.long()), [randn(2, 3), randn(2, 3)], "cdist"),
+    "cdist_mode": (lambda lib, a, b: lib.cdist(a, b, compute_mode=None), [randn(2, 3), randn(2, 3)], "compute_mode"),
 }
 
 
@@ -379,3 +380,32 @@ def test_exports_and_methods() -> None:
         assert name in jitgrad.__all__ and callable(getattr(jitgrad, name)), name
     a = jitgrad.from_numpy(spd(3, 3))
     np.testing.assert_allclose(a.cholesky().numpy(), np.linalg.cholesky(a.numpy()))
+
+
+@st.composite
+def einsum_programs(draw: st.DrawFn) -> tuple[str, list[tuple[int, ...]]]:
+    """A random equation over letters a-d (repeats within an operand allowed), explicit or
+    implicit output, with consistent sizes (some 1 where they may broadcast)."""
+    sizes = {c: draw(st.integers(1, 3)) for c in "abcd"}
+    terms = draw(st.lists(st.text("abcd", max_size=3), min_size=1, max_size=3))
+    shapes = [tuple(sizes[c] for c in t) for t in terms]
+    used = sorted(set("".join(terms)))
+    if draw(st.booleans()):
+        out = "".join(draw(st.permutations(used))[: draw(st.integers(0, len(used)))])
+        return ",".join(terms) + "->" + out, shapes
+    return ",".join(terms), shapes
+
+
+@settings(max_examples=budget(40))
+@given(program=einsum_programs())
+def test_einsum_random_equations_property(program: tuple[str, list[tuple[int, ...]]]) -> None:
+    equation, shapes = program
+    check(lambda lib, *t: lib.einsum(equation, *t), *[randn(*s) for s in shapes])
+
+
+@pytest.mark.parametrize("mode", ["use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist",
+                                  "use_mm_for_euclid_dist_if_necessary"])
+def test_cdist_euclidean_routes_match_torch(mode: str) -> None:
+    # 30 rows: PyTorch's default takes the matrix-product route, as jitgrad's does
+    a, b = randn(2, 30, 4), randn(1, 7, 4)
+    check(lambda lib, a, b: lib.cdist(a, b, compute_mode=mode), a, b, double=False, rtol=1e-9)

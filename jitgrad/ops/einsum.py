@@ -181,7 +181,10 @@ def contract(ops: Sequence[Tensor], ins: Sequence[Sequence[int]], out: Sequence[
              sizes: dict[int, int]) -> Tensor:
     """The einsum primitive: operands already of their labels' sizes (no broadcasting left)."""
     arrays = [t.numpy() for t in ops]
-    value = np.einsum(_subscripts(ins, out), *arrays, optimize=len(arrays) > 2)
+    # NumPy's contraction-path search (and BLAS for pairs) pays off beyond small operands;
+    # below that its planning costs more than the plain loop
+    big = len(arrays) > 2 or sum(a.size for a in arrays) > 4096
+    value = np.einsum(_subscripts(ins, out), *arrays, optimize=big)
     result = from_result(np.asarray(value), ops[0].dtype)
     if needs_grad(*ops):
         node = EinsumBackward0(ins, out, sizes)

@@ -1,6 +1,6 @@
 """Norms: ``linalg.vector_norm`` (the primitive, with PyTorch's ``norm_backward``),
-``linalg.matrix_norm``, ``linalg.norm``, ``torch.norm``/``Tensor.norm`` and ``cdist``, which
-are all made of ``vector_norm`` and differentiable reductions.
+``linalg.matrix_norm``, ``linalg.norm`` and ``torch.norm``/``Tensor.norm``, which are made of
+``vector_norm``, singular values and differentiable reductions.
 
 At a zero norm the gradient is the subgradient 0, as in PyTorch (``masked_fill(norm == 0, 0)``),
 and for ``ord=inf`` it is shared equally among the entries that attain the maximum.
@@ -22,7 +22,7 @@ from ..tensor import Tensor
 from ._common import from_result
 from .compare import eq, where
 from .decompositions import check_float
-from .elementwise import div, mul, sub
+from .elementwise import div, mul
 from .power import pow
 from .reduction import amax, amin, keepdim_shape, reduce_dims
 from .reduction import sum as sum_
@@ -31,7 +31,8 @@ from .structure import to_dtype
 from .unary import abs, sign_of
 
 
-def _ord(op: str, ord: Any) -> float:
+def as_ord(op: str, ord: Any) -> float:
+    """``ord`` as a float (TypeError for anything but a real number)."""
     if isinstance(ord, bool) or not isinstance(ord, numbers.Real):
         raise TypeError(f"{op}(): argument 'ord' must be a number, not {type(ord).__name__}")
     return float(ord)
@@ -75,7 +76,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     (max |x|), ``-inf`` (min |x|), ``0`` (the count of nonzeros) or any real number."""
     op = "linalg.vector_norm"
     check_float(op, x, "input")
-    p = _ord(op, ord)
+    p = as_ord(op, ord)
     if dtype is not None:
         target = dtypes.to_dtype(dtype, op)
         if target not in dtypes.FLOATING:
@@ -132,7 +133,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     if isinstance(ord, str) and ord != "nuc":
         raise RuntimeError(f"{op}: Order {ord} not supported.")
-    p = 0.0 if ord == "nuc" else _ord(op, ord)
+    p = 0.0 if ord == "nuc" else as_ord(op, ord)
     if ord == "nuc" or abs_ord(p) == 2.0:  # from the singular values
         if dtype is not None:
             A = to_dtype(A, dtypes.to_dtype(dtype, op))
@@ -193,30 +194,3 @@ def tensor_norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = 
     if isinstance(p, str):
         raise RuntimeError(f"norm: p must be a number, 'fro' or 'nuc', got {p!r}")
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
-
-
-def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
-    """``||x1[..., i, :] - x2[..., j, :]||_p`` for every pair of rows (batch dims broadcast)."""
-    for name, t in (("X1", x1), ("X2", x2)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"cdist(): argument '{name.lower()}' must be a Tensor, got {type(t).__name__}")
-        if t.dtype not in dtypes.FLOATING:
-            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {t.dtype.name}")
-        if t.ndim < 2:
-            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t.ndim}D")
-    if x1.dtype != x2.dtype:
-        raise RuntimeError(
-            f"cdist: X1 and X2 must have the same dtype, got {x1.dtype.name} and {x2.dtype.name}"
-        )
-    if x1._sizes[-1] != x2._sizes[-1]:
-        raise RuntimeError(
-            f"X1 and X2 must have the same number of columns. X1: {x1._sizes[-1]} X2: {x2._sizes[-1]}"
-        )
-    pf = _ord("cdist", p)
-    if pf < 0 or math.isnan(pf):
-        raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
-    diff = sub(x1.unsqueeze(-2), x2.unsqueeze(-3))  # type: ignore[attr-defined]
-    if pf == 0.0 and needs_grad(diff):  # a count: PyTorch's gradient is zeros, not missing
-        counts = vector_norm(diff.detach(), 0.0, -1)  # type: ignore[attr-defined]
-        return where(from_result(np.ones(counts._sizes, dtype=dtypes.bool_)), counts, sum_(diff, -1))
-    return vector_norm(diff, pf, -1)

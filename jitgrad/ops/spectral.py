@@ -11,7 +11,7 @@ vector or eigenvector (which is arbitrary).
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -42,7 +42,7 @@ def _gaps(values: Tensor) -> Tensor:
     return add(sub(values.unsqueeze(-2), values.unsqueeze(-1)), _eye(n, values))  # type: ignore[attr-defined]
 
 
-def _lapack(op: str, fn, *args):  # type: ignore[no-untyped-def]
+def _lapack(op: str, fn: Callable[..., Any], *args: Any) -> Any:
     try:
         with quiet():
             return fn(*args)
