@@ -39,6 +39,10 @@ def assert_same(ours: Any, theirs: Any, path: str = "result") -> None:
     np.testing.assert_allclose(ours.numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-12, err_msg=path)
 
 
+def as_tuples(x: Any) -> Any:
+    return tuple(as_tuples(e) for e in x) if isinstance(x, (list, tuple)) else x.detach()
+
+
 def cube_sum(lib: Any) -> Callable[..., Any]:
     return lambda a: (a**3).sum()
 
@@ -68,6 +72,12 @@ CALLS: dict[str, Callable[[Any, Any], Any]] = {
     "hessian_single": lambda lib, F: F.hessian(cube_sum(lib), T(lib, X)),
     "hessian_tuple": lambda lib, F: F.hessian(scalar_of_two(lib), (T(lib, X), T(lib, Y))),
     "hessian_linear": lambda lib, F: F.hessian(lambda a: (2 * a).sum(), T(lib, X)),
+    # PyTorch's forward-mode route returns lists here (its documented structure is tuples,
+    # which jitgrad returns) of tensors that require grad without create_graph: compared as
+    # detached tuples
+    "hessian_vectorized_forward_over_reverse": lambda lib, F: as_tuples(F.hessian(
+        scalar_of_two(lib), (T(lib, X), T(lib, Y)), vectorize=True, outer_jacobian_strategy="forward-mode")),
+    "hessian_create_graph": lambda lib, F: F.hessian(cube_sum(lib), T(lib, X), create_graph=True),
     "hessian_matrix_input": lambda lib, F: F.hessian(lambda a: (a**3).sum(), T(lib, Y)),
     "vjp": lambda lib, F: F.vjp(two_outputs(lib), (T(lib, X), T(lib, Y)), (T(lib, Y), T(lib, X[:2]))),
     "vjp_scalar_v_none": lambda lib, F: F.vjp(cube_sum(lib), T(lib, X)),

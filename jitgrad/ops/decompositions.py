@@ -18,6 +18,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
+from ..geometry import broadcast_shapes
 from ..tensor import Tensor
 from .._quiet import quiet
 from ._common import from_result
@@ -162,11 +163,16 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
             f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
             f"({n}x{n} and {shape_b})"
         )
-    if vector:
-        return _solve(A, B.unsqueeze(-1)).squeeze(-1)  # type: ignore[attr-defined,no-any-return]
-    if B.ndim < 2:
-        raise RuntimeError(f"linalg.solve: The input tensor B must have at least 1 dimension.")
-    return _solve(A, B)
+    B = B.unsqueeze(-1) if vector else B  # type: ignore[attr-defined]
+    try:
+        broadcast_shapes(A._sizes[:-2], B._sizes[:-2])
+    except RuntimeError:
+        raise RuntimeError(
+            f"linalg.solve: the batch dimensions of A {list(A._sizes[:-2])} and B "
+            f"{list(B._sizes[:-2])} do not broadcast"
+        ) from None
+    X = _solve(A, B)
+    return X.squeeze(-1) if vector else X  # type: ignore[attr-defined,no-any-return]
 
 
 # -- det, slogdet ----------------------------------------------------------------------------

@@ -35,8 +35,8 @@ _ELLIPSIS_BASE = 1000  # labels of the ellipsis dims: 1000 + k (k counted from t
 
 def _label(ch: str) -> int:
     if not ch.isascii() or not ch.isalpha():
-        raise ValueError(f"einsum(): invalid subscript given at index of the equation: {ch!r}; "
-                         "expected letters a-z, A-Z, ',', '->' and '...'")
+        raise RuntimeError(f"einsum(): invalid subscript {ch!r} in the equation; subscripts must "
+                           "be in [a-zA-Z] (besides ',', '->' and '...')")
     # PyTorch orders the implicit output A-Z before a-z (ASCII order)
     return ord(ch)
 
@@ -44,8 +44,8 @@ def _label(ch: str) -> int:
 def _parse_term(term: str, ndim: int, k: int) -> list[int]:
     """Labels of operand ``k``'s dims (the ellipsis expanded, right-aligned)."""
     if term.count("...") > 1 or term.replace("...", "").count(".") > 0:
-        raise ValueError(f"einsum(): found more than one '...' (or a stray '.') in subscript "
-                         f"{term!r} of operand {k}")
+        raise RuntimeError(f"einsum(): found more than one '...' (or a '.' that is not part of "
+                           f"one) in subscript {term!r} of operand {k}")
     head, ell, tail = term.partition("...")
     letters = [_label(c) for c in head] + [_label(c) for c in tail]
     if not ell:
@@ -99,9 +99,10 @@ def parse(equation: str, shapes: Sequence[tuple[int, ...]]) -> tuple[list[list[i
                     counts[l] = counts.get(l, 0) + 1
         return ins, ellipsis + sorted(l for l, c in counts.items() if c == 1)
     if "->" in rhs:
-        raise ValueError(f"einsum(): more than one '->' in the equation {equation!r}")
+        raise RuntimeError(f"einsum(): more than one '->' in the equation {equation!r}")
     if rhs.count("...") > 1 or rhs.replace("...", "").count(".") > 0:
-        raise ValueError(f"einsum(): found more than one '...' (or a stray '.') in the output of {equation!r}")
+        raise RuntimeError(f"einsum(): found more than one '...' (or a '.' that is not part of one) "
+                           f"in the output of {equation!r}")
     head, ell, tail = rhs.partition("...")
     out = [_label(c) for c in head] + (ellipsis if ell else []) + [_label(c) for c in tail]
     seen: set[int] = set()

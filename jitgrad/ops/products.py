@@ -115,6 +115,11 @@ def _cross(op: str, input: Tensor, other: Tensor, dim: int) -> Tensor:
     _tensor_arg(op, "other", other)
     if input.ndim != other.ndim:
         raise RuntimeError(f"{op}: inputs must have the same number of dimensions.")
+    if input.dtype != other.dtype:
+        raise RuntimeError(
+            f"{op}: expected both inputs to have the same dtype, got {input.dtype.name} and "
+            f"{other.dtype.name}"
+        )
     shape = broadcast_shapes(input._sizes, other._sizes)
     if not -len(shape) <= dim < max(len(shape), 1):
         raise IndexError(
@@ -224,11 +229,9 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
         _tensor_arg("linalg.multi_dot", f"tensors[{i}]", t)
         end = i in (0, len(ts) - 1)
         if not (t.ndim == 2 or (end and t.ndim == 1)):
-            where_ = "first" if i == 0 else "last" if i == len(ts) - 1 else None
-            expected = f"1D or 2D" if where_ else "2D"
-            raise RuntimeError(
-                f"multi_dot(): tensor {i} must be {expected} but got {t.ndim}D"
-            )
+            which = "the first tensor" if i == 0 else "the last tensor" if end else f"tensor {i}"
+            expected = "1D or 2D" if end else "2D"
+            raise RuntimeError(f"multi_dot(): {which} must be {expected} but got {t.ndim}D")
     first, last = ts[0].ndim == 1, ts[-1].ndim == 1
     if first:
         ts[0] = ts[0].unsqueeze(0)  # type: ignore[attr-defined]
