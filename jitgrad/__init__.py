@@ -106,7 +106,7 @@ __all__ += [  # elementwise arithmetic, pointwise functions, comparisons, where
 #    ops/decompositions.py, ops/norms.py, linalg.py, autograd/functional.py) -----------------
 from . import linalg  # noqa: E402  (torch.linalg's counterpart)
 from .autograd import functional as _functional  # noqa: E402,F401  (needs ops: loaded last)
-from .ops.decompositions import det, matrix_power, slogdet  # noqa: E402
+from .ops.decompositions import det, logdet, matrix_power, slogdet  # noqa: E402
 from .ops.decompositions import inv as inverse  # noqa: E402
 from .ops.einsum import einsum  # noqa: E402
 from .ops.distance import cdist  # noqa: E402
@@ -117,5 +117,5 @@ from .ops.products import (  # noqa: E402
 
 __all__ += [  # matrix ops, linalg, norms
     "addbmm", "addmm", "addmv", "baddbmm", "cdist", "cross", "det", "einsum", "ger",
-    "inverse", "kron", "linalg", "matrix_power", "norm", "outer", "slogdet", "tensordot",
+    "inverse", "kron", "linalg", "logdet", "matrix_power", "norm", "outer", "slogdet", "tensordot",
 ]

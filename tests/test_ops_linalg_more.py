@@ -141,6 +141,8 @@ LINALG = {
     "torch_det": (lambda lib, a: lib.det(a), [randn(1, 1)]),
     "slogdet": (lambda lib, a: tuple(lib.linalg.slogdet(a)), [randn(2, 3, 3)]),
     "slogdet_method": (lambda lib, a: a.slogdet()[1], [randn(3, 3)]),
+    "logdet": (lambda lib, a: lib.logdet(a), [spd(2, 3, 3)]),
+    "logdet_method_negative": (lambda lib, a: a.logdet(), [np.diag([-1.0, 2.0])]),
     "cholesky": (lambda lib, a: lib.linalg.cholesky(a), [spd(2, 3, 3)]),
     "cholesky_upper": (lambda lib, a: lib.linalg.cholesky(a, upper=True), [spd(4, 4)]),
     "matrix_power_3": (lambda lib, a: lib.linalg.matrix_power(a, 3), [randn(2, 3, 3)]),
@@ -390,7 +392,7 @@ def test_exports_and_methods() -> None:
     for name in jitgrad.linalg.__all__:
         assert hasattr(jitgrad.linalg, name) and hasattr(torch.linalg, name), name
     for name in ("einsum", "outer", "ger", "tensordot", "kron", "cross", "cdist", "addmm", "addmv",
-                 "baddbmm", "addbmm", "matrix_power", "norm", "det", "slogdet", "inverse"):
+                 "baddbmm", "addbmm", "matrix_power", "norm", "det", "slogdet", "logdet", "inverse"):
         assert name in jitgrad.__all__ and callable(getattr(jitgrad, name)), name
     a = jitgrad.from_numpy(spd(3, 3))
     np.testing.assert_allclose(a.cholesky().numpy(), np.linalg.cholesky(a.numpy()))

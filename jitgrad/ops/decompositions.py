@@ -11,6 +11,7 @@ positive-definite) input raises ``LinAlgError``, a ``RuntimeError`` as PyTorch's
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -22,7 +23,7 @@ from ..geometry import broadcast_shapes
 from ..tensor import Tensor
 from .._quiet import quiet
 from ._common import from_result
-from .compare import where
+from .compare import lt, where
 from .elementwise import add, mul
 from .linalg import matmul
 
@@ -236,6 +237,14 @@ def slogdet(A: Tensor) -> slogdet_result:
         record(node, (A,), (s, l))
         node.save(A)
     return slogdet_result(s, l)
+
+
+def logdet(A: Tensor) -> Tensor:
+    """``log(det(A))``: nan (with a zero gradient, as PyTorch) where the determinant is
+    negative, -inf where it is 0."""
+    check_square("logdet", A)
+    sign, logabsdet = slogdet(A)
+    return where(lt(sign, 0), math.nan, logabsdet)
 
 
 # -- cholesky --------------------------------------------------------------------------------
