@@ -68,6 +68,8 @@ def _grad_preprocess(inputs: Sequence[Tensor], create_graph: bool, need_graph: b
 
 
 def _grad_postprocess(inputs: Any, create_graph: bool) -> Any:
+    if not inputs:
+        return inputs
     if isinstance(inputs[0], Tensor):
         return inputs if create_graph else tuple(t.detach() for t in inputs)  # type: ignore[attr-defined]
     return tuple(_grad_postprocess(t, create_graph) for t in inputs)
