@@ -9,7 +9,7 @@ Failures on a singular or non-positive-definite input raise ``LinAlgError``, a
 from __future__ import annotations
 
 from .ops.decompositions import (
-    LinAlgError, cholesky, det, inv, matrix_power, slogdet, solve,
+    LinAlgError, cholesky, det, inv, matrix_power, slogdet, solve, solve_triangular,
 )
 from .ops.linalg import matmul
 from .ops.norms import matrix_norm, norm, vector_norm
@@ -33,6 +33,7 @@ __all__ = [
     "qr",
     "slogdet",
     "solve",
+    "solve_triangular",
     "svd",
     "svdvals",
     "vecdot",

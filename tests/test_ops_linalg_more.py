@@ -136,6 +136,11 @@ LINALG = {
     "solve_batched_vector": (lambda lib, a, b: lib.linalg.solve(a, b), [randn(2, 3, 3), randn(2, 3)]),
     "solve_broadcast": (lambda lib, a, b: lib.linalg.solve(a, b), [randn(3, 3), randn(4, 2, 3, 1)]),
     "solve_right": (lambda lib, a, b: lib.linalg.solve(a, b, left=False), [randn(2, 3, 3), randn(4, 3)]),
+    "solve_triangular_upper": (lambda lib, a, b: lib.linalg.solve_triangular(a, b, upper=True),
+                               [randn(2, 3, 3) + 3 * np.eye(3), randn(3, 2)]),
+    "solve_triangular_lower_right_unit": (
+        lambda lib, a, b: lib.linalg.solve_triangular(a, b, upper=False, left=False, unitriangular=True),
+        [randn(3, 3), randn(2, 4, 3)]),
     "det": (lambda lib, a: lib.linalg.det(a), [randn(2, 3, 3)]),
     "det_method": (lambda lib, a: a.det(), [randn(4, 4)]),
     "torch_det": (lambda lib, a: lib.det(a), [randn(1, 1)]),
@@ -425,3 +430,16 @@ def test_cdist_euclidean_routes_match_torch(mode: str) -> None:
     # 30 rows: PyTorch's default takes the matrix-product route, as jitgrad's does
     a, b = randn(2, 30, 4), randn(1, 7, 4)
     check(lambda lib, a, b: lib.cdist(a, b, compute_mode=mode), a, b, double=False, rtol=1e-9)
+
+
+@settings(max_examples=budget(20))
+@given(sa=st.lists(st.integers(1, 3), max_size=3), sb=st.lists(st.integers(1, 3), max_size=3),
+       data=st.data())
+def test_kron_tensordot_cross_property(sa: list[int], sb: list[int], data: st.DataObject) -> None:
+    check(lambda lib, a, b: lib.kron(a, b), randn(*sa), randn(*sb))
+    n = data.draw(st.integers(0, min(len(sa), len(sb))))
+    shared = sa[len(sa) - n:]  # the last n dims of a are the first n of b
+    check(lambda lib, a, b: lib.tensordot(a, b, n), randn(*sa), randn(*shared, *sb[n:]))
+    shape = sa + [3]
+    other = [1 if data.draw(st.booleans()) else s for s in shape[:-1]] + [3]
+    check(lambda lib, a, b: lib.linalg.cross(a, b), randn(*shape), randn(*other))

@@ -176,6 +176,23 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     return X.squeeze(-1) if vector else X  # type: ignore[attr-defined,no-any-return]
 
 
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
+                     unitriangular: bool = False) -> Tensor:
+    """``solve`` reading only ``A``'s upper or lower triangle (and taking its diagonal as
+    ones when ``unitriangular``); the gradient of ``A`` lives on that triangle."""
+    op = "linalg.solve_triangular"
+    check_square(op, A)
+    check_float(op, B, "B")
+    if B.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor B must have at least 2 dimensions, got {B.ndim}.")
+    n = A._sizes[-1]
+    keep = np.triu(np.ones((n, n)), 1 if unitriangular else 0) if upper else np.tril(np.ones((n, n)), -1 if unitriangular else 0)
+    T = mul(A, from_result(keep, A.dtype))
+    if unitriangular:
+        T = add(T, from_result(np.eye(n), A.dtype))
+    return solve(T, B, left=left)
+
+
 # -- det, slogdet ----------------------------------------------------------------------------
 class LinalgDetBackward0(SavingNode):
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
