@@ -443,3 +443,25 @@ def test_kron_tensordot_cross_property(sa: list[int], sb: list[int], data: st.Da
     shape = sa + [3]
     other = [1 if data.draw(st.booleans()) else s for s in shape[:-1]] + [3]
     check(lambda lib, a, b: lib.linalg.cross(a, b), randn(*shape), randn(*other))
+
+
+INPLACE = {
+    "addmm_": (lambda lib, i, a, b: (i * 1).addmm_(a, b, beta=0.5, alpha=2), [randn(2, 3), randn(2, 4), randn(4, 3)]),
+    "addmm_view": (lambda lib, i, a, b: (lambda base: (base[1:].addmm_(a, b), base)[1])(i * 1),
+                   [randn(3, 3), randn(2, 4), randn(4, 3)]),
+    "addmv_": (lambda lib, i, a, b: (i * 1).addmv_(a, b), [randn(2), randn(2, 4), randn(4)]),
+    "baddbmm_": (lambda lib, i, a, b: (i * 1).baddbmm_(a, b, beta=0), [randn(5, 2, 3), randn(5, 2, 4), randn(5, 4, 3)]),
+    "addbmm_": (lambda lib, i, a, b: (i * 1).addbmm_(a, b, alpha=-1), [randn(2, 3), randn(5, 2, 4), randn(5, 4, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", list(INPLACE))
+def test_inplace_products_match_torch(name: str) -> None:
+    fn, arrays = INPLACE[name]
+    check(fn, *arrays)
+
+
+def test_inplace_products_refuse_what_torch_refuses() -> None:
+    check_error(lambda lib, i, a, b: i.addmm_(a, b), randn(2, 3), randn(2, 4), randn(4, 3))  # a leaf
+    err = check_error(lambda lib, i, a, b: i.detach().addmm_(a, b), randn(3), randn(2, 4), randn(4, 3))
+    assert "addmm_" in str(err)

@@ -245,3 +245,30 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     if last:
         out = out.squeeze(-1)  # type: ignore[attr-defined]
     return out
+
+
+# -- in-place variants: the out-of-place result copied into ``self`` (``copy_`` records the
+#    write, so views of ``self`` and its base get PyTorch's CopySlices history) -------------
+def _into(op: str, self: Tensor, result: Tensor) -> Tensor:
+    if result._sizes != self._sizes:
+        raise RuntimeError(
+            f"{op}: the result of shape {list(result._sizes)} can't be written into self of "
+            f"shape {list(self._sizes)}"
+        )
+    return self.copy_(result)  # type: ignore[attr-defined,no-any-return]
+
+
+def addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return _into("addmm_", self, addmm(self, mat1, mat2, beta=beta, alpha=alpha))
+
+
+def addmv_(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return _into("addmv_", self, addmv(self, mat, vec, beta=beta, alpha=alpha))
+
+
+def baddbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return _into("baddbmm_", self, baddbmm(self, batch1, batch2, beta=beta, alpha=alpha))
+
+
+def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return _into("addbmm_", self, addbmm(self, batch1, batch2, beta=beta, alpha=alpha))
