@@ -120,7 +120,10 @@ def _autograd_grad(outputs: Sequence[Tensor], inputs: Sequence[Tensor],
     """``autograd.grad`` over the outputs that require grad (None everywhere if none do)."""
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
-    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]  # type: ignore[attr-defined]
+    pairs = [
+        (o, g) for o, g in zip(outputs, grad_outputs)
+        if o is not None and o.requires_grad  # type: ignore[attr-defined]
+    ]
     if not pairs:
         return (None,) * len(inputs)
     return _grad(

@@ -35,7 +35,9 @@ class LinAlgError(RuntimeError):
 def mT(t: Tensor) -> Tensor:
     """``t.mT``: the last two dims swapped (a view)."""
     if t.ndim < 2:
-        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {t.ndim}-D tensor.")
+        raise RuntimeError(
+            f"tensor.mT is only supported on matrices or batches of matrices. Got {t.ndim}-D tensor."
+        )
     return t.transpose(-2, -1)  # type: ignore[attr-defined,no-any-return]
 
 
@@ -154,7 +156,10 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._sizes == A._sizes[:-1])
     if not left:
         if vector:
-            raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not supported for left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)")
+            raise RuntimeError(
+                "linalg.solve: Vector broadcasting of the left hand side is not supported for "
+                "left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)"
+            )
         return _mT(solve(_mT(A), _mT(B)))
     n = A._sizes[-1]
     rows = B._sizes[-1] if vector else B._sizes[-2]
@@ -186,7 +191,8 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
     if B.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor B must have at least 2 dimensions, got {B.ndim}.")
     n = A._sizes[-1]
-    keep = np.triu(np.ones((n, n)), 1 if unitriangular else 0) if upper else np.tril(np.ones((n, n)), -1 if unitriangular else 0)
+    ones = np.ones((n, n))
+    keep = np.triu(ones, int(unitriangular)) if upper else np.tril(ones, -int(unitriangular))
     T = mul(A, from_result(keep, A.dtype))
     if unitriangular:
         T = add(T, from_result(np.eye(n), A.dtype))

@@ -37,9 +37,10 @@ class CdistBackward0(SavingNode):
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         x1, x2, d = self.unpack()
         w = where(eq(d, 0), 0.0, div(grads[0], d))  # type: ignore[arg-type]
+        wt = mT(w)
         return (
             sub(mul(x1, sum_(w, -1, keepdim=True)), matmul(w, x2)) if self.needs_input_grad(0) else None,
-            sub(mul(x2, sum_(mT(w), -1, keepdim=True)), matmul(mT(w), x1)) if self.needs_input_grad(1) else None,
+            sub(mul(x2, sum_(wt, -1, keepdim=True)), matmul(wt, x1)) if self.needs_input_grad(1) else None,
         )
 
 
@@ -47,7 +48,8 @@ def _euclidean(x1: Tensor, x2: Tensor, use_mm: bool) -> Tensor:
     a, b = x1.numpy(), x2.numpy()
     with quiet():
         if use_mm:
-            sq = (a * a).sum(-1)[..., :, None] + (b * b).sum(-1)[..., None, :] - 2 * (a @ np.swapaxes(b, -1, -2))
+            sq = (a * a).sum(-1)[..., :, None] + (b * b).sum(-1)[..., None, :]
+            sq -= 2 * (a @ np.swapaxes(b, -1, -2))
             value = np.sqrt(np.maximum(sq, 0))
         else:
             diff = a[..., :, None, :] - b[..., None, :, :]
@@ -77,7 +79,9 @@ def _check(x1: Tensor, x2: Tensor, p: float, compute_mode: str) -> float:
             f"X1 and X2 must have the same number of columns. X1: {x1._sizes[-1]} X2: {x2._sizes[-1]}"
         )
     if compute_mode not in _MODES:
-        raise ValueError(f"cdist: {compute_mode} is not a valid value for compute_mode; expected one of {_MODES}")
+        raise ValueError(
+            f"cdist: {compute_mode} is not a valid value for compute_mode; expected one of {_MODES}"
+        )
     pf = as_ord("cdist", p)
     if pf < 0 or math.isnan(pf):
         raise RuntimeError(f"cdist only supports non-negative p values, got {p}")

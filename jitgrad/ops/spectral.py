@@ -123,7 +123,9 @@ def svd_backward(gU: Tensor | None, gS: Tensor | None, gVh: Tensor | None, U: Te
     if gU is None and gVh is None:
         if gS is None:
             return None
-        return matmul(U, mul(gS.unsqueeze(-1), Vh)) if m >= n else matmul(mul(U, gS.unsqueeze(-2)), Vh)  # type: ignore[attr-defined]
+        if m >= n:
+            return matmul(U, mul(gS.unsqueeze(-1), Vh))  # type: ignore[attr-defined]
+        return matmul(mul(U, gS.unsqueeze(-2)), Vh)  # type: ignore[attr-defined]
     E = _gaps(mul(S, S))
     Sr, Sc = S.unsqueeze(-2), S.unsqueeze(-1)  # type: ignore[attr-defined]
     UhgU = None if gU is None else _skew(matmul(_mT(U), gU))
