@@ -355,6 +355,7 @@ BAD = {
     "tensordot_negative": (lambda lib, a, b: lib.tensordot(a, b, dims=-1), [randn(2, 3), randn(3, 2)], "dims"),
     "matrix_power_float_n": (lambda lib, a: lib.linalg.matrix_power(a, 1.5), [randn(2, 2)], "int"),
     "vector_norm_str_ord": (lambda lib, a: lib.linalg.vector_norm(a, "fro"), [randn(2, 2)], "ord"),
+    "cholesky_nan": (lambda lib, a: lib.linalg.cholesky(a), [np.diag([1.0, math.nan])], "order 2"),
     "cholesky_batch_element": (lambda lib, a: lib.linalg.cholesky(a), [np.stack([np.eye(3), -np.eye(3)])], "Batch element 1"),
     "outer_2d": (lambda lib, a, b: lib.outer(a, b), [randn(2, 2), randn(2)], "outer"),
     "tensordot_mismatch": (lambda lib, a, b: lib.tensordot(a, b, 1), [randn(2, 3), randn(4)], "contracted"),

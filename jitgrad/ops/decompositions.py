@@ -290,11 +290,21 @@ class LinalgCholeskyExBackward0(SavingNode):
         return (mul(add(gA, _mT(gA)), 0.5),)
 
 
+def _cholesky(a: np.ndarray) -> np.ndarray:
+    """NumPy's Cholesky factor, failing (as LAPACK's test ``pivot > 0`` does in PyTorch) on a
+    nan pivot too, which NumPy lets through."""
+    with quiet():
+        L = np.linalg.cholesky(a)
+    if np.isnan(np.diagonal(L, axis1=-2, axis2=-1)).any():
+        raise np.linalg.LinAlgError("nan pivot")
+    return L
+
+
 def _not_positive_definite(A: np.ndarray) -> LinAlgError:
-    i = max(_first_failure(A, np.linalg.cholesky), 0)
+    i = max(_first_failure(A, _cholesky), 0)
     m = A.reshape((-1,) + A.shape[-2:])[i]
     order = next(
-        (k for k in range(1, m.shape[0] + 1) if _first_failure(m[:k, :k], np.linalg.cholesky) == 0),
+        (k for k in range(1, m.shape[0] + 1) if _first_failure(m[:k, :k], _cholesky) == 0),
         m.shape[0],
     )
     return LinAlgError(
@@ -310,8 +320,7 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     check_square("linalg.cholesky", A)
     a = A.numpy()
     try:
-        with quiet():
-            L = np.linalg.cholesky(a)
+        L = _cholesky(a)
     except np.linalg.LinAlgError:
         raise _not_positive_definite(a) from None
     out = from_result(np.swapaxes(L, -1, -2) if upper else L, A.dtype)
