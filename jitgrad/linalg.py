@@ -15,7 +15,7 @@ from .ops.linalg import matmul
 from .ops.norms import matrix_norm, norm, vector_norm
 from .ops.products import linalg_cross as cross
 from .ops.products import multi_dot, vecdot
-from .ops.spectral import eigh, eigvalsh, qr, svd, svdvals
+from .ops.spectral import eigh, eigvalsh, matrix_rank, pinv, qr, svd, svdvals
 
 __all__ = [
     "LinAlgError",
@@ -28,8 +28,10 @@ __all__ = [
     "matmul",
     "matrix_norm",
     "matrix_power",
+    "matrix_rank",
     "multi_dot",
     "norm",
+    "pinv",
     "qr",
     "slogdet",
     "solve",

@@ -52,6 +52,11 @@ PROGRAMS = {
     "svd_full": (svd_invariants(True), [randn(4, 3)]),
     "qr_tall": (lambda lib, a: tuple(lib.linalg.qr(a)), [randn(2, 4, 3)]),
     "qr_square_complete": (lambda lib, a: tuple(lib.linalg.qr(a, mode="complete")), [randn(3, 3)]),
+    "pinv_tall": (lambda lib, a: lib.linalg.pinv(a), [randn(2, 4, 3)]),
+    "pinv_wide": (lambda lib, a: lib.linalg.pinv(a), [randn(3, 5)]),
+    "pinv_rank_deficient": (lambda lib, a: lib.linalg.pinv(a), [randn(4, 2) @ randn(2, 3)]),
+    "pinv_atol": (lambda lib, a: lib.linalg.pinv(a, atol=1.0), [randn(4, 3)]),
+    "pinv_rtol": (lambda lib, a: lib.linalg.pinv(a, rtol=0.3), [randn(3, 4)]),
     "matrix_norm_nuc": (lambda lib, a: lib.linalg.matrix_norm(a, "nuc"), [randn(2, 3, 4)]),
     "matrix_norm_2": (lambda lib, a: lib.linalg.matrix_norm(a, 2, dim=(2, 0), keepdim=True), [randn(2, 3, 4)]),
     "matrix_norm_-2": (lambda lib, a: lib.linalg.matrix_norm(a, -2), [randn(3, 3)]),
@@ -89,9 +94,21 @@ def test_numerical_second_derivatives() -> None:
         (lambda x: svd_invariants(False)(jitgrad, x), (w,)),
         (lambda x: tuple(jitgrad.linalg.qr(x)), (a,)),
         (lambda x: jitgrad.linalg.matrix_norm(x, "nuc"), (a,)),
+        (jitgrad.linalg.pinv, (a,)),
+        (jitgrad.linalg.pinv, (w,)),
     ]:
         assert gradcheck(fn, args, atol=1e-5)
         assert gradgradcheck(fn, args, atol=1e-4)
+
+
+def test_matrix_rank_matches_torch() -> None:
+    import torch
+
+    for a, kw in [(randn(2, 4, 3), {}), (randn(4, 2) @ randn(2, 3), {}), (randn(3, 3), {"atol": 1.0}),
+                  (randn(3, 5), {"rtol": 0.5}), (np.zeros((2, 2)), {})]:
+        ours = jitgrad.linalg.matrix_rank(jitgrad.from_numpy(a.copy()), **kw)
+        theirs = torch.linalg.matrix_rank(torch.from_numpy(a.copy()), **kw)
+        assert ours.dtype == jitgrad.int64 and ours.numpy().tolist() == theirs.numpy().tolist()
 
 
 def test_results_are_named_tuples() -> None:
@@ -109,6 +126,9 @@ BAD = {
     "eigh_int": (lambda lib, a: lib.linalg.eigh(a.long()), [randn(2, 2)], "linalg.eigh"),
     "eigh_uplo": (lambda lib, a: lib.linalg.eigh(a, UPLO="X"), [randn(2, 2)], "UPLO"),
     "svd_1d": (lambda lib, a: lib.linalg.svd(a), [randn(3)], "linalg.svd"),
+    "pinv_1d": (lambda lib, a: lib.linalg.pinv(a), [randn(3)], "linalg.pinv"),
+    "pinv_int": (lambda lib, a: lib.linalg.pinv(a.long()), [randn(2, 2)], "linalg.pinv"),
+    "matrix_rank_int": (lambda lib, a: lib.linalg.matrix_rank(a.long()), [randn(2, 2)], "linalg.matrix_rank"),
     "qr_mode": (lambda lib, a: lib.linalg.qr(a, mode="full"), [randn(3, 3)], "mode"),
     "qr_r_backward": (lambda lib, a: lib.linalg.qr(a, mode="r")[1].sum().backward(), [randn(3, 3)], "mode='r'"),
     "qr_complete_tall_backward": (lambda lib, a: lib.linalg.qr(a, mode="complete")[0].sum().backward(),

@@ -244,3 +244,69 @@ def qr(A: Tensor, mode: str = "reduced") -> qr_result:
         record(node, (A,), (Q, R))
         node.save(Q, R, outputs=(Q, R))
     return qr_result(Q, R)
+
+
+# -- pinv, matrix_rank -----------------------------------------------------------------------
+def _tolerance(op: str, s: np.ndarray, shape: tuple[int, ...], atol: float | None,
+               rtol: float | None) -> np.ndarray:
+    """PyTorch's cut-off ``max(atol, rtol * largest singular value)`` per matrix (``rtol``
+    defaults to ``eps * max(m, n)`` when neither is given, and to 0 when only ``atol`` is)."""
+    for name, value in (("atol", atol), ("rtol", rtol)):
+        if value is not None and not isinstance(value, (int, float)):
+            raise TypeError(f"{op}(): argument '{name}' must be a float, not {type(value).__name__}")
+    if rtol is None:
+        rtol = np.finfo(s.dtype).eps * max(shape[-2:]) if atol is None or atol <= 0 else 0.0
+    smax = s[..., :1] if s.shape[-1] else np.zeros(s.shape[:-1] + (1,), s.dtype)
+    return np.maximum(0.0 if atol is None else atol, rtol * smax)
+
+
+class LinalgPinvBackward0(SavingNode):
+    """PyTorch's ``pinv_backward``: the derivative of the pseudo-inverse at constant rank."""
+
+    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+        A, P = self.unpack()
+        g = grads[0]
+        assert g is not None
+        Ph, gh = _mT(P), _mT(g)
+        m, n = A._sizes[-2], A._sizes[-1]
+        if m <= n:
+            K = matmul(gh, P)
+            KPh = matmul(K, Ph)
+            out = add(sub(KPh, _mT(matmul(P, K))), matmul(matmul(Ph, P), sub(gh, matmul(K, A))))
+            return (sub(out, matmul(matmul(A, P), KPh)),)
+        K = matmul(P, gh)
+        PhK = matmul(Ph, K)
+        out = add(sub(PhK, _mT(matmul(K, P))), matmul(matmul(sub(gh, matmul(A, K)), P), Ph))
+        return (sub(out, matmul(matmul(PhK, P), A)),)
+
+
+def pinv(A: Tensor, *, atol: float | None = None, rtol: float | None = None,
+         hermitian: bool = False) -> Tensor:
+    """The Moore-Penrose pseudo-inverse (singular values at or below the tolerance count as
+    zero). ``hermitian`` is accepted; the SVD route gives the same result."""
+    check_float("linalg.pinv", A, "A")
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.pinv: The input tensor A must have at least 2 dimensions, got {A.ndim}.")
+    u, s, vh = _lapack("linalg.pinv", np.linalg.svd, A.numpy(), False)
+    tol = _tolerance("linalg.pinv", s, A._sizes, atol, rtol)
+    with quiet():
+        sinv = np.where(s > tol, 1.0 / np.where(s > tol, s, 1.0), 0.0)
+    out = from_result(np.swapaxes(vh, -1, -2) * sinv[..., None, :] @ np.swapaxes(u, -1, -2), A.dtype)
+    if needs_grad(A):
+        node = LinalgPinvBackward0()
+        record(node, (A,), (out,))
+        node.save(A, out, outputs=(out,))
+    return out
+
+
+def matrix_rank(A: Tensor, *, atol: float | None = None, rtol: float | None = None,
+                hermitian: bool = False) -> Tensor:
+    """The number of singular values above the tolerance (int64; not differentiable)."""
+    check_float("linalg.matrix_rank", A, "A")
+    if A.ndim < 2:
+        raise RuntimeError(
+            f"linalg.matrix_rank: The input tensor A must have at least 2 dimensions, got {A.ndim}."
+        )
+    s = _lapack("linalg.matrix_rank", np.linalg.svd, A.numpy(), False, False)
+    tol = _tolerance("linalg.matrix_rank", s, A._sizes, atol, rtol)
+    return from_result(np.asarray((s > tol).sum(-1)), np.dtype(np.int64))
