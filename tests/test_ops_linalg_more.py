@@ -466,3 +466,13 @@ def test_inplace_products_refuse_what_torch_refuses() -> None:
     check_error(lambda lib, i, a, b: i.addmm_(a, b), randn(2, 3), randn(2, 4), randn(4, 3))  # a leaf
     err = check_error(lambda lib, i, a, b: i.detach().addmm_(a, b), randn(3), randn(2, 4), randn(4, 3))
     assert "addmm_" in str(err)
+
+
+def test_two_outputs_of_one_node_as_roots_reach_the_inputs() -> None:
+    """Engine regression: a node whose two outputs are both roots of ``grad`` used to count its
+    edges twice, so its inputs never became ready and their gradients came back None."""
+    a = jitgrad.from_numpy(randn(3, 3)).requires_grad_()
+    sign, logabsdet = jitgrad.linalg.slogdet(a)
+    one = jitgrad.ones((), dtype=jitgrad.float64)
+    (g,) = jitgrad.autograd.grad([sign, logabsdet], [a], [one, one])
+    np.testing.assert_allclose(g.numpy(), np.linalg.inv(a.numpy()).T, rtol=1e-12)
