@@ -193,3 +193,21 @@ __all__ += [  # gathers/scatters, scans, statistics, sorting, shape ops
     "searchsorted", "sort", "std", "std_mean", "take", "take_along_dim", "tile", "topk", "trace",
     "tril", "triu", "unique", "var", "var_mean",
 ]
+
+# -- matrix ops, linalg, norms, autograd.functional (ops/einsum.py, ops/products.py,
+#    ops/decompositions.py, ops/norms.py, linalg.py, autograd/functional.py) -----------------
+from . import linalg  # noqa: E402  (torch.linalg's counterpart)
+from .autograd import functional as _functional  # noqa: E402,F401  (needs ops: loaded last)
+from .ops.decompositions import det, logdet, matrix_power, slogdet  # noqa: E402
+from .ops.decompositions import inv as inverse  # noqa: E402
+from .ops.einsum import einsum  # noqa: E402
+from .ops.distance import cdist  # noqa: E402
+from .ops.norms import tensor_norm as norm  # noqa: E402
+from .ops.products import (  # noqa: E402
+    addbmm, addmm, addmv, baddbmm, cross, ger, kron, outer, tensordot,
+)
+
+__all__ += [  # matrix ops, linalg, norms
+    "addbmm", "addmm", "addmv", "baddbmm", "cdist", "cross", "det", "einsum", "ger",
+    "inverse", "kron", "linalg", "logdet", "matrix_power", "norm", "outer", "slogdet", "tensordot",
+]

@@ -136,7 +136,7 @@ def _nodes_to_run(roots: Sequence[Node], targets: set[Node]) -> dict[Node, bool]
 def _count_dependencies(roots: Sequence[Edge]) -> dict[Node, int]:
     """For every node reachable from the roots, how many edges lead into it."""
     deps: dict[Node, int] = {}
-    stack = [node for node, _ in roots]
+    stack = list(dict.fromkeys(node for node, _ in roots))  # two outputs of one node: one root
     seen = set(stack)
     while stack:
         for nxt, _ in stack.pop().next_functions:

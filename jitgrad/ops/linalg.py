@@ -15,6 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import dtypes
+from .._quiet import quiet
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..geometry import Geometry, broadcast_shapes, contiguous_strides
@@ -42,7 +43,8 @@ def _check(op: str, a: Any, b: Any) -> None:
 
 def _product(a: Tensor, b: Tensor, sizes: tuple[int, ...]) -> Tensor:
     out, view = new_tensor(sizes, a.dtype)
-    np.matmul(a.numpy(), b.numpy(), out=view)
+    with quiet():  # overflow to inf, silently, as in PyTorch
+        np.matmul(a.numpy(), b.numpy(), out=view)
     return out
 
 

@@ -1,0 +1,43 @@
+"""``jitgrad.linalg``: PyTorch's ``torch.linalg`` namespace (real floating tensors).
+
+Batched over leading dims; forwards by NumPy's LAPACK wrappers, backwards (and their
+backwards) by differentiable jitgrad ops (see ``ops/decompositions.py`` and ``ops/norms.py``).
+Failures on a singular or non-positive-definite input raise ``LinAlgError``, a
+``RuntimeError`` (PyTorch's ``torch.linalg.LinAlgError`` is one too).
+"""
+
+from __future__ import annotations
+
+from .ops.decompositions import (
+    LinAlgError, cholesky, det, inv, matrix_power, slogdet, solve, solve_triangular,
+)
+from .ops.linalg import matmul
+from .ops.norms import matrix_norm, norm, vector_norm
+from .ops.products import linalg_cross as cross
+from .ops.products import multi_dot, vecdot
+from .ops.spectral import eigh, eigvalsh, matrix_rank, pinv, qr, svd, svdvals
+
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "cross",
+    "det",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "multi_dot",
+    "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "solve_triangular",
+    "svd",
+    "svdvals",
+    "vecdot",
+    "vector_norm",
+]

@@ -1,0 +1,274 @@
+"""Products built from differentiable pieces: ``outer``, ``tensordot``, ``kron``, ``cross``,
+and the fused ``beta * input + alpha * product`` family (``addmm``, ``addmv``, ``baddbmm``,
+``addbmm``). None of them needs a node of its own: their gradients (and gradients of
+gradients) come from ``mul``, ``einsum``, the matrix products and the views they are made of.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import dtypes
+from ..geometry import broadcast_shapes
+from ..tensor import Tensor
+from ._common import from_result
+from .compare import where
+from .einsum import einsum
+from .elementwise import add, mul, sub
+from .linalg import bmm, mm, mv
+from .reduction import sum as sum_
+from .structure import stack
+
+
+def _tensor_arg(op: str, name: str, x: Any) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' must be a Tensor, got {type(x).__name__}")
+    return x
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """``input[i] * vec2[j]``: the outer product of two 1-D tensors (types promote)."""
+    _tensor_arg("outer", "input", input)
+    _tensor_arg("outer", "vec2", vec2)
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    return mul(input.unsqueeze(1), vec2)  # type: ignore[attr-defined]
+
+
+ger = outer
+
+
+def _tensordot_dims(a: Tensor, b: Tensor, dims: Any) -> tuple[list[int], list[int]]:
+    if isinstance(dims, int) or (isinstance(dims, Tensor) and dims.ndim == 0):
+        n = int(dims.item() if isinstance(dims, Tensor) else dims)  # type: ignore[attr-defined]
+        if n < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={n}")
+        if n > a.ndim or n > b.ndim:
+            raise RuntimeError(
+                f"tensordot expects dims < ndim_a or ndim_b, but got dims={n} for tensors of "
+                f"{a.ndim} and {b.ndim} dims"
+            )
+        return list(range(a.ndim - n, a.ndim)), list(range(n))
+    if not isinstance(dims, (list, tuple)) or len(dims) != 2:
+        raise RuntimeError(f"tensordot: dims must be an int or a pair of lists of dims, got {dims!r}")
+    da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
+    if len(da) != len(db):
+        raise RuntimeError(
+            f"both dimension lists should have same length, got {len(da)} and {len(db)}"
+        )
+    wrap = []
+    for ds, t, which in ((da, a, "first"), (db, b, "second")):
+        out = []
+        for d in ds:
+            if not -t.ndim <= d < max(t.ndim, 1):
+                raise IndexError(
+                    f"tensordot: dimension {d} of the {which} tensor is out of range "
+                    f"(expected to be in range of [{-t.ndim}, {t.ndim - 1}])"
+                )
+            out.append(d % t.ndim)
+        wrap.append(out)
+    return wrap[0], wrap[1]
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: None = None) -> Tensor:
+    """Contract ``a``'s dims ``dims[0]`` with ``b``'s ``dims[1]`` (or the last ``dims`` of
+    ``a`` with the first ``dims`` of ``b``); the free dims of ``a`` then ``b`` remain."""
+    _tensor_arg("tensordot", "a", a)
+    _tensor_arg("tensordot", "b", b)
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"both inputs should have same dtype, got {a.dtype.name} and {b.dtype.name}"
+        )
+    da, db = _tensordot_dims(a, b, dims)
+    for x, y in zip(da, db):
+        if a._sizes[x] != b._sizes[y]:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {a._sizes[x]} in "
+                f"dim {x} and second has size {b._sizes[y]} in dim {y}"
+            )
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    la = [next(letters) for _ in range(a.ndim)]
+    lb = [next(letters) for _ in range(b.ndim)]
+    for x, y in zip(da, db):
+        lb[y] = la[x]
+    free = [la[i] for i in range(a.ndim) if i not in da] + [lb[i] for i in range(b.ndim) if i not in db]
+    return einsum(f"{''.join(la)},{''.join(lb)}->{''.join(free)}", a, b)
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: block ``(i, j, ...)`` of the result is ``input[i, j, ...] * other``."""
+    _tensor_arg("kron", "input", input)
+    _tensor_arg("kron", "other", other)
+    n = max(input.ndim, other.ndim)
+    sa = (1,) * (n - input.ndim) + input._sizes
+    sb = (1,) * (n - other.ndim) + other._sizes
+    a = input.reshape(tuple(x for s in sa for x in (s, 1)))  # type: ignore[attr-defined]
+    b = other.reshape(tuple(x for s in sb for x in (1, s)))  # type: ignore[attr-defined]
+    return mul(a, b).reshape(tuple(x * y for x, y in zip(sa, sb)))  # type: ignore[attr-defined]
+
+
+def _cross(op: str, input: Tensor, other: Tensor, dim: int) -> Tensor:
+    _tensor_arg(op, "input", input)
+    _tensor_arg(op, "other", other)
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"{op}: inputs must have the same number of dimensions.")
+    if input.dtype != other.dtype:
+        raise RuntimeError(
+            f"{op}: expected both inputs to have the same dtype, got {input.dtype.name} and "
+            f"{other.dtype.name}"
+        )
+    shape = broadcast_shapes(input._sizes, other._sizes)
+    if not -len(shape) <= dim < max(len(shape), 1):
+        raise IndexError(
+            f"{op}: Dimension out of range (expected to be in range of [{-len(shape)}, "
+            f"{len(shape) - 1}], but got {dim})"
+        )
+    if input._sizes[dim] != 3 or other._sizes[dim] != 3:
+        raise RuntimeError(
+            f"{op}: inputs dimension {dim} must have length 3. Got {input._sizes[dim]} and "
+            f"{other._sizes[dim]}"
+        )
+    a = input.expand(shape).unbind(dim)  # type: ignore[attr-defined]
+    b = other.expand(shape).unbind(dim)  # type: ignore[attr-defined]
+    parts = [sub(mul(a[(i + 1) % 3], b[(i + 2) % 3]), mul(a[(i + 2) % 3], b[(i + 1) % 3])) for i in range(3)]
+    return stack(parts, dim)
+
+
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """``torch.linalg.cross``: the cross product of 3-vectors along ``dim`` (broadcast)."""
+    return _cross("linalg.cross", input, other, dim)
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """``torch.cross``: as ``linalg.cross``, but without ``dim`` it takes the first dim of
+    size 3 (PyTorch's deprecated default)."""
+    if dim is None and isinstance(input, Tensor) and isinstance(other, Tensor):
+        shape = broadcast_shapes(input._sizes, other._sizes)
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    return _cross("linalg.cross", input, other, -1 if dim is None else dim)
+
+
+# -- beta * input + alpha * product ---------------------------------------------------------
+def _fused(op: str, input: Tensor, product: Tensor, beta: Any, alpha: Any, mat: Tensor) -> Tensor:
+    """``beta * input + alpha * product``; ``input`` is ignored (nan and inf included) when
+    ``beta`` is 0, as in PyTorch, but its gradient is then zeros rather than missing."""
+    _tensor_arg(op, "input", input)
+    if input.dtype != mat.dtype:
+        raise RuntimeError(
+            f"{op}: self and mat2 must have the same dtype, but got {input.dtype.name} and "
+            f"{mat.dtype.name}"
+        )
+    shape = product._sizes
+    if not _broadcasts_to(input._sizes, shape):
+        raise RuntimeError(
+            f"{op}: the input of shape {list(input._sizes)} can't be broadcast to the product's "
+            f"shape {list(shape)}"
+        )
+    scaled = product if alpha == 1 else mul(product, alpha)
+    if beta == 0:
+        return add(scaled, where(_true(input), 0, input))
+    return add(scaled, input if beta == 1 else mul(input, beta))
+
+
+def _broadcasts_to(src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
+    return len(src) <= len(dst) and all(a in (1, b) for a, b in zip(src[::-1], dst[::-1]))
+
+
+def _true(t: Tensor) -> Tensor:
+    return from_result(np.ones(t._sizes, dtype=dtypes.bool_))
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``."""
+    return _fused("addmm", input, mm(mat1, mat2), beta, alpha, mat1)
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)``."""
+    return _fused("addmv", input, mv(mat, vec), beta, alpha, mat)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * bmm(batch1, batch2)``."""
+    return _fused("baddbmm", input, bmm(batch1, batch2), beta, alpha, batch1)
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
+    return _fused("addbmm", input, sum_(bmm(batch1, batch2), 0), beta, alpha, batch1)
+
+
+__all__: Sequence[str] = [
+    "addbmm", "addmm", "addmv", "baddbmm", "cross", "ger", "kron", "linalg_cross", "multi_dot",
+    "outer", "tensordot", "vecdot",
+]
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """``sum(x * y, dim)`` with broadcasting (``torch.linalg.vecdot`` for real tensors)."""
+    _tensor_arg("linalg.vecdot", "x", x)
+    _tensor_arg("linalg.vecdot", "y", y)
+    if x.dtype != y.dtype:
+        raise RuntimeError(
+            f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{x.dtype.name} and y of type {y.dtype.name} instead"
+        )
+    return sum_(mul(x, y), dim)
+
+
+def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    """``tensors[0] @ tensors[1] @ ...``: the first may be 1-D (a row), the last 1-D (a
+    column), the others must be 2-D (multiplied left to right)."""
+    ts = list(tensors)
+    if len(ts) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
+    for i, t in enumerate(ts):
+        _tensor_arg("linalg.multi_dot", f"tensors[{i}]", t)
+        end = i in (0, len(ts) - 1)
+        if not (t.ndim == 2 or (end and t.ndim == 1)):
+            which = "the first tensor" if i == 0 else "the last tensor" if end else f"tensor {i}"
+            expected = "1D or 2D" if end else "2D"
+            raise RuntimeError(f"multi_dot(): {which} must be {expected} but got {t.ndim}D")
+    first, last = ts[0].ndim == 1, ts[-1].ndim == 1
+    if first:
+        ts[0] = ts[0].unsqueeze(0)  # type: ignore[attr-defined]
+    if last:
+        ts[-1] = ts[-1].unsqueeze(1)  # type: ignore[attr-defined]
+    out = ts[0]
+    for t in ts[1:]:
+        out = mm(out, t)
+    if first:
+        out = out.squeeze(0)  # type: ignore[attr-defined]
+    if last:
+        out = out.squeeze(-1)  # type: ignore[attr-defined]
+    return out
+
+
+# -- in-place variants: the out-of-place result copied into ``self`` (``copy_`` records the
+#    write, so views of ``self`` and its base get PyTorch's CopySlices history) -------------
+def _into(op: str, self: Tensor, result: Tensor) -> Tensor:
+    if result._sizes != self._sizes:
+        raise RuntimeError(
+            f"{op}: the result of shape {list(result._sizes)} can't be written into self of "
+            f"shape {list(self._sizes)}"
+        )
+    return self.copy_(result)  # type: ignore[attr-defined,no-any-return]
+
+
+def addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return _into("addmm_", self, addmm(self, mat1, mat2, beta=beta, alpha=alpha))
+
+
+def addmv_(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return _into("addmv_", self, addmv(self, mat, vec, beta=beta, alpha=alpha))
+
+
+def baddbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return _into("baddbmm_", self, baddbmm(self, batch1, batch2, beta=beta, alpha=alpha))
+
+
+def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    return _into("addbmm_", self, addbmm(self, batch1, batch2, beta=beta, alpha=alpha))
