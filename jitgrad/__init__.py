@@ -101,3 +101,8 @@ __all__ += [  # elementwise arithmetic, pointwise functions, comparisons, where
     "logical_xor", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow", "reciprocal", "relu",
     "sigmoid", "sin", "sqrt", "sub", "tanh", "where",
 ]
+
+# -- neural-network modules (nn) --
+from . import nn  # noqa: E402  torch.nn's counterpart: Module, Parameter, layers, losses
+
+__all__ += ["nn"]
