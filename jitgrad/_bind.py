@@ -177,3 +177,8 @@ Tensor.mm = linalg.mm  # type: ignore[attr-defined]
 Tensor.bmm = linalg.bmm  # type: ignore[attr-defined]
 Tensor.mv = linalg.mv  # type: ignore[attr-defined]
 Tensor.dot = linalg.dot  # type: ignore[attr-defined]
+
+# -- nn: Tensor.data (jitgrad/nn/parameter.py) --
+from .nn.parameter import data_property  # noqa: E402
+
+Tensor.data = data_property  # type: ignore[attr-defined]

@@ -375,3 +375,38 @@ def test_fit_with_optim_matches_torch():
             o.step()
     for p, tp in zip(ours.parameters(), theirs.parameters()):
         np.testing.assert_allclose(p.detach().numpy(), tp.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_tensor_data_reads_and_swaps_memory_outside_autograd():
+    m = nn.Linear(2, 1).double()
+    m(jitgrad.ones(3, 2, dtype=jitgrad.float64)).sum().backward()
+    before = m.weight.detach().numpy().copy()
+    for p in m.parameters():
+        p.data -= 0.1 * p.grad  # the manual SGD step of many PyTorch scripts
+    np.testing.assert_allclose(m.weight.detach().numpy(), before - 0.3)
+    assert m.weight.is_leaf and m.weight.requires_grad and isinstance(m.weight, nn.Parameter)
+    d = m.weight.data
+    assert not d.requires_grad and d.grad_fn is None and type(d) is jitgrad.Tensor
+    w = m.weight
+    m.weight.data = jitgrad.zeros(1, 2, dtype=jitgrad.float64)
+    assert m.weight is w and not w.detach().numpy().any()
+    with pytest.raises(TypeError):
+        w.data = [[0.0, 0.0]]
+    with pytest.raises(RuntimeError):
+        w.data = jitgrad.tensor([[1, 2]])
+
+
+def test_deepcopy_and_pickle_of_a_model():
+    import pickle
+
+    m = build(jitgrad)
+    m(jitgrad.ones(2, 3, dtype=jitgrad.float64)).sum().backward()
+    s = nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 1))
+    for clone, m in ((copy.deepcopy(m), m), (pickle.loads(pickle.dumps(s)), s)):
+        assert list(clone.state_dict()) == list(m.state_dict())
+        for (n, p), (_, q) in zip(clone.named_parameters(), m.named_parameters()):
+            assert isinstance(p, nn.Parameter) and p is not q and p.requires_grad, n
+            np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+        with jitgrad.no_grad():
+            next(clone.parameters()).fill_(7.0)
+        assert (next(m.parameters()).detach().numpy() != 7.0).all()
