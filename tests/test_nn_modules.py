@@ -410,3 +410,26 @@ def test_deepcopy_and_pickle_of_a_model():
         with jitgrad.no_grad():
             next(clone.parameters()).fill_(7.0)
         assert (next(m.parameters()).detach().numpy() != 7.0).all()
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_refused_load_state_dict_changes_nothing(strict):
+    """PyTorch has already copied the matching keys when it raises; jitgrad copies none."""
+    m = nn.Linear(2, 3)
+    before = [p.detach().numpy().copy() for p in m.parameters()]
+    versions = [p._version for p in m.parameters()]
+    bad = {"weight": jitgrad.ones(3, 2), "bias": jitgrad.ones(4)}  # bias has the wrong shape
+    with pytest.raises(RuntimeError, match="size mismatch for bias"):
+        m.load_state_dict(bad, strict=strict)
+    for p, b, v in zip(m.parameters(), before, versions):
+        np.testing.assert_array_equal(p.detach().numpy(), b)
+        assert p._version == v
+
+
+def test_load_state_dict_assign_replaces_parameters():
+    m = nn.Linear(2, 3)
+    new_w = jitgrad.ones(3, 2)
+    m.load_state_dict({"weight": new_w, "bias": jitgrad.zeros(3)}, assign=True)
+    assert isinstance(m.weight, nn.Parameter) and m.weight.requires_grad
+    new_w.fill_(5.0)
+    assert (m.weight.detach().numpy() == 5.0).all()  # shares the given tensor's memory

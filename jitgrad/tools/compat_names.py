@@ -37,7 +37,7 @@ NAMES: dict[str, list[str]] = {
     "Tensor": """
         shape size dim ndim numel dtype device is_leaf requires_grad requires_grad_ grad grad_fn
         backward retain_grad register_hook detach detach_ item tolist numpy clone contiguous
-        is_contiguous stride storage_offset data_ptr to cpu cuda float double long int bool
+        is_contiguous stride storage_offset data data_ptr to cpu cuda float double long int bool
         type_as view view_as reshape reshape_as flatten squeeze unsqueeze expand expand_as
         permute transpose t T mT H movedim narrow select unfold unbind split chunk diagonal
         as_strided repeat flip roll
@@ -102,6 +102,10 @@ DIFFERENCES: dict[str, str] = {
     **{f"torch.nn.init.{name}": "random fills use jitgrad's generator: not PyTorch's numbers"
        for name in ("uniform_", "normal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
                     "kaiming_normal_", "orthogonal_", "trunc_normal_")},
+    "torch.nn.Module": "a load_state_dict that raises has copied nothing (PyTorch has already "
+                       "copied the matching keys)",
+    "Tensor.data": "shares the version counter with the tensor (PyTorch gives .data a fresh "
+                   "one), so a write through .data to a saved tensor is caught in backward",
     "torch.nn.Linear": "initial weights come from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.functional.dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.Dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",

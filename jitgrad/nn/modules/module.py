@@ -8,6 +8,7 @@ registration order, so names and orders equal PyTorch's.
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
 
@@ -385,8 +386,10 @@ class Module:
 
     def _load_from_state_dict(
         self, state_dict: dict[str, Any], prefix: str, missing: list[str],
-        unexpected: list[str], errors: list[str], assign: bool,
+        unexpected: list[str], errors: list[str], writes: list[Callable[[], None]], assign: bool,
     ) -> None:
+        """Check this module's entries; queue the writes (``load_state_dict`` runs them only
+        when nothing is wrong, so a refused load changes nothing)."""
         local = {
             name: t for name, t in list(self._parameters.items()) + [
                 (n, b) for n, b in self._buffers.items() if n not in self._non_persistent_buffers_set
@@ -412,13 +415,7 @@ class Module:
                     f"checkpoint, the shape in current model is {param.shape}."
                 )
                 continue
-            with no_grad():
-                if assign and name in self._parameters:
-                    setattr(self, name, Parameter(value, param.requires_grad))  # type: ignore[attr-defined]
-                elif assign:
-                    self._buffers[name] = value
-                else:
-                    param.copy_(value)  # type: ignore[attr-defined]
+            writes.append(functools.partial(self._load_one, name, param, value, assign))
         for key in state_dict:
             if key.startswith(prefix):
                 parts = key[len(prefix):].split(".", 1)
@@ -426,15 +423,27 @@ class Module:
                 if parts[0] not in known:
                     unexpected.append(key)
 
+    def _load_one(self, name: str, param: Tensor, value: Tensor, assign: bool) -> None:
+        with no_grad():
+            if assign and name in self._parameters:
+                setattr(self, name, Parameter(value, param.requires_grad))  # type: ignore[attr-defined]
+            elif assign:
+                self._buffers[name] = value
+            else:
+                param.copy_(value)  # type: ignore[attr-defined]
+
     def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False) -> _IncompatibleKeys:
+        """Copy parameters and persistent buffers from ``state_dict`` (PyTorch's checks and
+        messages). Unlike PyTorch, a load that raises has copied nothing."""
         if not hasattr(state_dict, "keys") or not hasattr(state_dict, "__getitem__"):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing: list[str] = []
         unexpected: list[str] = []
         errors: list[str] = []
+        writes: list[Callable[[], None]] = []
 
         def load(module: Module, local_state: dict[str, Any], prefix: str) -> None:
-            module._load_from_state_dict(local_state, prefix, missing, unexpected, errors, assign)
+            module._load_from_state_dict(local_state, prefix, missing, unexpected, errors, writes, assign)
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."
@@ -453,6 +462,8 @@ class Module:
             raise RuntimeError(
                 "Error(s) in loading state_dict for {}:\n\t{}".format(type(self).__name__, "\n\t".join(errors))
             )
+        for write in writes:
+            write()
         return _IncompatibleKeys(missing, unexpected)
 
     # -- printing ---------------------------------------------------------------------------
