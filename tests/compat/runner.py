@@ -123,3 +123,64 @@ def assert_same_results(ours: dict[str, Any], theirs: dict[str, Any], rtol: floa
 
 def compare(name: str) -> None:
     assert_same_results(run_with_jitgrad(name), run_with_torch(name))
+
+
+def _dotted(node: Any) -> str | None:
+    import ast
+
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id] + parts[::-1])
+    return None
+
+
+def missing_names(name: str) -> list[str]:
+    """The PyTorch names a program uses that jitgrad lacks, found statically: dotted names
+    starting at an imported torch module (``torch.linalg.solve``, ``F.pad``), and attribute
+    names that are ``torch.Tensor`` members but not ``jitgrad.Tensor`` ones (methods)."""
+    import ast
+
+    import torch
+
+    import jitgrad
+
+    tree = ast.parse((PROGRAMS / f"{name}.py").read_text())
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "torch":
+                    aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else "torch"
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
+            for a in node.names:
+                aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+    missing: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        dotted = _dotted(node)
+        head = dotted.split(".")[0] if dotted else None
+        if head in aliases:
+            full = aliases[head] + dotted[len(head):]  # type: ignore[index]
+            if _resolves(torch, full) and not _resolves(jitgrad, full):
+                missing.add(full)
+        elif (hasattr(torch.Tensor, node.attr) and not hasattr(jitgrad.Tensor, node.attr)
+              and node.attr not in _CONTAINER_METHODS):
+            missing.add(f"Tensor.{node.attr}")
+    return sorted(missing)
+
+
+_CONTAINER_METHODS = frozenset(dir(dict)) | frozenset(dir(list))  # .values() is not Tensor.values
+
+
+def _resolves(root: Any, dotted: str) -> bool:
+    obj = root
+    for part in dotted.split(".")[1:]:
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            return False
+    return True
