@@ -3,15 +3,17 @@ API of ``torch.nn``."""
 
 from . import functional, init, utils
 from .modules import (
-    ELU, GELU, CrossEntropyLoss, Dropout, Flatten, Identity, L1Loss, LeakyReLU, Linear,
-    LogSoftmax, Module, ModuleDict, ModuleList, MSELoss, NLLLoss, ParameterList, ReLU,
-    Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh,
+    ELU, GELU, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, Flatten,
+    Hardtanh, HuberLoss, Identity, L1Loss, LayerNorm, LeakyReLU, Linear, LogSoftmax, Module,
+    ModuleDict, ModuleList, MSELoss, NLLLoss, ParameterList, ReLU, Sequential, Sigmoid, SiLU,
+    SmoothL1Loss, Softmax, Softplus, Tanh, Unflatten,
 )
 from .parameter import Parameter
 
 __all__ = [
-    "CrossEntropyLoss", "Dropout", "ELU", "Flatten", "GELU", "Identity", "L1Loss", "LeakyReLU",
-    "Linear", "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList", "NLLLoss",
-    "Parameter", "ParameterList", "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax",
-    "Softplus", "Tanh", "functional", "init", "utils",
+    "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten",
+    "GELU", "Hardtanh", "HuberLoss", "Identity", "L1Loss", "LayerNorm", "LeakyReLU", "Linear",
+    "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList", "NLLLoss", "Parameter",
+    "ParameterList", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax",
+    "Softplus", "Tanh", "Unflatten", "functional", "init", "utils",
 ]

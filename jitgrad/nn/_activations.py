@@ -101,3 +101,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     keep = creation._generator.random(input.numel()) >= p
     mask = creation.from_numpy((keep / (1.0 - p)).astype(input.dtype).reshape(input.shape))
     return _inplace(input, input * mask, inplace)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """``clamp(x, min_val, max_val)`` with PyTorch's gradient: zero at the bounds too."""
+    inside = (input > min_val) & (input < max_val)
+    out = where(inside, input, clamp(input, min_val, max_val).detach())  # type: ignore[attr-defined]
+    return _inplace(input, out, inplace)

@@ -15,8 +15,9 @@ import numpy as np
 from .. import creation, dtypes
 from ..ops.compare import where
 from ..ops.reduction import log_softmax
-from ..ops.unary import abs as _abs
+from ..ops.unary import abs as _abs, log
 from ..tensor import Tensor
+from ._activations import softplus
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -178,3 +179,63 @@ def _cross_entropy_probs(logp: Tensor, target: Tensor, weight: Tensor | None, re
         return per_sample
     total = per_sample.sum()  # type: ignore[attr-defined]
     return total if reduction == "sum" else total / (logp.numel() / n_classes)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError(f"smooth_l1_loss does not support negative values for beta, got {beta}")
+    d = _pointwise_loss("smooth_l1_loss", input, target)
+    ad = _abs(d)
+    if beta == 0.0:
+        return apply_reduction(ad, reduction)
+    return apply_reduction(where(ad < beta, d * d * (0.5 / beta), ad - 0.5 * beta), reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
+    _check_reduction(reduction)
+    d = _pointwise_loss("huber_loss", input, target)
+    ad = _abs(d)
+    loss = where(ad < delta, d * d * 0.5, (ad - 0.5 * delta) * delta)
+    return apply_reduction(loss if weight is None else loss * weight, reduction)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``-(y log x + (1 - y) log(1 - x))`` with each log clamped at -100, as PyTorch."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size."
+        )
+    values = input.detach().numpy()  # type: ignore[attr-defined]
+    if values.size and ((values < 0) | (values > 1)).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    log_x = log(input).clamp(min=-100)  # type: ignore[attr-defined]
+    log_1mx = log(1 - input).clamp(min=-100)  # type: ignore[attr-defined]
+    loss = -(target * log_x + (1 - target) * log_1mx)
+    return apply_reduction(loss if weight is None else loss * weight, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average: Any = None, reduce: Any = None,
+                                     reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
+    """``(1 - y) x + w_pos(y) softplus(-x)``, ``w_pos(y) = 1 + (pos_weight - 1) y``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+        )
+    soft = softplus(-input)
+    if pos_weight is not None:
+        soft = soft * ((pos_weight - 1) * target + 1)
+    loss = (1 - target) * input + soft
+    return apply_reduction(loss if weight is None else loss * weight, reduction)

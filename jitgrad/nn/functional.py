@@ -13,13 +13,20 @@ import numpy as np
 from .. import creation
 from ..ops.reduction import log_softmax as _log_softmax, softmax as _softmax
 from ..tensor import Tensor
-from ._activations import dropout, elu, gelu, leaky_relu, relu, sigmoid, silu, softplus, tanh
-from ._losses import cross_entropy, l1_loss, mse_loss, nll_loss
+from ._activations import (
+    dropout, elu, gelu, hardtanh, leaky_relu, relu, sigmoid, silu, softplus, tanh,
+)
+from ._losses import (
+    binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
+    mse_loss, nll_loss, smooth_l1_loss,
+)
+from ._normalization import cosine_similarity, embedding, layer_norm, one_hot
 
 __all__ = [
-    "avg_pool1d", "cross_entropy", "dropout", "elu", "gelu", "l1_loss", "leaky_relu", "linear",
-    "log_softmax", "mse_loss", "nll_loss", "normalize", "pad", "relu", "sigmoid", "silu",
-    "softmax", "softplus", "tanh",
+    "avg_pool1d", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_similarity",
+    "cross_entropy", "dropout", "elu", "embedding", "gelu", "hardtanh", "huber_loss", "l1_loss",
+    "layer_norm", "leaky_relu", "linear", "log_softmax", "mse_loss", "nll_loss", "normalize",
+    "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
 ]
 
 

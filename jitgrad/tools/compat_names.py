@@ -107,6 +107,7 @@ DIFFERENCES: dict[str, str] = {
     "Tensor.data": "shares the version counter with the tensor (PyTorch gives .data a fresh "
                    "one), so a write through .data to a saved tensor is caught in backward",
     "torch.nn.Linear": "initial weights come from jitgrad's generator: not PyTorch's numbers",
+    "torch.nn.Embedding": "initial weights come from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.functional.dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.Dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",
     "torch.from_numpy": "read-only NumPy memory refuses writes (PyTorch only warns)",
