@@ -433,3 +433,11 @@ def test_load_state_dict_assign_replaces_parameters():
     assert isinstance(m.weight, nn.Parameter) and m.weight.requires_grad
     new_w.fill_(5.0)
     assert (m.weight.detach().numpy() == 5.0).all()  # shares the given tensor's memory
+
+
+def test_to_accepts_device_dtype_and_non_blocking_like_torch():
+    for lib in (jitgrad, torch):
+        m = lib.nn.Linear(2, 2)
+        assert m.to("cpu", lib.float64, False) is m and m.weight.dtype == lib.float64
+        assert m.to(device="cpu", dtype=lib.float32, non_blocking=True) is m
+        assert m.weight.dtype == lib.float32

@@ -332,10 +332,11 @@ class Module:
     def to(self, *args: Any, dtype: Any = None, **kwargs: Any) -> Module:
         """``to(dtype)``, ``to("cpu")``, ``to(device, dtype)`` or ``to(tensor)``: floating
         parameters and buffers take the dtype; integer ones keep theirs (as in PyTorch)."""
+        kwargs.pop("non_blocking", None)
         for a in list(args) + [kwargs.pop("device", None)]:
             if isinstance(a, Tensor):
                 dtype = a.dtype
-            elif a is None or _is_cpu(a):
+            elif a is None or isinstance(a, bool) or _is_cpu(a):  # a bool is non_blocking
                 continue
             else:
                 dtype = a
