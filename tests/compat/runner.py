@@ -140,7 +140,8 @@ def _dotted(node: Any) -> str | None:
 def missing_names(name: str) -> list[str]:
     """The PyTorch names a program uses that jitgrad lacks, found statically: dotted names
     starting at an imported torch module (``torch.linalg.solve``, ``F.pad``), and attribute
-    names that are ``torch.Tensor`` members but not ``jitgrad.Tensor`` ones (methods)."""
+    names that are ``torch.Tensor`` members but not ``jitgrad.Tensor`` ones (methods; not
+    on ``self``, nor dict/list methods). A heuristic: it can miss a name, or flag one."""
     import ast
 
     import torch
@@ -168,7 +169,7 @@ def missing_names(name: str) -> list[str]:
             if _resolves(torch, full) and not _resolves(jitgrad, full):
                 missing.add(full)
         elif (hasattr(torch.Tensor, node.attr) and not hasattr(jitgrad.Tensor, node.attr)
-              and node.attr not in _CONTAINER_METHODS):
+              and node.attr not in _CONTAINER_METHODS and head != "self"):  # self.norm: a submodule
             missing.add(f"Tensor.{node.attr}")
     return sorted(missing)
 

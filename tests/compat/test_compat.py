@@ -20,6 +20,7 @@ PROGRAMS: dict[str, str | None] = {
     "thomas": None,
     "mlp_fit": None,
     "smoothing_fit": None,
+    "bag_of_words": None,
     "defaults_gather": "dtypes (defaults, device, finfo) and ops (gather, cumsum)",
     "hessian_vector": "linalg",
     "gp_likelihood": "linalg (cholesky, cholesky_solve) and ops (eye, diagonal)",
