@@ -441,3 +441,21 @@ def test_to_accepts_device_dtype_and_non_blocking_like_torch():
         assert m.to("cpu", lib.float64, False) is m and m.weight.dtype == lib.float64
         assert m.to(device="cpu", dtype=lib.float32, non_blocking=True) is m
         assert m.weight.dtype == lib.float32
+
+
+def test_parameter_dict_behaves_like_torch():
+    for lib in (jitgrad, torch):
+        d = lib.nn.ParameterDict({"b": lib.nn.Parameter(lib.zeros(2)), "a": lib.ones(3, 1)})
+        d["c"] = lib.zeros(1)
+        assert list(d.keys()) == ["a", "b", "c"] and len(d) == 3 and "a" in d  # a dict is sorted
+        assert all(isinstance(v, lib.nn.Parameter) for v in d.values())
+        assert list(d.state_dict()) == ["a", "b", "c"]
+        assert [n for n, _ in d.named_parameters()] == ["a", "b", "c"]
+        ordered = lib.nn.ParameterDict(OrderedDict([("z", lib.zeros(1)), ("y", lib.zeros(1))]))
+        assert list(ordered.keys()) == ["z", "y"]
+        del d["b"]
+        assert list(d.keys()) == ["a", "c"] and len(list(d.parameters())) == 2
+        with pytest.raises(KeyError):
+            d["zzz"]
+    d = nn.ParameterDict({"w": jitgrad.zeros(2, 3, dtype=jitgrad.float64)})
+    assert repr(d) == "ParameterDict(  (w): Parameter containing: [jitgrad.float64 of size 2x3])"

@@ -5,8 +5,8 @@ from . import functional, init, utils
 from .modules import (
     ELU, GELU, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, Flatten,
     Hardtanh, HuberLoss, Identity, L1Loss, LayerNorm, LeakyReLU, Linear, LogSoftmax, Module,
-    ModuleDict, ModuleList, MSELoss, NLLLoss, ParameterList, ReLU, Sequential, Sigmoid, SiLU,
-    SmoothL1Loss, Softmax, Softplus, Tanh, Unflatten,
+    ModuleDict, ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU, Sequential,
+    Sigmoid, SiLU, SmoothL1Loss, Softmax, Softplus, Tanh, Unflatten,
 )
 from .parameter import Parameter
 
@@ -14,6 +14,6 @@ __all__ = [
     "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten",
     "GELU", "Hardtanh", "HuberLoss", "Identity", "L1Loss", "LayerNorm", "LeakyReLU", "Linear",
     "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList", "NLLLoss", "Parameter",
-    "ParameterList", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax",
-    "Softplus", "Tanh", "Unflatten", "functional", "init", "utils",
+    "ParameterDict", "ParameterList", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss",
+    "Softmax", "Softplus", "Tanh", "Unflatten", "functional", "init", "utils",
 ]

@@ -211,6 +211,15 @@ class ModuleDict(Module):
             self[pair[0]] = pair[1]
 
 
+def _entry_line(key: Any, p: Any) -> str:
+    """One line of a ParameterList/ParameterDict repr (PyTorch's wording)."""
+    if not isinstance(p, Tensor):
+        return f"  ({key}): Object of type: {type(p).__name__}"
+    size = "x".join(str(n) for n in p.shape)
+    kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+    return f"  ({key}): {kind} containing: [{dtypes.name(p.dtype)} of size {size}]"
+
+
 class ParameterList(Module):
     """A list of parameters (plain tensors are wrapped into ``Parameter``)."""
 
@@ -253,15 +262,75 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        lines = []
-        for k, p in enumerate(self):
-            if isinstance(p, Tensor):
-                size = "x".join(str(n) for n in p.shape)
-                kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
-                lines.append(f"  ({k}): {kind} containing: [{dtypes.name(p.dtype)} of size {size}]")
-            else:
-                lines.append(f"  ({k}): Object of type: {type(p).__name__}")
-        return "\n".join(lines)
+        return "\n".join(_entry_line(k, p) for k, p in enumerate(self))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters (plain tensors are wrapped into ``Parameter``)."""
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        self._keys: dict[str, None] = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._keys:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if not isinstance(key, str):
+            raise TypeError(f"ParameterDict keys must be strings, got {type(key).__name__}")
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        self._keys[key] = None
+        setattr(self, key, value)
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def keys(self) -> Any:
+        return self._keys.keys()
+
+    def items(self) -> Any:
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self) -> Any:
+        return (self[k] for k in self._keys)
+
+    def pop(self, key: str) -> Any:
+        value = self[key]
+        del self[key]
+        return value
+
+    def update(self, parameters: Any) -> None:
+        """Ordered inputs (OrderedDict, ParameterDict, pairs) keep their order; a plain
+        mapping is added in sorted key order, as in PyTorch."""
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            pairs = list(parameters.items())
+        elif isinstance(parameters, Mapping):
+            pairs = sorted(parameters.items())
+        else:
+            pairs = list(parameters)
+        for key, value in pairs:
+            self[key] = value
+
+    def extra_repr(self) -> str:
+        return "\n".join(_entry_line(k, p) for k, p in self.items())
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterDict should not be called.")
