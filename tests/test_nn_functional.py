@@ -230,3 +230,13 @@ def test_all_ignored_mean_is_nan_like_torch():
         ours = F.cross_entropy(jitgrad.zeros(2, 3, dtype=jitgrad.float64), jitgrad.tensor([-100, -100]))
     theirs = TF.cross_entropy(torch.zeros(2, 3, dtype=torch.float64), torch.tensor([-100, -100]))
     assert np.isnan(ours.item()) and np.isnan(theirs.item())
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(kernel_size=2), dict(kernel_size=3, stride=1), dict(kernel_size=3, stride=2, padding=1),
+])
+def test_max_pool1d_matches_torch(kwargs):
+    check(lambda t: F.max_pool1d(t, **kwargs), lambda t: TF.max_pool1d(t, **kwargs),
+          RNG.standard_normal((2, 3, 9)))
+    with pytest.raises(RuntimeError):
+        F.max_pool1d(jitgrad.zeros(2, 3, 2), 4)

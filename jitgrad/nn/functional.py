@@ -25,8 +25,9 @@ from ._normalization import cosine_similarity, embedding, layer_norm, one_hot
 __all__ = [
     "avg_pool1d", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_similarity",
     "cross_entropy", "dropout", "elu", "embedding", "gelu", "hardtanh", "huber_loss", "l1_loss",
-    "layer_norm", "leaky_relu", "linear", "log_softmax", "mse_loss", "nll_loss", "normalize",
-    "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
+    "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool1d", "mse_loss", "nll_loss",
+    "normalize", "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
+    "softplus", "tanh",
 ]
 
 
@@ -140,6 +141,27 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     ones = np.pad(np.ones(input.shape[-1]), p)
     counts = np.lib.stride_tricks.sliding_window_view(ones, k)[::s].sum(-1)
     return sums / creation.tensor(counts.astype(input.dtype))
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
+    """Maxima over windows of the last dim; padding is -inf. A tie inside one window shares
+    the gradient evenly (PyTorch gives it to the first maximum)."""
+    k = _single(kernel_size)
+    s = k if stride is None or stride == [] else _single(stride)
+    p = _single(padding)
+    if _single(dilation) != 1 or ceil_mode or return_indices:
+        raise NotImplementedError("max_pool1d: dilation, ceil_mode and return_indices are not supported yet")
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"max_pool1d: expected 2D or 3D input, got {input.dim()}D")
+    if p > k // 2:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
+                           f"kernel_size={k}")
+    if input.shape[-1] + 2 * p < k:
+        raise RuntimeError(f"max_pool1d: input length {input.shape[-1]} (padded {input.shape[-1] + 2 * p}) "
+                           f"is smaller than kernel_size {k}")
+    padded = _pad_constant(input, [(input.dim() - 1, p, p)], float("-inf")) if p else input
+    return padded.unfold(-1, k, s).amax(-1)  # type: ignore[attr-defined]
 
 
 def _single(x: Any) -> int:
