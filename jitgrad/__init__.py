@@ -211,3 +211,8 @@ __all__ += [  # matrix ops, linalg, norms
     "addbmm", "addmm", "addmv", "baddbmm", "cdist", "cross", "det", "einsum", "ger",
     "inverse", "kron", "linalg", "logdet", "matrix_power", "norm", "outer", "slogdet", "tensordot",
 ]
+
+# -- neural-network modules (nn) --
+from . import nn  # noqa: E402  torch.nn's counterpart: Module, Parameter, layers, losses
+
+__all__ += ["nn"]

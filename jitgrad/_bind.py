@@ -390,3 +390,8 @@ Tensor.addmm_ = products.addmm_  # type: ignore[attr-defined]
 Tensor.addmv_ = products.addmv_  # type: ignore[attr-defined]
 Tensor.baddbmm_ = products.baddbmm_  # type: ignore[attr-defined]
 Tensor.addbmm_ = products.addbmm_  # type: ignore[attr-defined]
+
+# -- nn: Tensor.data (jitgrad/nn/parameter.py) --
+from .nn.parameter import data_property  # noqa: E402
+
+Tensor.data = data_property  # type: ignore[attr-defined]

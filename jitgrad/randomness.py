@@ -44,6 +44,11 @@ def manual_seed(seed: int) -> Generator:
     return _default.manual_seed(seed)
 
 
+def default_rng() -> np.random.Generator:
+    """The NumPy generator behind the default ``Generator`` (re-made by ``manual_seed``)."""
+    return _default._rng
+
+
 def _rng(op: str, generator: Any) -> np.random.Generator:
     if generator is None:
         return _default._rng

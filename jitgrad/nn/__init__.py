@@ -1,7 +1,19 @@
-"""``torch.nn``'s counterpart; so far only ``functional`` (the activation functions)."""
+"""``jitgrad.nn``: modules, parameters, layers, losses, ``init`` and ``functional``, with the
+API of ``torch.nn``."""
 
-from __future__ import annotations
+from . import functional, init, utils
+from .modules import (
+    ELU, GELU, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, Flatten,
+    Hardtanh, HuberLoss, Identity, L1Loss, LayerNorm, LeakyReLU, Linear, LogSoftmax, Module,
+    ModuleDict, ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU, Sequential,
+    Sigmoid, SiLU, SmoothL1Loss, Softmax, Softplus, Tanh, Unflatten,
+)
+from .parameter import Parameter
 
-from . import functional
-
-__all__ = ["functional"]
+__all__ = [
+    "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten",
+    "GELU", "Hardtanh", "HuberLoss", "Identity", "L1Loss", "LayerNorm", "LeakyReLU", "Linear",
+    "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList", "NLLLoss", "Parameter",
+    "ParameterDict", "ParameterList", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss",
+    "Softmax", "Softplus", "Tanh", "Unflatten", "functional", "init", "utils",
+]

@@ -1,1 +1,1 @@
-"""Developer tools (code generation); not imported by ``jitgrad`` itself."""
+"""Maintenance tools run as ``python -m jitgrad.tools.<name>`` (not part of the API)."""

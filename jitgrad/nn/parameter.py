@@ -1,0 +1,83 @@
+"""``Parameter``: a leaf Tensor that a ``Module`` registers as one of its parameters.
+
+A subclass of ``Tensor`` (``isinstance(p, Tensor)`` holds), sharing the storage and version
+counter of the data it wraps, as ``torch.nn.Parameter`` does. Results of ops on a Parameter
+are plain Tensors (ops build their outputs with ``Tensor._make``).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .. import creation
+from ..autograd import variable
+from ..tensor import Tensor
+
+
+class Parameter(Tensor):
+    """``Parameter(data=None, requires_grad=True)``: a leaf aliasing ``data``'s memory."""
+
+    __slots__ = ()
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
+        if data is None:
+            data = creation.empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(
+                f"Parameter(): expected data to be a jitgrad.Tensor, got {type(data).__name__}"
+            )
+        p = cls._make(data._storage, data._sizes, data._strides, data._offset)
+        variable.requires_grad_(p, requires_grad)
+        return p  # type: ignore[return-value]
+
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
+        pass  # everything happened in __new__ (Tensor.__init__ refuses direct construction)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Parameter:
+        if id(self) in memo:
+            return memo[id(self)]
+        result = Parameter(self.detach().clone(), self._requires_grad)  # type: ignore[attr-defined]
+        if self._grad is not None:
+            result._grad = copy.deepcopy(self._grad, memo)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_rebuild_parameter, (self.detach().clone(), self._requires_grad))  # type: ignore[attr-defined]
+
+
+def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:
+    return Parameter(data, requires_grad)
+
+
+def set_data(t: Tensor, new: Tensor) -> None:
+    """Make ``t`` see ``new``'s memory and geometry, keeping ``t``'s identity and autograd
+    state: what ``param.data = new`` does in PyTorch (used by ``Module.to``/``double``)."""
+    t._storage = new._storage
+    t._sizes = new._sizes
+    t._strides = new._strides
+    t._offset = new._offset
+
+
+def _get_data(self: Tensor) -> Tensor:
+    """``t.data``: the same memory outside autograd (like ``detach()``; note that it shares
+    the version counter, where PyTorch gives ``.data`` a fresh one)."""
+    return Tensor._make(self._storage, self._sizes, self._strides, self._offset)
+
+
+def _set_data(self: Tensor, new: Tensor) -> None:
+    if not isinstance(new, Tensor):
+        raise TypeError(f"data: expected a jitgrad.Tensor, got {type(new).__name__}")
+    if self.requires_grad and not new.is_floating_point():  # type: ignore[attr-defined]
+        raise RuntimeError(
+            f"data: a tensor that requires grad cannot take {new.dtype.name} data; expected a "
+            "floating dtype"
+        )
+    set_data(self, new)
+
+
+data_property = property(_get_data, _set_data)

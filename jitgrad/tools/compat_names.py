@@ -1,0 +1,125 @@
+"""The curated list behind ``COMPATIBILITY.md``: the public PyTorch names numeric scripts
+use, by namespace, and the few where jitgrad differs on purpose (with the README's reason).
+
+Whether a name is supported is *not* written here: ``compat_report`` looks it up in jitgrad
+when it runs, so the report follows the code.
+"""
+
+from __future__ import annotations
+
+NAMES: dict[str, list[str]] = {
+    "torch": """
+        tensor as_tensor from_numpy from_dlpack zeros ones empty full zeros_like ones_like
+        empty_like full_like arange linspace logspace eye rand randn randint randperm rand_like
+        randn_like manual_seed seed get_rng_state set_rng_state
+        float32 float64 float16 bfloat16 int32 int64 int8 uint8 bool complex64 complex128
+        dtype device Size Tensor get_default_dtype set_default_dtype finfo iinfo
+        is_tensor is_floating_point is_complex numel result_type promote_types can_cast
+        no_grad enable_grad set_grad_enabled is_grad_enabled inference_mode
+        add sub mul div true_divide floor_divide remainder fmod neg reciprocal pow square
+        abs sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan atan2
+        sinh cosh tanh asinh acosh atanh sigmoid relu erf erfc erfinv lgamma digamma xlogy
+        logaddexp hypot floor ceil round trunc frac clamp clip maximum minimum fmax fmin
+        lerp addcmul addcdiv where isnan isinf isfinite nan_to_num
+        eq ne lt le gt ge equal allclose isclose logical_and logical_or logical_xor logical_not
+        bitwise_and bitwise_or bitwise_xor bitwise_not
+        sum mean prod std var std_mean var_mean max min amax amin argmax argmin norm
+        logsumexp softmax log_softmax cumsum cumprod cummax cummin diff all any median
+        sort argsort topk kthvalue unique count_nonzero
+        matmul mm bmm mv dot outer inner einsum tensordot kron cross trace tril triu diag
+        diag_embed diagonal cdist det inverse
+        cat concat concatenate stack hstack vstack split chunk unbind flip roll rot90 repeat_interleave
+        tile broadcast_to broadcast_tensors meshgrid squeeze unsqueeze flatten reshape permute
+        transpose movedim narrow select gather scatter scatter_add index_select masked_fill
+        masked_select take take_along_dim nonzero searchsorted bucketize histc bincount
+        clone detach as_strided
+    """.split(),
+    "Tensor": """
+        shape size dim ndim numel dtype device is_leaf requires_grad requires_grad_ grad grad_fn
+        backward retain_grad register_hook detach detach_ item tolist numpy clone contiguous
+        is_contiguous stride storage_offset data data_ptr to cpu cuda float double long int bool
+        type_as view view_as reshape reshape_as flatten squeeze unsqueeze expand expand_as
+        permute transpose t T mT H movedim narrow select unfold unbind split chunk diagonal
+        as_strided repeat flip roll
+        add add_ sub sub_ mul mul_ div div_ neg neg_ pow pow_ abs abs_ exp exp_ log log_ sqrt
+        sqrt_ sin cos tanh sigmoid relu clamp clamp_ clamp_min clamp_max square sign
+        log1p expm1 reciprocal floor ceil round lerp addcmul_ addcdiv_ masked_fill masked_fill_
+        where eq ne lt le gt ge logical_not
+        sum mean prod std var max min amax amin argmax argmin norm logsumexp softmax log_softmax
+        cumsum cumprod all any sort topk
+        matmul mm bmm mv dot outer
+        copy_ fill_ zero_ index_put_ index_add_ index_copy_ scatter_ scatter_add_ gather
+        index_select masked_select nonzero uniform_ normal_ bernoulli_ exponential_
+        __getitem__ __setitem__ __len__ __iter__ __array__ __dlpack__
+    """.split(),
+    "torch.nn": """
+        Module Parameter Buffer ModuleList ModuleDict ParameterList ParameterDict Sequential
+        Linear Bilinear Identity Flatten Unflatten Conv1d Conv2d Embedding LayerNorm BatchNorm1d
+        Dropout ReLU LeakyReLU ELU GELU SiLU Tanh Sigmoid Softplus Softmax LogSoftmax Hardtanh
+        MSELoss L1Loss SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss
+        KLDivLoss GaussianNLLLoss init functional utils
+    """.split(),
+    "torch.nn.functional": """
+        linear relu leaky_relu elu gelu silu softplus sigmoid tanh hardtanh softmax log_softmax
+        dropout pad avg_pool1d max_pool1d conv1d conv2d unfold normalize one_hot embedding
+        layer_norm batch_norm mse_loss l1_loss smooth_l1_loss huber_loss cross_entropy nll_loss
+        binary_cross_entropy binary_cross_entropy_with_logits kl_div cosine_similarity
+        pairwise_distance interpolate
+    """.split(),
+    "torch.nn.init": """
+        uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_
+        kaiming_uniform_ kaiming_normal_ orthogonal_ trunc_normal_ calculate_gain
+    """.split(),
+    "torch.nn.utils": "clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters".split(),
+    "torch.linalg": """
+        norm vector_norm matrix_norm det slogdet inv solve lstsq cholesky qr eigh eigvalsh svd
+        svdvals pinv matrix_exp matrix_power matrix_rank cross
+    """.split(),
+    "torch.autograd": """
+        grad backward Function gradcheck gradgradcheck detect_anomaly set_detect_anomaly
+        no_grad enable_grad set_grad_enabled forward_ad functional graph
+    """.split(),
+    "torch.optim": "Optimizer SGD Adam AdamW RMSprop Adagrad LBFGS lr_scheduler".split(),
+    "torch.special": "erf erfc erfinv expm1 log1p logit expit xlogy xlog1py gammaln digamma logsumexp softmax log_softmax".split(),
+}
+
+_FOUR_DTYPES = "four dtypes only (float32, float64, int64, bool)"
+
+# names jitgrad leaves out on purpose (the scope the README states) -> why
+ABSENT_BY_DESIGN: dict[str, str] = {
+    **{f"torch.{name}": _FOUR_DTYPES
+       for name in ("float16", "bfloat16", "int32", "int8", "uint8", "complex64", "complex128")},
+    "Tensor.cuda": "CPU only (NumPy buffers)",
+}
+
+# names jitgrad has but that behave differently on purpose (README: "Where jitgrad
+# deliberately differs from PyTorch") -> how. A name listed here that jitgrad does not have
+# yet is reported as "not yet".
+DIFFERENCES: dict[str, str] = {
+    "torch.manual_seed": "seeds jitgrad's NumPy generator: reproducible, but not PyTorch's numbers",
+    "torch.rand": "jitgrad's NumPy generator: not PyTorch's random numbers",
+    "torch.randn": "jitgrad's NumPy generator: not PyTorch's random numbers",
+    **{f"torch.nn.init.{name}": "random fills use jitgrad's generator: not PyTorch's numbers"
+       for name in ("uniform_", "normal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
+                    "kaiming_normal_", "orthogonal_", "trunc_normal_")},
+    "torch.nn.Module": "a load_state_dict that raises has copied nothing (PyTorch has already "
+                       "copied the matching keys)",
+    "Tensor.data": "shares the version counter with the tensor (PyTorch gives .data a fresh "
+                   "one), so a write through .data to a saved tensor is caught in backward",
+    "torch.nn.Linear": "initial weights come from jitgrad's generator: not PyTorch's numbers",
+    "torch.nn.Embedding": "initial weights come from jitgrad's generator: not PyTorch's numbers",
+    "torch.nn.functional.dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",
+    "torch.nn.Dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",
+    "torch.from_numpy": "read-only NumPy memory refuses writes (PyTorch only warns)",
+    "Tensor.unfold": "in-place writes whose result depends on write order (overlapping windows) "
+                     "are refused; order-independent ones get correct gradients",
+    "Tensor.as_strided": "in-place writes through self-overlapping views are refused when the "
+                         "result would depend on write order",
+    "torch.as_strided": "in-place writes through self-overlapping views are refused when the "
+                        "result would depend on write order",
+    "Tensor.register_hook": "hooks on views survive in-place writes to the base (PyTorch loses "
+                            "them: pytorch/pytorch#8874)",
+    "Tensor.retain_grad": "keeps working after the base is written in place (pytorch/pytorch#8874)",
+    "Tensor.backward": "a failing backward changes no .grad (leaf gradients commit at the end)",
+    "torch.empty": "negative sizes are always refused (PyTorch accepts one beside a size 0)",
+}
