@@ -181,7 +181,7 @@ Tensor.dot = linalg.dot  # type: ignore[attr-defined]
 # -- views, in-place views, .data and storage (ops/view_ops.py, ops/inplace_views.py,
 #    ops/view_copy.py, autograd/tensor_data.py) ------------------------------------------------
 from .autograd import tensor_data  # noqa: E402
-from .ops import inplace_views  # noqa: E402
+from .ops import closeness, inplace_views  # noqa: E402
 
 Tensor.swapdims = view_ops.swapdims  # type: ignore[attr-defined]
 Tensor.swapaxes = view_ops.swapaxes  # type: ignore[attr-defined]
@@ -212,3 +212,4 @@ Tensor.data_ptr = tensor_data.data_ptr  # type: ignore[attr-defined]
 Tensor.untyped_storage = tensor_data.untyped_storage  # type: ignore[attr-defined]
 Tensor.storage = tensor_data.storage  # type: ignore[attr-defined]
 Tensor.new = tensor_data.new  # type: ignore[attr-defined]
+Tensor.allclose = closeness.allclose  # type: ignore[attr-defined]

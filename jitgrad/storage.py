@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -116,6 +117,8 @@ class Storage:
         return self.buffer.shape[0]
 
     def check_writable(self, op: str) -> None:
+        for hook in WRITE_HOOKS:
+            hook(self)
         if self.inference and not INFERENCE.enabled:
             raise RuntimeError(
                 f"{op}: Inplace update to inference tensor outside InferenceMode is not allowed. "
@@ -183,3 +186,8 @@ class TypedStorage(UntypedStorage):
 
     def __repr__(self) -> str:
         return f"<jitgrad.TypedStorage of {self.size()} {self.dtype.name} at {self.data_ptr():#x}>"
+
+
+# Called with a storage just before any in-place write into it (from ``check_writable``):
+# ``autograd.graph.allow_mutation_on_saved_tensors`` clones saved tensors there first.
+WRITE_HOOKS: list[Any] = []
