@@ -175,11 +175,12 @@ def handle_view_on_rebase(t: Tensor, indirect: bool) -> None:
             "do not allow the output views to be modified inplace. You should replace the "
             "inplace operation by an out-of-place one."
         )
-    elif vm.creation == NO_GRAD_MODE:
+    elif vm.creation in (NO_GRAD_MODE, INFERENCE_MODE):
+        block = "no_grad" if vm.creation == NO_GRAD_MODE else "inference_mode"
         msg += (
             " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
             "clarify your code by moving both the view and the inplace either both inside the "
-            "no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+            f"{block} block (if you don't want the inplace to be tracked) or both outside (if "
             "you want the inplace to be tracked)."
         )
     elif vm.creation == IN_CUSTOM_FUNCTION:

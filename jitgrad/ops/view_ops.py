@@ -277,7 +277,9 @@ def view(self: Tensor, *shape: Any) -> Tensor:
 
 
 def view_as(self: Tensor, other: Tensor) -> Tensor:
-    return view(self, *other.shape)
+    if not isinstance(other, Tensor):
+        raise TypeError(f"view_as(): argument 'other' must be a Tensor, got {type(other).__name__}")
+    return view(self, other._sizes)  # one tuple argument: a 0-d ``other`` gives ``()``
 
 
 def reshape(self: Tensor, *shape: Any) -> Tensor:
@@ -305,7 +307,9 @@ def expand(self: Tensor, *sizes: Any) -> Tensor:
 
 
 def expand_as(self: Tensor, other: Tensor) -> Tensor:
-    return expand(self, *other.shape)
+    if not isinstance(other, Tensor):
+        raise TypeError(f"expand_as(): argument 'other' must be a Tensor, got {type(other).__name__}")
+    return expand(self, other._sizes)  # one tuple argument: a 0-d ``other`` gives ``()``
 
 
 def unsqueeze(self: Tensor, dim: int) -> Tensor:
@@ -509,9 +513,10 @@ class UnsafeSplitWithSizesBackward0(MultiViewBackward):
 def _unsafe(node_type: type[MultiViewBackward], self: Tensor, outs: tuple[Tensor, ...],
             dim: int) -> tuple[Tensor, ...]:
     """PyTorch's ``unsafe_*`` split: outputs share memory with ``self`` but are not tracked
-    as views, so writing into one is the caller's responsibility (its history is not
-    rebased onto ``self``)."""
-    pieces = tuple(Tensor._make(o._storage, o._sizes, o._strides, o._offset) for o in outs)
+    as views and each has its own version counter (as ``.data`` does), so writing into one
+    is the caller's responsibility: its history is not rebased onto ``self``, and no saved
+    tensor sees the write."""
+    pieces = tuple(Tensor._make(_own_counter(o._storage), o._sizes, o._strides, o._offset) for o in outs)
     if needs_grad(self):
         contiguous = Geometry(self._sizes, contiguous_strides(self._sizes), 0)
         record(node_type(self._sizes, _pieces(self, outs, dim)(contiguous)), (self,), pieces)
@@ -529,3 +534,12 @@ def unsafe_split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int =
 
 def unsafe_chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     return _unsafe(UnsafeSplitBackward0, self, views.chunk(self, chunks, dim), dim)
+
+
+def _own_counter(storage: Any) -> Any:
+    """The same memory under a new version counter (Note [Version counter] in storage.py)."""
+    from ..storage import Storage
+
+    fresh = Storage(storage.buffer)
+    fresh.inference = storage.inference
+    return fresh
