@@ -287,15 +287,15 @@ class SavedTensor:
         if self._unpack_hook is not None:
             return self._unpack_with_hook()
         data = self._data
+        if self._had_history and data._grad_fn is None:
+            raise RuntimeError(
+                f"{owner.name()}: Trying to use a saved tensor that has been detached in-place, "
+                f"i.e. with .detach_() [{data.dtype.name} {list(data._sizes)}]: its history is "
+                "gone. Use the out-of-place .detach() instead."
+            )
         if data._storage.version != self._version:
             raise RuntimeError(version_error(data, self, owner))
         if self._node is None:
-            if self._had_history and data._grad_fn is None and data._view_meta is None:
-                raise RuntimeError(
-                    "Trying to use a saved tensor that has been detached in-place, i.e. with "
-                    ".detach_(). This is not supported, please use out-of-place `.detach()` "
-                    "instead"
-                )
             return data
         node = self._node()
         out = Tensor._make(data._storage, data._sizes, data._strides, data._offset, data._base)
