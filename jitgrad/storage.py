@@ -78,7 +78,7 @@ class VersionCounter:
 class Storage:
     """A flat, C-contiguous, 1-D NumPy buffer of one supported dtype, and its version counter."""
 
-    __slots__ = ("buffer", "counter", "inference", "__weakref__")
+    __slots__ = ("buffer", "counter", "inference", "resizable", "__weakref__")
 
     def __init__(self, buffer: np.ndarray, counter: VersionCounter | None = None) -> None:
         if not isinstance(buffer, np.ndarray) or buffer.ndim != 1 or not buffer.flags.c_contiguous:
@@ -88,6 +88,9 @@ class Storage:
         self.buffer = buffer
         self.counter = VersionCounter() if counter is None else counter
         self.inference = INFERENCE.enabled
+        # ``resize_`` may grow the buffer only when no one else holds it: not NumPy memory
+        # (``from_numpy``) nor a buffer another Storage shares (``.data``, unsafe splits)
+        self.resizable = True
 
     @property
     def version(self) -> int:
@@ -100,6 +103,13 @@ class Storage:
     @property
     def last_write(self) -> tuple[str, str] | None:
         return self.counter.last_write
+
+    def alias(self) -> Storage:
+        """The same memory under a new version counter (Note [Version counter])."""
+        fresh = Storage(self.buffer)
+        fresh.inference = self.inference
+        fresh.resizable = self.resizable = False
+        return fresh
 
     def same_memory(self, other: Storage) -> bool:
         """Whether two storages hold the same buffer (``x`` and ``x.data`` do)."""

@@ -17,9 +17,7 @@ from ..tensor import Tensor
 def get_data(self: Tensor) -> Tensor:
     """An alias of ``self``'s memory outside autograd, with a fresh version counter: writes
     through it are not seen by autograd's checks (the reason ``.data`` is discouraged)."""
-    storage = Storage(self._storage.buffer)
-    storage.inference = self._storage.inference
-    return Tensor._make(storage, self._sizes, self._strides, self._offset)
+    return Tensor._make(self._storage.alias(), self._sizes, self._strides, self._offset)
 
 
 def set_data(self: Tensor, value: Any) -> None:
@@ -36,6 +34,7 @@ def set_data(self: Tensor, value: Any) -> None:
         )
     storage = Storage(value._storage.buffer, counter=self._storage.counter)
     storage.inference = value._storage.inference
+    storage.resizable = value._storage.resizable = False  # two storages on one buffer
     self._storage = storage
     self._sizes, self._strides, self._offset = value._sizes, value._strides, value._offset
 

@@ -182,6 +182,13 @@ def resize_(self: Tensor, *sizes: Any) -> Tensor:
     storage = self._storage
     if need > storage.size():
         storage.check_writable("resize_")
+        if not storage.resizable:
+            raise RuntimeError(
+                f"resize_: Trying to resize storage that is not resizable: it holds "
+                f"{storage.size()} elements, {list(shape)} at offset {self._offset} needs {need}, "
+                "and its memory is shared (NumPy's, or another alias's); resize a copy: "
+                "t = t.clone()"
+            )
         grown = allocate(need, storage.dtype)
         grown[: storage.size()] = storage.buffer
         storage.buffer = grown  # every alias keeps seeing the same (now larger) memory

@@ -516,7 +516,7 @@ def _unsafe(node_type: type[MultiViewBackward], self: Tensor, outs: tuple[Tensor
     as views and each has its own version counter (as ``.data`` does), so writing into one
     is the caller's responsibility: its history is not rebased onto ``self``, and no saved
     tensor sees the write."""
-    pieces = tuple(Tensor._make(_own_counter(o._storage), o._sizes, o._strides, o._offset) for o in outs)
+    pieces = tuple(Tensor._make(o._storage.alias(), o._sizes, o._strides, o._offset) for o in outs)
     if needs_grad(self):
         contiguous = Geometry(self._sizes, contiguous_strides(self._sizes), 0)
         record(node_type(self._sizes, _pieces(self, outs, dim)(contiguous)), (self,), pieces)
@@ -534,12 +534,3 @@ def unsafe_split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int =
 
 def unsafe_chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     return _unsafe(UnsafeSplitBackward0, self, views.chunk(self, chunks, dim), dim)
-
-
-def _own_counter(storage: Any) -> Any:
-    """The same memory under a new version counter (Note [Version counter] in storage.py)."""
-    from ..storage import Storage
-
-    fresh = Storage(storage.buffer)
-    fresh.inference = storage.inference
-    return fresh
