@@ -34,7 +34,8 @@ test_custom_function_mark_output_view_of_intermediate,
 test_custom_function_inplace_on_non_default_view,
 test_custom_function_inplace_on_view_of_leaf, test_custom_function_return_view_in_nograd,
 test_custom_function_local_inplace, test_inplace_on_view_leaf_errors,
-test_inplace_on_view_weak_grad_fn, test_autograd_print_tensor  (47)
+test_inplace_on_view_weak_grad_fn, test_autograd_print_tensor, test_var_mean_differentiable
+(48)
 TestAutogradDeviceType: test_inplace_on_view_backprop_base,
 test_inplace_on_view_backprop_view_of_view, test_inplace_on_view_of_view,
 test_inplace_on_view_then_no_grad, test_inplace_on_view_gradcheck,
@@ -66,7 +67,7 @@ test_mix_inference_and_normal_tensor_inplace_op,
 test_mix_inference_and_normal_tensor_view_op,
 test_inference_mode_handle_direct_view_on_rebase,
 test_inference_mode_handle_indirect_view_on_rebase  (19)
-(93 tests)
+(94 tests)
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ from __future__ import annotations
 import gc
 import math
 import warnings
+from copy import deepcopy
 from itertools import product
 
 import pytest
@@ -85,6 +87,7 @@ Function = torch.autograd.Function
 # test name -> why it waits for another branch (xfail, not strict, until the merge)
 NEEDS_OTHER_BRANCH = {
     "test_diagonal_expanded_v": "needs torch.eye (engineer dtypes)",
+    "test_var_mean_differentiable": "needs torch.var_mean and Tensor.var (engineer ops)",
     "test_autograd_print_tensor": "repr grad_fn=<Invalid> (engineer bugs12)",
     # custom Function output views (creation IN_CUSTOM_FUNCTION, mark_dirty checks): bugs12
     "test_autograd_inplace_views_creation_meta": "custom Function views (engineer bugs12)",
@@ -1423,6 +1426,25 @@ class TestAutograd(TestCase):
 
         c = Func.apply(a)
         self.assertEqual(repr(c), "tensor([2.], grad_fn=<FuncBackward>)")
+
+
+    def test_var_mean_differentiable(self):
+        dim = [2, 4]
+        keepdim = False
+        input1 = torch.randn(3, 4, 5, 6, 2, 3, requires_grad=True)
+        input2 = deepcopy(input1)
+        var1, mean1 = torch.var_mean(input1, dim=dim, keepdim=keepdim)
+        var2 = input2.var(dim=dim, keepdim=keepdim)
+        mean2 = input2.mean(dim=dim, keepdim=keepdim)
+        grad = torch.randn(3, 4, 6, 3, requires_grad=True)
+
+        r1 = var1 * var1 * mean1 * mean1
+        r2 = var2 * var2 * mean2 * mean2
+        self.assertEqual(r1, r2, rtol=0.01, atol=0.0)
+
+        torch.autograd.backward(r1, grad)
+        torch.autograd.backward(r2, grad)
+        self.assertEqual(input1.grad, input2.grad, rtol=0.01, atol=0.0)
 
 
 class TestAutogradDeviceType(TestCase):
