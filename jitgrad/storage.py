@@ -126,9 +126,14 @@ class Storage:
     def size(self) -> int:
         return self.buffer.shape[0]
 
-    def check_writable(self, op: str) -> None:
+    def before_write(self) -> None:
+        """Run the write hooks (``allow_mutation_on_saved_tensors``): the memory, or the
+        geometry of a tensor on it, is about to change in place."""
         for hook in WRITE_HOOKS:
             hook(self)
+
+    def check_writable(self, op: str) -> None:
+        self.before_write()
         if self.inference and not INFERENCE.enabled:
             raise RuntimeError(
                 f"{op}: Inplace update to inference tensor outside InferenceMode is not allowed. "

@@ -286,3 +286,16 @@ def test_allow_mutation_on_saved_tensors_gives_the_gradient_of_the_values_as_sav
         return cloned, after, np.round(a.grad.numpy(), 12).tolist()
 
     both(facts)
+
+
+def test_allow_mutation_on_saved_tensors_covers_in_place_view_ops():
+    def facts(lib):
+        a = leaf(lib, 2, 3)
+        with lib.autograd.graph.allow_mutation_on_saved_tensors():
+            b = a.clone()
+            out = (b * b).sum()
+            b.t_()  # b's geometry changes: the saved b is cloned first
+            out.backward()
+        return tuple(b.shape), np.round(a.grad.numpy(), 12).tolist()
+
+    both(facts)

@@ -80,6 +80,7 @@ def _restride_in_place(
         node.next_functions = (gradient_edge(self),)
         node.input_metadata = ((new._sizes, new.dtype),)
     old = self._grad_fn
+    self._storage.before_write()  # a saved ``self`` keeps its geometry (allow_mutation_...)
     self._sizes, self._strides, self._offset = new._sizes, new._strides, new._offset
     self._storage.bump(op)
     vm = self._view_meta
@@ -180,6 +181,7 @@ def resize_(self: Tensor, *sizes: Any) -> Tensor:
         return self
     need = _storage_elements(shape, self._offset)
     storage = self._storage
+    storage.before_write()
     if need > storage.size():
         storage.check_writable("resize_")
         if not storage.resizable:
