@@ -216,3 +216,29 @@ __all__ += [  # matrix ops, linalg, norms
 from . import nn  # noqa: E402  torch.nn's counterpart: Module, Parameter, layers, losses
 
 __all__ += ["nn"]
+# -- views as functions, their *_copy variants, inference mode (ops/view_ops.py,
+#    ops/view_copy.py, autograd/grad_mode.py) ---------------------------------------------------
+from .autograd.grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402
+from .autograd.tensor_data import is_inference  # noqa: E402
+from .ops.closeness import allclose  # noqa: E402
+from .ops.as_strided import as_strided  # noqa: E402
+from .ops.view_copy import (  # noqa: E402
+    alias_copy, as_strided_copy, diagonal_copy, expand_copy, narrow_copy, permute_copy,
+    select_copy, split_copy, split_with_sizes_copy, squeeze_copy, t_copy, transpose_copy,
+    unbind_copy, unfold_copy, unsqueeze_copy, view_copy,
+)
+from .ops.view_ops import (  # noqa: E402
+    adjoint, chunk, diagonal, flatten, moveaxis, movedim, narrow, permute, reshape, select,
+    split, split_with_sizes, squeeze, swapaxes, swapdims, t, transpose, unbind, unsafe_chunk,
+    unsafe_split, unsafe_split_with_sizes, unsqueeze,
+)
+
+__all__ += [  # views as functions, *_copy variants, inference mode
+    "inference_mode", "is_inference_mode_enabled", "allclose", "adjoint", "alias_copy", "as_strided", "as_strided_copy", "chunk", "diagonal",
+    "diagonal_copy", "expand_copy", "flatten", "is_inference", "moveaxis", "movedim", "narrow",
+    "narrow_copy", "permute", "permute_copy", "reshape", "select", "select_copy", "split",
+    "split_copy", "split_with_sizes", "split_with_sizes_copy", "squeeze", "squeeze_copy",
+    "swapaxes", "swapdims", "t", "t_copy", "transpose", "transpose_copy", "unbind",
+    "unbind_copy", "unfold_copy", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",
+    "unsqueeze", "unsqueeze_copy", "view_copy",
+]

@@ -391,7 +391,38 @@ Tensor.addmv_ = products.addmv_  # type: ignore[attr-defined]
 Tensor.baddbmm_ = products.baddbmm_  # type: ignore[attr-defined]
 Tensor.addbmm_ = products.addbmm_  # type: ignore[attr-defined]
 
-# -- nn: Tensor.data (jitgrad/nn/parameter.py) --
-from .nn.parameter import data_property  # noqa: E402
 
-Tensor.data = data_property  # type: ignore[attr-defined]
+# -- views, in-place views, .data and storage (ops/view_ops.py, ops/inplace_views.py,
+#    ops/view_copy.py, autograd/tensor_data.py) ------------------------------------------------
+from .autograd import tensor_data  # noqa: E402
+from .ops import closeness, inplace_views  # noqa: E402
+
+Tensor.swapdims = view_ops.swapdims  # type: ignore[attr-defined]
+Tensor.swapaxes = view_ops.swapaxes  # type: ignore[attr-defined]
+Tensor.moveaxis = view_ops.moveaxis  # type: ignore[attr-defined]
+Tensor.reshape_as = view_ops.reshape_as  # type: ignore[attr-defined]
+Tensor.conj = view_ops.conj  # type: ignore[attr-defined]
+Tensor.mT = property(view_ops.mT)  # type: ignore[attr-defined]
+Tensor.mH = property(view_ops.mH)  # type: ignore[attr-defined]
+Tensor.H = property(view_ops.H)  # type: ignore[attr-defined]
+Tensor.adjoint = view_ops.adjoint  # type: ignore[attr-defined]
+Tensor.split_with_sizes = view_ops.split_with_sizes  # type: ignore[attr-defined]
+Tensor.unsafe_split = view_ops.unsafe_split  # type: ignore[attr-defined]
+Tensor.unsafe_split_with_sizes = view_ops.unsafe_split_with_sizes  # type: ignore[attr-defined]
+Tensor.unsafe_chunk = view_ops.unsafe_chunk  # type: ignore[attr-defined]
+Tensor.t_ = inplace_views.t_  # type: ignore[attr-defined]
+Tensor.transpose_ = inplace_views.transpose_  # type: ignore[attr-defined]
+Tensor.swapdims_ = inplace_views.swapdims_  # type: ignore[attr-defined]
+Tensor.swapaxes_ = inplace_views.swapaxes_  # type: ignore[attr-defined]
+Tensor.squeeze_ = inplace_views.squeeze_  # type: ignore[attr-defined]
+Tensor.unsqueeze_ = inplace_views.unsqueeze_  # type: ignore[attr-defined]
+Tensor.as_strided_ = inplace_views.as_strided_  # type: ignore[attr-defined]
+Tensor.resize_ = inplace_views.resize_  # type: ignore[attr-defined]
+Tensor.resize_as_ = inplace_views.resize_as_  # type: ignore[attr-defined]
+Tensor.data = property(tensor_data.get_data, tensor_data.set_data, tensor_data.delete_data)  # type: ignore[attr-defined]
+Tensor._version = property(tensor_data.version)  # type: ignore[assignment, method-assign]
+Tensor.is_inference = tensor_data.is_inference  # type: ignore[attr-defined]
+Tensor.data_ptr = tensor_data.data_ptr  # type: ignore[attr-defined]
+Tensor.untyped_storage = tensor_data.untyped_storage  # type: ignore[attr-defined]
+Tensor.storage = tensor_data.storage  # type: ignore[attr-defined]
+Tensor.allclose = closeness.allclose  # type: ignore[attr-defined]

@@ -83,7 +83,7 @@ def copy_into(self: Tensor, src: Tensor, op: str) -> Tensor:
     # one source element written everywhere cannot depend on the order of the writes
     check_inplace(self, op, order_dependent=numel(src._sizes) != 1)
     source = src._geometry if src._sizes == self._sizes else vg.expand(src._geometry, self._sizes)
-    same_memory = src._storage is self._storage
+    same_memory = src._storage.same_memory(self._storage)  # also x and x.data
     if numel(self._sizes) == 0 or (same_memory and source == self._geometry):
         pass  # nothing to move (an empty view may even sit past the end of its storage)
     elif same_memory and kernels.regions_overlap(

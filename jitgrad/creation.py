@@ -200,7 +200,9 @@ def from_numpy(array: np.ndarray) -> Tensor:
     buffer = np.lib.stride_tricks.as_strided(
         array, shape=(span,), strides=(item,), writeable=array.flags.writeable
     )
-    return Tensor._make(Storage(buffer), sizes, strides, 0)
+    t = Tensor._make(Storage(buffer), sizes, strides, 0)
+    t._storage.resizable = False  # NumPy owns this memory: resize_ may not reallocate it
+    return t
 
 
 def from_dlpack(obj: Any) -> Tensor:

@@ -200,7 +200,7 @@ def write_advanced(
 
 def _check_no_overlap(target: Tensor, src: Tensor) -> None:
     """PyTorch's ``index_put_`` refuses values that share memory with the destination."""
-    if src._storage is target._storage and kernels.regions_overlap(
+    if src._storage.same_memory(target._storage) and kernels.regions_overlap(
         target._offset, target._sizes, target._strides, src._offset, src._sizes, src._strides
     ):
         raise RuntimeError(

@@ -7,12 +7,20 @@ so every alias sees the same ``_version``. Autograd records the version of each 
 saves for backward and refuses to use it if the version moved. To say *which* write moved
 it, ``bump`` also records the operation's name and the user's source line (a frame walk that
 stops at the first frame outside jitgrad; a few microseconds, paid only by in-place writes).
+
+The counter is its own object (``VersionCounter``), held by the ``Storage``: as in PyTorch,
+``x.data`` shares ``x``'s memory but starts a new counter (a second ``Storage`` on the same
+buffer), and ``x.data = y`` gives ``x`` y's memory but keeps x's counter, which x's views
+share. ``Storage.inference`` marks memory allocated under ``inference_mode``: inference
+tensors track no version and may not be saved for backward (``autograd/grad_mode.py``).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
+from typing import Any
 
 import numpy as np
 
@@ -50,19 +58,62 @@ def allocate(n: int, dtype: np.dtype, fill: object = None) -> np.ndarray:
         ) from None
 
 
+class _InferenceState(threading.local):
+    enabled = False  # inference mode (set by autograd/grad_mode.inference_mode), per thread
+
+
+INFERENCE = _InferenceState()
+
+
+class VersionCounter:
+    """The version shared by every tensor that aliases one storage (Note [Version counter])."""
+
+    __slots__ = ("value", "last_write")
+
+    def __init__(self) -> None:
+        self.value = 0
+        self.last_write: tuple[str, str] | None = None
+
+
 class Storage:
-    """A flat, C-contiguous, 1-D NumPy buffer of one supported dtype."""
+    """A flat, C-contiguous, 1-D NumPy buffer of one supported dtype, and its version counter."""
 
-    __slots__ = ("buffer", "version", "last_write", "__weakref__")
+    __slots__ = ("buffer", "counter", "inference", "resizable", "__weakref__")
 
-    def __init__(self, buffer: np.ndarray) -> None:
+    def __init__(self, buffer: np.ndarray, counter: VersionCounter | None = None) -> None:
         if not isinstance(buffer, np.ndarray) or buffer.ndim != 1 or not buffer.flags.c_contiguous:
             raise TypeError("Storage: expected a 1-D C-contiguous numpy array")
         if buffer.dtype not in dtypes.SUPPORTED:
             raise TypeError(f"Storage: unsupported dtype {buffer.dtype}")
         self.buffer = buffer
-        self.version = 0
-        self.last_write: tuple[str, str] | None = None
+        self.counter = VersionCounter() if counter is None else counter
+        self.inference = INFERENCE.enabled
+        # ``resize_`` may grow the buffer only when no one else holds it: not NumPy memory
+        # (``from_numpy``) nor a buffer another Storage shares (``.data``, unsafe splits)
+        self.resizable = True
+
+    @property
+    def version(self) -> int:
+        return self.counter.value
+
+    @version.setter
+    def version(self, value: int) -> None:
+        self.counter.value = value
+
+    @property
+    def last_write(self) -> tuple[str, str] | None:
+        return self.counter.last_write
+
+    def alias(self) -> Storage:
+        """The same memory under a new version counter (Note [Version counter])."""
+        fresh = Storage(self.buffer)
+        fresh.inference = self.inference
+        fresh.resizable = self.resizable = False
+        return fresh
+
+    def same_memory(self, other: Storage) -> bool:
+        """Whether two storages hold the same buffer (``x`` and ``x.data`` do)."""
+        return self.buffer is other.buffer
 
     @property
     def dtype(self) -> np.dtype:
@@ -75,7 +126,20 @@ class Storage:
     def size(self) -> int:
         return self.buffer.shape[0]
 
+    def before_write(self) -> None:
+        """Run the write hooks (``allow_mutation_on_saved_tensors``): the memory, or the
+        geometry of a tensor on it, is about to change in place."""
+        for hook in WRITE_HOOKS:
+            hook(self)
+
     def check_writable(self, op: str) -> None:
+        self.before_write()
+        if self.inference and not INFERENCE.enabled:
+            raise RuntimeError(
+                f"{op}: Inplace update to inference tensor outside InferenceMode is not allowed. "
+                "You can make a clone to get a normal tensor before doing inplace update. See "
+                "https://github.com/pytorch/rfcs/pull/17 for more details."
+            )
         if not self.buffer.flags.writeable:
             raise RuntimeError(
                 f"{op}: cannot write in place into a tensor whose memory is read-only (it shares "
@@ -84,5 +148,61 @@ class Storage:
 
     def bump(self, op: str) -> None:
         """Record one in-place write; see Note [Version counter]."""
-        self.version += 1
-        self.last_write = (op, user_frame_location(2))
+        counter = self.counter
+        counter.value += 1
+        counter.last_write = (op, user_frame_location(2))
+
+
+class UntypedStorage:
+    """What ``Tensor.untyped_storage()`` returns: the tensor's memory as bytes, PyTorch's
+    ``data_ptr()`` / ``nbytes()`` / ``size()`` (bytes), ``element_size()`` (1)."""
+
+    __slots__ = ("_storage",)
+
+    def __init__(self, storage: Storage) -> None:
+        self._storage = storage
+
+    def data_ptr(self) -> int:
+        return int(self._storage.buffer.ctypes.data)
+
+    def nbytes(self) -> int:
+        return int(self._storage.buffer.nbytes)
+
+    def size(self) -> int:
+        return self.nbytes()
+
+    def __len__(self) -> int:
+        return self.nbytes()
+
+    def element_size(self) -> int:
+        return 1
+
+    def __repr__(self) -> str:
+        return f"<jitgrad.UntypedStorage of {self.nbytes()} bytes at {self.data_ptr():#x}>"
+
+
+class TypedStorage(UntypedStorage):
+    """What ``Tensor.storage()`` returns (PyTorch's legacy typed storage): sizes in elements."""
+
+    __slots__ = ()
+
+    def size(self) -> int:
+        return int(self._storage.buffer.shape[0])
+
+    def __len__(self) -> int:
+        return self.size()
+
+    def element_size(self) -> int:
+        return int(self._storage.buffer.itemsize)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._storage.buffer.dtype
+
+    def __repr__(self) -> str:
+        return f"<jitgrad.TypedStorage of {self.size()} {self.dtype.name} at {self.data_ptr():#x}>"
+
+
+# Called with a storage just before any in-place write into it (from ``check_writable``):
+# ``autograd.graph.allow_mutation_on_saved_tensors`` clones saved tensors there first.
+WRITE_HOOKS: list[Any] = []

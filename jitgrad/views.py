@@ -91,8 +91,8 @@ def flatten_sizes(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> tuple[
     end = wrap_dim(end_dim, ndim, "flatten")
     if start > end:
         raise RuntimeError(
-            f"flatten() has invalid args: start_dim ({start_dim}) cannot come after "
-            f"end_dim ({end_dim})"
+            "flatten() has invalid args: start_dim cannot come after end_dim (got "
+            f"start_dim={start_dim}, end_dim={end_dim})"
         )
     if ndim == 0:
         return (1,)

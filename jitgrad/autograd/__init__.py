@@ -8,7 +8,10 @@ from .anomaly_mode import (
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
 from .node import Node, RemovableHandle, SavedTensor, SavingNode
 from .view_mode import is_view_replay, set_view_replay, view_replay
 
@@ -29,6 +32,8 @@ __all__ = [
     "is_anomaly_enabled",
     "set_detect_anomaly",
     "enable_grad",
+    "inference_mode",
+    "is_inference_mode_enabled",
     "grad",
     "is_grad_enabled",
     "no_grad",

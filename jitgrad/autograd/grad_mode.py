@@ -80,3 +80,53 @@ class set_grad_enabled(_GradModeContext):
     def __call__(self, fn: F) -> F:
         _set(self._prev)  # used as a decorator: undo the immediate effect of __init__
         return super().__call__(fn)
+
+
+# -- inference mode ------------------------------------------------------------------------------
+# Its flag lives in storage.py (``INFERENCE``), below this layer, because new storage records
+# whether it was allocated under inference mode (Note [Version counter] in storage.py).
+from ..storage import INFERENCE as _inference  # noqa: E402
+
+
+def is_inference_mode_enabled() -> bool:
+    return _inference.enabled
+
+
+class inference_mode:
+    """PyTorch's ``inference_mode``: like ``no_grad``, and every tensor made inside is an
+    *inference tensor* (``t.is_inference()``): it tracks no version, may not be saved for
+    backward, may not be written in place outside inference mode, and its views taken
+    outside are plain aliases outside autograd. Views of normal tensors taken inside stay
+    views; writing into them in place later, with grad mode on, is refused (as for views
+    made under ``no_grad``). ``inference_mode(False)`` turns it off (and grad mode on)
+    within an enclosing one. A context manager and a decorator (``@inference_mode`` or
+    ``@inference_mode()``)."""
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if callable(mode) and not isinstance(mode, bool):
+            return cls(True)(mode)  # @inference_mode without parentheses
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = bool(mode)
+        self._saved: list[tuple[bool, bool]] = []
+
+    def __enter__(self) -> None:
+        self._saved.append((_inference.enabled, is_grad_enabled()))
+        _inference.enabled = self.mode
+        _set(not self.mode)
+
+    def __exit__(self, *exc: object) -> None:
+        inference, grad = self._saved.pop()
+        _inference.enabled = inference
+        _set(grad)
+
+    def __call__(self, fn: F) -> F:
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]

@@ -232,3 +232,143 @@ def accumulate_grad(variable: Tensor, new: Tensor, owned: bool, create_graph: bo
         old._storage.check_writable("AccumulateGrad")
         add_inplace(old, new)
         old._storage.bump("AccumulateGrad")
+
+
+# -- saved tensor hooks, increment_version --------------------------------------------------------
+class saved_tensors_hooks:
+    """Context manager: tensors saved for backward inside are packed with ``pack_hook(t)``
+    when saved and restored with ``unpack_hook(packed)`` when backward needs them (PyTorch's
+    ``torch.autograd.graph.saved_tensors_hooks``). The innermost pair applies."""
+
+    def __init__(self, pack_hook: Any, unpack_hook: Any) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> saved_tensors_hooks:
+        from .node import SAVED_HOOKS
+
+        if SAVED_HOOKS.disabled is not None:
+            raise RuntimeError(SAVED_HOOKS.disabled)
+        SAVED_HOOKS.stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        from .node import SAVED_HOOKS
+
+        SAVED_HOOKS.stack.pop()
+
+
+class disable_saved_tensors_hooks:
+    """Context manager: registering saved tensor hooks inside raises ``error_message``."""
+
+    def __init__(self, error_message: str) -> None:
+        self.error_message = error_message
+
+    def __enter__(self) -> None:
+        from .node import SAVED_HOOKS
+
+        if SAVED_HOOKS.stack:
+            raise RuntimeError(self.error_message)
+        self._prev = SAVED_HOOKS.disabled
+        SAVED_HOOKS.disabled = self.error_message
+
+    def __exit__(self, *exc: object) -> None:
+        from .node import SAVED_HOOKS
+
+        SAVED_HOOKS.disabled = self._prev
+
+
+def increment_version(tensor: Any) -> None:
+    """Bump the version counter of ``tensor`` (or of each tensor in a sequence), as an
+    in-place write would: what a custom kernel that writes behind autograd's back calls."""
+    tensors = tensor if isinstance(tensor, (tuple, list)) else (tensor,)
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"increment_version(): expected a Tensor, got {type(t).__name__}")
+        t._storage.bump("increment_version")
+
+
+# -- allow_mutation_on_saved_tensors ------------------------------------------------------------
+class _Handle:
+    """Stands for one saved (tensor, version): kept alive by the saved tensors that packed it."""
+
+    __slots__ = ("__weakref__",)
+
+
+class _AllowMutationOnSavedContext:
+    def __init__(self) -> None:
+        self.cloned: weakref.WeakKeyDictionary[_Handle, Tensor] = weakref.WeakKeyDictionary()
+        self.original: weakref.WeakKeyDictionary[_Handle, Tensor] = weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle: weakref.WeakValueDictionary[Any, _Handle] = weakref.WeakValueDictionary()
+        self.sid_to_tid: dict[Any, set[Any]] = {}
+
+    def clear(self) -> None:
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+
+def _sid(storage: Any) -> tuple[int, int]:
+    return (id(storage.buffer), storage.version)
+
+
+_mutation_context: list[_AllowMutationOnSavedContext] = []
+
+
+class allow_mutation_on_saved_tensors:
+    """Inside, a tensor saved for backward may be written in place: just before the write,
+    the saved tensors on that memory (at that version) are cloned, and backward uses the
+    clones (PyTorch's ``torch.autograd.graph.allow_mutation_on_saved_tensors``). Backward
+    must run inside the same context; contexts do not nest. Yields the context (``cloned``,
+    ``original``, ``tid_to_weakhandle``, as PyTorch's)."""
+
+    def __enter__(self) -> _AllowMutationOnSavedContext:
+        from ..storage import WRITE_HOOKS
+
+        if _mutation_context:
+            raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        ctx = _AllowMutationOnSavedContext()
+
+        def pack_hook(t: Tensor) -> tuple[_Handle, _AllowMutationOnSavedContext]:
+            tid = (id(t), t._storage.buffer.ctypes.data + t._offset, t._storage.version)
+            ctx.sid_to_tid.setdefault(_sid(t._storage), set()).add(tid)
+            handle = ctx.tid_to_weakhandle.get(tid)
+            if handle is None:  # the same tensor at the same version is saved once
+                handle = _Handle()
+                ctx.tid_to_weakhandle[tid] = handle
+                ctx.original[handle] = t
+            return handle, ctx
+
+        def unpack_hook(packed: tuple[_Handle, _AllowMutationOnSavedContext]) -> Tensor:
+            handle, owner = packed
+            if owner is not ctx or not _mutation_context or _mutation_context[0] is not ctx:
+                raise AssertionError(
+                    "Trying to backward outside of the 'allow_mutation_on_saved_tensors' context "
+                    "in which the graph was originally recorded."
+                )
+            return ctx.cloned[handle] if handle in ctx.cloned else ctx.original[handle]
+
+        def before_write(storage: Any) -> None:
+            for tid in ctx.sid_to_tid.get(_sid(storage), ()):
+                handle = ctx.tid_to_weakhandle.get(tid)
+                if handle is None or handle in ctx.cloned:
+                    continue  # no longer saved (its backward ran), or cloned already
+                ctx.cloned[handle] = dense_copy(ctx.original[handle])
+                del ctx.original[handle]
+
+        self._ctx = ctx
+        self._hooks = saved_tensors_hooks(pack_hook, unpack_hook)
+        self._before_write = before_write
+        self._hooks.__enter__()
+        WRITE_HOOKS.append(before_write)
+        _mutation_context.append(ctx)
+        return ctx
+
+    def __exit__(self, *exc: object) -> None:
+        from ..storage import WRITE_HOOKS
+
+        _mutation_context.pop()
+        WRITE_HOOKS.remove(self._before_write)
+        self._hooks.__exit__()
+        self._ctx.clear()

@@ -10,11 +10,13 @@ against it in one place (``engine.validate_outputs``), so nodes return local gra
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..storage import INFERENCE
 from ..tensor import Tensor
 from . import anomaly_mode
 
@@ -160,33 +162,147 @@ class Node:
         return d
 
 
+class _SavedHooks(threading.local):
+    def __init__(self) -> None:
+        self.stack: list[tuple[Callable[[Tensor], Any], Callable[[Any], Any]]] = []
+        self.disabled: str | None = None  # why they are disabled, if they are
+
+
+SAVED_HOOKS = _SavedHooks()  # the default pack/unpack hooks (autograd.graph.saved_tensors_hooks)
+
+
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved.
 
     An output of the node itself is kept as a data-only alias plus a weak reference to the
-    node (no reference cycle); unpacking rebuilds it with its ``grad_fn``.
+    node (no reference cycle); unpacking rebuilds it with its ``grad_fn``. An input is kept
+    as it is (unpacking returns the very tensor).
+
+    With pack/unpack hooks (``autograd.graph.saved_tensors_hooks``, or ``register_hooks`` on
+    the ``_raw_saved_<name>`` of a node), only what ``pack`` returned is kept; unpacking
+    calls ``unpack`` on it and gives the result the saved tensor's place in the graph (its
+    ``grad_fn``, or its leaf's gradient accumulator), as PyTorch's ``SavedVariable`` does.
+    The version check is then skipped: the hooks own the data.
     """
 
-    __slots__ = ("_data", "_version", "_node", "_output_nr", "_freed", "_saved_at")
+    __slots__ = (
+        "_data", "_version", "_node", "_output_nr", "_freed", "_saved_at", "_had_history",
+        "_packed", "_unpack_hook", "_edge",
+    )
 
     def __init__(self, t: Tensor, node: Node | None = None, output_nr: int = -1) -> None:
+        if t._storage.inference and not INFERENCE.enabled:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. To work around you can make "
+                "a clone to get a normal tensor and use it in autograd (this tensor was made "
+                "under jitgrad.inference_mode())."
+            )
         self._version = t._storage.version
         self._freed = False
+        self._packed: Any = None
+        self._unpack_hook: Callable[[Any], Any] | None = None
+        self._edge: tuple[Any, int, bool] | None = None
         # where it was saved, for the version error (anomaly mode only: a frame walk)
         self._saved_at = anomaly_mode.saved_location() if anomaly_mode.enabled else None
         if node is not None:  # an output of ``node``
             self._data = Tensor._make(t._storage, t._sizes, t._strides, t._offset, t._base)
             self._node: weakref.ref[Node] | None = weakref.ref(node)
             self._output_nr = output_nr
+            self._had_history = False
         else:
             self._data = t
             self._node = None
             self._output_nr = -1
+            self._had_history = t._grad_fn is not None
+        hooks = SAVED_HOOKS.stack
+        if hooks:
+            self._pack(*hooks[-1])
 
+    # -- hooks ---------------------------------------------------------------------------------
+    @property
+    def data(self) -> Any:
+        """What is kept: the packed object with hooks, else the tensor (an output: detached)."""
+        if self._freed:
+            raise RuntimeError(_FREED)
+        return self._packed if self._unpack_hook is not None else self._data
+
+    @property
+    def unpack_hook(self) -> Callable[[Any], Any] | None:
+        return self._unpack_hook
+
+    def register_hooks(self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Any]) -> None:
+        """Pack the saved tensor now with ``pack_hook``; ``unpack_hook`` restores it in backward."""
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): expected two callables, pack_hook and unpack_hook")
+        if self._freed:
+            raise RuntimeError(
+                "Trying to register saved tensor hooks on a saved tensor after it has been freed "
+                "(the backward pass that used it ran without retain_graph=True)"
+            )
+        if self._unpack_hook is not None:
+            raise RuntimeError("register_hooks(): hooks have already been set on this saved tensor")
+        self._pack(pack_hook, unpack_hook)
+
+    def _pack(self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Any]) -> None:
+        from .grad_mode import no_grad
+
+        data = self._data
+        if self._node is None:
+            self._edge = (data._grad_fn, data._output_nr, data._requires_grad)
+            if data._grad_fn is None and data._requires_grad:
+                from .graph import grad_accumulator  # the leaf's sink, kept alive while saved
+
+                self._edge = (grad_accumulator(data), 0, True)
+        before = data._storage.version
+        with no_grad():
+            packed = pack_hook(data)
+        if data._storage.version != before:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as "
+                "input to pack hook can not be modified by in-place operations as this can lead "
+                "to unexpected side-effects. Please open an issue if you need to perform "
+                "in-place operations on the input to a pack hook."
+            )
+        self._packed = packed
+        self._unpack_hook = unpack_hook
+        self._data = None  # type: ignore[assignment]  # the hooks own it now
+
+    def _unpack_with_hook(self) -> Tensor:
+        out = self._unpack_hook(self._packed)  # type: ignore[misc]
+        if not isinstance(out, Tensor):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(out).__name__}"
+            )
+        result = Tensor._make(out._storage, out._sizes, out._strides, out._offset)
+        if self._node is not None:  # an output: the node that made it
+            node = self._node()
+            if node is not None:
+                result._grad_fn = node
+                result._output_nr = self._output_nr
+        elif self._edge is not None:
+            fn, nr, leaf_requires_grad = self._edge
+            if isinstance(fn, Node) and type(fn).__name__ == "AccumulateGrad":
+                result._requires_grad = True
+                result._grad_accumulator = weakref.ref(fn)
+            elif fn is not None:
+                result._grad_fn = fn
+                result._output_nr = nr
+        return result
+
+    # -- unpack / free -------------------------------------------------------------------------
     def unpack(self, owner: Node) -> Tensor:
         if self._freed:
             raise RuntimeError(_FREED)
+        if self._unpack_hook is not None:
+            return self._unpack_with_hook()
         data = self._data
+        if self._had_history and data._grad_fn is None:
+            raise RuntimeError(
+                f"{owner.name()}: Trying to use a saved tensor that has been detached in-place, "
+                f"i.e. with .detach_() [{data.dtype.name} {list(data._sizes)}]: its history is "
+                "gone. Use the out-of-place .detach() instead."
+            )
         if data._storage.version != self._version:
             raise RuntimeError(version_error(data, self, owner))
         if self._node is None:
@@ -201,6 +317,8 @@ class SavedTensor:
     def release(self) -> None:
         self._freed = True
         self._data = None  # type: ignore[assignment]
+        self._packed = None
+        self._edge = None
 
 
 def version_error(data: Tensor, saved: SavedTensor, owner: Node) -> str:
@@ -230,10 +348,36 @@ def version_error(data: Tensor, saved: SavedTensor, owner: Node) -> str:
     return msg
 
 
+# PyTorch's names of what each node saves, in the order the op passes them to ``save``:
+# ``node._saved_<name>`` unpacks one, ``node._raw_saved_<name>`` is its ``SavedTensor``.
+SAVED_NAMES: dict[str, tuple[str, ...]] = {
+    "MulBackward0": ("self", "other"), "DivBackward0": ("self", "other"),
+    "MaximumBackward0": ("self", "other"), "MinimumBackward0": ("self", "other"),
+    "ExpBackward0": ("result",), "LogBackward0": ("self",), "SqrtBackward0": ("result",),
+    "SinBackward0": ("self",), "CosBackward0": ("self",), "TanhBackward0": ("result",),
+    "SigmoidBackward0": ("result",), "ReluBackward0": ("result",), "AbsBackward0": ("self",),
+    "ReciprocalBackward0": ("result",), "ClampBackward0": ("self", "min", "max"),
+    "PowBackward0": ("self",), "PowBackward1": ("self", "exponent", "result"),
+    "PowBackward2": ("exponent", "result"), "WhereBackward0": ("condition",),
+    "LogsumexpBackward0": ("self", "result"), "LogSoftmaxBackward0": ("result",),
+}
+
+
 class SavingNode(Node):
     """A node that saves tensors for backward in ``self.saved`` (unpacked with ``unpack``)."""
 
     saved: tuple[Any, ...] = ()
+
+    def __getattr__(self, name: str) -> Any:
+        # only called for attributes not found otherwise: ``_saved_<x>`` / ``_raw_saved_<x>``
+        for prefix, raw in (("_raw_saved_", True), ("_saved_", False)):
+            if name.startswith(prefix):
+                names = SAVED_NAMES.get(type(self).__name__, ())
+                key = name[len(prefix):]
+                if key in names and names.index(key) < len(self.saved):
+                    value = self.saved[names.index(key)]
+                    return value if raw else value.unpack(self)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def save(self, *values: Any, outputs: Sequence[Tensor] = ()) -> None:
         """Save ``values`` for backward: tensors with their version (those among ``outputs``
@@ -272,6 +416,13 @@ class _Plain:
 
     def release(self) -> None:
         pass
+
+    def register_hooks(self, pack_hook: Any, unpack_hook: Any) -> None:
+        what = "None" if self.value is None else f"a {type(self.value).__name__}"
+        raise RuntimeError(
+            f"register_hooks(): the saved value is {what}, not a tensor; registering hooks on "
+            "None is forbidden"
+        )
 
 
 _SAVED_NONE = _Plain(None)  # shared: nothing to free

@@ -13,7 +13,14 @@ from .node import Node, RemovableHandle, add_hook
 
 
 def requires_grad(self: Tensor) -> bool:
-    return graph.requires_grad(self)
+    """PyTorch's ``requires_grad``: reading it never regenerates a stale view's history (so
+    it cannot raise that history's errors; ``grad_fn`` and every op do)."""
+    t: Tensor | None = self
+    while t is not None:
+        if t._requires_grad or t._grad_fn is not None:
+            return True
+        t = t._view_meta.base if t._view_meta is not None else None
+    return False
 
 
 def set_requires_grad(self: Tensor, flag: bool) -> None:

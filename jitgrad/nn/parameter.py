@@ -61,23 +61,3 @@ def set_data(t: Tensor, new: Tensor) -> None:
     t._sizes = new._sizes
     t._strides = new._strides
     t._offset = new._offset
-
-
-def _get_data(self: Tensor) -> Tensor:
-    """``t.data``: the same memory outside autograd (like ``detach()``; note that it shares
-    the version counter, where PyTorch gives ``.data`` a fresh one)."""
-    return Tensor._make(self._storage, self._sizes, self._strides, self._offset)
-
-
-def _set_data(self: Tensor, new: Tensor) -> None:
-    if not isinstance(new, Tensor):
-        raise TypeError(f"data: expected a jitgrad.Tensor, got {type(new).__name__}")
-    if self.requires_grad and not new.is_floating_point():  # type: ignore[attr-defined]
-        raise RuntimeError(
-            f"data: a tensor that requires grad cannot take {new.dtype.name} data; expected a "
-            "floating dtype"
-        )
-    set_data(self, new)
-
-
-data_property = property(_get_data, _set_data)

@@ -28,12 +28,14 @@ from typing import Any, Callable
 from ..autograd.grad_mode import is_grad_enabled, set_grad_enabled
 from ..autograd.graph import requires_grad
 from ..autograd.view_mode import is_view_replay
+from ..storage import INFERENCE
 from ..tensor import Tensor
 
 DEFAULT = "default"
 MULTI_OUTPUT_NODE = "multi_output_node"
 NO_GRAD_MODE = "no_grad_mode"
 IN_CUSTOM_FUNCTION = "in_custom_function"
+INFERENCE_MODE = "inference_mode"
 
 Step = tuple[Callable[..., Any], tuple[Any, ...]]
 
@@ -53,8 +55,15 @@ class ViewMeta:
 
 
 def make_view(self: Tensor, out: Tensor, step: Step, creation: str = DEFAULT) -> Tensor:
-    """Attach view tracking to ``out``, a view of ``self`` made by ``step``."""
-    if not is_grad_enabled():
+    """Attach view tracking to ``out``, a view of ``self`` made by ``step``. A view of an
+    inference tensor is a plain alias outside autograd (no base, no history), as in PyTorch."""
+    if self._storage.inference:
+        out._base = None
+        out._grad_fn = None
+        return out
+    if INFERENCE.enabled:
+        creation = INFERENCE_MODE
+    elif not is_grad_enabled():
         creation = NO_GRAD_MODE
     parent_meta = self._view_meta
     if parent_meta is not None:
@@ -149,12 +158,15 @@ def handle_view_on_rebase(t: Tensor, indirect: bool) -> None:
         return
     grad_fn = t._grad_fn
     modified = "its base or another view of its base has been" if indirect else "is being"
-    if vm.creation == NO_GRAD_MODE or grad_fn is None:
+    if vm.creation in (NO_GRAD_MODE, INFERENCE_MODE) or grad_fn is None:
         prefix = (
             f"Output {t._output_nr} of {grad_fn.name()} is a view of a view which was created in"
             if grad_fn is not None else "A view was created in"
         )
-        msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+        if vm.creation == INFERENCE_MODE:
+            msg = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
     else:
         msg = f"Output {t._output_nr} of {grad_fn.name()} is a view and {modified} modified inplace."
     if vm.creation == MULTI_OUTPUT_NODE:
@@ -163,11 +175,12 @@ def handle_view_on_rebase(t: Tensor, indirect: bool) -> None:
             "do not allow the output views to be modified inplace. You should replace the "
             "inplace operation by an out-of-place one."
         )
-    elif vm.creation == NO_GRAD_MODE:
+    elif vm.creation in (NO_GRAD_MODE, INFERENCE_MODE):
+        block = "no_grad" if vm.creation == NO_GRAD_MODE else "inference_mode"
         msg += (
             " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
             "clarify your code by moving both the view and the inplace either both inside the "
-            "no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+            f"{block} block (if you don't want the inplace to be tracked) or both outside (if "
             "you want the inplace to be tracked)."
         )
     elif vm.creation == IN_CUSTOM_FUNCTION:

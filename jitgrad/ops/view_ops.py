@@ -250,6 +250,8 @@ def t(self: Tensor) -> Tensor:
 
 
 def T(self: Tensor) -> Tensor:
+    if self.ndim == 0:  # the identity, as a view (as PyTorch's)
+        return alias(self)
     out = _forward(views.T, self)
     dims = tuple(reversed(range(self.ndim)))
     return _record(PermuteBackward0, self, out, vg.permute, dims, step=(permute, dims))
@@ -275,7 +277,9 @@ def view(self: Tensor, *shape: Any) -> Tensor:
 
 
 def view_as(self: Tensor, other: Tensor) -> Tensor:
-    return view(self, *other.shape)
+    if not isinstance(other, Tensor):
+        raise TypeError(f"view_as(): argument 'other' must be a Tensor, got {type(other).__name__}")
+    return view(self, other._sizes)  # one tuple argument: a 0-d ``other`` gives ``()``
 
 
 def reshape(self: Tensor, *shape: Any) -> Tensor:
@@ -303,7 +307,9 @@ def expand(self: Tensor, *sizes: Any) -> Tensor:
 
 
 def expand_as(self: Tensor, other: Tensor) -> Tensor:
-    return expand(self, *other.shape)
+    if not isinstance(other, Tensor):
+        raise TypeError(f"expand_as(): argument 'other' must be a Tensor, got {type(other).__name__}")
+    return expand(self, other._sizes)  # one tuple argument: a 0-d ``other`` gives ``()``
 
 
 def unsqueeze(self: Tensor, dim: int) -> Tensor:
@@ -425,3 +431,106 @@ _REPLAY: dict[type[ViewBackward], Callable[..., Tensor]] = {
     DiagonalBackward0: diagonal,
     UnfoldBackward0: unfold,
 }
+
+
+# -- PyTorch's other names and spellings of the views above ------------------------------------
+def swapdims(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return transpose(self, dim0, dim1)
+
+
+def swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
+    return transpose(self, axis0, axis1)
+
+
+def moveaxis(self: Tensor, source: Any, destination: Any) -> Tensor:
+    return movedim(self, source, destination)
+
+
+def reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    return reshape(self, other._sizes)
+
+
+def conj(self: Tensor) -> Tensor:
+    """The complex conjugate: ``self`` itself for jitgrad's real dtypes (as PyTorch's)."""
+    return self
+
+
+def _matrix_transpose(name: str, batches: bool) -> Callable[[Tensor], Tensor]:
+    """``mT``/``mH``/``adjoint()`` (batches of matrices) and ``H`` (matrices only): the last
+    two dimensions swapped (conjugation is the identity on real dtypes); a 0-d tensor is
+    returned as it is, with PyTorch's deprecation warning."""
+    what = "matrices or batches of matrices" if batches else "matrices (2-D tensors)"
+
+    def op(self: Tensor) -> Tensor:
+        if self.ndim == 0:
+            import warnings
+
+            warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors; it is the identity "
+                          "there (use x.conj())", UserWarning, stacklevel=2)
+            return self
+        if self.ndim < 2 if batches else self.ndim != 2:
+            raise RuntimeError(
+                f"tensor.{name} is only supported on {what}. Got {self.ndim}-D tensor."
+            )
+        return transpose(self, -2, -1)
+
+    return op
+
+
+mT = _matrix_transpose("mT", batches=True)
+mH = _matrix_transpose("mH", batches=True)
+H = _matrix_transpose("H", batches=False)
+_adjoint = _matrix_transpose("adjoint()", batches=True)
+
+
+def adjoint(self: Tensor) -> Tensor:
+    return _adjoint(self)
+
+
+class SplitWithSizesBackward0(MultiViewBackward):
+    pass
+
+
+def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    if not isinstance(split_sizes, (tuple, list)) or not all(isinstance(n, int) for n in split_sizes):
+        raise TypeError(f"split_with_sizes(): split_sizes must be a sequence of ints, got {split_sizes!r}")
+    outs = _forward(views.split, self, list(split_sizes), dim)
+    return _multi(
+        SplitWithSizesBackward0, self, outs, _pieces(self, outs, dim),
+        lambda t: split_with_sizes(t, split_sizes, dim),
+    )
+
+
+# -- unsafe_split / unsafe_chunk: the same pieces, neither views nor refused in-place --------------
+class UnsafeSplitBackward0(MultiViewBackward):
+    pass
+
+
+class UnsafeSplitWithSizesBackward0(MultiViewBackward):
+    pass
+
+
+def _unsafe(node_type: type[MultiViewBackward], self: Tensor, outs: tuple[Tensor, ...],
+            dim: int) -> tuple[Tensor, ...]:
+    """PyTorch's ``unsafe_*`` split: outputs share memory with ``self`` but are not tracked
+    as views and each has its own version counter (as ``.data`` does), so writing into one
+    is the caller's responsibility: its history is not rebased onto ``self``, and no saved
+    tensor sees the write."""
+    pieces = tuple(Tensor._make(o._storage.alias(), o._sizes, o._strides, o._offset) for o in outs)
+    if needs_grad(self):
+        contiguous = Geometry(self._sizes, contiguous_strides(self._sizes), 0)
+        record(node_type(self._sizes, _pieces(self, outs, dim)(contiguous)), (self,), pieces)
+    return pieces
+
+
+def unsafe_split(self: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    return _unsafe(UnsafeSplitBackward0, self, _forward(views.split, self, split_size, dim), dim)
+
+
+def unsafe_split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    outs = _forward(views.split, self, list(split_sizes), dim)
+    return _unsafe(UnsafeSplitWithSizesBackward0, self, outs, dim)
+
+
+def unsafe_chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    return _unsafe(UnsafeSplitBackward0, self, views.chunk(self, chunks, dim), dim)

@@ -104,8 +104,10 @@ DIFFERENCES: dict[str, str] = {
                     "kaiming_normal_", "orthogonal_", "trunc_normal_")},
     "torch.nn.Module": "a load_state_dict that raises has copied nothing (PyTorch has already "
                        "copied the matching keys)",
-    "Tensor.data": "shares the version counter with the tensor (PyTorch gives .data a fresh "
-                   "one), so a write through .data to a saved tensor is caught in backward",
+    "torch.linalg.det": "the gradient at a singular matrix is the cofactor matrix (PyTorch 2.13 "
+                        "returns zeros there)",
+    "torch.det": "the gradient at a singular matrix is the cofactor matrix (PyTorch 2.13 "
+                 "returns zeros there)",
     "torch.nn.Linear": "initial weights come from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.Embedding": "initial weights come from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.functional.dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",

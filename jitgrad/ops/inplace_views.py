@@ -1,0 +1,216 @@
+"""In-place view ops: ``t_``, ``transpose_``/``swapdims_``/``swapaxes_``, ``squeeze_``,
+``unsqueeze_``, ``as_strided_``, and the resizes ``resize_``/``resize_as_``.
+
+They change a tensor's *geometry* in place, never its memory. As in PyTorch:
+
+- the write bumps the version (every alias sees it) and is refused where an in-place write
+  would be (a leaf that requires grad, a view of one, a view whose creation forbids it —
+  Note [Views and in-place writes] in ``view_meta.py``; an inference tensor outside
+  inference mode);
+- recorded, the tensor's new ``grad_fn`` is the op's backward (``TransposeBackward1``, ...)
+  whose edge is the tensor's old history. A view stays a view of the same base, with the op
+  appended to its replay chain and its history current (no ``CopySlices``: nothing was
+  written). Unrecorded (no_grad), a view's history goes stale and is regenerated from its
+  base on next read, as for any write.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .. import views
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.graph import gradient_edge, requires_grad
+from ..geometry import Geometry, contiguous_strides, numel
+from ..storage import INFERENCE
+from ..tensor import Tensor, sizes_arg
+from . import view_meta
+from .as_strided import AsStridedBackward0
+from .inplace import check_autograd_inplace
+from .view_ops import (
+    SqueezeBackward0, TBackward0, TransposeBackward0, UnsqueezeBackward0, ViewBackward,
+    _relative, _same,
+)
+from ..geometry import views as vg
+
+
+class TBackward1(TBackward0):
+    pass
+
+
+class TransposeBackward1(TransposeBackward0):
+    pass
+
+
+class SqueezeBackward3(SqueezeBackward0):  # squeeze_()
+    pass
+
+
+class SqueezeBackward4(SqueezeBackward0):  # squeeze_(dim)
+    pass
+
+
+class SqueezeBackward5(SqueezeBackward0):  # squeeze_(dims)
+    pass
+
+
+class UnsqueezeBackward1(UnsqueezeBackward0):
+    pass
+
+
+class AsStridedBackward1(AsStridedBackward0):
+    pass
+
+
+def check_inference(op: str, self: Tensor) -> None:
+    """An inference tensor may change only inside inference mode (PyTorch's rule)."""
+    if self._storage.inference and not INFERENCE.enabled:
+        self._storage.check_writable(op)  # raises the inference-tensor error
+
+
+def _restride_in_place(
+    op: str, self: Tensor, new: Tensor, make_node: Callable[[], Any], step: view_meta.Step
+) -> Tensor:
+    """Give ``self`` the geometry of ``new`` (a view of it), as one in-place write."""
+    check_inference(op, self)
+    record = check_autograd_inplace(op, self, (self,))
+    node = None
+    if record:
+        node = make_node()
+        node.next_functions = (gradient_edge(self),)
+        node.input_metadata = ((new._sizes, new.dtype),)
+    old = self._grad_fn
+    self._storage.before_write()  # a saved ``self`` keeps its geometry (allow_mutation_...)
+    self._sizes, self._strides, self._offset = new._sizes, new._strides, new._offset
+    self._storage.bump(op)
+    vm = self._view_meta
+    if vm is not None:
+        # still a view of the same base; the op joins its replay chain
+        meta = view_meta.ViewMeta(vm.base, None, vm.view_fn + (step,), vm.creation)
+        meta.parent, meta.parent_meta = vm.parent, vm.parent_meta
+        if node is None:
+            meta.attr_version = vm.attr_version  # stale: regenerated from the base when read
+        self._view_meta = meta
+    if node is not None:
+        self._grad_fn = node
+        self._output_nr = 0
+        view_meta.move_hooks(self, old, node, keep_tensor_hooks=False)
+    return self
+
+
+def _view_node(node_type: type[ViewBackward], self: Tensor, geometry_fn: Callable[..., Geometry],
+               *args: Any) -> Callable[[], ViewBackward]:
+    sizes = self._sizes
+    return lambda: node_type(sizes, _relative(self, geometry_fn, *args))
+
+
+def t_(self: Tensor) -> Tensor:
+    from .view_ops import t
+
+    new = views.t(self)
+    geometry_fn = (lambda g: vg.transpose(g, 0, -1)) if self.ndim == 2 else _same
+    return _restride_in_place("t_", self, new, _view_node(TBackward1, self, geometry_fn), (t, ()))
+
+
+def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    from .view_ops import transpose
+
+    new = views.transpose(self, dim0, dim1)
+    node = _view_node(TransposeBackward1, self, vg.transpose, dim0, dim1)
+    return _restride_in_place("transpose_", self, new, node, (transpose, (dim0, dim1)))
+
+
+def swapdims_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return transpose_(self, dim0, dim1)
+
+
+def swapaxes_(self: Tensor, axis0: int, axis1: int) -> Tensor:
+    return transpose_(self, axis0, axis1)
+
+
+def squeeze_(self: Tensor, dim: Any = None) -> Tensor:
+    from .view_ops import squeeze
+
+    new = views.squeeze(self, dim)
+    node_type = SqueezeBackward3 if dim is None else (
+        SqueezeBackward5 if isinstance(dim, (tuple, list)) else SqueezeBackward4
+    )
+    node = _view_node(node_type, self, vg.squeeze, dim)
+    return _restride_in_place("squeeze_", self, new, node, (squeeze, (dim,)))
+
+
+def unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    from .view_ops import unsqueeze
+
+    new = views.unsqueeze(self, dim)
+    node = _view_node(UnsqueezeBackward1, self, vg.unsqueeze, dim)
+    return _restride_in_place("unsqueeze_", self, new, node, (unsqueeze, (dim,)))
+
+
+def as_strided_(
+    self: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+) -> Tensor:
+    from .as_strided import _as_strided_from_root
+
+    new = views.as_strided(self, size, stride, storage_offset)
+    before = self._geometry
+    root = self if self._base is None else self._base
+    step = (_as_strided_from_root, (new._sizes, new._strides, new._offset - root._offset))
+    return _restride_in_place(
+        "as_strided_", self, new, lambda: AsStridedBackward1(before, new._geometry), step
+    )
+
+
+# -- resize_ / resize_as_ ------------------------------------------------------------------------
+def resize_(self: Tensor, *sizes: Any) -> Tensor:
+    """PyTorch's ``resize_``: contiguous geometry of ``sizes``, keeping the offset; the memory
+    grows (new elements uninitialised) when it must. A no-op resize changes nothing and does
+    not bump the version. Refused on tensors that require grad (not differentiable)."""
+    from ..storage import allocate
+
+    shape = tuple(int(n) for n in sizes_arg("resize_", sizes))
+    if any(n < 0 for n in shape):
+        raise RuntimeError(f"resize_: sizes must be non-negative, got {list(shape)}")
+    if requires_grad(self) and is_grad_enabled():
+        raise RuntimeError(
+            "cannot resize variables that require grad (resize_ is not differentiable); "
+            "resize a detached copy: t = t.detach().clone()"
+        )
+    check_inference("resize_", self)
+    if shape == self._sizes:
+        return self
+    need = _storage_elements(shape, self._offset)
+    storage = self._storage
+    storage.before_write()
+    if need > storage.size():
+        storage.check_writable("resize_")
+        if not storage.resizable:
+            raise RuntimeError(
+                f"resize_: Trying to resize storage that is not resizable: it holds "
+                f"{storage.size()} elements, {list(shape)} at offset {self._offset} needs {need}, "
+                "and its memory is shared (NumPy's, or another alias's); resize a copy: "
+                "t = t.clone()"
+            )
+        grown = allocate(need, storage.dtype)
+        grown[: storage.size()] = storage.buffer
+        storage.buffer = grown  # every alias keeps seeing the same (now larger) memory
+    self._sizes, self._strides = shape, contiguous_strides(shape)
+    storage.bump("resize_")
+    return self
+
+
+def resize_as_(self: Tensor, other: Tensor) -> Tensor:
+    if other._sizes == self._sizes:
+        return self  # strides untouched, as in PyTorch
+    return resize_(self, other._sizes)
+
+
+def _storage_elements(shape: tuple[int, ...], offset: int) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+        if n >= 2**63 // 8:
+            raise RuntimeError(
+                f"resize_: Storage size calculation overflowed with sizes={list(shape)}"
+            )
+    return offset + numel(shape) if n else offset
