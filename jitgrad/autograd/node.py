@@ -157,7 +157,7 @@ class SavedTensor:
     node (no reference cycle); unpacking rebuilds it with its ``grad_fn``.
     """
 
-    __slots__ = ("_data", "_version", "_node", "_output_nr", "_freed", "_saved_at")
+    __slots__ = ("_data", "_version", "_node", "_output_nr", "_freed", "_saved_at", "_had_history")
 
     def __init__(self, t: Tensor, node: Node | None = None, output_nr: int = -1) -> None:
         self._version = t._storage.version
@@ -172,11 +172,18 @@ class SavedTensor:
             self._data = t
             self._node = None
             self._output_nr = -1
+        self._had_history = node is None and t._grad_fn is not None  # see unpack's detach_ check
 
     def unpack(self, owner: Node) -> Tensor:
         if self._freed:
             raise RuntimeError(_FREED)
         data = self._data
+        if self._had_history and data._grad_fn is None:
+            raise RuntimeError(
+                f"{owner.name()}: trying to use a saved tensor that has been detached in-place, "
+                f"i.e. with .detach_() [{data.dtype.name} {list(data._sizes)}]: its history is "
+                "gone. Use the out-of-place .detach() instead."
+            )
         if data._storage.version != self._version:
             raise RuntimeError(version_error(data, self, owner))
         if self._node is None:

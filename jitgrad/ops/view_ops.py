@@ -275,7 +275,9 @@ def view(self: Tensor, *shape: Any) -> Tensor:
 
 
 def view_as(self: Tensor, other: Tensor) -> Tensor:
-    return view(self, *other.shape)
+    if not isinstance(other, Tensor):
+        raise TypeError(f"view_as(): argument 'other' must be a Tensor, got {type(other).__name__}")
+    return view(self, other._sizes)  # one tuple argument: a 0-d ``other`` gives ``()``
 
 
 def reshape(self: Tensor, *shape: Any) -> Tensor:
