@@ -270,6 +270,8 @@ def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
 
 
 def view(self: Tensor, *shape: Any) -> Tensor:
+    if not shape:  # Python argument parsing: before any history error, as in PyTorch
+        raise TypeError('view() missing 1 required positional arguments: "size"')
     out = _forward(views.view, self, *shape)
     return _record(ViewBackward0, self, out, vg.view, out._sizes, step=(view, (out._sizes,)))
 
@@ -300,12 +302,16 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def expand(self: Tensor, *sizes: Any) -> Tensor:
+    if not sizes:  # Python argument parsing: before any history error, as in PyTorch
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     out = _forward(views.expand, self, *sizes)
     return _record(ExpandBackward0, self, out, vg.expand, out._sizes, step=(expand, (out._sizes,)))
 
 
 def expand_as(self: Tensor, other: Tensor) -> Tensor:
-    return expand(self, *other.shape)
+    if not isinstance(other, Tensor):
+        raise TypeError(f"expand_as(): argument 'other' must be a Tensor, got {type(other).__name__}")
+    return expand(self, other._sizes)  # one tuple argument: a 0-d ``other`` gives ``()``
 
 
 def unsqueeze(self: Tensor, dim: int) -> Tensor:
