@@ -458,3 +458,30 @@ def test_one_value_through_a_non_overlapping_view_still_matches_pytorch() -> Non
         (b * _f64(lib, [1.0, 10.0, 100.0])).sum().backward()
         grads.append(p.grad.item())
     assert grads[0] == grads[1] == 102.0
+
+
+def test_overwritten_elements_get_zero_not_nan_when_the_gradient_is_infinite() -> None:
+    """Found by the fuzzer: ``x[[0]] = 7.5`` then exp(exp(x)) overflows; the old value of the
+    overwritten element gets 0 from PyTorch (index_put_ of zeros), jitgrad gave 0 * inf = NaN."""
+    grads = []
+    for lib in LIBS:
+        x = _f64(lib, [0.1, 0.2], requires_grad=True)
+        b = x * 1.5
+        b[[0]] = 7.5
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # exp overflow
+            b.exp().exp().sum().backward()
+        grads.append(x.grad.numpy().copy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+    assert grads[1][0] == 0.0
+
+
+def test_aliases_get_zero_not_nan_when_the_gradient_is_infinite() -> None:
+    x = _f64(jitgrad, [0.1, 0.2], requires_grad=True)
+    p = _f64(jitgrad, 7.5, requires_grad=True)
+    b = x * 1.5
+    b[:1].expand(3).copy_(p)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (b.exp().exp() * _f64(jitgrad, [1.0, 0.0])).sum().backward()
+    assert np.isinf(p.grad.item()) and x.grad.tolist() == [0.0, 0.0]

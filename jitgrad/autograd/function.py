@@ -19,7 +19,11 @@ As in PyTorch the context *is* the backward node (a ``<Name>Backward`` subclass 
 ``no_grad``, and ``apply`` then wires its tensor outputs into the graph (``_wrap_outputs``):
 
 - an output marked dirty (``ctx.mark_dirty``: modified in place) must be an input; its
-  version is bumped once more and its history rebased onto this node;
+  version is bumped once more and its history rebased onto this node (a view's base gets
+  CopySlices; a leaf that requires grad, or a view of one, is refused as for any in-place
+  write); marking a tensor made inside ``forward`` warns (a view of one is refused);
+- an output that is a view (made inside ``forward``, or an input returned as-is) gets this
+  node as its history, so writing into it later is refused: it would bypass ``backward``;
 - an input returned unmodified comes back as a new alias (a view sharing its memory)
   whose ``grad_fn`` is this node, never as the input object itself;
 - an output marked non-differentiable gets no ``grad_fn`` (an input one: a detached alias).
@@ -259,7 +263,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
                 )
             if not is_input:
                 _check_dirty_non_input(name, out)
-            elif out._view_meta is not None:
+            elif out._view_meta is not None and OPS.rebase_history is not None:
                 if len(outs) > 1:
                     raise RuntimeError(
                         f"{name}: if your Function modifies inplace an input that is a view of "

@@ -23,7 +23,7 @@ then alias one storage location, which the write set *once*: the value's gradien
 sum over distinct written locations of the gradient there, not over view elements (the
 slice read back from ``result`` repeats each location's gradient once per alias). So
 ``apply`` hands ``fn`` the storage location of every view element (``fn._locations``) and
-the node counts each location once (``first_alias_mask``); the old values of every written
+the node counts each location once (``once_per_location``); the old values of every written
 location get zero gradient (``zero_overwritten``).
 """
 
@@ -66,7 +66,7 @@ class CopyBackwards(Node):
         assert g is not None
         grad_src = None
         if self.needs_input_grad(1):  # one source value aliased: count each location once
-            grad_src = g if self._locations is None else g * first_alias_mask(self._locations, g)  # type: ignore[operator]
+            grad_src = g if self._locations is None else once_per_location(g, self._locations)
         return (zeros(g._sizes, dtype=g.dtype) if self.needs_input_grad(0) else None, grad_src)
 
 
@@ -78,13 +78,16 @@ def element_locations(sizes: Sequence[int], strides: Sequence[int]) -> np.ndarra
     return loc
 
 
-def first_alias_mask(locations: np.ndarray, like: Tensor) -> Tensor:
-    """1 at the first element (row-major) of each distinct location in ``locations``, 0 at
-    its other aliases, as a constant tensor of ``like``'s dtype: multiplying a gradient by
-    it and summing adds each location's gradient once."""
-    mask = np.zeros(locations.size, like.dtype)
-    mask[np.unique(locations.reshape(-1), return_index=True)[1]] = 1
-    return Tensor._from_buffer(mask, tuple(locations.shape))
+def once_per_location(g: Tensor, locations: np.ndarray) -> Tensor:
+    """``g`` (shaped like ``locations``) kept at the first element (row-major) of each
+    distinct storage location and zero at that location's other aliases, so that summing it
+    adds each location's gradient once. A select, not a product: an infinite gradient at an
+    alias gives 0, not NaN."""
+    from .compare import where
+
+    keep = np.zeros(locations.size, np.bool_)
+    keep[np.unique(locations.reshape(-1), return_index=True)[1]] = True
+    return where(Tensor._from_buffer(keep, tuple(locations.shape)), g, 0.0)
 
 
 class CopySlices(Node):

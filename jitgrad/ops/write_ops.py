@@ -15,7 +15,7 @@ import numpy as np
 from .. import copying, indexing
 from ..autograd.node import Grads, Node
 from ..tensor import Tensor
-from .copy_slices import CopyBackwards, first_alias_mask
+from .copy_slices import CopyBackwards, once_per_location
 from .inplace import inplace_write
 
 
@@ -52,7 +52,7 @@ class FillBackward1(Node):
         assert g is not None
         grad_value = None
         if self.needs_input_grad(1):
-            grad_value = (g if self._locations is None else g * first_alias_mask(self._locations, g)).sum()  # type: ignore[operator, attr-defined]
+            grad_value = (g if self._locations is None else once_per_location(g, self._locations)).sum()  # type: ignore[attr-defined]
         return (_zeros_like(g) if self.needs_input_grad(0) else None, grad_value)
 
 
@@ -142,18 +142,18 @@ class IndexPutBackward0(Node):
         if self.needs_input_grad(0):
             if self.accumulate:
                 grad_self = g
-            else:  # positions that were overwritten get nothing
-                from .elementwise import mul
+            else:  # positions that were overwritten get nothing (0 even where g is inf)
+                from .compare import where
 
-                keep = np.ones(g._sizes, g.dtype)
+                keep = np.ones(g._sizes, np.bool_)
                 if keep.size:  # (an empty target: nothing was overwritten, nothing checked)
-                    keep[self.np_index] = 0
-                grad_self = mul(g, copying.Tensor._from_buffer(keep.reshape(-1), g._sizes))
+                    keep[self.np_index] = False
+                grad_self = where(copying.Tensor._from_buffer(keep.reshape(-1), g._sizes), g, 0.0)
         grad_values = None
         if self.needs_input_grad(1):
             grad_values = gather(g, self.np_index)
             if self._locations is not None:  # one value through aliases: each location once
-                grad_values = grad_values * first_alias_mask(self._locations[self.np_index], grad_values)  # type: ignore[operator]
+                grad_values = once_per_location(grad_values, self._locations[self.np_index])
         return (grad_self, grad_values)
 
 
