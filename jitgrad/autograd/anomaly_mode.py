@@ -148,16 +148,15 @@ def wrap_error(node: Any, exc: BaseException) -> BaseException:
     meta = node.__dict__.get("_metadata") or {}
     where = meta.get("created_at")
     if where is None:
-        warnings.warn(
+        _warn(
             f"Error detected in {node.name()}. No forward pass information available. Enable "
-            "anomaly detection during the forward pass for more information.", UserWarning,
-            stacklevel=3,
+            "anomaly detection during the forward pass for more information."
         )
         msg = f"Error in {node.name()} (created before anomaly detection was enabled): {exc}"
     else:
-        warnings.warn(
+        _warn(
             f"Error detected in {node.name()}. Traceback of forward call that caused the "
-            "error:\n" + "".join(meta.get("traceback_", ())), UserWarning, stacklevel=3,
+            "error:\n" + "".join(meta.get("traceback_", ()))
         )
         msg = f"Error in {node.name()} created at {where}: {exc}"
     try:
@@ -171,3 +170,13 @@ def wrap_error(node: Any, exc: BaseException) -> BaseException:
         return exc
     new._jitgrad_anomaly = True  # type: ignore[attr-defined]
     return new
+
+
+def _warn(message: str) -> None:
+    """Warn about the failing node without replacing the error being reported: with warnings
+    turned into errors, the warning is dropped (the error's message names the node too),
+    as PyTorch lets its original error through."""
+    try:
+        warnings.warn(message, UserWarning, stacklevel=4)
+    except Warning:
+        pass

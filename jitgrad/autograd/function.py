@@ -19,7 +19,11 @@ As in PyTorch the context *is* the backward node (a ``<Name>Backward`` subclass 
 ``no_grad``, and ``apply`` then wires its tensor outputs into the graph (``_wrap_outputs``):
 
 - an output marked dirty (``ctx.mark_dirty``: modified in place) must be an input; its
-  version is bumped once more and its history rebased onto this node;
+  version is bumped once more and its history rebased onto this node (a view's base gets
+  CopySlices; a leaf that requires grad, or a view of one, is refused as for any in-place
+  write); marking a tensor made inside ``forward`` warns (a view of one is refused);
+- an output that is a view (made inside ``forward``, or an input returned as-is) gets this
+  node as its history, so writing into it later is refused: it would bypass ``backward``;
 - an input returned unmodified comes back as a new alias (a view sharing its memory)
   whose ``grad_fn`` is this node, never as the input object itself;
 - an output marked non-differentiable gets no ``grad_fn`` (an input one: a detached alias).
@@ -32,11 +36,12 @@ forward argument (None for non-tensors); the engine un-broadcasts and casts them
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any, Callable
 
 from ..tensor import Tensor
 from .grad_mode import is_grad_enabled, no_grad
-from .graph import OPS, gradient_edge
+from .graph import OPS, gradient_edge, requires_grad
 from .node import Grads, Node, SavedTensor, _FREED
 
 __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
@@ -227,6 +232,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
         ctx.next_functions = tuple(gradient_edge(args[k]) for k in ctx._tensor_inputs)
     info: list[tuple[tuple[int, ...], Any] | None] = []
     meta: list[tuple[tuple[int, ...], Any]] = []
+    views: list[Tensor] = []  # outputs that are views, now with this node as their history
+    name = f"{ctx._forward_cls.__name__}.apply"
     for nr, out in enumerate(outs):
         if not isinstance(out, Tensor):
             info.append(None)
@@ -236,7 +243,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
         meta.append((out._sizes, out.dtype))
         is_input = id(out) in input_ids
         if id(out) in dirty:
-            out._storage.bump(f"{ctx._forward_cls.__name__}.apply")
+            out._storage.bump(name)
         if not executable:
             if is_input and id(out) not in dirty:
                 outs[nr] = _alias(out)
@@ -249,22 +256,33 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
                 out._requires_grad = False
             continue
         if id(out) in dirty:
-            if out._grad_fn is None and out._requires_grad:
-                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
-            if out._base is not None and len(outs) > 1:
+            if out._grad_fn is None and _leaf_requires_grad(out):
                 raise RuntimeError(
-                    "If your Function modifies inplace an input that is a view of another Tensor, "
-                    "your Function cannot return more than one Tensor."
+                    f"{name}: a leaf Variable that requires grad has been used in an in-place "
+                    "operation (marked dirty)."
                 )
-            if out._view_meta is not None and OPS.rebase_history is not None:
+            if not is_input:
+                _check_dirty_non_input(name, out)
+            elif out._view_meta is not None and OPS.rebase_history is not None:
+                if len(outs) > 1:
+                    raise RuntimeError(
+                        f"{name}: if your Function modifies inplace an input that is a view of "
+                        "another Tensor, your Function cannot return more than one Tensor "
+                        f"(got {len(outs)} outputs). Clone the input first, or split the Function "
+                        "in two: one doing the in-place write and returning only that tensor."
+                    )
                 # CopySlices on the base, as for any in-place write through a view; like
                 # PyTorch's, it takes the node's first edge to be the modified view's
                 if not (ctx._tensor_inputs and args[ctx._tensor_inputs[0]] is out):
+                    k = next(i for i, a in enumerate(args) if a is out)
                     raise RuntimeError(
-                        f"{ctx.name()}: an input that is a view and is marked dirty must be the "
-                        "Function's first tensor input"
+                        f"{name}: the input modified in place (marked dirty) is a view, so its "
+                        "base's history is rewritten around this Function, which supports only "
+                        f"the Function's first tensor input there; got argument {k}. Pass the "
+                        "view first, or clone it before the call (PyTorch accepts this and "
+                        "computes wrong gradients)."
                     )
-                OPS.rebase_history(out, ctx, gradient_edge(out._view_meta.base))
+                OPS.rebase_history(out, ctx, gradient_edge(out._view_meta.base), name)
                 continue
             _move_retains_grad_hook(out, ctx, nr)
         elif is_input:
@@ -272,8 +290,14 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
             if OPS.custom_function_view is not None:
                 OPS.custom_function_view(out, alias)
             out = outs[nr] = alias
+        if out._view_meta is not None:
+            views.append(out)
         out._grad_fn = ctx
         out._output_nr = nr
+    if OPS.custom_function_output_view is not None:
+        multi = sum(isinstance(o, Tensor) and o._grad_fn is ctx for o in outs) > 1
+        for v in views:  # a write into them would override this Function's backward
+            OPS.custom_function_output_view(v, multi)
     ctx._output_info = tuple(info)
     if executable:
         ctx.input_metadata = tuple(meta)
@@ -284,6 +308,24 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
     ctx._to_save = None if executable else ctx._to_save
     ctx._wrapped = True
     return outs[0] if single else tuple(outs)
+
+
+def _leaf_requires_grad(t: Tensor) -> bool:
+    """Whether ``t`` (with no ``grad_fn``) is a leaf that requires grad, or a view of one made
+    under no_grad (a leaf too, as PyTorch sees it); its stale history is not regenerated."""
+    return t._requires_grad or (t._view_meta is not None and requires_grad(t._view_meta.base))
+
+
+def _check_dirty_non_input(name: str, t: Tensor) -> None:
+    """``ctx.mark_dirty`` is for inputs: PyTorch warns about any other tensor, and refuses a
+    view (it would rewrite the history of a tensor the Function made itself)."""
+    msg = (
+        f"{name}: ctx.mark_dirty() received a tensor that was not an input. Only input Tensors "
+        "that have been modified in place should be passed to ctx.mark_dirty()"
+    )
+    if t._view_meta is not None:
+        raise RuntimeError(msg + "; this one is a view of a tensor made inside forward.")
+    warnings.warn(msg + " (a tensor made inside forward needs no marking).", UserWarning, stacklevel=4)
 
 
 def _move_retains_grad_hook(t: Tensor, node: Node, nr: int) -> None:

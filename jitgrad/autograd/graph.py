@@ -23,15 +23,17 @@ from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled
 from .node import Edge, Grads, Node
 
-# ``rebase_history(tensor, node, base_edge)``: make ``node`` the history of an input a custom
+# ``rebase_history(tensor, node, base_edge, op)``: make ``node`` the history of an input a custom
 # Function modified in place (``ctx.mark_dirty``); ops install it with the view machinery
 # (CopySlices for views). Until then ``function.py`` sets ``grad_fn`` directly.
 # ``current_grad_fn(view)``: a view's ``grad_fn``, regenerated first when its storage was
 # written since (ops/view_meta.py). Every read of a tensor's history goes through
 # ``grad_fn_of`` below so that a stale view is never wired into a new graph.
+# ``custom_function_output_view(view, multi_output)``: a view a custom Function returned now
+# has that node as its history; writing into it in place is refused.
 OPS = SimpleNamespace(
     add=None, sum_to=None, to_dtype=None, clone=None, rebase_history=None, current_grad_fn=None,
-    custom_function_view=None,
+    custom_function_view=None, custom_function_output_view=None,
 )
 
 _NO_EDGE: Edge = (None, 0)

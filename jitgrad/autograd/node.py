@@ -208,12 +208,11 @@ class SavedTensor:
             self._data = Tensor._make(t._storage, t._sizes, t._strides, t._offset, t._base)
             self._node: weakref.ref[Node] | None = weakref.ref(node)
             self._output_nr = output_nr
-            self._had_history = False
         else:
             self._data = t
             self._node = None
             self._output_nr = -1
-            self._had_history = t._grad_fn is not None
+        self._had_history = node is None and t._grad_fn is not None  # see unpack's detach_ check
         hooks = SAVED_HOOKS.stack
         if hooks:
             self._pack(*hooks[-1])

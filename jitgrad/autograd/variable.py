@@ -157,8 +157,12 @@ def detach_(self: Tensor) -> Tensor:
 
 
 def repr_suffixes(self: Tensor) -> list[str]:
-    if self._grad_fn is not None:
-        return [f"grad_fn=<{self._grad_fn.name()}>"]
+    try:
+        fn = grad_fn_of(self)  # a stale view's regenerated grad_fn, as PyTorch prints it
+    except RuntimeError:  # e.g. a no_grad view whose base was then written in place
+        return ["grad_fn=<Invalid>"]
+    if fn is not None:
+        return [f"grad_fn=<{fn.name()}>"]
     if self._requires_grad:
         return ["requires_grad=True"]
     return []

@@ -13,7 +13,17 @@ _graph.OPS.to_dtype = structure.to_dtype
 _graph.OPS.clone = structure.clone
 # autograd engine: views' up-to-date history and custom Functions' in-place rebase
 _graph.OPS.current_grad_fn = view_meta.current_grad_fn
-_graph.OPS.rebase_history = inplace.rebase_history
+
+
+def _rebase_dirty_view(t: Tensor, node: _graph.Node, base_edge: _graph.Edge, op: str) -> None:
+    """A view a custom Function modified in place (``ctx.mark_dirty``): PyTorch's checks for
+    any in-place write through a view (no_grad / custom-Function views, views of leaves),
+    then CopySlices on its base."""
+    inplace.check_autograd_inplace(op, t, (t,))
+    inplace.rebase_history(t, node, base_edge)
+
+
+_graph.OPS.rebase_history = _rebase_dirty_view
 
 
 def _custom_function_view(input: Tensor, out: Tensor) -> Tensor:
@@ -23,5 +33,17 @@ def _custom_function_view(input: Tensor, out: Tensor) -> Tensor:
 
 
 _graph.OPS.custom_function_view = _custom_function_view
+
+
+def _custom_function_output_view(out: Tensor, multi_output: bool) -> None:
+    """A view returned by a custom Function (made inside its forward, or an input returned
+    as-is): its grad_fn is the Function's node as of now, and writing into it in place would
+    override that node's backward, so it is refused (PyTorch's CreationMeta)."""
+    vm = out._view_meta
+    vm.creation = view_meta.MULTI_OUTPUT_NODE if multi_output else view_meta.IN_CUSTOM_FUNCTION
+    vm.attr_version = out._storage.version
+
+
+_graph.OPS.custom_function_output_view = _custom_function_output_view
 
 __all__ = ["elementwise", "reduction", "structure", "view_ops"]

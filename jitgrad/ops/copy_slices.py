@@ -16,12 +16,22 @@ w.r.t. the new base, ``apply``:
 
 With ``create_graph`` these steps are differentiable operations, so the backward of a
 CopySlices graph can itself be differentiated.
+
+Through a self-overlapping view (``expand``, ``unfold`` with step < size, overlapping
+``as_strided``) only order-free writes pass (one value everywhere). Several view elements
+then alias one storage location, which the write set *once*: the value's gradient is the
+sum over distinct written locations of the gradient there, not over view elements (the
+slice read back from ``result`` repeats each location's gradient once per alias). So
+``apply`` hands ``fn`` the storage location of every view element (``fn._locations``) and
+the node counts each location once (``once_per_location``); the old values of every written
+location get zero gradient (``zero_overwritten``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
 
 from .. import moves
 from ..autograd.grad_mode import is_grad_enabled
@@ -47,15 +57,37 @@ class CopyBackwards(Node):
         """A one-element source copied through a self-overlapping view overwrote it all."""
         region.zero_()  # type: ignore[attr-defined]
 
+    _locations: np.ndarray | None = None  # set by CopySlices for a self-overlapping view
+
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         from ..creation import zeros
 
         g = grads[0]
         assert g is not None
-        return (
-            zeros(g._sizes, dtype=g.dtype) if self.needs_input_grad(0) else None,
-            g if self.needs_input_grad(1) else None,
-        )
+        grad_src = None
+        if self.needs_input_grad(1):  # one source value aliased: count each location once
+            grad_src = g if self._locations is None else once_per_location(g, self._locations)
+        return (zeros(g._sizes, dtype=g.dtype) if self.needs_input_grad(0) else None, grad_src)
+
+
+def element_locations(sizes: Sequence[int], strides: Sequence[int]) -> np.ndarray:
+    """The storage location (relative to the first element) of every element of a view."""
+    loc = np.zeros(tuple(sizes), np.int64)
+    for d, (n, st) in enumerate(zip(sizes, strides)):
+        loc += (np.arange(n, dtype=np.int64) * st).reshape((n,) + (1,) * (len(sizes) - d - 1))
+    return loc
+
+
+def once_per_location(g: Tensor, locations: np.ndarray) -> Tensor:
+    """``g`` (shaped like ``locations``) kept at the first element (row-major) of each
+    distinct storage location and zero at that location's other aliases, so that summing it
+    adds each location's gradient once. A select, not a product: an infinite gradient at an
+    alias gives 0, not NaN."""
+    from .compare import where
+
+    keep = np.zeros(locations.size, np.bool_)
+    keep[np.unique(locations.reshape(-1), return_index=True)[1]] = True
+    return where(Tensor._from_buffer(keep, tuple(locations.shape)), g, 0.0)
 
 
 class CopySlices(Node):
@@ -90,10 +122,12 @@ class CopySlices(Node):
             rel = self.view.storage_offset - self.base.storage_offset
             grad_slice = result.as_strided(self.view.sizes, self.view.strides, rel)  # type: ignore[attr-defined]
         fn._needed = self._needed_for_fn()
+        self._set_locations(fn)
         try:
             res = fn.apply([grad_slice.contiguous() if not grad_slice.is_contiguous() else grad_slice.clone()])  # type: ignore[attr-defined]
         finally:
             fn._needed = None
+            fn._locations = None
         out: list[Tensor | None] = [result]
         if res[0] is not None and self.needs_input_grad(0):
             if moves.has_overlap(self.view.sizes, self.view.strides):
@@ -127,10 +161,12 @@ class CopySlices(Node):
         if overwrites:  # fn's first output would be zeros: fill the slice instead (below)
             needed = (False,) + needed[1:]
         fn._needed = needed
+        self._set_locations(fn)
         try:
             res = fn.apply([piece], (True,))
         finally:
             fn._needed = None
+            fn._locations = None
         first = res[0]
         if overwrites and self.needs_input_grad(0):
             moves.fill_region(buffer, offset, view.strides, view.sizes, 0)
@@ -147,6 +183,13 @@ class CopySlices(Node):
         # ``piece`` is ours: once written back it may go on, owned, as another gradient
         handed = [True] + [bool(declared and declared[i + 1]) or r is piece for i, r in enumerate(rest)]
         return OwnedGrads([result] + rest, handed)
+
+    def _set_locations(self, fn: Node) -> None:
+        """Tell an order-free write ``fn`` where a self-overlapping view's elements land in
+        storage (Note [CopySlices rebasing], last paragraph)."""
+        sizes, strides = self.view.sizes, self.view.strides
+        if hasattr(fn, "zero_overwritten") and moves.has_overlap(sizes, strides):
+            fn._locations = element_locations(sizes, strides)  # type: ignore[attr-defined]
 
     @staticmethod
     def _zero_overwritten(fn: Node, region: Tensor) -> None:

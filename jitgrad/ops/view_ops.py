@@ -272,6 +272,8 @@ def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
 
 
 def view(self: Tensor, *shape: Any) -> Tensor:
+    if not shape:  # Python argument parsing: before any history error, as in PyTorch
+        raise TypeError('view() missing 1 required positional arguments: "size"')
     out = _forward(views.view, self, *shape)
     return _record(ViewBackward0, self, out, vg.view, out._sizes, step=(view, (out._sizes,)))
 
@@ -302,6 +304,8 @@ def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def expand(self: Tensor, *sizes: Any) -> Tensor:
+    if not sizes:  # Python argument parsing: before any history error, as in PyTorch
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     out = _forward(views.expand, self, *sizes)
     return _record(ExpandBackward0, self, out, vg.expand, out._sizes, step=(expand, (out._sizes,)))
 

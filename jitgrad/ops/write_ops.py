@@ -15,7 +15,7 @@ import numpy as np
 from .. import copying, indexing
 from ..autograd.node import Grads, Node
 from ..tensor import Tensor
-from .copy_slices import CopyBackwards
+from .copy_slices import CopyBackwards, once_per_location
 from .inplace import inplace_write
 
 
@@ -39,16 +39,21 @@ class ZeroBackward0(FillBackward0):
 
 
 class FillBackward1(Node):
-    """Backward of ``fill_(value_tensor)`` (a 0-d tensor): it receives the summed gradient."""
+    """Backward of ``fill_(value_tensor)`` (a 0-d tensor): it receives the summed gradient,
+    each storage location once through a self-overlapping view (see copy_slices.py)."""
 
     overwrites_view = True
+    _locations: np.ndarray | None = None  # set by CopySlices for a self-overlapping view
 
-    zero_overwritten = FillBackward0.zero_overwritten
+    zero_overwritten = staticmethod(FillBackward0.zero_overwritten)
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
         g = grads[0]
-        return (_zeros_like(g) if self.needs_input_grad(0) else None,
-                g.sum() if self.needs_input_grad(1) else None)  # type: ignore[union-attr]
+        assert g is not None
+        grad_value = None
+        if self.needs_input_grad(1):
+            grad_value = (g if self._locations is None else once_per_location(g, self._locations)).sum()  # type: ignore[attr-defined]
+        return (_zeros_like(g) if self.needs_input_grad(0) else None, grad_value)
 
 
 def _zeros_like(g: Tensor | None) -> Tensor:
@@ -116,6 +121,8 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
 
 
 class IndexPutBackward0(Node):
+    _locations: np.ndarray | None = None  # set by CopySlices for a self-overlapping view
+
     def __init__(self, np_index: tuple[Any, ...], accumulate: bool) -> None:
         super().__init__()
         self.np_index = np_index
@@ -135,14 +142,18 @@ class IndexPutBackward0(Node):
         if self.needs_input_grad(0):
             if self.accumulate:
                 grad_self = g
-            else:  # positions that were overwritten get nothing
-                from .elementwise import mul
+            else:  # positions that were overwritten get nothing (0 even where g is inf)
+                from .compare import where
 
-                keep = np.ones(g._sizes, g.dtype)
+                keep = np.ones(g._sizes, np.bool_)
                 if keep.size:  # (an empty target: nothing was overwritten, nothing checked)
-                    keep[self.np_index] = 0
-                grad_self = mul(g, copying.Tensor._from_buffer(keep.reshape(-1), g._sizes))
-        grad_values = gather(g, self.np_index) if self.needs_input_grad(1) else None
+                    keep[self.np_index] = False
+                grad_self = where(copying.Tensor._from_buffer(keep.reshape(-1), g._sizes), g, 0.0)
+        grad_values = None
+        if self.needs_input_grad(1):
+            grad_values = gather(g, self.np_index)
+            if self._locations is not None:  # one value through aliases: each location once
+                grad_values = once_per_location(grad_values, self._locations[self.np_index])
         return (grad_self, grad_values)
 
 

@@ -9,7 +9,14 @@ import numpy as np
 import torch
 from hypothesis import strategies as st
 
-from .programs import ERRORS, INPLACE, NEEDS_OTHER, OPS, STEPS, VIEWS, Program, Step, apply_step
+from .programs import (
+    ERRORS, INPLACE, NEEDS_OTHER, ONE_VALUE, OPS, ORDER_FREE, STEPS, VIEWS, Program, Step, apply_step,
+    self_overlapping,
+)
+
+# views that can map two indices to one element, drawn more often so that the order-free
+# writes through them (whose gradients only finite differences can judge) are common
+OVERLAPPING_VIEWS = ["expand", "unfold", "as_strided"]
 
 
 def _dim(draw: Any, ndim: int) -> int:
@@ -87,7 +94,7 @@ def _args(draw: Any, name: str, x: torch.Tensor, storage: int) -> tuple[Any, ...
         return (-0.5, draw(st.sampled_from([0.25, 1.0])))
     if name == "setitem_scalar":
         return (_index(draw, shape, advanced=draw(st.booleans())), draw(st.sampled_from([0.0, -2.0, 7.5])))
-    if name == "setitem_tensor":
+    if name in ("setitem_tensor", "setitem_one"):
         return (_index(draw, shape, advanced=False),)
     if name == "setitem_advanced":
         return (_index(draw, shape, advanced=True),)
@@ -96,6 +103,10 @@ def _args(draw: Any, name: str, x: torch.Tensor, storage: int) -> tuple[Any, ...
 
 def _other_shape(draw: Any, name: str, x: torch.Tensor, args: tuple[Any, ...]) -> tuple[int, ...]:
     """The shape of the extra leaf a step needs: the target's (or a broadcastable one)."""
+    if name == "fill_tensor_":
+        return ()
+    if name in ONE_VALUE:
+        return draw(st.sampled_from([(), (1,)]))
     if name in ("setitem_tensor", "setitem_advanced"):
         try:
             target = tuple(x.detach()[args[0]].shape)
@@ -118,8 +129,11 @@ def programs(draw: Any, max_steps: int = 8) -> Program:
     storage = int(np.prod(base_shape))
     for _ in range(draw(st.integers(1, max_steps))):
         kind = draw(st.sampled_from(["view"] * 9 + ["inplace"] * 8 + ["op"] * 3))
-        name = draw(st.sampled_from({"view": VIEWS, "inplace": INPLACE, "op": OPS}[kind]))
+        name = draw(st.sampled_from({"view": VIEWS + OVERLAPPING_VIEWS, "inplace": INPLACE, "op": OPS}[kind]))
         target = draw(st.integers(0, len(slots) - 1))
+        overlapping = [i for i, t in enumerate(slots) if self_overlapping(t)]
+        if overlapping and draw(st.integers(0, 2)) == 0:  # an order-free write through one
+            kind, name, target = "inplace", draw(st.sampled_from(ORDER_FREE)), draw(st.sampled_from(overlapping))
         x = slots[target]
         args = _args(draw, name, x, storage)
         other = None

@@ -154,6 +154,10 @@ STEPS: dict[str, Callable[..., Any]] = {
     "setitem_scalar": lambda lib, x, o, idx, c: x.__setitem__(idx, c),
     "setitem_tensor": lambda lib, x, o, idx: x.__setitem__(idx, o * 3.0),
     "setitem_advanced": lambda lib, x, o, idx: x.__setitem__(idx, o),
+    # order-free writes of one value that requires grad (``o`` has one element)
+    "copy_one_": lambda lib, x, o: x.copy_(o * 2.0),
+    "fill_tensor_": lambda lib, x, o: x.fill_(o * 2.0),
+    "setitem_one": lambda lib, x, o, idx: x.__setitem__(idx, o * 3.0),
     # out-of-place ops that save their inputs or outputs
     "mul": lambda lib, x, o: x * o,
     "sin": lambda lib, x, o: x.sin(),
@@ -169,8 +173,20 @@ VIEWS = [
 INPLACE = [
     "mul_scalar_", "add_scalar_", "mul_", "add_", "sub_", "div_", "copy_", "exp_", "sin_",
     "tanh_", "sigmoid_", "neg_", "clamp_", "fill_", "zero_", "setitem_scalar", "setitem_tensor",
-    "setitem_advanced",
+    "setitem_advanced", "copy_one_", "fill_tensor_", "setitem_one",
 ]
+# writes of one value everywhere: their result does not depend on the order of the writes,
+# so jitgrad allows them through self-overlapping views
+ORDER_FREE = ["fill_", "zero_", "setitem_scalar", "copy_one_", "fill_tensor_", "setitem_one"]
+ONE_VALUE = {"copy_one_", "fill_tensor_", "setitem_one"}  # their extra leaf has one element
 OPS = ["mul", "sin", "exp", "tanh", "clone"]
 assert set(VIEWS) | set(INPLACE) | set(OPS) == set(STEPS)
-NEEDS_OTHER = {"mul_", "add_", "sub_", "div_", "copy_", "setitem_tensor", "setitem_advanced", "mul"}
+NEEDS_OTHER = {"mul_", "add_", "sub_", "div_", "copy_", "setitem_tensor", "setitem_advanced", "mul"} | ONE_VALUE
+
+
+def self_overlapping(t: torch.Tensor) -> bool:
+    """Whether two indices of ``t`` reach one storage element."""
+    offsets = [0]
+    for size, stride in zip(t.shape, t.stride()):
+        offsets = [o + i * stride for o in offsets for i in range(size)]
+    return len(offsets) != len(set(offsets))
