@@ -88,14 +88,23 @@ def _validate(node: Node, i: int, grad: Any, meta: tuple[tuple[int, ...], Any]) 
 
 def _call_tensor_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
     """The gradient hooks of the node's output tensors (which may replace the gradient),
-    then their ``retain_grad`` hooks, which therefore see the final value (as in PyTorch)."""
+    then their ``retain_grad`` hooks, which therefore see the final value (as in PyTorch).
+
+    A hook runs whenever its node runs, with ``None`` when its tensor got no gradient (a
+    sibling output of ``unbind`` did); it may not turn that ``None`` into a gradient."""
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
             for hook in list(hooks.values()):
-                if grads[nr] is not None:
-                    res = hook(grads[nr])
-                    if res is not None:
-                        grads[nr] = res
+                res = hook(grads[nr])
+                if res is not None:
+                    if grads[nr] is None:
+                        raise RuntimeError(
+                            f"hook on output {nr} of {node.name()}: got a "
+                            f"{type(res).__name__} from a hook called with a None gradient "
+                            "(that output received no gradient); expected None: a hook "
+                            "can't replace a None gradient with a non-None value"
+                        )
+                    grads[nr] = res
     if node._retains_grad_hooks:
         for nr, hook in list(node._retains_grad_hooks.items()):
             if grads[nr] is not None:
@@ -136,7 +145,8 @@ def _nodes_to_run(roots: Sequence[Node], targets: set[Node]) -> dict[Node, bool]
 def _count_dependencies(roots: Sequence[Edge]) -> dict[Node, int]:
     """For every node reachable from the roots, how many edges lead into it."""
     deps: dict[Node, int] = {}
-    stack = [node for node, _ in roots]
+    # each node once, though several roots may be outputs of one node (unbind, split)
+    stack = list(dict.fromkeys(node for node, _ in roots))
     seen = set(stack)
     while stack:
         for nxt, _ in stack.pop().next_functions:
