@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import os
 
-import numba
-
 PARALLEL_MIN_NUMEL = 1 << 20
 """Elements below which copies/adds stay serial. Measured on 2 idle cores: at 2**20
 float32 elements a serial contiguous copy takes ~0.14 ms and the 2-thread one ~0.09 ms;
@@ -44,7 +42,9 @@ def chunks_for(numel: int, outer: int) -> int:
     to hand to a ``*_par`` kernel; 1 means run the serial kernel."""
     if numel < PARALLEL_MIN_NUMEL or _state["forked"]:
         return 1
-    chunks = min(numba.get_num_threads(), outer // _MIN_CHUNK)
+    from numba import get_num_threads  # reached only with a kernel about to run
+
+    chunks = min(get_num_threads(), outer // _MIN_CHUNK)
     if chunks < 2:
         return 1
     _state["launched"] = True  # (set slightly early if the caller then stays serial: harmless)
