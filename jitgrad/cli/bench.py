@@ -27,6 +27,8 @@ import numpy as np
 
 import jitgrad
 
+from . import bench_system
+
 Timed = Callable[[], Any]
 
 
@@ -146,6 +148,13 @@ SCENARIOS = [
 ]
 
 
+# tables of their own, after the scenarios: see bench_system.py
+SYSTEM_TABLES: dict[str, tuple[Callable[[bool], list[dict[str, str]]], list[str]]] = {
+    "cold_start": (bench_system.cold_start_rows, bench_system.COLD_COLUMNS),
+    "busy_core": (bench_system.busy_core_rows, bench_system.BUSY_COLUMNS),
+}
+
+
 def _libraries() -> dict[str, Any]:
     libs: dict[str, Any] = {"jitgrad": jitgrad}
     try:
@@ -258,11 +267,11 @@ def table_rows(scenarios: list[Scenario], libs: dict[str, Any], quick: bool,
     return rows
 
 
-def format_table(rows: list[dict[str, str]]) -> str:
-    widths = {c: max([len(c)] + [len(r[c]) for r in rows]) for c in COLUMNS}
-    lines = ["  ".join(c.ljust(widths[c]) for c in COLUMNS),
-             "  ".join("-" * widths[c] for c in COLUMNS)]
-    lines += ["  ".join(r[c].ljust(widths[c]) for c in COLUMNS) for r in rows]
+def format_table(rows: list[dict[str, str]], columns: list[str] = COLUMNS) -> str:
+    widths = {c: max([len(c)] + [len(r[c]) for r in rows]) for c in columns}
+    lines = ["  ".join(c.ljust(widths[c]) for c in columns),
+             "  ".join("-" * widths[c] for c in columns)]
+    lines += ["  ".join(r[c].ljust(widths[c]) for c in columns) for r in rows]
     return "\n".join(lines)
 
 
@@ -291,7 +300,7 @@ def plot(rows: list[dict[str, str]], path: str) -> bool:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    names = [sc.name for sc in SCENARIOS]
+    names = [sc.name for sc in SCENARIOS] + list(SYSTEM_TABLES)
     parser.add_argument("--quick", action="store_true",
                         help="small sizes and 2 timed runs (a CI smoke test, not a measurement)")
     parser.add_argument("--only", choices=names, action="append", metavar="NAME",
@@ -321,9 +330,14 @@ def run_from_args(args: argparse.Namespace) -> int:
         print("\nPyTorch is not installed: showing jitgrad and NumPy only (no ratios).")
     print(f"median of {'2' if args.quick else 'N'} alternating runs after a warm-up run"
           f"{' (--quick: small sizes, not a measurement)' if args.quick else ''}")
-    scenarios = [by_name[n] for n in args.only] if args.only else SCENARIOS
+    scenarios = [by_name[n] for n in args.only if n in by_name] if args.only else SCENARIOS
     rows = table_rows(scenarios, libs, args.quick, peaks=not args.no_peak)
-    print(format_table(rows))
+    if scenarios:
+        print(format_table(rows))
+    for name, (make_rows, columns) in SYSTEM_TABLES.items():
+        if not args.only or name in args.only:
+            print()
+            print(format_table(make_rows(args.quick), columns))
     if args.plot:
         if plot(rows, args.plot):
             print(f"plot written to {args.plot}")
