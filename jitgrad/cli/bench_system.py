@@ -4,7 +4,9 @@
 already imported NumPy and Numba (the baseline), with a warm cache: the seconds and the
 resident memory (``VmRSS``) added over that baseline. ``small`` never reaches a kernel;
 ``kernels`` writes into strided views of 512x512 tensors, so its first backward loads
-Numba's runtime and the kernels it needs (``jitgrad/kernels/_lazy.py``). Each figure is the
+Numba's runtime and the kernels it needs (``jitgrad/kernels/_lazy.py``); ``one kernel``
+calls one tiny kernel and nothing else: the floor any first Numba call pays (LLVM and
+Numba's CPU target start, ~45 MB here, the same for a one-line ``@njit(cache=True)``). Each figure is the
 median of 3 fresh processes, after one untimed process that fills the caches.
 
 ``busy_core``: the large copy/add kernels while another process spins on a core, through
@@ -41,12 +43,15 @@ import numpy, numba
 start, base = time.perf_counter(), rss_mb()
 import jitgrad
 imported = time.perf_counter()
-n = 4 if sys.argv[1] == "small" else 512
-x = jitgrad.randn(n, n, dtype=jitgrad.float64, requires_grad=True)
-b = x * 1.0
-b[::2, 1:].mul_(2)
-b.t()[0].copy_(x[0] * 3)
-b.sum().backward()
+if sys.argv[1] == "one kernel":
+    jitgrad.kernels.fill(numpy.zeros(8), 0, (1,), (8,), 1.0)
+else:
+    n = 4 if sys.argv[1] == "small" else 512
+    x = jitgrad.randn(n, n, dtype=jitgrad.float64, requires_grad=True)
+    b = x * 1.0
+    b[::2, 1:].mul_(2)
+    b.t()[0].copy_(x[0] * 3)
+    b.sum().backward()
 done = time.perf_counter()
 print(json.dumps({"import_s": imported - start, "total_s": done - start,
                   "mb": rss_mb() - base}))
@@ -68,7 +73,7 @@ COLD_COLUMNS = ["cold start", "import jitgrad", "import + first backward",
 
 def cold_start_rows(quick: bool) -> list[dict[str, str]]:
     rows = []
-    for program in ("small", "kernels"):
+    for program in ("small", "one kernel", "kernels"):
         _cold_once(program)  # fills numba's and Python's caches: not timed
         runs = [_cold_once(program) for _ in range(1 if quick else 3)]
         imp = statistics.median(r["import_s"] for r in runs)
