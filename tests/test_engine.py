@@ -351,7 +351,7 @@ def test_steals_a_fresh_buffer_and_accumulates_in_place() -> None:
 def test_copies_only_when_needed(monkeypatch: pytest.MonkeyPatch) -> None:
     """A fresh gradient is taken over by AccumulateGrad without a copy; a slot receiving
     several gradients is copied once, then added into in place."""
-    from jitgrad.autograd import engine, graph
+    from jitgrad.autograd import graph, input_buffer
 
     copies: list[str] = []
 
@@ -359,7 +359,7 @@ def test_copies_only_when_needed(monkeypatch: pytest.MonkeyPatch) -> None:
         return lambda t: (copies.append(where), real(t))[1]
 
     monkeypatch.setattr(graph, "dense_copy", counting("leaf", graph.dense_copy))
-    monkeypatch.setattr(engine, "dense_copy", counting("buffer", engine.dense_copy))
+    monkeypatch.setattr(input_buffer, "dense_copy", counting("buffer", input_buffer.dense_copy))
     x = leaf(jitgrad, X)
     (x * 2.0).backward(jitgrad.from_numpy(W.copy()))  # MulBackward0's output is fresh: stolen
     assert copies == []

@@ -86,7 +86,8 @@ class _TorchTwin:
     """PyTorch doing the same work on the same layouts (``torch.from_numpy`` keeps the
     strides), at its default thread count; skipped when torch is not installed. Above
     ``jitgrad.kernels._parallel.PARALLEL_MIN_NUMEL`` jitgrad's float kernels use every
-    Numba thread too, so at the large sizes these are thread-for-thread comparisons."""
+    Numba thread too when the other cores are idle (serial otherwise: see ``_parallel.py``),
+    so on an idle machine the large sizes are thread-for-thread comparisons."""
 
     params = _KernelBench.params
     param_names = _KernelBench.param_names

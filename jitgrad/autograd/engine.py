@@ -1,22 +1,15 @@
 """The engine: runs a graph backward from its roots (PyTorch's ``Engine::execute``).
 
-Note [Gradient buffer ownership]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-The engine tracks, per input-buffer slot, whether the gradient there is a buffer nothing
-else references. It is when the engine made it (the copy on a second gradient), when a
-node said so (``OwnedGrads``: e.g. CopySlices returning the buffer it wrote into), when
-``validate_outputs`` had to reduce or cast (a fresh tensor), or when a node passed an owned
-input through unchanged to exactly one output. ``apply(grads, owned)`` learns which of its
-inputs it may overwrite; that is what makes K in-place writes into slices of one buffer cost
-O(buffer + slices) in backward rather than O(K x buffer). Hooks and captures may keep a
-reference, so they clear ownership.
+``execute`` makes a ``GraphTask`` and runs it:
 
 1. Count, for every node reachable from the roots, how many edges lead into it.
-2. With ``inputs`` given, mark the nodes on a path to them (``exec_info``); skip the rest.
-3. Run ready nodes (all their incoming gradients arrived), the most recently created first.
-   Each node has an input buffer: the first gradient for a slot is kept as it is; a second
-   one makes one dense copy the engine then owns and adds into in place (with a graph,
-   ``create_graph``, out of place). ``apply`` is told which buffers the engine owns.
+2. With ``inputs`` given, mark the nodes on a path to them (``Capture``: PyTorch's
+   ``exec_info`` and captures); skip the rest.
+3. Run ready nodes (all their incoming gradients arrived), the most recently created first
+   (``GraphTask.evaluate``): tensor hooks, capture, pre-hooks, ``apply``, post-hooks, then
+   ``send`` each output gradient, checked, reduced and cast (``_validate``), into the next
+   node's input buffer (``InputBuffers``: accumulation and Note [Gradient buffer ownership]
+   in ``input_buffer.py``). ``apply`` is told which of its gradients the engine owns.
 4. Leaves' ``AccumulateGrad`` updates are staged and committed only when the whole pass
    succeeded, so an exception mid-backward leaves every ``.grad`` as it was.
 """
@@ -24,16 +17,15 @@ reference, so they clear ownership.
 from __future__ import annotations
 
 import heapq
+import itertools
 import threading
 from typing import Any, Sequence
 
 from ..tensor import Tensor
 from . import anomaly_mode, grad_mode
-from .graph import (
-    OPS, AccumulateGrad, ScatterGrad, accumulate_grad, add_inplace, dense_copy, gradient_edge,
-    is_fresh,
-)
-from .node import Edge, Node
+from .graph import OPS, AccumulateGrad, ScatterGrad, accumulate_grad, gradient_edge, is_fresh
+from .input_buffer import InputBuffers, handed_over
+from .node import Edge, Node, OwnedGrads
 
 
 _COMMIT_LOCK = threading.Lock()
@@ -86,16 +78,26 @@ def _validate(node: Node, i: int, grad: Any, meta: tuple[tuple[int, ...], Any]) 
     return grad
 
 
+# -- hooks ---------------------------------------------------------------------------------
 def _call_tensor_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
     """The gradient hooks of the node's output tensors (which may replace the gradient),
-    then their ``retain_grad`` hooks, which therefore see the final value (as in PyTorch)."""
+    then their ``retain_grad`` hooks, which therefore see the final value (as in PyTorch).
+
+    A hook runs whenever its node runs, with ``None`` when its tensor got no gradient (a
+    sibling output of ``unbind`` did); it may not turn that ``None`` into a gradient."""
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
             for hook in list(hooks.values()):
-                if grads[nr] is not None:
-                    res = hook(grads[nr])
-                    if res is not None:
-                        grads[nr] = res
+                res = hook(grads[nr])
+                if res is not None:
+                    if grads[nr] is None:
+                        raise RuntimeError(
+                            f"hook on output {nr} of {node.name()}: got a "
+                            f"{type(res).__name__} from a hook called with a None gradient "
+                            "(that output received no gradient); expected None: a hook "
+                            "can't replace a None gradient with a non-None value"
+                        )
+                    grads[nr] = res
     if node._retains_grad_hooks:
         for nr, hook in list(node._retains_grad_hooks.items()):
             if grads[nr] is not None:
@@ -109,6 +111,58 @@ def _call_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | Non
         if res is not None:
             grads = list(res)
     return grads
+
+
+def _call_post_hooks(
+    node: Node, outputs: Sequence[Tensor | None], grads: Sequence[Tensor | None]
+) -> list[Tensor | None]:
+    """The node's hooks ``hook(grad_inputs, grad_outputs)``, which see dense gradients
+    already reduced to their inputs' shapes and may replace them."""
+    result = [
+        o.materialize() if o.__class__ is ScatterGrad else o  # type: ignore[union-attr]
+        for o in validate_outputs(node, outputs)
+    ]
+    for hook in list(node._hooks.values()):  # type: ignore[union-attr]
+        res = hook(tuple(result), tuple(grads))
+        if res is not None:
+            result = validate_outputs(node, list(res))
+    return result
+
+
+# -- the pass ------------------------------------------------------------------------------
+class Capture:
+    """What ``autograd.grad`` and ``backward(inputs=...)`` ask for (PyTorch's ``exec_info``
+    and captures): the nodes that must run for gradients to reach the inputs, and the
+    gradients caught on the way. A caught gradient is handed to the caller, so the node it
+    reaches no longer owns it."""
+
+    __slots__ = ("run", "slots", "nodes", "captured")
+
+    def __init__(self, roots: Sequence[Edge], inputs: Sequence[Edge]) -> None:
+        self.slots: dict[tuple[Node, int], list[int]] = {}
+        self.nodes: set[Node] = set()
+        for k, (node, nr) in enumerate(inputs):
+            if node is not None:
+                self.slots.setdefault((node, nr), []).append(k)
+                self.nodes.add(node)
+        self.run = _nodes_to_run([r for r, _ in roots], self.nodes)
+        self.captured: list[Tensor | None] = [None] * len(inputs)
+
+    def take(self, node: Node, grads: Sequence[Tensor | None]) -> None:
+        for nr, g in enumerate(grads):
+            for k in self.slots.get((node, nr), ()):
+                self.captured[k] = g
+
+    def must_run(self, node: Node, targeted: bool, accumulate: bool) -> bool:
+        # a leaf in backward(inputs=...) is a target whose AccumulateGrad must run
+        return self.run.get(node, False) or (
+            targeted and accumulate and node.__class__ is AccumulateGrad
+        )
+
+    def needed(self, edges: Sequence[Edge]) -> tuple[bool, ...]:
+        """``needs_input_grad`` of a node with these edges: only the paths to the inputs."""
+        run, nodes = self.run, self.nodes
+        return tuple(nxt is not None and (run.get(nxt, False) or nxt in nodes) for nxt, _ in edges)
 
 
 def _nodes_to_run(roots: Sequence[Node], targets: set[Node]) -> dict[Node, bool]:
@@ -136,20 +190,179 @@ def _nodes_to_run(roots: Sequence[Node], targets: set[Node]) -> dict[Node, bool]
 def _count_dependencies(roots: Sequence[Edge]) -> dict[Node, int]:
     """For every node reachable from the roots, how many edges lead into it."""
     deps: dict[Node, int] = {}
-    stack = list(dict.fromkeys(node for node, _ in roots))  # two outputs of one node: one root
-    seen = set(stack)
+    # each node once, though several roots may be outputs of one node (unbind, split)
+    stack = list(dict.fromkeys(node for node, _ in roots))
+    starts = set(stack)  # a node is walked from when first counted, unless it is a root
+    get = deps.get
     while stack:
         for nxt, _ in stack.pop().next_functions:
-            if nxt is None:
-                continue
-            if nxt in deps:
-                deps[nxt] += 1
-            else:
-                deps[nxt] = 1
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
+            if nxt is not None:
+                count = get(nxt)
+                if count is None:
+                    deps[nxt] = 1
+                    if nxt not in starts:
+                        stack.append(nxt)
+                else:
+                    deps[nxt] = count + 1
     return deps
+
+
+class GraphTask:
+    """One backward pass (PyTorch's ``GraphTask``): the dependency counts, the input
+    buffers, the ready queue (most recently created node first), what to capture, and the
+    leaves' updates staged until the pass has succeeded."""
+
+    __slots__ = (
+        "deps", "buffers", "ready", "order", "capture", "staged", "keep_graph",
+        "create_graph", "accumulate", "check_nan",
+    )
+
+    def __init__(
+        self,
+        roots: Sequence[Edge],
+        root_grads: Sequence[Tensor],
+        keep_graph: bool,
+        create_graph: bool,
+        inputs: Sequence[Edge] | None,
+        accumulate: bool,
+    ) -> None:
+        self.keep_graph = keep_graph
+        self.create_graph = create_graph
+        self.accumulate = accumulate
+        self.check_nan = anomaly_mode.enabled and anomaly_mode.check_nan_enabled
+        self.deps = _count_dependencies(roots)
+        self.capture = None if inputs is None else Capture(roots, inputs)
+        self.staged: list[tuple[AccumulateGrad, Tensor | None, bool]] = []
+        self.buffers = InputBuffers(create_graph)
+        for (node, nr), grad in zip(roots, root_grads):
+            self.buffers.add(node, nr, grad)  # type: ignore[arg-type]
+        self.ready: list[tuple[int, int, Node]] = []
+        self.order = itertools.count()  # ties (AccumulateGrads) in the order they got ready
+        for node in self.buffers:
+            if node not in self.deps:
+                heapq.heappush(self.ready, (-node.sequence_nr, next(self.order), node))
+
+    def run(self) -> list[Tensor | None]:
+        """Run every ready node, then commit the leaves' gradients; returns the captured
+        gradients (``autograd.grad``)."""
+        prev_mode = grad_mode.is_grad_enabled()
+        anomaly = anomaly_mode.enabled
+        grad_mode._set(self.create_graph)
+        ready, heappop, evaluate = self.ready, heapq.heappop, self.evaluate
+        node = following = None
+        try:
+            while following is not None or ready:
+                node = following if following is not None else heappop(ready)[2]
+                following = evaluate(node)
+            node = None  # an error from here on is no node's
+            # one backward at a time commits (two threads running backward through one
+            # graph add into one .grad)
+            with _COMMIT_LOCK:
+                _commit(self.staged, self.create_graph)
+        except Exception as exc:
+            if not anomaly or node is None:
+                raise
+            named = anomaly_mode.wrap_error(node, exc)  # the node and its forward line
+            if named is exc:
+                raise
+            raise named from exc
+        finally:
+            grad_mode._set(prev_mode)
+        return self.capture.captured if self.capture is not None else []
+
+    def evaluate(self, node: Node) -> Node | None:
+        """Run one ready node and send its gradients on (PyTorch's ``evaluate_function``);
+        returns the node to run next when it is the only one ready (see ``send``)."""
+        grads, flags = self.buffers.pop(node)
+        if node._tensor_pre_hooks or node._retains_grad_hooks:
+            grads = _call_tensor_pre_hooks(node, grads)
+            flags = None  # a hook may have kept a reference: nothing is owned any more
+        capture = self.capture
+        if capture is not None:
+            targeted = node in capture.nodes
+            if targeted:
+                capture.take(node, grads)
+                flags = None  # returned to the caller: must not be overwritten
+            if not capture.must_run(node, targeted, self.accumulate):
+                return None
+        if node._pre_hooks:
+            grads = _call_pre_hooks(node, grads)
+            flags = None
+        if node.__class__ is AccumulateGrad:
+            if self.accumulate:
+                self.staged.append((node, grads[0], bool(flags and flags[0])))  # type: ignore[arg-type]
+            return None
+        outputs = self.call_function(node, grads, flags)
+        if not self.keep_graph:
+            node.release_variables()
+        handed = None
+        if flags or outputs.__class__ is OwnedGrads:
+            handed = handed_over(outputs, grads, flags)
+        return self.send(node, outputs, handed)
+
+    def call_function(
+        self, node: Node, grads: list[Tensor | None], flags: list[bool] | None
+    ) -> Sequence[Tensor | None]:
+        """``node.apply``, then its post-hooks (PyTorch's ``call_function``)."""
+        edges = node.next_functions
+        capture = self.capture
+        if capture is not None:
+            node._needed = capture.needed(edges)
+        try:
+            if grads[0] is not None or node._run_without_grads or any(g is not None for g in grads):
+                outputs: Sequence[Tensor | None] = node.apply(grads, flags or ())
+            else:
+                outputs = [None] * len(edges)
+        finally:
+            if capture is not None:
+                node._needed = None
+        if self.check_nan:
+            anomaly_mode.check_outputs(node, outputs)
+        if node._hooks:
+            return _call_post_hooks(node, outputs, grads)
+        if len(outputs) != len(edges):
+            validate_outputs(node, outputs)  # raises the error
+        return outputs
+
+    def send(
+        self, node: Node, outputs: Sequence[Tensor | None], handed: list[bool] | None
+    ) -> Node | None:
+        """Each output gradient into the input buffer of the node its edge leads to
+        (checked, reduced and cast there); a node whose last gradient arrived is ready.
+        When it is the only ready node it is returned, to run next, rather than queued
+        (the queue would give it back at once: a chain never touches the heap)."""
+        buffers, deps, ready = self.buffers, self.deps, self.ready
+        following = None
+        i = 0
+        for nxt, nr in node.next_functions:
+            if nxt is not None:
+                grad = outputs[i]
+                if grad is not None:
+                    fresh = handed is not None and handed[i]
+                    meta = nxt.input_metadata[nr]
+                    # validate_outputs, inlined for a gradient that already fits
+                    if not (grad.__class__ is Tensor and grad._sizes == meta[0]
+                            and grad._storage.buffer.dtype is meta[1]):
+                        validated = _validate(node, i, grad, meta)
+                        fresh = fresh or (validated is not grad and validated._base is None)
+                        grad = validated
+                    buffers.add(nxt, nr, grad, fresh)
+                else:
+                    buffers.touch(nxt)
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    if following is None and not ready:
+                        following = nxt
+                    else:
+                        if following is not None:  # not alone after all: queued first
+                            heapq.heappush(
+                                ready, (-following.sequence_nr, next(self.order), following)
+                            )
+                            following = None
+                        heapq.heappush(ready, (-nxt.sequence_nr, next(self.order), nxt))
+            i += 1
+        return following
 
 
 def execute(
@@ -160,187 +373,10 @@ def execute(
     inputs: Sequence[Edge] | None = None,
     accumulate: bool = True,
 ) -> list[Tensor | None]:
-    """Run the graph backward. With ``accumulate=False`` (``autograd.grad``) the gradients
-    reaching ``inputs`` are returned instead of being accumulated into ``.grad``.
-
-    Input buffers: ``buffers[node]`` is the list of gradients for the node's outputs.
-    The first gradient for a slot is stored as it is; a second one makes one dense copy,
-    which the engine then owns (``owned[node][k]``) and adds into in place (out of place,
-    building a graph, under ``create_graph``)."""
-    deps = _count_dependencies(roots)
-
-    run: dict[Node, bool] | None = None
-    captures: dict[tuple[Node, int], list[int]] = {}
-    capture_nodes: set[Node] = set()
-    if inputs is not None:
-        for k, (node, nr) in enumerate(inputs):
-            if node is not None:
-                captures.setdefault((node, nr), []).append(k)
-                capture_nodes.add(node)
-        run = _nodes_to_run([r for r, _ in roots], capture_nodes)
-    captured: list[Tensor | None] = [None] * (len(inputs) if inputs is not None else 0)
-
-    buffers: dict[Node, list[Tensor | None]] = {}
-    owned: dict[Node, list[bool]] = {}
-
-    def add(node: Node, k: int, grad: Tensor) -> None:
-        """Slow path of buffering: a second gradient for one slot."""
-        buf = buffers[node]
-        old = buf[k]
-        flags = owned.get(node)
-        if create_graph:
-            buf[k] = OPS.add(old, grad)
-            if flags is not None:
-                flags[k] = False
-            return
-        if flags is None:
-            flags = owned[node] = [False] * len(buf)
-        if old.__class__ is ScatterGrad:
-            old = buf[k] = old.materialize()  # type: ignore[union-attr]
-            flags[k] = True
-        elif not flags[k]:
-            old = buf[k] = dense_copy(old)  # type: ignore[arg-type]
-            flags[k] = True
-        if grad.__class__ is ScatterGrad:
-            grad.add_into(old)  # type: ignore[union-attr]  # O(slice), not O(buffer)
-        else:
-            add_inplace(old, grad)  # type: ignore[arg-type]
-
-    ready: list[tuple[int, int, Node]] = []
-    counter = 0
-    for (node, nr), grad in zip(roots, root_grads):
-        buf = buffers.get(node)  # type: ignore[arg-type]
-        if buf is None:
-            buffers[node] = buf = [None] * len(node.input_metadata)  # type: ignore[union-attr]
-        if buf[nr] is None:
-            buf[nr] = grad
-        else:
-            add(node, nr, grad)  # type: ignore[arg-type]
-    for node in buffers:
-        if node not in deps:
-            heapq.heappush(ready, (-node.sequence_nr, counter, node))
-            counter += 1
-
-    staged: list[tuple[AccumulateGrad, Tensor | None, bool]] = []
-    heappop, heappush = heapq.heappop, heapq.heappush
-    prev_mode = grad_mode.is_grad_enabled()
-    anomaly = anomaly_mode.enabled
-    check_nan = anomaly and anomaly_mode.check_nan_enabled
-    grad_mode._set(create_graph)
-    node = None
-    try:
-        while ready:
-            node = heappop(ready)[2]
-            grads = buffers.pop(node)
-            flags = owned.pop(node, None) if owned else None
-            if ScatterGrad in map(type, grads):  # no node ever sees a ScatterGrad
-                flags = _materialize(grads, flags)
-            if node._tensor_pre_hooks or node._retains_grad_hooks:
-                grads = _call_tensor_pre_hooks(node, grads)
-                flags = None  # a hook may have kept a reference: nothing is owned any more
-            if run is not None:
-                targeted = node in capture_nodes
-                if targeted:
-                    for nr, g in enumerate(grads):
-                        for k in captures.get((node, nr), ()):
-                            captured[k] = g
-                    flags = None  # returned to the caller: must not be overwritten
-                # a leaf in backward(inputs=...) is a target whose AccumulateGrad must run
-                if not run.get(node, False) and not (targeted and accumulate and node.__class__ is AccumulateGrad):
-                    continue
-            if node._pre_hooks:
-                grads = _call_pre_hooks(node, grads)
-                flags = None
-            if node.__class__ is AccumulateGrad:
-                if accumulate:
-                    staged.append((node, grads[0], bool(flags and flags[0])))  # type: ignore[attr-defined]
-                    del grads
-                continue
-            edges = node.next_functions
-            if run is not None:
-                node._needed = tuple(
-                    nxt is not None and (run.get(nxt, False) or nxt in capture_nodes)
-                    for nxt, _ in edges
-                )
-            try:
-                if grads[0] is not None or node._run_without_grads or any(g is not None for g in grads):
-                    outputs: Sequence[Tensor | None] = node.apply(grads, flags or ())
-                else:
-                    outputs = [None] * len(edges)
-            finally:
-                if run is not None:
-                    node._needed = None
-            if check_nan:
-                anomaly_mode.check_outputs(node, outputs)
-            if node._hooks:
-                outputs = [
-                    o.materialize() if o.__class__ is ScatterGrad else o  # type: ignore[union-attr]
-                    for o in validate_outputs(node, outputs)
-                ]
-                for hook in list(node._hooks.values()):
-                    res = hook(tuple(outputs), tuple(grads))
-                    if res is not None:
-                        outputs = validate_outputs(node, list(res))
-            elif len(outputs) != len(edges):
-                validate_outputs(node, outputs)  # raises the error
-            if not keep_graph:
-                node.release_variables()
-            handed = _handed_over(outputs, grads, flags)
-            i = 0
-            for nxt, nr in edges:
-                if nxt is not None:
-                    grad = outputs[i]
-                    if grad is not None:
-                        fresh = handed is not None and handed[i]
-                        meta = nxt.input_metadata[nr]
-                        # validate_outputs, inlined for a gradient that already fits
-                        if not (grad.__class__ is Tensor and grad._sizes == meta[0]
-                                and grad._storage.buffer.dtype is meta[1]):
-                            validated = _validate(node, i, grad, meta)
-                            fresh = fresh or (validated is not grad and validated._base is None)
-                            grad = validated
-                        buf = buffers.get(nxt)
-                        if buf is None:
-                            n = len(nxt.input_metadata)
-                            if n == 1:
-                                buffers[nxt] = [grad]
-                            else:
-                                buffers[nxt] = buf = [None] * n
-                                buf[nr] = grad
-                            if fresh and not create_graph:
-                                owned[nxt] = [k == nr for k in range(n)]
-                        elif buf[nr] is None:
-                            buf[nr] = grad
-                            if fresh and not create_graph:
-                                owned.setdefault(nxt, [False] * len(buf))[nr] = True
-                        else:
-                            add(nxt, nr, grad)
-                    elif nxt not in buffers:
-                        buffers[nxt] = [None] * len(nxt.input_metadata)
-                    d = deps[nxt] - 1
-                    deps[nxt] = d
-                    if d == 0:
-                        heappush(ready, (-nxt.sequence_nr, counter, nxt))
-                        counter += 1
-                i += 1
-            del outputs, grads
-        node = None  # an error from here on is no node's
-        # leaves' gradients are committed only once the whole pass succeeded, one backward
-        # at a time (two threads running backward through one graph add into one .grad)
-        grad = validated = None  # type: ignore[assignment]  # drop this frame's references,
-        # or a buffer nothing else holds would not be taken over (is_fresh counts them)
-        with _COMMIT_LOCK:
-            _commit(staged, create_graph)
-    except Exception as exc:
-        if not anomaly or node is None:
-            raise
-        named = anomaly_mode.wrap_error(node, exc)  # the node and its forward line
-        if named is exc:
-            raise
-        raise named from exc
-    finally:
-        grad_mode._set(prev_mode)
-    return captured
+    """Run the graph backward from ``roots`` (seeded with ``root_grads``). With
+    ``accumulate=False`` (``autograd.grad``) the gradients reaching ``inputs`` are returned
+    instead of being accumulated into ``.grad``."""
+    return GraphTask(roots, root_grads, keep_graph, create_graph, inputs, accumulate).run()
 
 
 def _commit(staged: list[tuple[AccumulateGrad, Tensor | None, bool]], create_graph: bool) -> None:
@@ -355,40 +391,7 @@ def _commit(staged: list[tuple[AccumulateGrad, Tensor | None, bool]], create_gra
                 hook((), (grad,))
 
 
-def _materialize(grads: list[Any], flags: list[bool] | None) -> list[bool]:
-    """Turn the ScatterGrads in ``grads`` into dense tensors the engine owns."""
-    flags = [False] * len(grads) if flags is None else flags
-    for k in range(len(grads)):
-        if grads[k].__class__ is ScatterGrad:
-            grads[k] = grads[k].materialize()
-            flags[k] = True
-    return flags
-
-
-def _handed_over(
-    outputs: Sequence[Tensor | None], grads: Sequence[Tensor | None], flags: list[bool] | None
-) -> list[bool] | None:
-    """Which outputs the next nodes may overwrite (Note [Gradient buffer ownership]): those
-    the node declared owned, and owned inputs passed through to exactly one output."""
-    declared = getattr(outputs, "owned", None)
-    if declared is None and not flags:
-        return None
-    handed = list(declared) if declared is not None else None
-    if flags:
-        for k, g in enumerate(grads):
-            if flags[k] and g is not None:
-                hits = [i for i, o in enumerate(outputs) if o is g]
-                if len(hits) == 1:
-                    if handed is None:
-                        handed = [False] * len(outputs)
-                    handed[hits[0]] = True
-    if handed is not None:  # one buffer reaching two outputs is nobody's alone
-        for i, o in enumerate(outputs):
-            if handed[i] and sum(1 for x in outputs if x is o) > 1:
-                handed[i] = False
-    return handed
-
-
+# -- backward() and autograd.grad() --------------------------------------------------------
 def _root_grads(
     op: str, outputs: Sequence[Tensor], grad_outputs: Sequence[Any] | None
 ) -> tuple[list[Edge], list[Tensor]]:

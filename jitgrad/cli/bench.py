@@ -2,8 +2,10 @@
 
 Every scenario is timed in one process with the libraries alternating (A/B/A/B...), after
 untimed warm-up runs (so Numba kernels are loaded and PyTorch's pools are up), and the
-median of the timed runs is reported. Whatever a sample needs first (a fresh autograd graph,
-the forward pass) is built before the clock starts; only the scenario's operation is timed.
+median of the timed runs is reported: CPU time of the calling thread for the node-overhead
+scenarios (both libraries run those on it alone), the wall clock for the others. Whatever a
+sample needs first (a fresh autograd graph, the forward pass) is built before the clock
+starts; only the scenario's operation is timed.
 PyTorch runs at its default thread count. Peak memory of the backward scenarios is measured
 in a fresh subprocess per (scenario, library): Linux's ``VmHWM`` is reset through
 ``/proc/self/clear_refs`` just before ``backward()`` and the extra over ``VmRSS`` at that
@@ -27,6 +29,8 @@ import numpy as np
 
 import jitgrad
 
+from . import bench_system
+
 Timed = Callable[[], Any]
 
 
@@ -43,6 +47,10 @@ class Scenario:
     per: int = 1  # report time / per (per-node overhead)
     unit: str = ""
     repeats: int = 7
+    # time the calling thread's CPU (``time.thread_time``) instead of the wall clock: for
+    # work that runs on the calling thread alone (both libraries' backward of tiny tensors),
+    # so that other processes on a shared machine do not stretch the figure
+    cpu_clock: bool = False
 
 
 def _size(quick: bool, full: int, small: int) -> int:
@@ -141,9 +149,18 @@ SCENARIOS = [
     Scenario("dtype_copy", dtype_copy, 0.7, peak=True),
     Scenario("transpose_copy", transpose_copy, 0.8, numpy=transpose_copy_numpy, repeats=15),
     Scenario("fanout", fanout, 1.0, peak=True),
-    Scenario("node_overhead.forward", node_forward, 2.0, per=CHAIN, unit="/node", repeats=15),
-    Scenario("node_overhead.backward", node_backward, 2.0, per=CHAIN, unit="/node", repeats=15),
+    Scenario("node_overhead.forward", node_forward, 2.0, per=CHAIN, unit="/node", repeats=15,
+             cpu_clock=True),
+    Scenario("node_overhead.backward", node_backward, 1.2, per=CHAIN, unit="/node", repeats=15,
+             cpu_clock=True),
 ]
+
+
+# tables of their own, after the scenarios: see bench_system.py
+SYSTEM_TABLES: dict[str, tuple[Callable[[bool], list[dict[str, str]]], list[str]]] = {
+    "cold_start": (bench_system.cold_start_rows, bench_system.COLD_COLUMNS),
+    "busy_core": (bench_system.busy_core_rows, bench_system.BUSY_COLUMNS),
+}
 
 
 def _libraries() -> dict[str, Any]:
@@ -169,14 +186,15 @@ def measure(sc: Scenario, libs: dict[str, Any], quick: bool) -> dict[str, float]
         builders["numpy"] = lambda: sc.numpy(quick)
     _seed(libs)
     repeats = 2 if quick else sc.repeats
+    clock = time.thread_time if sc.cpu_clock else time.perf_counter
     samples: dict[str, list[float]] = {name: [] for name in builders}
     for i in range(1 + repeats):  # round 0 warms up and is not timed
         for name, build in builders.items():
             run = build()
             gc.collect()
-            start = time.perf_counter()
+            start = clock()
             run()
-            elapsed = time.perf_counter() - start
+            elapsed = clock() - start
             if i > 0:
                 samples[name].append(elapsed)
             del run
@@ -258,11 +276,11 @@ def table_rows(scenarios: list[Scenario], libs: dict[str, Any], quick: bool,
     return rows
 
 
-def format_table(rows: list[dict[str, str]]) -> str:
-    widths = {c: max([len(c)] + [len(r[c]) for r in rows]) for c in COLUMNS}
-    lines = ["  ".join(c.ljust(widths[c]) for c in COLUMNS),
-             "  ".join("-" * widths[c] for c in COLUMNS)]
-    lines += ["  ".join(r[c].ljust(widths[c]) for c in COLUMNS) for r in rows]
+def format_table(rows: list[dict[str, str]], columns: list[str] = COLUMNS) -> str:
+    widths = {c: max([len(c)] + [len(r[c]) for r in rows]) for c in columns}
+    lines = ["  ".join(c.ljust(widths[c]) for c in columns),
+             "  ".join("-" * widths[c] for c in columns)]
+    lines += ["  ".join(r[c].ljust(widths[c]) for c in columns) for r in rows]
     return "\n".join(lines)
 
 
@@ -291,7 +309,7 @@ def plot(rows: list[dict[str, str]], path: str) -> bool:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    names = [sc.name for sc in SCENARIOS]
+    names = [sc.name for sc in SCENARIOS] + list(SYSTEM_TABLES)
     parser.add_argument("--quick", action="store_true",
                         help="small sizes and 2 timed runs (a CI smoke test, not a measurement)")
     parser.add_argument("--only", choices=names, action="append", metavar="NAME",
@@ -321,9 +339,14 @@ def run_from_args(args: argparse.Namespace) -> int:
         print("\nPyTorch is not installed: showing jitgrad and NumPy only (no ratios).")
     print(f"median of {'2' if args.quick else 'N'} alternating runs after a warm-up run"
           f"{' (--quick: small sizes, not a measurement)' if args.quick else ''}")
-    scenarios = [by_name[n] for n in args.only] if args.only else SCENARIOS
+    scenarios = [by_name[n] for n in args.only if n in by_name] if args.only else SCENARIOS
     rows = table_rows(scenarios, libs, args.quick, peaks=not args.no_peak)
-    print(format_table(rows))
+    if scenarios:
+        print(format_table(rows))
+    for name, (make_rows, columns) in SYSTEM_TABLES.items():
+        if not args.only or name in args.only:
+            print()
+            print(format_table(make_rows(args.quick), columns))
     if args.plot:
         if plot(rows, args.plot):
             print(f"plot written to {args.plot}")

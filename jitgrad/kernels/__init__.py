@@ -2,15 +2,13 @@
 
 Imports only numba, numpy and the standard library. Tensors are described as
 (flat 1-D buffer, sizes, strides, storage offset), all in elements, strides >= 0.
-Every public function validates its arguments before any jitted code runs.
+Every public function validates its arguments before any jitted code runs. Numba itself
+is imported only when a kernel first runs (``_lazy.py``).
 """
 from __future__ import annotations
 
-from . import _compile_notice
 from .overlap import has_internal_overlap, regions_overlap
 from .strided import fill, scatter, strided_add, strided_copy
-
-_compile_notice.install()
 
 __all__ = ["fill", "has_internal_overlap", "regions_overlap", "scatter", "strided_add",
            "strided_copy"]

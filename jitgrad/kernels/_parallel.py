@@ -1,10 +1,17 @@
 """When the partitioned ``*_par`` kernels (``jit_parallel`` in ``_policy.py``) run instead
 of the serial ones. Pure Python: consulted on every large copy/add, after validation.
 
-Two hazards decide the rules besides the size threshold:
+Three hazards decide the rules besides the size threshold:
 
 * Launching Numba's thread pool costs tens of microseconds (more when the cores are busy),
   so small arrays stay serial: see :data:`PARALLEL_MIN_NUMEL`.
+* A parallel region ends when its slowest thread does. With another process running on
+  one of 2 cores, one of our 2 threads waits for the scheduler to give it that core, and a
+  copy of 2**22 float32 took 20-40x longer than the serial kernel here (measured by
+  ``python -m jitgrad bench --only busy_core``; PyTorch's OpenMP copies suffer the same).
+  So the kernels split work only over cores that are idle *now*: :func:`idle_cpus` reads
+  the number of runnable threads on the machine (``/proc/loadavg``, ~2 us) before each
+  large copy/add, and with no idle core besides ours they run serial.
 * With the GNU OpenMP threading layer (Numba's default on Linux when TBB is absent), a
   process forked *after* a parallel region ran aborts as soon as it launches one
   ("fork() called from a process already using GNU OpenMP"). A forked child (a DataLoader
@@ -15,8 +22,6 @@ from __future__ import annotations
 
 import os
 
-import numba
-
 PARALLEL_MIN_NUMEL = 1 << 20
 """Elements below which copies/adds stay serial. Measured on 2 idle cores: at 2**20
 float32 elements a serial contiguous copy takes ~0.14 ms and the 2-thread one ~0.09 ms;
@@ -26,6 +31,11 @@ whatever its size: ``numba.set_num_threads(1)`` (or ``NUMBA_NUM_THREADS=1``) tur
 parallel kernels off entirely."""
 
 _MIN_CHUNK = 64  # the *_par kernels round chunk starts down to multiples of 64
+
+try:  # kept open: pread of /proc/loadavg costs ~2 us, open + read + close ~40 us
+    _LOADAVG: int | None = os.open("/proc/loadavg", os.O_RDONLY)
+except OSError:  # not Linux: os.getloadavg's one-minute average instead
+    _LOADAVG = None
 
 _state = {"launched": False, "forked": False}
 
@@ -39,12 +49,42 @@ if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def idle_cpus() -> int:
+    """CPUs this process may use that no runnable thread wants right now, besides the one
+    running this code (0 when that cannot be told: the caller then stays serial)."""
+    try:
+        if _LOADAVG is not None:
+            # "0.52 0.58 0.59 3/512 1234": 3 threads runnable now, this one included
+            running = int(os.pread(_LOADAVG, 64, 0).split()[3].split(b"/")[0])
+        else:  # pragma: no cover - not Linux
+            running = 1 + int(os.getloadavg()[0] + 0.5)
+    except (OSError, ValueError, IndexError):  # pragma: no cover - unreadable
+        return 0
+    return max(0, _cpus() - running)
+
+
 def chunks_for(numel: int, outer: int) -> int:
     """How many disjoint chunks of the outermost (coalesced) dimension, of size ``outer``,
-    to hand to a ``*_par`` kernel; 1 means run the serial kernel."""
+    to hand to a ``*_par`` kernel; 1 means run the serial kernel. Never more than the cores
+    idle now, ours included (see the module docstring)."""
     if numel < PARALLEL_MIN_NUMEL or _state["forked"]:
         return 1
-    chunks = min(numba.get_num_threads(), outer // _MIN_CHUNK)
+    chunks = outer // _MIN_CHUNK
+    if chunks < 2:
+        return 1
+    chunks = min(chunks, 1 + idle_cpus())
+    if chunks < 2:
+        return 1
+    from numba import get_num_threads  # reached only with a kernel about to run
+
+    chunks = min(get_num_threads(), chunks)
     if chunks < 2:
         return 1
     _state["launched"] = True  # (set slightly early if the caller then stays serial: harmless)

@@ -40,6 +40,10 @@ from typing import Any, Callable
 
 import numba
 
+from . import _compile_notice
+
+_compile_notice.install()  # once, when the first kernel module is imported (see _lazy.py)
+
 _OPTIONS = dict(cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy")
 
 

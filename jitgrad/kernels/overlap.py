@@ -12,7 +12,12 @@ from typing import Sequence
 import numpy as np
 
 from ._layout import as_index, as_index_tuple, coalesce, dense_no_overlap
-from ._overlap_jit import _internal_overlap_bitmap, _offsets, _regions_share_bitmap
+from ._lazy import LazyKernel
+
+# loaded (numba imported) on first call: see _lazy.py
+_internal_overlap_bitmap = LazyKernel("_overlap_jit", "_internal_overlap_bitmap")
+_offsets = LazyKernel("_overlap_jit", "_offsets")
+_regions_share_bitmap = LazyKernel("_overlap_jit", "_regions_share_bitmap")
 
 _BITMAP_LIMIT = 2**28  # bytes of bitmap (one np.bool_ per element of the span)
 _SORT_LIMIT = 2**25    # offsets enumerated by the sorted method (8 bytes each)

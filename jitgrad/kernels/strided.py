@@ -20,12 +20,19 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._accumulate_jit import _add_strided, _add_strided_par, _scatter_block
-from ._copy_jit import _copy_strided, _copy_strided_par, _fill_strided
 from ._layout import (as_index, as_index_tuple, check_buffer, check_geometry, coalesce,
                       dense_no_overlap, order_for_transpose)
 from ._parallel import chunks_for
+from ._lazy import LazyKernel
 from .overlap import _internal_overlap_exact
+
+# loaded (numba imported) on first call: see _lazy.py
+_add_strided = LazyKernel("_accumulate_jit", "_add_strided")
+_add_strided_par = LazyKernel("_accumulate_jit", "_add_strided_par")
+_scatter_block = LazyKernel("_accumulate_jit", "_scatter_block")
+_copy_strided = LazyKernel("_copy_jit", "_copy_strided")
+_copy_strided_par = LazyKernel("_copy_jit", "_copy_strided_par")
+_fill_strided = LazyKernel("_copy_jit", "_fill_strided")
 
 _ACCUMULATE_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64))
 # Only these (dst, src) dtypes take the parallel kernels: the large arrays of autograd are

@@ -29,6 +29,7 @@ def par_calls(monkeypatch):
     """Lower the size threshold so small arrays (fast to check naively) take the parallel
     path, and record which parallel kernels ran."""
     monkeypatch.setattr(_parallel, "PARALLEL_MIN_NUMEL", 1024)
+    monkeypatch.setattr(_parallel, "idle_cpus", lambda: 64)  # as on idle cores
     calls: list[str] = []
     for name in ("_copy_strided_par", "_add_strided_par"):
         real = getattr(strided, name)
@@ -87,6 +88,7 @@ def test_parallel_threshold_any_geometry_matches_naive(data, rows, cols, dst_dty
     dst, dst_off = data.draw(buffer_for(dst_dtype, sizes, dst_strides))
     mp = pytest.MonkeyPatch()
     mp.setattr(_parallel, "PARALLEL_MIN_NUMEL", 1024)
+    mp.setattr(_parallel, "idle_cpus", lambda: 64)
     try:
         for ref, kernel in ((naive.strided_copy, strided_copy), (naive.strided_add, strided_add)):
             expected = dst.copy()
@@ -162,3 +164,34 @@ def test_forked_child_stays_serial(par_calls):
             os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"child status {status}"
+
+
+@needs_threads
+def test_serial_when_no_other_core_is_idle(par_calls, monkeypatch):
+    """A parallel region waits for its slowest thread: on a busy machine (no idle core
+    besides ours) the kernels stay serial, and give the same bytes."""
+    n = 50_000
+    src = np.arange(n, dtype=np.float64)
+    monkeypatch.setattr(_parallel, "idle_cpus", lambda: 0)
+    out = np.zeros(n)
+    strided_copy(out, 0, (1,), src, 0, (1,), (n,))
+    strided_add(out, 0, (1,), src, 0, (1,), (n,))
+    assert par_calls == []
+    np.testing.assert_array_equal(out, 2 * src)
+    monkeypatch.setattr(_parallel, "idle_cpus", lambda: 1)
+    strided_copy(out, 0, (1,), src, 0, (1,), (n,))
+    assert par_calls == ["_copy_strided_par"]
+
+
+def test_idle_cpus_reads_the_machine():
+    idle = _parallel.idle_cpus()
+    assert isinstance(idle, int) and 0 <= idle < len(os.sched_getaffinity(0))
+
+
+def test_chunks_never_exceed_idle_cores_plus_ours(monkeypatch):
+    monkeypatch.setattr(_parallel, "PARALLEL_MIN_NUMEL", 1024)
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 8)
+    for idle, expected in ((0, 1), (1, 2), (3, 4), (20, 8)):
+        monkeypatch.setattr(_parallel, "idle_cpus", lambda idle=idle: idle)
+        assert _parallel.chunks_for(1 << 20, 4096) == expected, idle
+    assert _parallel.chunks_for(1 << 20, 64) == 1  # one chunk's worth of rows: serial

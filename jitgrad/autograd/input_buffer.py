@@ -1,0 +1,137 @@
+"""The input buffers of the nodes waiting to run, and which gradients in them the engine owns.
+
+Note [Gradient buffer ownership]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The engine tracks, per input-buffer slot, whether the gradient there is a buffer nothing
+else references. It is when the engine made it (the copy on a second gradient), when a
+node said so (``OwnedGrads``: e.g. CopySlices returning the buffer it wrote into), when
+``validate_outputs`` had to reduce or cast (a fresh tensor), or when a node passed an owned
+input through unchanged to exactly one output. ``apply(grads, owned)`` learns which of its
+inputs it may overwrite; that is what makes K in-place writes into slices of one buffer cost
+O(buffer + slices) in backward rather than O(K x buffer). Hooks and captures may keep a
+reference, so they clear ownership.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+
+from ..tensor import Tensor
+from .graph import OPS, ScatterGrad, add_inplace, dense_copy
+from .node import Node, OwnedGrads
+
+Slot = Any  # a Tensor, a ScatterGrad (a gradient that is zero outside one region) or None
+
+
+class InputBuffers:
+    """PyTorch's ``InputBuffer``, one per node that has received a gradient and not run yet.
+
+    ``grads[node][k]`` is the sum so far of the gradients for the node's k-th output. The
+    first gradient for a slot is kept as it is; a second one makes one dense copy, which
+    the engine then owns (``owned[node][k]``) and adds into in place (out of place, building
+    a graph, under ``create_graph``, where nothing is ever owned)."""
+
+    __slots__ = ("grads", "owned", "scattered", "create_graph")
+
+    def __init__(self, create_graph: bool) -> None:
+        self.grads: dict[Node, list[Slot]] = {}
+        self.owned: dict[Node, list[bool]] = {}
+        self.scattered: set[Node] = set()  # nodes whose buffer may hold a ScatterGrad
+        self.create_graph = create_graph
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(self.grads)
+
+    def add(self, node: Node, nr: int, grad: Slot, fresh: bool = False) -> None:
+        """Add ``grad`` for output ``nr`` of ``node``; ``fresh``: nothing else references it,
+        so the engine owns it (and ``node`` may overwrite it)."""
+        buf = self.grads.get(node)
+        if buf is None:
+            n = len(node.input_metadata)
+            if n == 1:
+                self.grads[node] = [grad]
+            else:
+                self.grads[node] = buf = [None] * n
+                buf[nr] = grad
+            if fresh and not self.create_graph:
+                self.owned[node] = [k == nr for k in range(n)]
+        elif buf[nr] is None:
+            buf[nr] = grad
+            if fresh and not self.create_graph:
+                self.owned.setdefault(node, [False] * len(buf))[nr] = True
+        else:
+            self._accumulate(node, nr, grad)
+            return
+        if grad.__class__ is ScatterGrad:
+            self.scattered.add(node)
+
+    def touch(self, node: Node) -> None:
+        """An edge into ``node`` carried no gradient: it still runs (with None there)."""
+        if node not in self.grads:
+            self.grads[node] = [None] * len(node.input_metadata)
+
+    def pop(self, node: Node) -> tuple[list[Tensor | None], list[bool] | None]:
+        """The node's gradients (dense: ScatterGrads materialized) and which it owns."""
+        grads = self.grads.pop(node)
+        flags = self.owned.pop(node, None) if self.owned else None
+        if self.scattered and node in self.scattered:  # no node ever sees a ScatterGrad
+            self.scattered.discard(node)
+            flags = _materialize(grads, flags)
+        return grads, flags
+
+    def _accumulate(self, node: Node, k: int, grad: Slot) -> None:
+        """A second gradient for one slot: into an owned dense copy of the first."""
+        buf = self.grads[node]
+        old = buf[k]
+        flags = self.owned.get(node)
+        if self.create_graph:
+            buf[k] = OPS.add(old, grad)
+            if flags is not None:
+                flags[k] = False
+            return
+        if flags is None:
+            flags = self.owned[node] = [False] * len(buf)
+        if old.__class__ is ScatterGrad:
+            old = buf[k] = old.materialize()
+            flags[k] = True
+        elif not flags[k]:
+            old = buf[k] = dense_copy(old)
+            flags[k] = True
+        if grad.__class__ is ScatterGrad:
+            grad.add_into(old)  # O(slice), not O(buffer)
+        else:
+            add_inplace(old, grad)
+
+
+def _materialize(grads: list[Any], flags: list[bool] | None) -> list[bool]:
+    """Turn the ScatterGrads in ``grads`` into dense tensors the engine owns."""
+    flags = [False] * len(grads) if flags is None else flags
+    for k in range(len(grads)):
+        if grads[k].__class__ is ScatterGrad:
+            grads[k] = grads[k].materialize()
+            flags[k] = True
+    return flags
+
+
+def handed_over(
+    outputs: Sequence[Tensor | None], grads: Sequence[Tensor | None], flags: list[bool] | None
+) -> list[bool] | None:
+    """Which outputs the next nodes may overwrite (Note [Gradient buffer ownership]): those
+    the node declared owned, and owned inputs passed through to exactly one output."""
+    if not flags and outputs.__class__ is not OwnedGrads:
+        return None
+    declared = getattr(outputs, "owned", None)
+    handed = list(declared) if declared is not None else None
+    if flags:
+        for k, g in enumerate(grads):
+            if flags[k] and g is not None:
+                hits = [i for i, o in enumerate(outputs) if o is g]
+                if len(hits) == 1:
+                    if handed is None:
+                        handed = [False] * len(outputs)
+                    handed[hits[0]] = True
+    if handed is not None:  # one buffer reaching two outputs is nobody's alone
+        for i, o in enumerate(outputs):
+            if handed[i] and sum(1 for x in outputs if x is o) > 1:
+                handed[i] = False
+    return handed
