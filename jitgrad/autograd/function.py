@@ -247,6 +247,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
         if not executable:
             if is_input and id(out) not in dirty:
                 outs[nr] = _alias(out)
+            elif out._view_meta is not None and id(out) not in dirty:
+                views.append(out)  # no history, but writing into it is refused all the same
             continue
         if id(out) in non_diff:
             if is_input:
@@ -295,7 +297,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
         out._grad_fn = ctx
         out._output_nr = nr
     if OPS.custom_function_output_view is not None:
-        multi = sum(isinstance(o, Tensor) and o._grad_fn is ctx for o in outs) > 1
+        multi = (sum(isinstance(o, Tensor) and o._grad_fn is ctx for o in outs) if executable
+                 else len(views)) > 1
         for v in views:  # a write into them would override this Function's backward
             OPS.custom_function_output_view(v, multi)
     ctx._output_info = tuple(info)

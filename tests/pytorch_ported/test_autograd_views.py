@@ -3,9 +3,7 @@ version counters and saved tensors (TestAutograd, TestAutogradDeviceType on CPU,
 TestAllowMutationOnSaved, TestAutogradInferenceMode).
 
 Ported with test bodies unchanged but for the lines marked ``# jitgrad edit: why``; the
-``torch`` they use is jitgrad (see ``shim.py``). Tests waiting for another engineer's branch
-are listed in ``NEEDS_OTHER_BRANCH`` (xfail, not strict; the lead removes the marker after
-the merge). Upstream code: BSD-3-Clause, (c) Facebook, Inc. and its affiliates and PyTorch
+``torch`` they use is jitgrad (see ``shim.py``). Upstream code: BSD-3-Clause, (c) Facebook, Inc. and its affiliates and PyTorch
 contributors.
 
 Selected (upstream name = name here):
@@ -83,31 +81,6 @@ import pytest
 from .shim import TestCase, Variable, gradcheck, gradgradcheck, on_cpu, torch
 
 Function = torch.autograd.Function
-
-# test name -> why it waits for another branch (xfail, not strict, until the merge)
-NEEDS_OTHER_BRANCH = {
-    "test_diagonal_expanded_v": "needs torch.eye (engineer dtypes)",
-    "test_var_mean_differentiable": "needs torch.var_mean and Tensor.var (engineer ops)",
-    "test_autograd_print_tensor": "repr grad_fn=<Invalid> (engineer bugs12)",
-    # custom Function output views (creation IN_CUSTOM_FUNCTION, mark_dirty checks): bugs12
-    "test_autograd_inplace_views_creation_meta": "custom Function views (engineer bugs12)",
-    "test_autograd_multiple_views_python": "custom Function views (engineer bugs12)",
-    "test_autograd_python_custom_function_inplace": "mark_dirty of a non-input warns (engineer bugs12)",
-    "test_custom_function_inplace_on_view_of_leaf": "dirty view of a leaf refused (engineer bugs12)",
-    "test_custom_function_local_inplace": "custom Function views (engineer bugs12)",
-    "test_custom_function_mark_output_view_of_intermediate": "mark_dirty checks (engineer bugs12)",
-    # fails even with bugs12's branch: a view returned by a custom Function whose inputs need
-    # no grad (not executable) must still be marked IN_CUSTOM_FUNCTION, as PyTorch does
-    "test_inplace_not_requires_grad": "non-executable custom Function views (engineer bugs12)",
-}
-
-
-@pytest.fixture(autouse=True)
-def _needs_other_branch(request):
-    reason = NEEDS_OTHER_BRANCH.get(request.node.originalname or request.node.name)
-    if reason is not None:
-        request.node.add_marker(pytest.mark.xfail(reason=reason, strict=False))
-
 
 class TestAutograd(TestCase):
     def test_inplace(self):

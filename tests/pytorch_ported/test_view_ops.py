@@ -36,19 +36,6 @@ import pytest
 
 from .shim import TestCase, gradcheck, gradgradcheck, make_tensor, on_cpu, torch, with_dtypes
 
-# test name -> why it waits for another branch (xfail, not strict, until the merge)
-NEEDS_OTHER_BRANCH = {
-    "test_unbind": "backward from several outputs of one unbind gives no gradient (engineer engine)",
-}
-
-
-@pytest.fixture(autouse=True)
-def _needs_other_branch(request):
-    reason = NEEDS_OTHER_BRANCH.get(request.node.originalname or request.node.name)
-    if reason is not None:
-        request.node.add_marker(pytest.mark.xfail(reason=reason, strict=False))
-
-
 def _generate_input(shape, dtype, device, with_extremal):
     if shape == ():
         x = torch.tensor((), dtype=dtype, device=device)
