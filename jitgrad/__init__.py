@@ -12,7 +12,6 @@ from .autograd import (
     set_grad_enabled,
 )
 from .creation import (
-    arange,
     as_tensor,
     empty,
     empty_like,
@@ -20,17 +19,15 @@ from .creation import (
     from_numpy,
     full,
     full_like,
-    linspace,
-    manual_seed,
     ones,
     ones_like,
-    rand,
-    randn,
     tensor,
     zeros,
     zeros_like,
 )
 from .dtypes import bool_ as bool  # noqa: A001  (PyTorch's name: jitgrad.bool)
+from .randomness import manual_seed, rand, randn
+from .ranges import arange, linspace
 from .dtypes import float32, float64, int64
 from .geometry import Size
 from .storage import OutOfMemoryError

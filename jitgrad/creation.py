@@ -370,9 +370,3 @@ def full_like(
     buffer = allocate(numel(sizes), target)
     buffer.fill(_checked_fill("full_like", fill_scalar("full_like", fill_value), target))
     return _new_like(sizes, strides, buffer, requires_grad)
-
-
-# The range and random factories live in their own modules (which import the helpers above);
-# ``jitgrad.creation.arange`` and friends stay importable from here.
-from .randomness import manual_seed, rand, randn, randperm  # noqa: E402,F401
-from .ranges import arange, linspace  # noqa: E402,F401

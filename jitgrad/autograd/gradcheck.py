@@ -114,7 +114,7 @@ def gradgradcheck(
     raise_exception: bool = True,
 ) -> bool:
     """Check second derivatives: gradcheck of the vector-Jacobian product of ``func``."""
-    from ..creation import randn
+    from ..randomness import randn
 
     inputs = _as_tuple(inputs)
     outs = _outputs(func, inputs)

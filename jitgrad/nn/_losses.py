@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import creation, dtypes
+from .. import creation, dtypes, ranges
 from ..ops.compare import where
 from ..ops.reduction import log_softmax
 from ..ops.pointwise import abs as _abs, log
@@ -122,7 +122,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     if bad.size:
         raise IndexError(f"Target {int(bad[0])} is out of bounds.")
     safe = creation.tensor(np.where(keep, t, 0).astype(np.int64))
-    picked = flat[creation.arange(flat.shape[0]), safe]
+    picked = flat[ranges.arange(flat.shape[0]), safe]
     w = creation.tensor(keep.astype(input.dtype))
     if weight is not None:
         w = weight.to(input.dtype)[safe] * w  # type: ignore[attr-defined]

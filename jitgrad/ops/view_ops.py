@@ -56,8 +56,9 @@ class AsStridedScatterBackward0(Node):
         return (take_view(grads[0], self.rel),)  # type: ignore[arg-type]
 
 
-class AsStridedBackward0(ViewBackward):
-    pass
+class TakeViewBackward0(ViewBackward):
+    """Backward of ``take_view`` (a view op's double backward): scatter through ``rel``. Not
+    ``as_strided.AsStridedBackward0``, which addresses storage."""
 
 
 class AliasBackward0(ViewBackward):
@@ -155,7 +156,7 @@ def take_view(x: Tensor, rel: Geometry) -> Tensor:
             rel.strides, rel.sizes,
         )
     if needs_grad(x):
-        record(AsStridedBackward0(x._sizes, rel), (x,), (out,))
+        record(TakeViewBackward0(x._sizes, rel), (x,), (out,))
     return out
 
 
