@@ -23,7 +23,7 @@ from ..autograd.node import Grads, Node
 from ..geometry import Geometry, contiguous_strides
 from ..tensor import Tensor
 from ._common import new_tensor
-from .view_meta import make_view
+from .view_meta import ADDRESSES_STORAGE, make_view
 
 
 def _span(*geoms: Geometry) -> tuple[int, int]:
@@ -126,7 +126,7 @@ def _as_strided_from_root(t: Tensor, size: tuple[int, ...], stride: tuple[int, .
     return as_strided(root, size, stride, root._offset + rel)
 
 
-_as_strided_from_root.addresses_storage = True  # type: ignore[attr-defined]  # see view_meta
+ADDRESSES_STORAGE.add(_as_strided_from_root)
 
 
 def contiguous_geometry(sizes: tuple[int, ...]) -> Geometry:

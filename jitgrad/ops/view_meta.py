@@ -39,6 +39,10 @@ INFERENCE_MODE = "inference_mode"
 
 Step = tuple[Callable[..., Any], tuple[Any, ...]]
 
+# replay functions that address storage rather than their input's elements (``as_strided``):
+# a view made through one may reach outside its parent (see ``_nearest_living_ancestor``)
+ADDRESSES_STORAGE: set[Callable[..., Any]] = set()
+
 class ViewMeta:
     __slots__ = ("base", "parent", "parent_meta", "view_fn", "creation", "attr_version")
 
@@ -97,11 +101,8 @@ def _nearest_living_ancestor(vm: ViewMeta) -> Tensor:
     """The closest view ``t`` was taken from that is still alive and covers every element of
     ``t`` — else the base. An ``as_strided`` step addresses storage and may reach outside
     its input, so only the base is sure to cover a view made through one."""
-    if any(getattr(fn, "addresses_storage", False) for fn, _ in vm.view_fn):
-        # the part of the chain after an as_strided step is still safe to route through
-        last = max(i for i, (fn, _) in enumerate(vm.view_fn) if getattr(fn, "addresses_storage", False))
-    else:
-        last = -1
+    # the part of the chain after an as_strided step is still safe to route through
+    last = max((i for i, (fn, _) in enumerate(vm.view_fn) if fn in ADDRESSES_STORAGE), default=-1)
     meta: ViewMeta | None = vm
     while meta is not None:
         parent = meta.parent() if meta.parent is not None else None
