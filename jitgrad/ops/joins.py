@@ -17,14 +17,23 @@ from .products import tensordot
 from .elementwise import mul
 
 
+def _cat(op: str, tensors: Any, dim: int) -> Tensor:
+    """``cat``, its errors naming ``op`` (the function the user called)."""
+    try:
+        return cat(tensors, dim)
+    except (RuntimeError, IndexError) as e:
+        message = str(e)
+        raise type(e)(message if message.startswith(op) else f"{op}(): {message}") from None
+
+
 def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Alias of ``cat``."""
-    return cat(tensors, dim)
+    return _cat("concat", _tensor_list("concat", tensors), dim)
 
 
 def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
     """Alias of ``cat`` (NumPy's argument name ``axis``)."""
-    return cat(tensors, axis)
+    return _cat("concatenate", _tensor_list("concatenate", tensors), axis)
 
 
 def _atleast(t: Tensor, n: int) -> Tensor:
@@ -67,12 +76,12 @@ def _nonempty(op: str, tensors: Any) -> list[Tensor]:
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
     """Join along dim 1 (dim 0 when every tensor is at most 1-D)."""
     items = [_atleast(t, 1) for t in _nonempty("hstack", tensors)]
-    return cat(items, 0 if items[0].ndim == 1 else 1)
+    return _cat("hstack", items, 0 if items[0].ndim == 1 else 1)
 
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
     """Join along dim 0 after viewing each tensor with at least 2 dims."""
-    return cat([_atleast(t, 2) for t in _nonempty("vstack", tensors)], 0)
+    return _cat("vstack", [_atleast(t, 2) for t in _nonempty("vstack", tensors)], 0)
 
 
 row_stack = vstack
@@ -80,14 +89,14 @@ row_stack = vstack
 
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
     """Join along dim 2 after viewing each tensor with at least 3 dims."""
-    return cat([_atleast(t, 3) for t in _nonempty("dstack", tensors)], 2)
+    return _cat("dstack", [_atleast(t, 3) for t in _nonempty("dstack", tensors)], 2)
 
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     """0-d and 1-d tensors become columns; then join along dim 1."""
     items = _nonempty("column_stack", tensors)
     cols = [t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in items]  # type: ignore[attr-defined]
-    return cat(cols, 1)
+    return _cat("column_stack", cols, 1)
 
 
 def broadcast_shapes(*shapes: Any) -> Size:
