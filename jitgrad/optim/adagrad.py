@@ -19,6 +19,7 @@ class Adagrad(Optimizer):
     def __init__(self, params: ParamsT, lr: float = 1e-2, lr_decay: float = 0,
                  weight_decay: float = 0, initial_accumulator_value: float = 0, eps: float = 1e-10,
                  foreach: bool | None = None, *, maximize: bool = False) -> None:
+        del foreach  # accepted for PyTorch's signature; there is one implementation
         for name, value in (("learning rate", lr), ("lr_decay value", lr_decay),
                             ("weight_decay value", weight_decay),
                             ("initial_accumulator_value value", initial_accumulator_value),
@@ -26,7 +27,7 @@ class Adagrad(Optimizer):
             if not 0.0 <= value:
                 raise ValueError(f"Invalid {name}: {value}")
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
-                    "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
+                    "initial_accumulator_value": initial_accumulator_value,
                     "maximize": maximize}
         super().__init__(params, defaults)
         with no_grad():
