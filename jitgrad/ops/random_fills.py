@@ -27,6 +27,10 @@ class NormalBackward0(FillBackward0):
     pass
 
 
+class BernoulliBackward1(FillBackward0):
+    """``bernoulli_(p_tensor)`` (``p`` gets no gradient: it is not an input of the node)."""
+
+
 class BernoulliBackward2(FillBackward0):
     pass
 
@@ -35,8 +39,16 @@ class ExponentialBackward0(FillBackward0):
     pass
 
 
+class RandomBackward0(FillBackward0):
+    """``random_(from, to)``."""
+
+
+class RandomBackward1(FillBackward0):
+    """``random_(to)``."""
+
+
 class RandomBackward2(FillBackward0):
-    pass
+    """``random_()``."""
 
 
 def _write(op: str, self: Tensor, draw: Callable[[np.random.Generator, int], np.ndarray],
@@ -85,7 +97,8 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
         probs = p
-    return _write("bernoulli_", self, lambda rng, n: rng.random(n) < probs, BernoulliBackward2, generator)
+    node = BernoulliBackward1 if isinstance(p, Tensor) else BernoulliBackward2
+    return _write("bernoulli_", self, lambda rng, n: rng.random(n) < probs, node, generator)
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
@@ -108,9 +121,11 @@ def random_(self: Tensor, from_: int | None = None, to: int | None = None, *,
     ``[from, to)``, ``random_()`` in ``[0, 2^mantissa]`` for floats (``[0, max]`` for ints)."""
     from_ = kwargs.pop("from", from_)
     _no_extra("random_", kwargs)
+    node: type[FillBackward0] = RandomBackward0
     if to is None and from_ is not None:  # random_(to)
-        low, high = 0, int(from_)
+        low, high, node = 0, int(from_), RandomBackward1
     elif to is None:
+        node = RandomBackward2
         top = _RANDOM_TOP.get(self.dtype)
         low, high = 0, (top if self.dtype == dtypes.bool_ else top + 1) if top is not None \
             else int(np.iinfo(self.dtype).max) + 1
@@ -118,7 +133,7 @@ def random_(self: Tensor, from_: int | None = None, to: int | None = None, *,
         low, high = int(from_ or 0), int(to)
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    return _write("random_", self, lambda rng, n: rng.integers(low, high, n), RandomBackward2, generator)
+    return _write("random_", self, lambda rng, n: rng.integers(low, high, n), node, generator)
 
 
 def _no_extra(op: str, kwargs: dict[str, Any]) -> None:
