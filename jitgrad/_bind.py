@@ -447,3 +447,10 @@ Tensor.true_divide = division.true_divide
 Tensor.inner = joins.inner
 Tensor.broadcast_to = joins.broadcast_to
 Tensor.cholesky_solve = cholesky_solve.cholesky_solve
+from .ops import gamma_fns  # noqa: E402
+
+Tensor.lgamma = gamma_fns.lgamma
+Tensor.lgamma_ = gamma_fns.lgamma_
+Tensor.digamma = gamma_fns.digamma
+Tensor.digamma_ = gamma_fns.digamma_
+Tensor.polygamma = gamma_fns.polygamma_method

@@ -14,3 +14,10 @@ __all__ = ["erf", "erfc", "erfinv", "exp2", "expit", "expm1", "log1p", "logit", 
 from .ops.reduction import log_softmax, logsumexp, softmax  # noqa: E402
 
 __all__ += ["log_softmax", "logsumexp", "softmax"]
+
+# -- gamma functions (ops/gamma_fns.py) --
+from .ops.gamma_fns import digamma, polygamma  # noqa: E402
+from .ops.gamma_fns import digamma as psi  # noqa: E402
+from .ops.gamma_fns import lgamma as gammaln  # noqa: E402
+
+__all__ += ["digamma", "gammaln", "polygamma", "psi"]
