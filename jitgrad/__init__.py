@@ -254,6 +254,7 @@ from .ops.joins import (  # noqa: E402
     column_stack, concat, concatenate, dstack, hstack, inner, row_stack, vstack,
 )
 from .ops.queries import clone, detach, is_complex, is_floating_point, is_tensor, numel  # noqa: E402
+from .ops.counting import bincount, histc  # noqa: E402
 from .ops.gamma_fns import digamma, digamma_, lgamma, lgamma_, polygamma  # noqa: E402
 from .rng_state import get_rng_state, initial_seed, seed, set_rng_state  # noqa: E402
 
@@ -263,4 +264,5 @@ __all__ += [  # gaps
     "dstack", "equal", "floor_divide", "fmax", "fmin", "get_rng_state", "hstack", "initial_seed",
     "inner", "is_complex", "is_floating_point", "is_tensor", "isclose", "numel", "row_stack",
     "seed", "set_rng_state", "true_divide", "vstack", "digamma", "lgamma", "polygamma",
+    "bincount", "histc",
 ]

@@ -454,3 +454,8 @@ Tensor.lgamma_ = gamma_fns.lgamma_
 Tensor.digamma = gamma_fns.digamma
 Tensor.digamma_ = gamma_fns.digamma_
 Tensor.polygamma = gamma_fns.polygamma_method
+from .ops import counting  # noqa: E402
+
+Tensor.bincount = counting.bincount_method
+Tensor.histc = counting.histc_method
+Tensor.type = queries.type_method

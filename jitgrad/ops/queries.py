@@ -49,3 +49,25 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
     if not isinstance(other, Tensor):
         raise TypeError(f"type_as(): argument 'other' must be a Tensor, got {type(other).__name__}")
     return self.to(other.dtype)  # type: ignore[attr-defined,no-any-return]
+
+
+_LEGACY_NAMES = {"float64": "DoubleTensor", "float32": "FloatTensor", "float16": "HalfTensor",
+                 "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+                 "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
+def type_method(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+    """``t.type()``: PyTorch's legacy type string (``"torch.FloatTensor"``, which scripts
+    compare against); ``t.type(dtype)``: ``t`` converted (``t`` itself if it already has it);
+    the dtype may be a legacy string (``"torch.LongTensor"``)."""
+    from .. import dtypes
+
+    if dtype is None:
+        return f"torch.{_LEGACY_NAMES[self.dtype.name]}"
+    if isinstance(dtype, str):
+        by_name = {v: k for k, v in _LEGACY_NAMES.items()}
+        short = dtype.rsplit(".", 1)[-1]
+        if short not in by_name:
+            raise ValueError(f"type(): invalid type: '{dtype}'")
+        dtype = dtypes.to_dtype(by_name[short], "type")
+    return self.to(dtype)  # type: ignore[attr-defined,no-any-return]
