@@ -17,10 +17,17 @@ import numpy as np
 from .. import dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
-from ..kernels import gamma as _gamma
 from ..tensor import Tensor
 from ._common import from_result
 from .elementwise import mul
+
+
+def _ufunc(name: str) -> Any:
+    """``kernels.gamma``'s ufunc, imported on first use (so ``import jitgrad`` imports no
+    Numba for it)."""
+    from ..kernels import gamma
+
+    return gamma.ufunc(name)
 
 
 class LgammaBackward0(SavingNode):
@@ -65,12 +72,12 @@ def _apply(op: str, input: Any, compute: Any, node: SavingNode, out: Any) -> Ten
 
 def lgamma(input: Tensor, *, out: None = None) -> Tensor:
     """``log |Gamma(input)|`` (inf at the non-positive integers)."""
-    return _apply("lgamma", input, _gamma.ufunc("lgamma"), LgammaBackward0(), out)
+    return _apply("lgamma", input, _ufunc("lgamma"), LgammaBackward0(), out)
 
 
 def digamma(input: Tensor, *, out: None = None) -> Tensor:
     """``Gamma'(x) / Gamma(x)``: ``-inf`` at ``+0``, ``inf`` at ``-0``, nan at the negative integers."""
-    return _apply("digamma", input, _gamma.ufunc("digamma"), DigammaBackward0(), out)
+    return _apply("digamma", input, _ufunc("digamma"), DigammaBackward0(), out)
 
 
 def polygamma(n: int, input: Tensor, *, out: None = None) -> Tensor:
@@ -79,7 +86,7 @@ def polygamma(n: int, input: Tensor, *, out: None = None) -> Tensor:
         raise TypeError(f"polygamma(): argument 'n' must be int, not {type(n).__name__}")
     if n < 0:
         raise RuntimeError(f"polygamma(n, x) does not support negative n, got n={n}")
-    compute = _gamma.ufunc("polygamma")
+    compute = _ufunc("polygamma")
     return _apply("polygamma", input, lambda a: compute(np.int64(n), a), PolygammaBackward0(int(n)), out)
 
 
