@@ -214,3 +214,46 @@ def test_scheduler_drives_training_like_torch():
             finals.append([p.detach().numpy().copy() for p in params])
         for a, b in zip(*finals):
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, {"patience": 2}, {"patience": 1, "factor": 0.5, "cooldown": 2},
+    {"mode": "max", "patience": 1, "threshold": 0.05},
+    {"threshold_mode": "abs", "threshold": 0.3, "patience": 0, "min_lr": 0.02},
+    {"patience": 0, "min_lr": [0.05, 0.001], "eps": 1e-3},
+])
+def test_reduce_lr_on_plateau_matches_torch(kwargs):
+    metrics = [5.0, 4.0, 4.1, 4.0, 3.99, 3.999, 4.2, 2.0, 2.0, 2.0, 2.5, 1.0, 1.0, 1.0, 1.0, 0.9,
+               0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9]
+    histories = []
+    for lib in (jitgrad, torch):
+        params = [lib.zeros(1, requires_grad=True) for _ in range(2)]
+        opt = lib.optim.SGD([{"params": [params[0]], "lr": 0.1}, {"params": [params[1]], "lr": 0.01}])
+        sched = lib.optim.lr_scheduler.ReduceLROnPlateau(opt, **kwargs)
+        history = [sched.get_last_lr()]
+        for m in metrics:
+            opt.step()
+            sched.step(lib.tensor(m) if len(history) % 2 else m)
+            history.append(sched.get_last_lr())
+        histories.append((history, sched.num_bad_epochs, sched.best, sched.last_epoch))
+    assert histories[0] == histories[1]
+    if kwargs.get("patience") is not None:
+        assert len({tuple(h) for h in histories[0][0]}) > 1  # the lr did change
+
+
+def test_reduce_lr_on_plateau_state_and_errors():
+    opt = jitgrad.optim.SGD([jitgrad.zeros(1, requires_grad=True)], lr=0.1)
+    sched = jitgrad.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=0)
+    for m in (1.0, 2.0, 3.0):
+        sched.step(m)
+    state = sched.state_dict()
+    fresh = jitgrad.optim.lr_scheduler.ReduceLROnPlateau(jitgrad.optim.SGD([jitgrad.zeros(1, requires_grad=True)], lr=0.1))
+    fresh.load_state_dict(state)
+    assert fresh.best == 1.0 and fresh.patience == 0 and fresh.last_epoch == 3
+    for lib in (jitgrad, torch):
+        o = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.1)
+        for kwargs in ({"factor": 1.0}, {"mode": "median"}, {"threshold_mode": "pct"}, {"min_lr": [0.1, 0.2]}):
+            with pytest.raises(ValueError):
+                lib.optim.lr_scheduler.ReduceLROnPlateau(o, **kwargs)
+        with pytest.raises(TypeError):
+            lib.optim.lr_scheduler.ReduceLROnPlateau(object())
