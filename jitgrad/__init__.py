@@ -239,3 +239,27 @@ __all__ += [  # views as functions, *_copy variants, inference mode
     "unbind_copy", "unfold_copy", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",
     "unsqueeze", "unsqueeze_copy", "view_copy",
 ]
+
+# -- gaps: tensor queries, joins, broadcasting, division, closeness, RNG state,
+#    cholesky_solve (ops/queries.py, ops/joins.py, ops/division.py, ops/closeness.py,
+#    rng_state.py, ops/cholesky_solve.py) ----------------------------------------------------
+from .ops.cholesky_solve import cholesky_solve  # noqa: E402
+from .ops.closeness import equal, isclose  # noqa: E402
+from .ops.division import floor_divide, fmax, fmin, true_divide  # noqa: E402
+from .ops.joins import (  # noqa: E402
+    atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, broadcast_tensors, broadcast_to,
+    column_stack, concat, concatenate, dstack, hstack, inner, row_stack, vstack,
+)
+from .ops.queries import clone, detach, is_complex, is_floating_point, is_tensor, numel  # noqa: E402
+from .ops.counting import bincount, histc  # noqa: E402
+from .ops.gamma_fns import digamma, digamma_, lgamma, lgamma_, polygamma  # noqa: E402
+from .rng_state import get_rng_state, initial_seed, seed, set_rng_state  # noqa: E402
+
+__all__ += [  # gaps
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
+    "broadcast_to", "cholesky_solve", "clone", "column_stack", "concat", "concatenate", "detach",
+    "dstack", "equal", "floor_divide", "fmax", "fmin", "get_rng_state", "hstack", "initial_seed",
+    "inner", "is_complex", "is_floating_point", "is_tensor", "isclose", "numel", "row_stack",
+    "seed", "set_rng_state", "true_divide", "vstack", "digamma", "lgamma", "polygamma",
+    "bincount", "histc",
+]

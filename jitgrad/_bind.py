@@ -426,3 +426,36 @@ Tensor.data_ptr = tensor_data.data_ptr
 Tensor.untyped_storage = tensor_data.untyped_storage
 Tensor.storage = tensor_data.storage
 Tensor.allclose = closeness.allclose
+
+
+# -- gaps: type_as, is_complex, in-place random fills (ops/queries.py, ops/random_fills.py) --
+from .ops import cholesky_solve, division, joins, queries, random_fills  # noqa: E402
+
+Tensor.type_as = queries.type_as
+Tensor.is_complex = queries.is_complex
+Tensor.uniform_ = random_fills.uniform_
+Tensor.normal_ = random_fills.normal_
+Tensor.bernoulli_ = random_fills.bernoulli_
+Tensor.exponential_ = random_fills.exponential_
+Tensor.random_ = random_fills.random_
+Tensor.isclose = closeness.isclose
+Tensor.equal = closeness.equal
+Tensor.fmax = division.fmax
+Tensor.fmin = division.fmin
+Tensor.floor_divide = division.floor_divide
+Tensor.true_divide = division.true_divide
+Tensor.inner = joins.inner
+Tensor.broadcast_to = joins.broadcast_to
+Tensor.cholesky_solve = cholesky_solve.cholesky_solve
+from .ops import gamma_fns  # noqa: E402
+
+Tensor.lgamma = gamma_fns.lgamma
+Tensor.lgamma_ = gamma_fns.lgamma_
+Tensor.digamma = gamma_fns.digamma
+Tensor.digamma_ = gamma_fns.digamma_
+Tensor.polygamma = gamma_fns.polygamma_method
+from .ops import counting  # noqa: E402
+
+Tensor.bincount = counting.bincount_method
+Tensor.histc = counting.histc_method
+Tensor.type = queries.type_method

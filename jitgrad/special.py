@@ -9,3 +9,15 @@ from .ops.pointwise import erf, erfc, erfinv, exp2, expm1, log1p
 from .ops.pointwise import sigmoid as expit
 
 __all__ = ["erf", "erfc", "erfinv", "exp2", "expit", "expm1", "log1p", "logit", "xlog1py", "xlogy"]
+
+# -- reductions under torch.special's names (ops/reduction.py) --
+from .ops.reduction import log_softmax, logsumexp, softmax  # noqa: E402
+
+__all__ += ["log_softmax", "logsumexp", "softmax"]
+
+# -- gamma functions (ops/gamma_fns.py) --
+from .ops.gamma_fns import digamma, polygamma  # noqa: E402
+from .ops.gamma_fns import digamma as psi  # noqa: E402
+from .ops.gamma_fns import lgamma as gammaln  # noqa: E402
+
+__all__ += ["digamma", "gammaln", "polygamma", "psi"]

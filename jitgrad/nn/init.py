@@ -131,3 +131,9 @@ def kaiming_normal_(
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0.0, std)
+
+
+# -- eye_, orthogonal_, trunc_normal_ (nn/init_matrices.py) --
+from .init_matrices import eye_, orthogonal_, trunc_normal_  # noqa: E402
+
+__all__ += ["eye_", "orthogonal_", "trunc_normal_"]

@@ -124,4 +124,11 @@ DIFFERENCES: dict[str, str] = {
     "Tensor.retain_grad": "keeps working after the base is written in place (pytorch/pytorch#8874)",
     "Tensor.backward": "a failing backward changes no .grad (leaf gradients commit at the end)",
     "torch.empty": "negative sizes are always refused (PyTorch accepts one beside a size 0)",
+    "torch.floor_divide": "differentiable with a zero gradient, as div(rounding_mode='floor') "
+                          "(PyTorch raises 'derivative for floor_divide is not implemented')",
+    "torch.seed": "seeds jitgrad's NumPy generator: reproducible, but not PyTorch's numbers",
+    "torch.get_rng_state": "the state of jitgrad's NumPy generator (PCG64, 40 bytes), not PyTorch's",
+    "torch.set_rng_state": "takes only a state from jitgrad's get_rng_state",
+    **{f"Tensor.{name}": "draws from jitgrad's generator: not PyTorch's numbers"
+       for name in ("uniform_", "normal_", "bernoulli_", "exponential_")},
 }

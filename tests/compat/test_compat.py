@@ -23,7 +23,7 @@ PROGRAMS: dict[str, str | None] = {
     "bag_of_words": None,
     "defaults_gather": None,
     "hessian_vector": None,
-    "gp_likelihood": "linalg (cholesky, cholesky_solve) and ops (eye, diagonal)",
+    "gp_likelihood": None,
     "probit_special": None,
     "segment_sum": None,
 }

@@ -1,0 +1,73 @@
+"""Function forms of tensor queries and copies: ``is_tensor``, ``is_floating_point``,
+``is_complex``, ``numel``, ``clone``, ``detach``, and the ``type_as``/``is_complex`` methods."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+
+
+def _tensor(op: str, input: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be a Tensor, got {type(input).__name__}")
+    return input
+
+
+def is_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is a jitgrad Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return _tensor("is_floating_point", input).is_floating_point()  # type: ignore[attr-defined,no-any-return]
+
+
+def is_complex(input: Tensor) -> bool:
+    """Whether the dtype is complex (never, with jitgrad's dtypes)."""
+    return bool(np.issubdtype(_tensor("is_complex", input).dtype, np.complexfloating))
+
+
+def numel(input: Tensor) -> int:
+    return _tensor("numel", input).numel()  # type: ignore[attr-defined,no-any-return]
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """``input.clone()``: a differentiable copy with its own storage."""
+    return _tensor("clone", input).clone(memory_format=memory_format)  # type: ignore[attr-defined,no-any-return]
+
+
+def detach(input: Tensor) -> Tensor:
+    """``input.detach()``: the same storage, outside autograd."""
+    return _tensor("detach", input).detach()  # type: ignore[attr-defined,no-any-return]
+
+
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    """``self`` converted to ``other``'s dtype (``self`` itself when it already has it)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"type_as(): argument 'other' must be a Tensor, got {type(other).__name__}")
+    return self.to(other.dtype)  # type: ignore[attr-defined,no-any-return]
+
+
+_LEGACY_NAMES = {"float64": "DoubleTensor", "float32": "FloatTensor", "float16": "HalfTensor",
+                 "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+                 "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
+def type_method(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+    """``t.type()``: PyTorch's legacy type string (``"torch.FloatTensor"``, which scripts
+    compare against); ``t.type(dtype)``: ``t`` converted (``t`` itself if it already has it);
+    the dtype may be a legacy string (``"torch.LongTensor"``)."""
+    from .. import dtypes
+
+    if dtype is None:
+        return f"torch.{_LEGACY_NAMES[self.dtype.name]}"
+    if isinstance(dtype, str):
+        by_name = {v: k for k, v in _LEGACY_NAMES.items()}
+        short = dtype.rsplit(".", 1)[-1]
+        if short not in by_name:
+            raise ValueError(f"type(): invalid type: '{dtype}'")
+        dtype = dtypes.to_dtype(by_name[short], "type")
+    return self.to(dtype)  # type: ignore[attr-defined,no-any-return]
