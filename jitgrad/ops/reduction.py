@@ -16,7 +16,7 @@ from .. import dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavingNode
 from ..geometry.strided import wrap_dim
-from .._quiet import quiet
+from .._quiet import IGNORE_ALL, QUIET, quiet
 from ..tensor import Tensor
 from ._common import from_result
 from .elementwise import div, maximum, minimum, mul, sub
@@ -89,8 +89,11 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None)
         out_dtype = self.dtype
     else:
         out_dtype = dtypes.int64  # PyTorch sums bool and integer tensors as int64
-    with quiet():  # inf - inf is nan, silently, as in PyTorch
-        values = np.sum(self.numpy(), axis=dims, keepdims=keepdim, dtype=out_dtype)
+    token = QUIET.set(IGNORE_ALL)  # inf - inf is nan, silently, as in PyTorch
+    try:  # np.add.reduce is np.sum without its dispatch layers
+        values = np.add.reduce(self.numpy(), axis=dims, dtype=out_dtype, keepdims=keepdim)
+    finally:
+        QUIET.reset(token)
     out = from_result(np.asarray(values), out_dtype)
     if needs_grad(self):
         node = (SumBackward0 if dim is None else SumBackward1)(self._sizes, dims, keepdim)
