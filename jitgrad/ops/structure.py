@@ -221,7 +221,11 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 f"and {list(t._sizes)} at entry {i}"
             )
     out, view = new_tensor(sizes[:d] + (len(tensors),) + sizes[d:], _result_dtype(tensors))
-    np.stack([t.numpy() for t in tensors], axis=d, out=view)
+    if sizes:
+        np.stack([t.numpy() for t in tensors], axis=d, out=view)
+    else:  # scalars: element by element, without an array per input
+        for k, t in enumerate(tensors):
+            view[k] = t._storage.buffer[t._offset]
     if needs_grad(*tensors):
         record(StackBackward0(d), tensors, (out,))
     return out
