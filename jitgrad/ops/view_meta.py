@@ -26,7 +26,7 @@ import weakref
 from typing import Any, Callable
 
 from ..autograd.grad_mode import is_grad_enabled, set_grad_enabled
-from ..autograd.graph import requires_grad
+from ..autograd.graph import gradient_edge, requires_grad
 from ..autograd.view_mode import is_view_replay
 from ..storage import INFERENCE
 from ..tensor import Tensor
@@ -113,7 +113,6 @@ def _nearest_living_ancestor(vm: ViewMeta) -> Tensor:
 
 def regenerate(t: Tensor, indirect: bool) -> None:
     """Rebuild the grad_fn of view ``t`` from its ancestors' current history."""
-    from ..autograd.graph import gradient_edge
     from .as_strided import AsStridedBackward0
 
     vm = t._view_meta
