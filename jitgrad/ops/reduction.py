@@ -29,6 +29,9 @@ def reduce_dims(op: str, self: Tensor, dim: Any) -> tuple[int, ...]:
 
     As in PyTorch, None and an empty sequence both mean every dim, and a 0-d tensor accepts
     dim 0 / -1 (which reduce nothing: the result is the element itself)."""
+    if type(dim) is int:  # the common case, without the ABC instance checks below
+        wrapped = wrap_dim(dim, self.ndim, op)
+        return (wrapped,) if self.ndim else ()
     if dim is None or (not isinstance(dim, numbers.Integral) and len(dim) == 0):
         return tuple(range(self.ndim))
     dims = (dim,) if isinstance(dim, numbers.Integral) else tuple(dim)
@@ -328,7 +331,7 @@ def amin(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 def _shifted(x: np.ndarray, axis: Any) -> tuple[np.ndarray, np.ndarray]:
     """``(x - m, m)`` with ``m`` the max over ``axis`` (kept as size 1), an infinite ``m``
     replaced by 0 so that ``exp`` of the shift never meets ``inf - inf``."""
-    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+    m = np.maximum.reduce(x, axis=axis, keepdims=True, initial=-np.inf)  # np.max, undispatched
     m = np.where(np.isinf(m), 0, m).astype(x.dtype)
     return x - m, m
 
@@ -355,9 +358,12 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     x = self.numpy()
     if x.dtype not in dtypes.FLOATING:
         x = x.astype(dtypes.DEFAULT_FLOAT)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    token = QUIET.set(IGNORE_ALL)
+    try:
         shifted, m = _shifted(x, dims)
-        values = np.log(np.sum(np.exp(shifted), axis=dims, keepdims=True)) + m
+        values = np.log(np.add.reduce(np.exp(shifted), axis=dims, keepdims=True)) + m
+    finally:
+        QUIET.reset(token)
     if not keepdim:
         values = values.reshape([s for d, s in enumerate(self._sizes) if d not in dims])
     out = from_result(values, x.dtype)
