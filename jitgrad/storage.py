@@ -75,6 +75,10 @@ class VersionCounter:
         self.last_write: tuple[str, str] | None = None
 
 
+# ``dtypes.SUPPORTED`` as a set: a membership test hashes instead of comparing nine dtypes
+_SUPPORTED = frozenset(dtypes.SUPPORTED)
+
+
 class Storage:
     """A flat, C-contiguous, 1-D NumPy buffer of one supported dtype, and its version counter."""
 
@@ -83,7 +87,7 @@ class Storage:
     def __init__(self, buffer: np.ndarray, counter: VersionCounter | None = None) -> None:
         if not isinstance(buffer, np.ndarray) or buffer.ndim != 1 or not buffer.flags.c_contiguous:
             raise TypeError("Storage: expected a 1-D C-contiguous numpy array")
-        if buffer.dtype not in dtypes.SUPPORTED:
+        if buffer.dtype not in _SUPPORTED:
             raise TypeError(f"Storage: unsupported dtype {buffer.dtype}")
         self.buffer = buffer
         self.counter = VersionCounter() if counter is None else counter
@@ -91,6 +95,20 @@ class Storage:
         # ``resize_`` may grow the buffer only when no one else holds it: not NumPy memory
         # (``from_numpy``) nor a buffer another Storage shares (``.data``, unsafe splits)
         self.resizable = True
+
+    @classmethod
+    def _fresh(cls, buffer: np.ndarray) -> Storage:
+        """``Storage(buffer)`` for a buffer jitgrad has just allocated (``allocate``): it is
+        1-D and contiguous by construction, so only its dtype is checked (the per-op path
+        of every result)."""
+        if buffer.dtype not in _SUPPORTED:
+            raise TypeError(f"Storage: unsupported dtype {buffer.dtype}")
+        s = object.__new__(cls)
+        s.buffer = buffer
+        s.counter = VersionCounter()
+        s.inference = INFERENCE.enabled
+        s.resizable = True
+        return s
 
     @property
     def version(self) -> int:

@@ -152,7 +152,7 @@ def new_output(shape: tuple[int, ...], dtype: np.dtype, operands: tuple[Any, ...
         return new_tensor(shape, dtype)
     n = layout(shape)[1]
     buffer = allocate(n, dtype)
-    t = Tensor._make(Storage(buffer), shape, strides)
+    t = Tensor._make(Storage._fresh(buffer), shape, strides)
     item = buffer.itemsize
     view = np.ndarray(shape, dtype, buffer=buffer, strides=tuple(st * item for st in strides)) if n else np.empty(shape, dtype)
     return t, view
@@ -162,7 +162,7 @@ def new_tensor(shape: tuple[int, ...], dtype: np.dtype) -> tuple[Tensor, np.ndar
     """A fresh contiguous tensor and a writable N-d NumPy view of it (for ``out=``)."""
     strides, n = layout(shape)
     buffer = allocate(n, dtype)
-    t = Tensor._make(Storage(buffer), shape, strides)
+    t = Tensor._make(Storage._fresh(buffer), shape, strides)
     return t, (buffer if len(shape) == 1 else buffer.reshape(shape))
 
 
