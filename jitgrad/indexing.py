@@ -75,7 +75,7 @@ def _dims_used(kind: str, value: Any) -> int:
     return value.ndim if kind == "mask" else 0
 
 
-def _plain_basic(g: Geometry, index: Any) -> Geometry | None:
+def plain_geometry(g: Geometry, index: Any) -> Geometry | None:
     """The geometry of ``index`` when it is only Python ints in range and slices of ints
     with a positive step, one per leading dimension (the common case, done directly);
     None for anything else, which ``split_index`` then handles in full."""
@@ -109,7 +109,7 @@ def _plain_basic(g: Geometry, index: Any) -> Geometry | None:
 def split_index(g: Geometry, index: Any) -> tuple[Geometry, list[tuple[int, np.ndarray]]]:
     """Apply the basic parts of ``index`` to ``g``; return the view's geometry and the
     advanced parts as ``(dimension of the view, index array)`` pairs."""
-    plain = _plain_basic(g, index)
+    plain = plain_geometry(g, index)
     if plain is not None:
         return plain, []
     items = [_classify(it) for it in as_tuple(index)]

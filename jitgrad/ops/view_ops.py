@@ -32,10 +32,24 @@ from ._common import new_tensor
 class ViewBackward(Node):
     """Backward of a view op: scatter the gradient through the view's relative geometry."""
 
-    def __init__(self, input_sizes: tuple[int, ...], rel: Geometry) -> None:
+    def __init__(self, input_sizes: tuple[int, ...], rel: Geometry | Callable[[], Geometry]) -> None:
         super().__init__()
         self.input_sizes = input_sizes
-        self.rel = rel
+        self._rel = rel
+
+    @property
+    def rel(self) -> Geometry:
+        """The view's geometry relative to a contiguous input; ``rel`` may be given as a
+        function computing it, run on first use (most views of a DP table never get a
+        gradient through their own node: it is replaced when the view is written)."""
+        rel = self._rel
+        if not isinstance(rel, Geometry):
+            rel = self._rel = rel()
+        return rel
+
+    @rel.setter
+    def rel(self, value: Geometry) -> None:
+        self._rel = value
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Any, ...]:
         g = grads[0]
@@ -395,6 +409,18 @@ def basic_view(self: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
     """The differentiable view the basic part of ``index`` selects, and the advanced parts
     left to apply to it (PyTorch's ``applySlicing``)."""
     # indexing validates before any autograd op runs (PyTorch's applySlicing): no _forward
+    plain = indexing.plain_geometry(self._geometry, index)
+    if plain is not None:  # ints and int slices (immutable): the relative geometry can wait
+        view = self._alias(plain)
+        last = index[-1] if type(index) is tuple and index else index
+        if needs_grad(self):
+            sizes = self._sizes
+            node_type = SliceBackward0 if isinstance(last, slice) else (
+                SelectBackward0 if type(index) is not tuple or index else AliasBackward0)
+            rel = lambda: indexing.plain_geometry(  # noqa: E731
+                Geometry(sizes, contiguous_strides(sizes), 0), index)
+            record(node_type(sizes, rel), (self,), (view,))
+        return make_view(self, view, (_basic_part, (index,))), []
     g, advanced = indexing.split_index(self._geometry, index)
     view = self._alias(g)
     items = [it for it in indexing.as_tuple(index) if it is not Ellipsis]
