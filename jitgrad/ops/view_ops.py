@@ -32,19 +32,21 @@ from ._common import new_tensor
 class ViewBackward(Node):
     """Backward of a view op: scatter the gradient through the view's relative geometry."""
 
-    def __init__(self, input_sizes: tuple[int, ...], rel: Geometry | Callable[[], Geometry]) -> None:
+    def __init__(self, input_sizes: tuple[int, ...], rel: Geometry | tuple[Any, ...]) -> None:
         super().__init__()
         self.input_sizes = input_sizes
         self._rel = rel
 
     @property
     def rel(self) -> Geometry:
-        """The view's geometry relative to a contiguous input; ``rel`` may be given as a
-        function computing it, run on first use (most views of a DP table never get a
-        gradient through their own node: it is replaced when the view is written)."""
+        """The view's geometry relative to a contiguous input. It may be given as a plain
+        tuple ``(geometry_fn, input sizes, arg)``, computed on first use as
+        ``geometry_fn(contiguous geometry, arg)``: most views of a DP table never get a
+        gradient through their own node (it is replaced when the view is written)."""
         rel = self._rel
-        if not isinstance(rel, Geometry):
-            rel = self._rel = rel()
+        if type(rel) is tuple:  # a Geometry is a NamedTuple, not a plain tuple
+            fn, sizes, arg = rel
+            rel = self._rel = fn(Geometry(sizes, contiguous_strides(sizes), 0), arg)
         return rel
 
     @rel.setter
@@ -417,9 +419,7 @@ def basic_view(self: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
             sizes = self._sizes
             node_type = SliceBackward0 if isinstance(last, slice) else (
                 SelectBackward0 if type(index) is not tuple or index else AliasBackward0)
-            rel = lambda: indexing.plain_geometry(  # noqa: E731
-                Geometry(sizes, contiguous_strides(sizes), 0), index)
-            record(node_type(sizes, rel), (self,), (view,))
+            record(node_type(sizes, (indexing.plain_geometry, sizes, index)), (self,), (view,))
         return make_view(self, view, (_basic_part, (index,))), []
     g, advanced = indexing.split_index(self._geometry, index)
     view = self._alias(g)
