@@ -32,6 +32,8 @@ from ._common import new_tensor
 class ViewBackward(Node):
     """Backward of a view op: scatter the gradient through the view's relative geometry."""
 
+    __slots__ = ("input_sizes", "_rel")  # no per-node __dict__: one object less per view
+
     def __init__(self, input_sizes: tuple[int, ...], rel: Geometry | tuple[Any, ...]) -> None:
         super().__init__()
         self.input_sizes = input_sizes
