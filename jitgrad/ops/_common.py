@@ -145,6 +145,8 @@ def array_of(t: Tensor) -> np.ndarray:
 
 def new_output(shape: tuple[int, ...], dtype: np.dtype, operands: tuple[Any, ...]) -> tuple[Tensor, np.ndarray]:
     """A fresh elementwise output laid out as PyTorch would (see ``output_strides``)."""
+    if len(shape) < 2:  # contiguous, whatever the operands (output_strides' first test)
+        return new_tensor(shape, dtype)
     strides = output_strides(
         shape, [(x._sizes, x._strides) for x in operands if isinstance(x, Tensor) and x._sizes]
     )
