@@ -18,7 +18,7 @@ from ..autograd.node import Grads, Node, SavingNode
 from ..geometry.strided import wrap_dim
 from .._quiet import IGNORE_ALL, QUIET, quiet
 from ..tensor import Tensor
-from ._common import from_result
+from ._common import array_of, from_result
 from .elementwise import div, maximum, minimum, mul, sub
 from .index_ops import index_put_zeros
 from .pointwise import exp
@@ -94,7 +94,7 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None)
         out_dtype = dtypes.int64  # PyTorch sums bool and integer tensors as int64
     token = QUIET.set(IGNORE_ALL)  # inf - inf is nan, silently, as in PyTorch
     try:  # np.add.reduce is np.sum without its dispatch layers
-        values = np.add.reduce(self.numpy(), axis=dims, dtype=out_dtype, keepdims=keepdim)
+        values = np.add.reduce(array_of(self), axis=dims, dtype=out_dtype, keepdims=keepdim)
     finally:
         QUIET.reset(token)
     out = from_result(np.asarray(values), out_dtype)
