@@ -159,7 +159,9 @@ def heat_2d(lib: Any, quick: bool) -> Timed:
 
 
 def tridiagonal(lib: Any, quick: bool) -> Timed:
-    """The Thomas algorithm: a forward sweep and a back substitution, element by element."""
+    """The Thomas algorithm: a forward sweep and a back substitution, element by element.
+    Entries read back after being written are cloned (a product saves its operands, and a
+    later write into the same vector would invalidate a saved view)."""
     n = 12 if quick else 64
     lower = lib.rand(n, dtype=lib.float64, requires_grad=True)
     diag = lib.rand(n, dtype=lib.float64, requires_grad=True) + 4.0
@@ -173,12 +175,12 @@ def tridiagonal(lib: Any, quick: bool) -> Timed:
         cp[0] = upper[0] / diag[0]
         dp[0] = rhs[0] / diag[0]
         for i in range(1, n):
-            denom = diag[i] - lower[i] * cp[i - 1]
+            denom = diag[i] - lower[i] * cp[i - 1].clone()
             cp[i] = upper[i] / denom
-            dp[i] = (rhs[i] - lower[i] * dp[i - 1]) / denom
+            dp[i] = (rhs[i] - lower[i] * dp[i - 1].clone()) / denom
         out[n - 1] = dp[n - 1]
         for i in range(n - 2, -1, -1):
-            out[i] = dp[i] - cp[i] * out[i + 1]
+            out[i] = dp[i] - cp[i] * out[i + 1].clone()
         return out.sum()
     return forward
 
