@@ -140,6 +140,9 @@ def array_of(t: Tensor) -> np.ndarray:
     buffer = t._storage.buffer
     if t._offset == 0 and t._strides == strides and buffer.shape[0] == n:
         return buffer if len(sizes) == 1 else buffer.reshape(sizes)
+    if n and t._strides == strides:  # a contiguous part of its storage (a row, u[1:-1])
+        part = buffer[t._offset:t._offset + n]
+        return part if len(sizes) == 1 else part.reshape(sizes)
     return t.numpy()
 
 
