@@ -82,6 +82,13 @@ def copy_into(self: Tensor, src: Tensor, op: str) -> Tensor:
     check_broadcastable_to(op, src._sizes, self._sizes)
     # one source element written everywhere cannot depend on the order of the writes
     check_inplace(self, op, order_dependent=numel(src._sizes) != 1)
+    dst_buffer, src_buffer = self._storage.buffer, src._storage.buffer
+    if dst_buffer.dtype == src_buffer.dtype and numel(self._sizes) == 1 \
+            and numel(src._sizes) == 1 and not src._storage.same_memory(self._storage):
+        # one element into one element (a DP table's cell): no region views, no casts
+        dst_buffer[self._offset] = src_buffer[src._offset]
+        self._storage.bump(op)
+        return self
     source = src._geometry if src._sizes == self._sizes else vg.expand(src._geometry, self._sizes)
     same_memory = src._storage.same_memory(self._storage)  # also x and x.data
     if numel(self._sizes) == 0 or (same_memory and source == self._geometry):

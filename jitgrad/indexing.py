@@ -75,9 +75,43 @@ def _dims_used(kind: str, value: Any) -> int:
     return value.ndim if kind == "mask" else 0
 
 
+def plain_geometry(g: Geometry, index: Any) -> Geometry | None:
+    """The geometry of ``index`` when it is only Python ints in range and slices of ints
+    with a positive step, one per leading dimension (the common case, done directly);
+    None for anything else, which ``split_index`` then handles in full."""
+    items = index if type(index) is tuple else (index,)
+    sizes, strides, offset = g.sizes, g.strides, g.storage_offset
+    if len(items) > len(sizes):
+        return None
+    out_sizes: list[int] = []
+    out_strides: list[int] = []
+    for dim, item in enumerate(items):
+        size, stride = sizes[dim], strides[dim]
+        if type(item) is int:
+            if not -size <= item < size:
+                return None
+            offset += (item + size if item < 0 else item) * stride
+        elif type(item) is slice:
+            start, stop, step = item.start, item.stop, item.step
+            if not ((start is None or type(start) is int) and (stop is None or type(stop) is int)
+                    and (step is None or (type(step) is int and step > 0))):
+                return None
+            start, stop, step = item.indices(size)
+            offset += start * stride
+            out_sizes.append(max(0, (stop - start + step - 1) // step))
+            out_strides.append(stride * step)
+        else:
+            return None
+    n = len(items)
+    return Geometry(tuple(out_sizes) + sizes[n:], tuple(out_strides) + strides[n:], offset)
+
+
 def split_index(g: Geometry, index: Any) -> tuple[Geometry, list[tuple[int, np.ndarray]]]:
     """Apply the basic parts of ``index`` to ``g``; return the view's geometry and the
     advanced parts as ``(dimension of the view, index array)`` pairs."""
+    plain = plain_geometry(g, index)
+    if plain is not None:
+        return plain, []
     items = [_classify(it) for it in as_tuple(index)]
     ndim = len(g.sizes)
     consumed = sum(_dims_used(kind, value) for kind, value in items)

@@ -75,26 +75,54 @@ class VersionCounter:
         self.last_write: tuple[str, str] | None = None
 
 
+# ``dtypes.SUPPORTED`` as a set: a membership test hashes instead of comparing nine dtypes
+_SUPPORTED = frozenset(dtypes.SUPPORTED)
+
+
 class Storage:
     """A flat, C-contiguous, 1-D NumPy buffer of one supported dtype, and its version counter."""
 
-    __slots__ = ("buffer", "counter", "inference", "resizable", "__weakref__")
+    # ``_counter`` is made on first need (a write, a shared counter): most results are
+    # never written, and each object less per op is less work for Python's collector
+    __slots__ = ("buffer", "_counter", "inference", "resizable", "__weakref__")
 
     def __init__(self, buffer: np.ndarray, counter: VersionCounter | None = None) -> None:
         if not isinstance(buffer, np.ndarray) or buffer.ndim != 1 or not buffer.flags.c_contiguous:
             raise TypeError("Storage: expected a 1-D C-contiguous numpy array")
-        if buffer.dtype not in dtypes.SUPPORTED:
+        if buffer.dtype not in _SUPPORTED:
             raise TypeError(f"Storage: unsupported dtype {buffer.dtype}")
         self.buffer = buffer
-        self.counter = VersionCounter() if counter is None else counter
+        self._counter = counter
         self.inference = INFERENCE.enabled
         # ``resize_`` may grow the buffer only when no one else holds it: not NumPy memory
         # (``from_numpy``) nor a buffer another Storage shares (``.data``, unsafe splits)
         self.resizable = True
 
+    @classmethod
+    def _fresh(cls, buffer: np.ndarray) -> Storage:
+        """``Storage(buffer)`` for a buffer jitgrad has just allocated (``allocate``): it is
+        1-D and contiguous by construction, so only its dtype is checked (the per-op path
+        of every result)."""
+        if buffer.dtype not in _SUPPORTED:
+            raise TypeError(f"Storage: unsupported dtype {buffer.dtype}")
+        s = object.__new__(cls)
+        s.buffer = buffer
+        s._counter = None
+        s.inference = INFERENCE.enabled
+        s.resizable = True
+        return s
+
+    @property
+    def counter(self) -> VersionCounter:
+        counter = self._counter
+        if counter is None:
+            counter = self._counter = VersionCounter()
+        return counter
+
     @property
     def version(self) -> int:
-        return self.counter.value
+        counter = self._counter
+        return 0 if counter is None else counter.value
 
     @version.setter
     def version(self, value: int) -> None:
@@ -102,7 +130,8 @@ class Storage:
 
     @property
     def last_write(self) -> tuple[str, str] | None:
-        return self.counter.last_write
+        counter = self._counter
+        return None if counter is None else counter.last_write
 
     def alias(self) -> Storage:
         """The same memory under a new version counter (Note [Version counter])."""

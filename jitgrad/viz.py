@@ -133,7 +133,10 @@ def _node_label(node: Node) -> tuple[str, str]:
         rows.extend(f"fn {row}" for row in _saved_rows(fn) if fn is not None)
         fill = "#ffe0b2"
     else:
-        for key, value in vars(node).items():
+        attrs = dict(vars(node))
+        if isinstance(getattr(type(node), "rel", None), property):  # a view node's, computed on first use
+            attrs["rel"] = node.rel
+        for key, value in attrs.items():
             if isinstance(value, Geometry) and not key.startswith("_"):
                 rows.append(f"{key} {_geometry(value)}")
     rows.extend(_saved_rows(node))

@@ -92,6 +92,22 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
     return node
 
 
+# One shared ``((sizes, dtype),)`` per shape and dtype: the metadata of a one-output node
+# then costs no new objects (fewer objects per op is less work for Python's collector).
+_SINGLE_METADATA: dict[tuple[Any, Any], tuple[tuple[Any, Any]]] = {}
+
+
+def single_metadata(sizes: tuple[int, ...], dtype: Any) -> tuple[tuple[Any, Any]]:
+    """``((sizes, dtype),)``, shared (bounded cache)."""
+    key = (sizes, dtype)
+    meta = _SINGLE_METADATA.get(key)
+    if meta is None:
+        meta = (key,)
+        if len(_SINGLE_METADATA) < 4096:
+            _SINGLE_METADATA[key] = meta
+    return meta
+
+
 def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor]) -> Node:
     """Make ``node`` the ``grad_fn`` of ``outputs``, with edges to ``inputs``."""
     edges = []
@@ -111,7 +127,7 @@ def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor
         out = outputs[0]
         out._grad_fn = node
         out._output_nr = 0
-        node.input_metadata = ((out._sizes, out._storage.buffer.dtype),)
+        node.input_metadata = single_metadata(out._sizes, out._storage.buffer.dtype)
         return node
     meta = []
     for i, out in enumerate(outputs):

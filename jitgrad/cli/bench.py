@@ -29,7 +29,7 @@ import numpy as np
 
 import jitgrad
 
-from . import bench_system
+from . import bench_small_ops, bench_system
 
 Timed = Callable[[], Any]
 
@@ -154,12 +154,23 @@ SCENARIOS = [
     Scenario("node_overhead.backward", node_backward, 1.2, per=CHAIN, unit="/node", repeats=15,
              cpu_clock=True),
 ]
+# issue 11: per-op overhead of small ops (target 1.2) and forwards of programs made of them
+SCENARIOS += [
+    Scenario(name, bench_small_ops.per_op(build), 1.2, per=bench_small_ops.PER_OP_REPEAT,
+             unit="/op", repeats=9, cpu_clock=True)
+    for name, build in bench_small_ops.PER_OP
+] + [
+    Scenario(name, build, 1.5, repeats=5, cpu_clock=True)
+    for name, build in bench_small_ops.PROGRAMS
+]
 
 
 # tables of their own, after the scenarios: see bench_system.py
 SYSTEM_TABLES: dict[str, tuple[Callable[[bool], list[dict[str, str]]], list[str]]] = {
     "cold_start": (bench_system.cold_start_rows, bench_system.COLD_COLUMNS),
     "busy_core": (bench_system.busy_core_rows, bench_system.BUSY_COLUMNS),
+    "small_ops_objects": (lambda quick: bench_small_ops.objects_rows(_libraries(), quick),
+                          bench_small_ops.OBJECT_COLUMNS),
 }
 
 

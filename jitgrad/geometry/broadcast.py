@@ -54,7 +54,7 @@ def infer_size(op: str, shape: Sequence[int], total: int) -> tuple[int, ...]:
 
 def check_broadcastable_to(op: str, shape: Sequence[int], target: Sequence[int]) -> None:
     """Check ``shape`` broadcasts to exactly ``target`` (an in-place destination never resizes)."""
-    fits = len(shape) <= len(target) and all(
+    fits = shape == target or len(shape) <= len(target) and all(
         s == 1 or s == t for s, t in zip(reversed(shape), reversed(target))
     )
     if not fits:

@@ -140,11 +140,16 @@ def array_of(t: Tensor) -> np.ndarray:
     buffer = t._storage.buffer
     if t._offset == 0 and t._strides == strides and buffer.shape[0] == n:
         return buffer if len(sizes) == 1 else buffer.reshape(sizes)
+    if n and t._strides == strides:  # a contiguous part of its storage (a row, u[1:-1])
+        part = buffer[t._offset:t._offset + n]
+        return part if len(sizes) == 1 else part.reshape(sizes)
     return t.numpy()
 
 
 def new_output(shape: tuple[int, ...], dtype: np.dtype, operands: tuple[Any, ...]) -> tuple[Tensor, np.ndarray]:
     """A fresh elementwise output laid out as PyTorch would (see ``output_strides``)."""
+    if len(shape) < 2:  # contiguous, whatever the operands (output_strides' first test)
+        return new_tensor(shape, dtype)
     strides = output_strides(
         shape, [(x._sizes, x._strides) for x in operands if isinstance(x, Tensor) and x._sizes]
     )
@@ -152,7 +157,7 @@ def new_output(shape: tuple[int, ...], dtype: np.dtype, operands: tuple[Any, ...
         return new_tensor(shape, dtype)
     n = layout(shape)[1]
     buffer = allocate(n, dtype)
-    t = Tensor._make(Storage(buffer), shape, strides)
+    t = Tensor._make(Storage._fresh(buffer), shape, strides)
     item = buffer.itemsize
     view = np.ndarray(shape, dtype, buffer=buffer, strides=tuple(st * item for st in strides)) if n else np.empty(shape, dtype)
     return t, view
@@ -162,7 +167,7 @@ def new_tensor(shape: tuple[int, ...], dtype: np.dtype) -> tuple[Tensor, np.ndar
     """A fresh contiguous tensor and a writable N-d NumPy view of it (for ``out=``)."""
     strides, n = layout(shape)
     buffer = allocate(n, dtype)
-    t = Tensor._make(Storage(buffer), shape, strides)
+    t = Tensor._make(Storage._fresh(buffer), shape, strides)
     return t, (buffer if len(shape) == 1 else buffer.reshape(shape))
 
 

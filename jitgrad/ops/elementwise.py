@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import dtypes
+from .._quiet import IGNORE_ALL, QUIET
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, OwnedGrads, SavingNode
@@ -175,7 +176,16 @@ class MulBackward0(SavingNode):
                 and not any(g._strides):
             # a broadcast constant (the gradient of a sum) times a number is a broadcast
             # constant: O(1), and the buffer it is added into reads it from cache
-            one = mul(Tensor._make(g._storage, (), (), g._offset), b)
+            # its one value by a single ufunc call, in the dtype ``mul`` would give
+            dtype = result_type(g, b, op="multiply")
+            one, view = new_tensor((1,), dtype)
+            start = g._offset
+            token = QUIET.set(IGNORE_ALL)
+            try:
+                np.multiply(g._storage.buffer[start:start + 1], b, out=view, dtype=dtype,
+                            casting="unsafe")
+            finally:
+                QUIET.reset(token)
             return (Tensor._make(one._storage, g._sizes, (0,) * len(g._sizes), 0), None)
         return (
             mul(g, b) if self.needs_input_grad(0) else None,

@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.graph import gradient_edge, requires_grad
+from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.node import Node
 from ..copying import check_inplace
 from ..geometry import broadcast_shapes, is_non_overlapping_and_dense
@@ -73,7 +73,7 @@ def inplace_write(
     if record:
         node = make_node()  # type: ignore[misc]
         node.next_functions = tuple(gradient_edge(t) for t in inputs)
-        node.input_metadata = ((self._sizes, self.dtype),)
+        node.input_metadata = single_metadata(self._sizes, self.dtype)
         base_edge = gradient_edge(self._view_meta.base) if self._view_meta is not None else None
     write()
     if not write_bumps:
@@ -99,7 +99,7 @@ def rebase_history(self: Tensor, node: Node, base_edge: Any) -> None:
     replay = vm.view_fn if view_meta.is_view_replay() else None
     copy_slices = CopySlices(base, self._geometry, replay, node)
     copy_slices.next_functions = (base_edge,) + node.next_functions[1:]
-    copy_slices.input_metadata = ((base._sizes, base.dtype),)
+    copy_slices.input_metadata = single_metadata(base._sizes, base.dtype)
     old = base._grad_fn
     base._grad_fn = copy_slices
     base._output_nr = 0

@@ -16,9 +16,9 @@ from .. import dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavingNode
 from ..geometry.strided import wrap_dim
-from .._quiet import quiet
+from .._quiet import IGNORE_ALL, QUIET, quiet
 from ..tensor import Tensor
-from ._common import from_result
+from ._common import array_of, from_result
 from .elementwise import div, maximum, minimum, mul, sub
 from .index_ops import index_put_zeros
 from .pointwise import exp
@@ -29,6 +29,9 @@ def reduce_dims(op: str, self: Tensor, dim: Any) -> tuple[int, ...]:
 
     As in PyTorch, None and an empty sequence both mean every dim, and a 0-d tensor accepts
     dim 0 / -1 (which reduce nothing: the result is the element itself)."""
+    if type(dim) is int:  # the common case, without the ABC instance checks below
+        wrapped = wrap_dim(dim, self.ndim, op)
+        return (wrapped,) if self.ndim else ()
     if dim is None or (not isinstance(dim, numbers.Integral) and len(dim) == 0):
         return tuple(range(self.ndim))
     dims = (dim,) if isinstance(dim, numbers.Integral) else tuple(dim)
@@ -89,8 +92,11 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None)
         out_dtype = self.dtype
     else:
         out_dtype = dtypes.int64  # PyTorch sums bool and integer tensors as int64
-    with quiet():  # inf - inf is nan, silently, as in PyTorch
-        values = np.sum(self.numpy(), axis=dims, keepdims=keepdim, dtype=out_dtype)
+    token = QUIET.set(IGNORE_ALL)  # inf - inf is nan, silently, as in PyTorch
+    try:  # np.add.reduce is np.sum without its dispatch layers
+        values = np.add.reduce(array_of(self), axis=dims, dtype=out_dtype, keepdims=keepdim)
+    finally:
+        QUIET.reset(token)
     out = from_result(np.asarray(values), out_dtype)
     if needs_grad(self):
         node = (SumBackward0 if dim is None else SumBackward1)(self._sizes, dims, keepdim)
@@ -325,7 +331,7 @@ def amin(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 def _shifted(x: np.ndarray, axis: Any) -> tuple[np.ndarray, np.ndarray]:
     """``(x - m, m)`` with ``m`` the max over ``axis`` (kept as size 1), an infinite ``m``
     replaced by 0 so that ``exp`` of the shift never meets ``inf - inf``."""
-    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+    m = np.maximum.reduce(x, axis=axis, keepdims=True, initial=-np.inf)  # np.max, undispatched
     m = np.where(np.isinf(m), 0, m).astype(x.dtype)
     return x - m, m
 
@@ -352,9 +358,12 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     x = self.numpy()
     if x.dtype not in dtypes.FLOATING:
         x = x.astype(dtypes.DEFAULT_FLOAT)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    token = QUIET.set(IGNORE_ALL)
+    try:
         shifted, m = _shifted(x, dims)
-        values = np.log(np.sum(np.exp(shifted), axis=dims, keepdims=True)) + m
+        values = np.log(np.add.reduce(np.exp(shifted), axis=dims, keepdims=True)) + m
+    finally:
+        QUIET.reset(token)
     if not keepdim:
         values = values.reshape([s for d, s in enumerate(self._sizes) if d not in dims])
     out = from_result(values, x.dtype)

@@ -15,7 +15,7 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
-from ._common import new_tensor, promote_types
+from ._common import array_of, new_tensor, promote_types
 from .view_ops import narrow, select
 
 
@@ -186,7 +186,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                     )
             total += t._sizes[d]
         out, view = new_tensor(ref._sizes[:d] + (total,) + ref._sizes[d + 1 :], dtype)
-        np.concatenate([t.numpy() for _, t in kept], axis=d, out=view)
+        np.concatenate([array_of(t) for _, t in kept], axis=d, out=view)
     if needs_grad(*tensors):
         node = CatBackward0(d, [t._sizes for t in tensors], skipped)
         record(node, tensors, (out,))
@@ -221,7 +221,11 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 f"and {list(t._sizes)} at entry {i}"
             )
     out, view = new_tensor(sizes[:d] + (len(tensors),) + sizes[d:], _result_dtype(tensors))
-    np.stack([t.numpy() for t in tensors], axis=d, out=view)
+    if sizes:
+        np.stack([array_of(t) for t in tensors], axis=d, out=view)
+    else:  # scalars: element by element, without an array per input
+        for k, t in enumerate(tensors):
+            view[k] = t._storage.buffer[t._offset]
     if needs_grad(*tensors):
         record(StackBackward0(d), tensors, (out,))
     return out

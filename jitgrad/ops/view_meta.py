@@ -26,7 +26,7 @@ import weakref
 from typing import Any, Callable
 
 from ..autograd.grad_mode import is_grad_enabled, set_grad_enabled
-from ..autograd.graph import requires_grad
+from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.view_mode import is_view_replay
 from ..storage import INFERENCE
 from ..tensor import Tensor
@@ -114,7 +114,6 @@ def _nearest_living_ancestor(vm: ViewMeta) -> Tensor:
 
 def regenerate(t: Tensor, indirect: bool) -> None:
     """Rebuild the grad_fn of view ``t`` from its ancestors' current history."""
-    from ..autograd.graph import gradient_edge
     from .as_strided import AsStridedBackward0
 
     vm = t._view_meta
@@ -127,7 +126,7 @@ def regenerate(t: Tensor, indirect: bool) -> None:
     else:
         fn = AsStridedBackward0(ancestor._geometry, t._geometry)
         fn.next_functions = (gradient_edge(ancestor),)
-        fn.input_metadata = ((t._sizes, t.dtype),)
+        fn.input_metadata = single_metadata(t._sizes, t.dtype)
     t._grad_fn = fn
     t._output_nr = 0
     vm.attr_version = t._storage.version

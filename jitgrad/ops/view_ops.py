@@ -32,10 +32,28 @@ from ._common import new_tensor
 class ViewBackward(Node):
     """Backward of a view op: scatter the gradient through the view's relative geometry."""
 
-    def __init__(self, input_sizes: tuple[int, ...], rel: Geometry) -> None:
+    __slots__ = ("input_sizes", "_rel")  # no per-node __dict__: one object less per view
+
+    def __init__(self, input_sizes: tuple[int, ...], rel: Geometry | tuple[Any, ...]) -> None:
         super().__init__()
         self.input_sizes = input_sizes
-        self.rel = rel
+        self._rel = rel
+
+    @property
+    def rel(self) -> Geometry:
+        """The view's geometry relative to a contiguous input. It may be given as a plain
+        tuple ``(geometry_fn, input sizes, arg)``, computed on first use as
+        ``geometry_fn(contiguous geometry, arg)``: most views of a DP table never get a
+        gradient through their own node (it is replaced when the view is written)."""
+        rel = self._rel
+        if type(rel) is tuple:  # a Geometry is a NamedTuple, not a plain tuple
+            fn, sizes, arg = rel
+            rel = self._rel = fn(Geometry(sizes, contiguous_strides(sizes), 0), arg)
+        return rel
+
+    @rel.setter
+    def rel(self, value: Geometry) -> None:
+        self._rel = value
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Any, ...]:
         g = grads[0]
@@ -396,6 +414,16 @@ def basic_view(self: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
     """The differentiable view the basic part of ``index`` selects, and the advanced parts
     left to apply to it (PyTorch's ``applySlicing``)."""
     # indexing validates before any autograd op runs (PyTorch's applySlicing): no _forward
+    plain = indexing.plain_geometry(self._geometry, index)
+    if plain is not None:  # ints and int slices (immutable): the relative geometry can wait
+        view = self._alias(plain)
+        last = index[-1] if type(index) is tuple and index else index
+        if needs_grad(self):
+            sizes = self._sizes
+            node_type = SliceBackward0 if isinstance(last, slice) else (
+                SelectBackward0 if type(index) is not tuple or index else AliasBackward0)
+            record(node_type(sizes, (indexing.plain_geometry, sizes, index)), (self,), (view,))
+        return make_view(self, view, (_basic_part, (index,))), []
     g, advanced = indexing.split_index(self._geometry, index)
     view = self._alias(g)
     items = [it for it in indexing.as_tuple(index) if it is not Ellipsis]
