@@ -14,7 +14,7 @@ from . import views
 from .autograd import variable
 from .ops import (  # noqa: F401  (the declaring modules are named by the generated lines)
     activations, as_strided, binary_math, clamp, compare, elementwise, pointwise, power, reduction, structure,
-    view_ops, write_ops,
+    view_ops, assignment,
 )
 from .tensor import Tensor
 
@@ -249,15 +249,15 @@ Tensor.bool = structure.bool_
 
 # indexing (indexing.py)
 Tensor.__getitem__ = view_ops.getitem
-Tensor.__setitem__ = write_ops.setitem
-Tensor.index_put_ = write_ops.index_put_
+Tensor.__setitem__ = assignment.setitem
+Tensor.index_put_ = assignment.index_put_
 
 # copies and in-place writes (copying.py)
 Tensor.clone = structure.clone
 Tensor.contiguous = structure.contiguous
-Tensor.copy_ = write_ops.copy_
-Tensor.fill_ = write_ops.fill_
-Tensor.zero_ = write_ops.zero_
+Tensor.copy_ = assignment.copy_
+Tensor.fill_ = assignment.fill_
+Tensor.zero_ = assignment.zero_
 
 # -- reductions, softmax family, matrix products (ops/reduction.py, ops/linalg.py) ----------
 from .ops import linalg  # noqa: E402

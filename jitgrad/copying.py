@@ -1,5 +1,5 @@
 """Data-only copies and writes: ``clone``, ``contiguous``, the data movement of ``copy_``
-and ``fill_`` (whose autograd side is ``ops/write_ops.py``), and the guard every in-place
+and ``fill_`` (whose autograd side is ``ops/assignment.py``), and the guard every in-place
 write passes.
 
 Every in-place write here bumps the storage's version counter exactly once, after the data is
@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from . import kernels, moves
+from . import kernels, regions
 from .geometry import check_broadcastable_to, numel
 from .geometry import views as vg
 from .geometry.layout import preserve_strides
@@ -55,7 +55,7 @@ def _copy_region(dst: Tensor, src: Tensor) -> None:
     """Kernel call for same-shaped ``dst``/``src`` (``src`` may already be expanded)."""
     if numel(dst._sizes) == 0:  # an empty view may sit past the end of its storage
         return
-    moves.copy_region(
+    regions.copy_region(
         dst._storage.buffer, dst._offset, dst._strides,
         src._storage.buffer, src._offset, src._strides,
         dst._sizes,
@@ -66,7 +66,7 @@ def check_inplace(self: Tensor, op: str, order_dependent: bool = True) -> None:
     """Refuse an in-place write into read-only memory, or into a destination whose elements
     alias each other when the result would depend on the order of the writes."""
     self._storage.check_writable(op)
-    if order_dependent and moves.has_overlap(self._sizes, self._strides):
+    if order_dependent and regions.has_overlap(self._sizes, self._strides):
         raise RuntimeError(
             f"{op}: unsupported operation: more than one element of the written-to tensor refers "
             f"to a single memory location (sizes {list(self._sizes)}, strides "
@@ -105,7 +105,7 @@ def copy_into(self: Tensor, src: Tensor, op: str) -> Tensor:
             f"{list(self._strides)}, offset {self._offset}). Please clone() the source first."
         )
     else:
-        moves.copy_region(
+        regions.copy_region(
             self._storage.buffer, self._offset, self._strides,
             src._storage.buffer, source.storage_offset, source.strides,
             self._sizes,
@@ -146,6 +146,6 @@ def fill_into(self: Tensor, value: object, op: str) -> Tensor:
             ) from None
     check_inplace(self, op, order_dependent=False)
     if numel(self._sizes):  # an empty view may sit past the end of its storage
-        moves.fill_region(self._storage.buffer, self._offset, self._strides, self._sizes, scalar)
+        regions.fill_region(self._storage.buffer, self._offset, self._strides, self._sizes, scalar)
     self._storage.bump(op)
     return self

@@ -3,7 +3,7 @@ type promotion lattice, and ``finfo`` / ``iinfo``.
 
 A jitgrad dtype *is* a ``numpy.dtype`` (``jitgrad.float32 == np.dtype("float32")``), so
 buffers carry their dtype and nothing converts. The Numba kernels are compiled for
-``KERNEL`` dtypes only; data of the other dtypes moves through NumPy (``moves.py``).
+``KERNEL`` dtypes only; data of the other dtypes moves through NumPy (``regions.py``).
 
 The default float dtype is ``DEFAULT_FLOAT``, changed only by ``set_default_dtype``; every
 reader looks it up as ``dtypes.DEFAULT_FLOAT`` at call time (never import the name).

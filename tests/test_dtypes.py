@@ -69,7 +69,7 @@ def test_result_type_with_0d_tensors_and_scalars_matches_pytorch(a: str, b: str,
 
 
 @pytest.mark.xfail(strict=True, raises=OverflowError, reason=(
-    "ops/_common.binary hands Python ints to NumPy, which refuses one outside the tensor's "
+    "ops/operands.binary hands Python ints to NumPy, which refuses one outside the tensor's "
     "integer dtype (NEP 50); PyTorch wraps it. Owned by the op-table refactor."))
 def test_out_of_range_int_scalar_wraps_like_pytorch() -> None:
     theirs = torch.tensor([1, 5], dtype=torch.uint8) + (-3)
@@ -120,7 +120,7 @@ def test_unary_ops_and_reductions_match_pytorch(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["uint8", "int8", "int16", "int32", "float16"])
 def test_large_copies_adds_and_fills_go_through_numpy(name: str) -> None:
-    # above moves.SMALL elements the float32/float64/int64/bool data would take the kernels
+    # above regions.SMALL elements the float32/float64/int64/bool data would take the kernels
     base = (np.arange(100 * 70) % 50).astype(name).reshape(100, 70)
     x = jitgrad.from_numpy(base.copy())
     np.testing.assert_array_equal(x.t().contiguous().numpy(), base.T)

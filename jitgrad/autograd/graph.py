@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import moves
+from .. import regions
 from ..geometry.strided import numel
 from ..storage import allocate
 from ..tensor import Tensor
@@ -166,7 +166,7 @@ class ScatterGrad:
     def add_into(self, dense: Tensor) -> None:
         """``dense[region] += values`` for a contiguous ``dense`` of ``sizes``."""
         r, v = self.region, self.values
-        moves.add_region(
+        regions.add_region(
             dense._storage.buffer, dense._offset + r.storage_offset, r.strides,
             v._storage.buffer, v._offset, v._strides, r.sizes,
         )
@@ -174,7 +174,7 @@ class ScatterGrad:
 
 def add_inplace(dst: Tensor, src: Tensor) -> None:
     """``dst += src`` on data (no graph); ``dst`` is dense and owned, ``src`` any layout."""
-    moves.add_region(
+    regions.add_region(
         dst._storage.buffer, dst._offset, dst._strides,
         src._storage.buffer, src._offset, src._strides, dst._sizes,
     )
@@ -183,7 +183,7 @@ def add_inplace(dst: Tensor, src: Tensor) -> None:
 def dense_copy(t: Tensor) -> Tensor:
     """A contiguous copy with its own storage, outside any graph."""
     out = Tensor._from_buffer(allocate(t.numel(), t.dtype), t._sizes)
-    moves.copy_region(
+    regions.copy_region(
         out._storage.buffer, 0, out._strides, t._storage.buffer, t._offset, t._strides, t._sizes
     )
     return out
@@ -242,7 +242,7 @@ def accumulate_grad(variable: Tensor, new: Tensor, owned: bool, create_graph: bo
             variable._grad = new
         else:
             variable._grad = dense_copy(new)
-    elif create_graph or old._grad_fn is not None or moves.has_overlap(
+    elif create_graph or old._grad_fn is not None or regions.has_overlap(
         old._sizes, old._strides
     ):
         variable._grad = OPS.add(old, new)

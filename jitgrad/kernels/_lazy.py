@@ -3,7 +3,7 @@
 Measured here (2 cores, warm caches): importing numba costs 0.2-0.5 s and ~60 MB, and the
 first call of any kernel, even one loaded from the on-disk cache, another 0.15-0.35 s and
 ~45 MB (numba starts LLVM and its CPU target). Small-tensor programs never reach a kernel
-(NumPy moves regions of up to ``moves.SMALL`` elements), so they pay neither. A
+(NumPy moves regions of up to ``regions.SMALL`` elements), so they pay neither. A
 ``LazyKernel`` imports its ``_*_jit`` module (and with it numba) when first called; numba
 then loads, or compiles, each signature on the first call with it.
 """

@@ -17,12 +17,12 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import moves, views
+from .. import regions, views
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
 from ..geometry import Geometry, contiguous_strides
 from ..tensor import Tensor
-from ._common import new_tensor
+from .operands import new_tensor
 from .view_meta import ADDRESSES_STORAGE, make_view
 
 
@@ -45,13 +45,13 @@ def _shift(g: Geometry, lo: int) -> Geometry:
 def _scatter_add(buffer: np.ndarray, g: Geometry, values: Tensor) -> None:
     if values.numel() == 0:
         return
-    if not moves.has_overlap(g.sizes, g.strides):
-        moves.add_region(
+    if not regions.has_overlap(g.sizes, g.strides):
+        regions.add_region(
             buffer, g.storage_offset, g.strides,
             values._storage.buffer, values._offset, values._strides, g.sizes,
         )
     else:
-        moves.scatter_add(buffer, g.storage_offset, g.strides, g.sizes, values.numpy())
+        regions.scatter_add(buffer, g.storage_offset, g.strides, g.sizes, values.numpy())
 
 
 class RestrideBackward(Node):
@@ -74,11 +74,11 @@ def restride(x: Tensor, src: Geometry, dst: Geometry, scale: Geometry | None) ->
     _scatter_add(buffer, src_s, x)
     if scale is not None:
         count = np.zeros(hi - lo, np.int64)
-        np.add.at(count, moves.region_offsets(scale.storage_offset - lo, scale.strides, scale.sizes), 1)
+        np.add.at(count, regions.region_offsets(scale.storage_offset - lo, scale.strides, scale.sizes), 1)
         np.divide(buffer, np.maximum(count, 1), out=buffer, casting="unsafe")
     out, _ = new_tensor(dst.sizes, x.dtype)
     if out.numel():
-        moves.copy_region(
+        regions.copy_region(
             out._storage.buffer, 0, out._strides, buffer, dst_s.storage_offset, dst_s.strides,
             dst.sizes,
         )
@@ -102,7 +102,7 @@ class AsStridedBackward0(Node):
 
 def as_strided_backward(grad: Tensor, input_geometry: Geometry, geometry: Geometry) -> Tensor:
     inp = input_geometry
-    overlapping = moves.has_overlap(inp.sizes, inp.strides)
+    overlapping = regions.has_overlap(inp.sizes, inp.strides)
     return restride(grad, geometry, inp, inp if overlapping else None)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
-from ._common import result_type
+from .operands import result_type
 from .compare import compare, logical_and, where
 from .declare import BOTH, FLOAT_ONLY, NO_BOOL, SAME, SELF, Pointwise
 from .elementwise import add, check_integer_division, div, mul, neg, reciprocal, sub

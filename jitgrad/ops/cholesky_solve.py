@@ -16,7 +16,7 @@ import numpy as np
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..tensor import Tensor
-from ._common import from_result
+from .operands import from_result
 from .decompositions import LinAlgError, check_float, mT
 from .elementwise import add, mul
 from .linalg import matmul

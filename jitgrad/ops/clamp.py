@@ -15,7 +15,7 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavingNode
 from ..geometry import broadcast_shapes
 from ..tensor import Tensor
-from ._common import IGNORE_ALL, QUIET, array_of, as_array, new_tensor, result_type, shape_of
+from .operands import IGNORE_ALL, QUIET, array_of, as_array, new_tensor, result_type, shape_of
 from .compare import compare, logical_and, logical_or, where
 from .inplace import apply_inplace, check_inplace_operands, original
 

@@ -42,7 +42,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
             equal_nan: bool = False) -> Tensor:
     """Elementwise ``input == other or |input - other| <= atol + |rtol * other|`` (a bool
     tensor, broadcast), NaNs equal when ``equal_nan``; both must have one dtype, as in PyTorch."""
-    from ._common import from_result
+    from .operands import from_result
 
     _pair("isclose", input, other)
     if input.dtype != other.dtype:

@@ -17,7 +17,7 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..geometry import broadcast_shapes
 from ..tensor import Tensor
-from ._common import array_of, as_array, binary, broadcast_shape, new_tensor, result_type, shape_of
+from .operands import array_of, as_array, binary, broadcast_shape, new_tensor, result_type, shape_of
 
 _BOOL = dtypes.bool_
 

@@ -33,7 +33,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import moves
+from .. import regions
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Grads, Node, OwnedGrads, _FREED
 from ..geometry import Geometry, contiguous_strides, is_non_overlapping_and_dense, numel, required_storage
@@ -130,7 +130,7 @@ class CopySlices(Node):
             fn._locations = None
         out: list[Tensor | None] = [result]
         if res[0] is not None and self.needs_input_grad(0):
-            if moves.has_overlap(self.view.sizes, self.view.strides):
+            if regions.has_overlap(self.view.sizes, self.view.strides):
                 self._zero_overwritten(fn, grad_slice)
             else:
                 grad_slice.copy_(res[0])  # type: ignore[attr-defined]
@@ -147,7 +147,7 @@ class CopySlices(Node):
             result = grad  # write the slice's gradient straight into the incoming buffer
         else:
             result = self._empty_like_base(grad.dtype)
-            moves.copy_region(
+            regions.copy_region(
                 result._storage.buffer, 0, base.strides, grad._storage.buffer, grad._offset,
                 grad._strides, base.sizes,
             )
@@ -155,7 +155,7 @@ class CopySlices(Node):
         offset = result._offset + view.storage_offset - base.storage_offset
         piece = Tensor._make(Storage(allocate(numel(view.sizes), grad.dtype)), view.sizes,
                              contiguous_strides(view.sizes))
-        moves.copy_region(piece._storage.buffer, 0, piece._strides, buffer, offset, view.strides, view.sizes)
+        regions.copy_region(piece._storage.buffer, 0, piece._strides, buffer, offset, view.strides, view.sizes)
         needed = self._needed_for_fn()
         overwrites = fn.overwrites_view
         if overwrites:  # fn's first output would be zeros: fill the slice instead (below)
@@ -169,12 +169,12 @@ class CopySlices(Node):
             fn._locations = None
         first = res[0]
         if overwrites and self.needs_input_grad(0):
-            moves.fill_region(buffer, offset, view.strides, view.sizes, 0)
+            regions.fill_region(buffer, offset, view.strides, view.sizes, 0)
         elif first is not None and self.needs_input_grad(0):
-            if moves.has_overlap(view.sizes, view.strides):
+            if regions.has_overlap(view.sizes, view.strides):
                 self._zero_overwritten(fn, result._alias(Geometry(view.sizes, view.strides, offset)))
             else:  # fn may have scaled ``piece`` in place and returned it
-                moves.copy_region(
+                regions.copy_region(
                     buffer, offset, view.strides, first._storage.buffer, first._offset,
                     first._strides, view.sizes,
                 )
@@ -188,7 +188,7 @@ class CopySlices(Node):
         """Tell an order-free write ``fn`` where a self-overlapping view's elements land in
         storage (Note [CopySlices rebasing], last paragraph)."""
         sizes, strides = self.view.sizes, self.view.strides
-        if hasattr(fn, "zero_overwritten") and moves.has_overlap(sizes, strides):
+        if hasattr(fn, "zero_overwritten") and regions.has_overlap(sizes, strides):
             fn._locations = element_locations(sizes, strides)  # type: ignore[attr-defined]
 
     @staticmethod

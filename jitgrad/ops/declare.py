@@ -25,7 +25,7 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavedTensor, SavingNode
 from ..tensor import Tensor
 from ..geometry import broadcast_shapes
-from ._common import IGNORE_ALL, QUIET, array_of, as_array, broadcast_shape, new_output, result_type, shape_of
+from .operands import IGNORE_ALL, QUIET, array_of, as_array, broadcast_shape, new_output, result_type, shape_of
 from .inplace import apply_inplace, check_inplace_operands, original
 
 # what the derivative formulas read (bit flags)

@@ -22,7 +22,7 @@ from ..autograd.node import Grads, SavingNode
 from ..geometry import broadcast_shapes
 from ..tensor import Tensor
 from .._quiet import quiet
-from ._common import from_result
+from .operands import from_result
 from .compare import lt, where
 from .elementwise import add, mul
 from .linalg import matmul

@@ -21,7 +21,7 @@ from .._quiet import quiet
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..tensor import Tensor
-from ._common import from_result
+from .operands import from_result
 from .compare import eq, where
 from .decompositions import mT
 from .elementwise import div, mul, sub

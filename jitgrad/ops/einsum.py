@@ -27,7 +27,7 @@ from .. import dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..tensor import Tensor
-from ._common import from_result
+from .operands import from_result
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _ELLIPSIS_BASE = 1000  # labels of the ellipsis dims: 1000 + k (k counted from the right)

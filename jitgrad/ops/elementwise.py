@@ -21,7 +21,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, OwnedGrads, SavingNode
 from ..tensor import Tensor
-from ._common import (
+from .operands import (
     as_array, binary, from_result, new_tensor, result_type, unary,
 )
 from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where

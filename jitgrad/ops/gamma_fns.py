@@ -18,7 +18,7 @@ from .. import dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..tensor import Tensor
-from ._common import from_result
+from .operands import from_result
 from .elementwise import mul
 
 

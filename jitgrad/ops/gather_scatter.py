@@ -22,7 +22,7 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
-from ._common import from_result
+from .operands import from_result
 from .compare import where
 from .elementwise import add, mul
 from .index_ops import gather as gather_at

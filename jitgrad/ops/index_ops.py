@@ -11,7 +11,7 @@ from .. import indexing
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
 from ..tensor import Tensor
-from ._common import from_result
+from .operands import from_result
 
 
 class IndexBackward0(Node):

@@ -24,7 +24,7 @@ from ..geometry import broadcast_shapes, is_non_overlapping_and_dense
 from ..tensor import Tensor
 from . import view_meta
 from .._quiet import IGNORE_ALL, QUIET
-from ._common import as_array, check_inplace_dtype, layout
+from .operands import as_array, check_inplace_dtype, layout
 from .structure import clone
 
 

@@ -21,7 +21,7 @@ from ..autograd.node import Grads, SavingNode
 from ..geometry import Geometry, broadcast_shapes, contiguous_strides
 from ..geometry import views as vg
 from ..tensor import Tensor
-from ._common import new_tensor
+from .operands import new_tensor
 from .elementwise import mul
 from .view_ops import UnsafeViewBackward0
 

@@ -18,7 +18,7 @@ from .. import dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavedTensor, SavingNode
 from ..tensor import Tensor
-from ._common import IGNORE_ALL, QUIET, as_array, broadcast_shape, new_tensor, result_type
+from .operands import IGNORE_ALL, QUIET, as_array, broadcast_shape, new_tensor, result_type
 from .compare import compare, logical_and, where
 from .elementwise import check_inplace_operands, compute, mul, original, sub
 from .inplace import apply_inplace

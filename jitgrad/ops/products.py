@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes
 from ..geometry import broadcast_shapes
 from ..tensor import Tensor
-from ._common import from_result
+from .operands import from_result
 from .compare import where
 from .einsum import einsum
 from .elementwise import add, mul, sub

@@ -1,5 +1,5 @@
 """PyTorch's public type-promotion queries: ``promote_types``, ``result_type``, ``can_cast``
-(the rules themselves are ``dtypes.promote_types`` and ``ops/_common.result_type``)."""
+(the rules themselves are ``dtypes.promote_types`` and ``ops/operands.result_type``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ._common import can_cast as _can_cast
-from ._common import result_type as _result_type
+from .operands import can_cast as _can_cast
+from .operands import result_type as _result_type
 
 
 def promote_types(type1: Any, type2: Any) -> np.dtype:

@@ -16,7 +16,7 @@ import numpy as np
 from .. import copying, dtypes, randomness
 from ..tensor import Tensor
 from .inplace import inplace_write
-from .write_ops import FillBackward0
+from .assignment import FillBackward0
 
 
 class UniformBackward0(FillBackward0):

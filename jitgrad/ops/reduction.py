@@ -18,7 +18,7 @@ from ..autograd.node import Grads, Node, SavingNode
 from ..geometry.strided import wrap_dim
 from .._quiet import IGNORE_ALL, QUIET, quiet
 from ..tensor import Tensor
-from ._common import array_of, from_result
+from .operands import array_of, from_result
 from .elementwise import div, maximum, minimum, mul, sub
 from .index_ops import index_put_zeros
 from .pointwise import exp

@@ -22,7 +22,7 @@ from ..autograd.node import Grads, SavingNode
 from ..geometry.strided import wrap_dim
 from .._quiet import quiet
 from ..tensor import Tensor
-from ._common import from_result
+from .operands import from_result
 from .compare import where
 from .elementwise import add, div, mul, sub
 from .gather_scatter import along_index

@@ -16,7 +16,7 @@ import numpy as np
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..tensor import Tensor
-from ._common import from_result
+from .operands import from_result
 from .compare import where
 from .elementwise import add, div, mul
 from ._index_args import same_dtype, tensor_arg

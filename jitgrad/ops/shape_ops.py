@@ -21,7 +21,7 @@ from ..autograd.node import Grads, Node
 from ..creation import zeros
 from ..geometry.strided import as_int, wrap_dim
 from ..tensor import Tensor
-from ._common import from_result
+from .operands import from_result
 from .compare import logical_xor
 from .elementwise import sub
 from .inplace_result import write_result

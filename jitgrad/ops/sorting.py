@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
-from ._common import from_result
+from .operands import from_result
 from .gather_scatter import along_index
 from ._index_args import SortBackward0, TopkBackward0, gather_as
 from .view_ops import reshape

@@ -19,7 +19,7 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..tensor import Tensor
 from .._quiet import quiet
-from ._common import from_result
+from .operands import from_result
 from .decompositions import LinAlgError, check_float, check_square, solve
 from .decompositions import mT as _mT
 from .elementwise import add, div, mul, sub

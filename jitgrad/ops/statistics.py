@@ -23,7 +23,7 @@ from ..autograd.node import Grads, SavingNode
 from ..geometry.strided import wrap_dim
 from .._quiet import quiet
 from ..tensor import Tensor
-from ._common import from_result
+from .operands import from_result
 from .compare import where
 from .elementwise import div, mul, sub
 from .reduction import MaxBackward0, MaxBackward1, _restore, amax, amin, mean, reduce_dims

@@ -15,7 +15,7 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
-from ._common import array_of, new_tensor, promote_types
+from .operands import array_of, new_tensor, promote_types
 from .view_ops import narrow, select
 
 

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .. import indexing, moves, views
+from .. import indexing, regions, views
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import ScatterGrad, needs_grad, record
 from ..autograd.node import Grads, Node
@@ -26,7 +26,7 @@ from ..geometry.broadcast import infer_size
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor, sizes_arg
 from .view_meta import MULTI_OUTPUT_NODE, Step, make_view
-from ._common import new_tensor
+from .operands import new_tensor
 
 
 class ViewBackward(Node):
@@ -57,7 +57,7 @@ class ViewBackward(Node):
 
     def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Any, ...]:
         g = grads[0]
-        if not is_grad_enabled() and not moves.has_overlap(self.rel.sizes, self.rel.strides):
+        if not is_grad_enabled() and not regions.has_overlap(self.rel.sizes, self.rel.strides):
             # the engine adds the slice into its buffer: O(slice), never dense zeros + add
             return (ScatterGrad(g, self.input_sizes, self.rel),)
         return (view_scatter(g, self.input_sizes, self.rel),)  # type: ignore[arg-type]
@@ -169,7 +169,7 @@ def take_view(x: Tensor, rel: Geometry) -> Tensor:
     src = base._storage.buffer
     out, view = new_tensor(rel.sizes, x.dtype)
     if out.numel():
-        moves.copy_region(
+        regions.copy_region(
             out._storage.buffer, 0, out._strides, src, base._offset + rel.storage_offset,
             rel.strides, rel.sizes,
         )
@@ -184,8 +184,8 @@ def view_scatter(g: Tensor, input_sizes: tuple[int, ...], rel: Geometry) -> Tens
     buffer = out._storage.buffer
     buffer.fill(0)
     if g.numel():
-        if not moves.has_overlap(rel.sizes, rel.strides):
-            moves.copy_region(
+        if not regions.has_overlap(rel.sizes, rel.strides):
+            regions.copy_region(
                 buffer, rel.storage_offset, rel.strides,
                 g._storage.buffer, g._offset, g._strides, rel.sizes,
             )
@@ -207,13 +207,13 @@ def _scatter_add(buffer: np.ndarray, rel: Geometry, g: Tensor) -> None:
         keep = [d for d in range(len(sizes)) if d not in zero_dims]
         sizes = tuple(sizes[d] for d in keep)
         strides = tuple(strides[d] for d in keep)
-    if not moves.has_overlap(sizes, strides):
-        moves.copy_region(
+    if not regions.has_overlap(sizes, strides):
+        regions.copy_region(
             buffer, rel.storage_offset, strides, np.ascontiguousarray(values).reshape(-1), 0,
             contiguous_strides(sizes), sizes,
         )
         return
-    moves.scatter_add(buffer, rel.storage_offset, strides, sizes, values)
+    regions.scatter_add(buffer, rel.storage_offset, strides, sizes, values)
 
 
 def _forward(op: Callable[..., Any], self: Tensor, *args: Any) -> Any:
