@@ -68,13 +68,15 @@ def test_result_type_with_0d_tensors_and_scalars_matches_pytorch(a: str, b: str,
     assert ours.dtype.name == name_of(theirs.dtype)
 
 
-@pytest.mark.xfail(strict=True, raises=OverflowError, reason=(
-    "ops/operands.binary hands Python ints to NumPy, which refuses one outside the tensor's "
-    "integer dtype (NEP 50); PyTorch wraps it. Owned by the op-table refactor."))
 def test_out_of_range_int_scalar_wraps_like_pytorch() -> None:
-    theirs = torch.tensor([1, 5], dtype=torch.uint8) + (-3)
-    ours = jitgrad.tensor([1, 5], dtype=jitgrad.uint8) + (-3)
-    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    for dtype, value in (("uint8", -3), ("int8", 300), ("int16", -40000), ("uint8", 256 + 7)):
+        for op in (lambda t, v: t + v, lambda t, v: t * v, lambda t, v: t - v):
+            theirs = op(torch.tensor([1, 5], dtype=getattr(torch, dtype)), value)
+            ours = op(jitgrad.tensor([1, 5], dtype=getattr(jitgrad, dtype)), value)
+            assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+            np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    with pytest.raises(OverflowError, match="does not fit in int64"):  # PyTorch: OverflowError too
+        jitgrad.tensor([1], dtype=jitgrad.uint8) + 2**70
 
 
 BINARY = {

@@ -203,9 +203,25 @@ def binary(ufunc: np.ufunc, a: Any, b: Any, dtype: np.dtype | None = None) -> Te
     token = QUIET.set(IGNORE_ALL)
     try:
         ufunc(as_array(a), as_array(b), out=view, dtype=dtype, casting="unsafe")
+    except OverflowError:  # a Python int outside an integer dtype's range: PyTorch wraps it
+        ufunc(_wrapped(a, dtype, ufunc.__name__), _wrapped(b, dtype, ufunc.__name__), out=view,
+              dtype=dtype, casting="unsafe")
     finally:
         QUIET.reset(token)
     return out
+
+
+def _wrapped(x: Any, dtype: np.dtype, op: str) -> Any:
+    """``x`` as an operand of ``dtype``: a Python int wrapped modulo the dtype's range, as
+    PyTorch casts it (NumPy refuses one out of range)."""
+    if isinstance(x, Tensor):
+        return array_of(x)
+    if isinstance(x, int) and not isinstance(x, bool):
+        if not -(2**63) <= x < 2**63:
+            raise OverflowError(f"{op}: the integer {x} does not fit in int64 (expected a value "
+                               f"in [-2**63, 2**63))")
+        return np.array(x, dtype=np.int64).astype(dtype)
+    return x
 
 
 def unary(ufunc: np.ufunc, a: Tensor, dtype: np.dtype | None = None) -> Tensor:
