@@ -128,3 +128,8 @@ __all__ += [
     "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "xlogy",
 ]
 # END GENERATED
+
+# -- compile (jitgrad/compile) --
+from .compile import compile  # noqa: E402  (the function; the package is jitgrad/compile/)
+
+__all__ += ["compile"]

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import dtypes
+from . import _tracing, dtypes
 from .geometry import numel
 from .geometry.strided import as_int, as_int_tuple
 from .storage import Storage, allocate
@@ -18,6 +18,8 @@ _generator = np.random.default_rng()
 
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+    if _tracing.ACTIVE is not None:  # jitgrad.compile: a constant made inside the function
+        _tracing.ACTIVE.constant(t)
     if requires_grad:
         t.requires_grad_(True)  # type: ignore[attr-defined]
     return t

@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from . import dtypes
+from . import _tracing, dtypes
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -63,6 +63,8 @@ class Storage:
         self.buffer = buffer
         self.version = 0
         self.last_write: tuple[str, str] | None = None
+        if _tracing.ACTIVE is not None:  # jitgrad.compile: which storages the trace made
+            _tracing.ACTIVE.new_storage(self)
 
     @property
     def dtype(self) -> np.dtype:
@@ -86,3 +88,5 @@ class Storage:
         """Record one in-place write; see Note [Version counter]."""
         self.version += 1
         self.last_write = (op, user_frame_location(2))
+        if _tracing.ACTIVE is not None:  # jitgrad.compile: every write must be recorded
+            _tracing.ACTIVE.bumped(self, op)

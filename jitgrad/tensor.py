@@ -17,7 +17,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from . import dtypes
+from . import _tracing, dtypes
 from ._formatting import format_tensor
 from .geometry import Geometry, Size, contiguous_strides, is_contiguous, numel, wrap_dim
 from .storage import Storage
@@ -173,6 +173,8 @@ class Tensor:
         return out.copy() if copy else out
 
     def item(self) -> bool | int | float:
+        if _tracing.ACTIVE is not None:  # jitgrad.compile: data-dependent control flow
+            _tracing.ACTIVE.read_value(self, "item()")
         n = self.numel()
         if n != 1:
             raise RuntimeError(
@@ -182,6 +184,8 @@ class Tensor:
         return self._storage.buffer[self._offset].item()
 
     def tolist(self) -> Any:
+        if _tracing.ACTIVE is not None:  # jitgrad.compile: data-dependent control flow
+            _tracing.ACTIVE.read_value(self, "tolist()")
         return self.numpy().tolist()
 
     def __len__(self) -> int:
@@ -195,6 +199,8 @@ class Tensor:
         return (self.select(0, i) for i in range(self._sizes[0]))  # type: ignore[attr-defined]
 
     def __bool__(self) -> bool:
+        if _tracing.ACTIVE is not None:  # jitgrad.compile: data-dependent control flow
+            _tracing.ACTIVE.read_value(self, "bool() of a tensor (an `if` or `while` on it)")
         if self.numel() != 1:
             raise RuntimeError(
                 f"Boolean value of Tensor with {self.numel()} values is ambiguous; "
@@ -217,6 +223,8 @@ class Tensor:
         return int(self.item())
 
     def _scalar(self, kind: str) -> bool | int | float:
+        if _tracing.ACTIVE is not None:  # jitgrad.compile: data-dependent control flow
+            _tracing.ACTIVE.read_value(self, f"{kind}() of a tensor")
         if self.numel() != 1:
             raise ValueError(
                 f"only one element tensors can be converted to Python {kind}s, got shape "

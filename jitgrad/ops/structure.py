@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import copying, dtypes
+from .. import _tracing, copying, dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
 from ..geometry.strided import wrap_dim
@@ -41,6 +41,8 @@ def clone(self: Tensor, *, memory_format: str | None = None) -> Tensor:
     out = copying.clone(self, contiguous=memory_format == "contiguous_format")
     if needs_grad(self):
         record(CloneBackward0(), (self,), (out,))
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.op("clone", out, self)
     return out
 
 
@@ -172,6 +174,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if needs_grad(*tensors):
         node = CatBackward0(d, [t._sizes for t in tensors], skipped)
         record(node, tensors, (out,))
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.join(out, [t for _, t in kept], d, stack=False)
     return out
 
 
@@ -206,4 +210,6 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     np.stack([t.numpy() for t in tensors], axis=d, out=view)
     if needs_grad(*tensors):
         record(StackBackward0(d), tensors, (out,))
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.join(out, tensors, d, stack=True)
     return out
