@@ -58,7 +58,7 @@ import numpy as np
 from .. import _tracing
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import record
-from ..autograd.node import Grads, Node
+from ..autograd.node import Grads, Node, SavedTensor, version_error
 from ..tensor import Tensor
 from . import _interp_jit as K
 from .trace import DataDependentError, NotLowered, Tracer
@@ -115,6 +115,7 @@ class Program:
             self.outputs.append((base, t._sizes, t._strides, t.requires_grad))
         self.structure = structure
         self.diff_inputs = [i for i, t in enumerate(inputs) if t.requires_grad]
+        self.stale: str | None = None  # the error eager's backward raises (a saved tensor written since)
 
     def scratch(self) -> tuple[np.ndarray, ...]:
         n = self.max_n
@@ -171,6 +172,8 @@ class CompiledFunctionBackward(Node):
         if is_grad_enabled():  # create_graph=True: differentiate an eager re-run instead
             return self.compiled._eager_grads(self, grads)
         program = self.program
+        if program.stale is not None:  # eager's backward would refuse: so does this one
+            raise RuntimeError(program.stale)
         all_inputs = self.compiled._tensors_of(self.args, self.kwargs)
         result = program.gradients(self.arena, self.saved, grads, all_inputs)
         return tuple(Tensor._from_buffer(result[i].ravel().copy(), result[i].shape) if self.needs_input_grad(j)
@@ -240,6 +243,7 @@ class CompiledFunction:
             for t in outputs:
                 tracer.slot_of(t)
             program = Program(tracer, inputs, outputs, structure)
+            program.stale = _stale_saved(outputs)
             arena, _ = program.run(inputs)
             for (base, sizes, strides, _), t in zip(program.outputs, outputs):
                 got = program.region(arena, base, sizes, strides)
@@ -276,6 +280,24 @@ class CompiledFunction:
         got = autograd_grad([t for t, _ in pairs], node.inputs, [g for _, g in pairs],
                             create_graph=True, allow_unused=True)
         return tuple(g if node.needs_input_grad(j) else None for j, g in enumerate(got))
+
+
+def _stale_saved(outputs: Sequence[Tensor]) -> str | None:
+    """The error the eager graph's backward would raise for a tensor it saved and the
+    function then wrote in place (Note [Version counter]); the tape would not notice."""
+    seen: set[int] = set()
+    stack = [t.grad_fn for t in outputs if t.grad_fn is not None]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for s in getattr(node, "saved", ()):
+            if isinstance(s, SavedTensor) and not s._freed and s._data is not None \
+                    and s._data._storage.version != s._version:
+                return version_error(s._data, s, node)
+        stack.extend(fn for fn, _ in node.next_functions if fn is not None)
+    return None
 
 
 def _structure(result: Any, outputs: list[Tensor]) -> Any:

@@ -48,12 +48,11 @@ def user_line() -> str:
 
 
 class Slot:
-    __slots__ = ("base", "size", "lo", "kind", "written", "diff", "storage", "values")
+    __slots__ = ("base", "size", "lo", "kind", "diff", "storage", "values")
 
     def __init__(self, base: int, size: int, lo: int, kind: str, storage: Any, diff: bool) -> None:
         self.base, self.size, self.lo, self.kind = base, size, lo, kind
         self.storage = storage  # kept alive: slots are found by id(storage)
-        self.written = kind != "temp"  # a write into it overwrites values someone may read
         self.diff = diff  # carries a gradient (the tensors viewing it require grad)
         self.values: np.ndarray | None = None  # a constant's values
 
@@ -254,8 +253,8 @@ class Tracer:
         if any(self._overlaps(slot, a, r, target) for a, r in zip(operands, regions)):
             tmp = self._temp(shape, code, operands, out, value)  # read everything, then write
             code, regions, value = K.COPY, [self.region(tmp, shape)], 0.0
-        self.emit(code, shape, target, *regions, value=value, save=slot.written)
-        slot.written = True
+        # (an in-place write overwrites values an earlier record may have read: saved)
+        self.emit(code, shape, target, *regions, value=value, save=True)
         slot.diff = slot.diff or out.requires_grad
 
     def _temp(self, shape: Sequence[int], code: int, operands: Sequence[Any], like: Tensor, value: float = 0.0) -> Tensor:
@@ -298,6 +297,10 @@ class Tracer:
                     j += 1
             target = (base, tuple(strides))
             src = self.region(x, shape)
+            if x.numel() == 0:  # the reduction of nothing
+                empty = {"sum": 0.0, "mean": float("nan"), "logsumexp": -float("inf")}[name]
+                self.emit(K.FILL, out._sizes, self.region(out, out._sizes), value=empty)
+                return
             if name == "logsumexp":
                 # the sums: a scratch slot addressed as the (fresh, dense) output is
                 scratch = Tensor._from_buffer(np.empty(len(out._storage.buffer)), (len(out._storage.buffer),))

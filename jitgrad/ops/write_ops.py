@@ -81,10 +81,13 @@ def fill_(self: Tensor, value: Any) -> Tensor:
 
 
 def zero_(self: Tensor) -> Tensor:
-    return inplace_write(
+    out = inplace_write(
         "zero_", self, (self,), lambda: copying.fill_into(self, 0, "zero_"), ZeroBackward0,
         order_dependent=False, write_bumps=True,
     )
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.write(self, 0.0)
+    return out
 
 
 def _fill(self: Tensor, value: Any, op: str) -> Tensor:
