@@ -292,6 +292,9 @@ def _stale_saved(outputs: Sequence[Tensor]) -> str | None:
         if id(node) in seen:
             continue
         seen.add(id(node))
+        inner = getattr(node, "fn", None)  # (CopySlices wraps the write's node)
+        if isinstance(inner, Node):
+            stack.append(inner)
         for s in getattr(node, "saved", ()):
             if isinstance(s, SavedTensor) and not s._freed and s._data is not None \
                     and s._data._storage.version != s._version:
