@@ -372,3 +372,20 @@ def test_no_grad_call_and_outputs() -> None:
     assert s.grad_fn is d.grad_fn and s.grad_fn.name() == "CompiledFunctionBackward"
     (s.sum() + d.sum()).backward()
     close(x.grad.numpy(), [0.25 + 2, 0.25 * 0 + 1 / (1 + np.e) * (1 - 1 / (1 + np.e)) + 2])
+
+
+def test_demo_fit_uses_compile_and_prints_the_times(capsys: Any) -> None:
+    from jitgrad.cli import demo
+
+    assert demo.main(["--n", "16", "--steps", "8", "--iters", "3", "--seed", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "jitgrad eager" in text and "jitgrad.compile" in text and "PyTorch" in text
+
+
+def test_bench_compile_quick_runs(capsys: Any, monkeypatch: Any) -> None:
+    from jitgrad.cli import bench_compile
+
+    monkeypatch.setattr(bench_compile, "first_call_in_subprocess", lambda cache: 0.0)
+    assert bench_compile.run(quick=True) == 0
+    text = capsys.readouterr().out
+    assert "jitgrad.compile" in text and "soft-DTW 8x10" in text
