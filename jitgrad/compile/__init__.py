@@ -15,7 +15,10 @@ Python control flow runs at trace time; reading a traced value (``item``, ``bool
 naming the user's line. Anything not lowered — an op without a hook (its result reaches a
 hooked op or the output from an unknown storage), an unrecorded in-place write (its version
 bump has no record), another dtype, a write into an input, detach/no_grad inside — makes that
-geometry run eagerly, with one warning naming the reason.
+geometry run eagerly, with one warning naming the reason. Tensors the function reads from
+outside its arguments (closures, globals) are baked into the tape; an in-place write to one
+(its version counter moves) makes the next call retrace, but rebinding the name to another
+tensor does not: pass data that changes as an argument. The tracer ignores other threads.
 
 *Lowering.* A record is an opcode, an iteration shape (rank <= 4), and arena positions and
 strides for the output and operands (broadcast operands and reduced output dims have stride

@@ -10,6 +10,7 @@ region. Slots are laid out one after another in one float64 arena.
 from __future__ import annotations
 
 import sys
+from threading import get_ident
 from typing import Any, Sequence
 
 import numpy as np
@@ -73,6 +74,7 @@ class Tracer:
         self.scalars: dict[float, Slot] = {}
         self.failure: str | None = None
         self.pending: list[tuple[int, str]] = []  # writes into traced storages not yet recorded
+        self.thread = get_ident()  # the hooks ignore what other threads do meanwhile
 
     # -- slots and regions -------------------------------------------------------------------
     def _slot(self, storage: Any, size: int, lo: int, kind: str, diff: bool) -> Slot:
@@ -90,6 +92,8 @@ class Tracer:
 
     def bumped(self, storage: Any, op: str) -> None:
         """Hook: an in-place write into ``storage``; its op's hook must record it."""
+        if get_ident() != self.thread:
+            return
         if id(storage) in self.slots:
             self.pending.append((id(storage), op))
 
@@ -101,10 +105,14 @@ class Tracer:
 
     def new_storage(self, storage: Any) -> None:
         """Hook: a storage allocated during the trace (by a recorded op, or not)."""
+        if get_ident() != self.thread:
+            return
         self.created[id(storage)] = storage
 
     def constant(self, t: Tensor) -> None:
         """Hook: a tensor made from constants (``zeros``, ``full``, ``tensor``...)."""
+        if get_ident() != self.thread:
+            return
         if t.dtype == np.float64:
             slot = self._slot(t._storage, len(t._storage.buffer), 0, "constant", False)
             slot.values = t._storage.buffer.copy()
@@ -210,6 +218,8 @@ class Tracer:
     def op(self, name: str, out: Tensor, *args: Any, inplace: bool = False, **params: Any) -> None:
         """Hook: ``out = name(*args, **params)`` (``inplace``: written into ``out``, which
         is ``args[0]``)."""
+        if get_ident() != self.thread:
+            return
         if self.failure is not None:
             return
         try:
@@ -269,6 +279,8 @@ class Tracer:
 
     def write(self, dst: Tensor, src: Any) -> None:
         """Hook: ``dst.copy_(src)``, ``dst[...] = src``, ``dst.fill_(value)``."""
+        if get_ident() != self.thread:
+            return
         if self.failure is not None:
             return
         try:
@@ -278,6 +290,8 @@ class Tracer:
 
     def reduce(self, name: str, out: Tensor, x: Tensor, dims: Sequence[int] | None, keepdim: bool) -> None:
         """Hook: ``sum``/``mean``/``logsumexp`` of ``x`` over ``dims`` (None: all)."""
+        if get_ident() != self.thread:
+            return
         if self.failure is not None:
             return
         try:
@@ -319,6 +333,8 @@ class Tracer:
 
     def join(self, out: Tensor, tensors: Sequence[Tensor], dim: int, stack: bool) -> None:
         """Hook: ``cat``/``stack``: one copy per input into its part of the fresh result."""
+        if get_ident() != self.thread:
+            return
         if self.failure is not None:
             return
         try:
@@ -346,6 +362,8 @@ class Tracer:
 
     def read_value(self, t: Tensor, how: str) -> None:
         """Hook: Python read a tensor's value (``item``, ``bool``...) during the trace."""
+        if get_ident() != self.thread:
+            return
         if id(t._storage) in self.slots or id(t._storage) in self.created:
             raise DataDependentError(
                 f"jitgrad.compile: {how} reads a traced tensor's value, so the function's control "
