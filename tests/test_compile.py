@@ -389,3 +389,9 @@ def test_bench_compile_quick_runs(capsys: Any, monkeypatch: Any) -> None:
     assert bench_compile.run(quick=True) == 0
     text = capsys.readouterr().out
     assert "jitgrad.compile" in text and "soft-DTW 8x10" in text
+
+
+def test_warmup_runs_the_interpreters() -> None:
+    from jitgrad.compile import warmup
+
+    warmup()  # (compiled or loaded from the cache: must not raise)

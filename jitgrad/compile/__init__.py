@@ -324,6 +324,18 @@ def _rebuild(structure: Any, outs: Any) -> Any:
     return kind(values) if kind is list else tuple(values) if kind is tuple else kind(*values)
 
 
+def warmup() -> None:
+    """Compile (or load from the disk cache) the tape interpreters: ``python -m jitgrad
+    warmup`` does it, so that no first ``jitgrad.compile`` call pays Numba's compile."""
+    ti = np.zeros((1, K.W), np.int64)
+    ti[0, K.SHAPE: K.SHAPE + K.R] = 1
+    ti[0, K.N], ti[0, K.SAVE] = 1, -1
+    arena, saved = np.zeros(1), np.zeros(1)
+    scratch = (np.zeros(1, np.int64),) * 4 + (np.zeros(1, np.bool_),)
+    K.forward(ti, np.zeros(1), arena, saved, *scratch)
+    K.backward(ti, np.zeros(1), arena, np.zeros(1), saved, *scratch, np.zeros(1), np.zeros(1))
+
+
 def compile(fn: Callable[..., Any] | None = None) -> Any:
     """Compile ``fn`` (usable as ``@jitgrad.compile``); see Note [Compiled tapes]."""
     if fn is None:
