@@ -395,3 +395,14 @@ def test_warmup_runs_the_interpreters() -> None:
     from jitgrad.compile import warmup
 
     warmup()  # (compiled or loaded from the cache: must not raise)
+
+
+def test_aliased_inputs_and_other_dtypes_fall_back() -> None:
+    compiled = jitgrad.compile(lambda a, b: (a * b).sum())
+    x = t64(np.arange(4.0).reshape(2, 2), True)
+    with pytest.warns(CompileFallbackWarning, match="share memory"):
+        out = compiled(x, x.t())
+    out.backward()
+    close(x.grad.numpy(), 2 * np.arange(4.0).reshape(2, 2).T)  # d sum(x * x.T) / dx
+    with pytest.warns(CompileFallbackWarning, match="float32"):
+        assert compiled(jitgrad.ones(2, dtype=jitgrad.float32), jitgrad.ones(2, dtype=jitgrad.float32)).item() == 2.0
