@@ -406,3 +406,17 @@ def test_aliased_inputs_and_other_dtypes_fall_back() -> None:
     close(x.grad.numpy(), 2 * np.arange(4.0).reshape(2, 2).T)  # d sum(x * x.T) / dx
     with pytest.warns(CompileFallbackWarning, match="float32"):
         assert compiled(jitgrad.ones(2, dtype=jitgrad.float32), jitgrad.ones(2, dtype=jitgrad.float32)).item() == 2.0
+
+
+def test_backward_twice_with_retain_graph() -> None:
+    loss, u0, theta = heat_case(12, 6)
+    compiled = jitgrad.compile(loss)
+    grads = []
+    for fn in (loss, compiled):
+        u0.grad = theta.grad = None
+        out = fn(u0, heat.alpha_of(jitgrad, theta))
+        out.backward(retain_graph=True)
+        out.backward()
+        grads.append((u0.grad.numpy().copy(), theta.grad.numpy().copy()))
+    for a, b in zip(grads[1], grads[0]):
+        close(a, b)
