@@ -19,6 +19,8 @@ from ..storage import _PACKAGE_DIR
 from ..tensor import Tensor
 from . import _interp_jit as K
 
+Region = tuple[int, tuple[int, ...]]  # (arena position of element 0, strides)
+
 UNARY = {"neg": K.NEG, "exp": K.EXP, "log": K.LOG, "sigmoid": K.SIGMOID, "tanh": K.TANH,
          "sqrt": K.SQRT, "sin": K.SIN, "cos": K.COS, "log1p": K.LOG1P, "expm1": K.EXPM1,
          "abs": K.ABS, "relu": K.RELU}
@@ -118,7 +120,7 @@ class Tracer:
             slot.values = t._storage.buffer.copy()
             self.constants.append(slot)
 
-    def _scalar(self, v: Any) -> tuple[int, tuple[int, ...]]:
+    def _scalar(self, v: Any) -> Region:
         v = float(v)
         slot = self.scalars.get(v)
         if slot is None:
@@ -151,7 +153,7 @@ class Tracer:
             raise NotLowered("a tensor cut from the graph inside the function (detach or no_grad)")
         return slot
 
-    def region(self, t: Any, shape: Sequence[int]) -> tuple[int, tuple[int, ...]]:
+    def region(self, t: Any, shape: Sequence[int]) -> Region:
         """``(arena base, strides broadcast to shape)`` of a tensor or number."""
         if not isinstance(t, Tensor):
             if isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, float, np.floating, np.integer)):
@@ -166,7 +168,7 @@ class Tracer:
         return slot.base + rel, (0,) * pad + strides
 
     # -- records -----------------------------------------------------------------------------
-    def emit(self, op: int, shape: Sequence[int], out: tuple[int, tuple[int, ...]], *operands: tuple[int, tuple[int, ...]],
+    def emit(self, op: int, shape: Sequence[int], out: Region, *operands: Region,
              value: float = 0.0, save: bool = False) -> None:
         if len(shape) > K.R:
             raise NotLowered(f"a tensor of rank {len(shape)} (at most {K.R} is lowered)")
@@ -189,13 +191,13 @@ class Tracer:
         self.records.append(rec)
         self.floats.append(float(value))
 
-    def _fresh(self, out: Tensor, diff: bool) -> tuple[int, tuple[int, ...]]:
+    def _fresh(self, out: Tensor, diff: bool) -> Region:
         if out.dtype != np.float64:
             raise NotLowered(f"a {out.dtype.name} result (only float64 is lowered)")
-        slot = self._slot(out._storage, len(out._storage.buffer), 0, "temp", diff)
+        self._slot(out._storage, len(out._storage.buffer), 0, "temp", diff)
         return self.region(out, out._sizes)
 
-    def _target(self, t: Tensor, op: str) -> tuple[Slot, tuple[int, tuple[int, ...]]]:
+    def _target(self, t: Tensor, op: str) -> tuple[Slot, Region]:
         """The region an in-place ``op`` writes: refuse inputs and self-overlapping views."""
         slot = self.slot_of(t)
         if slot.kind == "input":
@@ -210,7 +212,7 @@ class Tracer:
             reach = s * n
         return slot, self.region(t, t._sizes)
 
-    def _overlaps(self, slot: Slot, t: Any, region: tuple[int, tuple[int, ...]], target: tuple[int, tuple[int, ...]]) -> bool:
+    def _overlaps(self, slot: Slot, t: Any, region: Region, target: Region) -> bool:
         """Whether operand ``t`` reads the written slot other than element for element."""
         return isinstance(t, Tensor) and self.slots.get(id(t._storage)) is slot and region != target
 
