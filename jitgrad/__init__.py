@@ -263,3 +263,8 @@ __all__ += [  # gaps
     "seed", "set_rng_state", "true_divide", "vstack", "digamma", "lgamma", "polygamma",
     "bincount", "histc",
 ]
+
+# -- compile (jitgrad/compile) --
+from .compile import compile  # noqa: E402  (the function; the package is jitgrad/compile/)
+
+__all__ += ["compile"]

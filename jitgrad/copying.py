@@ -122,7 +122,8 @@ def scalar_value(op: str, value: object) -> bool | int | float:
                 f"{op} only supports 0-dimension value tensor but got tensor with "
                 f"{value.ndim} dimensions."
             )
-        return value.item()
+        # read directly: an internal read, not the user's (jitgrad.compile traces ``item()``)
+        return value._storage.buffer[value._offset].item()  # type: ignore[no-any-return]
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, numbers.Integral):

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import dtypes
+from . import _tracing, dtypes
 from .geometry import contiguous_strides, numel
 from .geometry.strided import as_int_tuple
 from .copying import scalar_value
@@ -18,6 +18,8 @@ from .storage import Storage, allocate
 from .tensor import Tensor, sizes_arg
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+    if _tracing.ACTIVE is not None:  # jitgrad.compile: a constant made inside the function
+        _tracing.ACTIVE.constant(t)
     if requires_grad:
         t.requires_grad_(True)  # type: ignore[attr-defined]
     return t

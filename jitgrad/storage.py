@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes
+from . import _tracing, dtypes
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -97,6 +97,8 @@ class Storage:
         # ``resize_`` may grow the buffer only when no one else holds it: not NumPy memory
         # (``from_numpy``) nor a buffer another Storage shares (``.data``, unsafe splits)
         self.resizable = True
+        if _tracing.ACTIVE is not None:  # jitgrad.compile: which storages the trace made
+            _tracing.ACTIVE.new_storage(self)
 
     @classmethod
     def _fresh(cls, buffer: np.ndarray) -> Storage:
@@ -110,6 +112,8 @@ class Storage:
         s._counter = None
         s.inference = INFERENCE.enabled
         s.resizable = True
+        if _tracing.ACTIVE is not None:  # jitgrad.compile: which storages the trace made
+            _tracing.ACTIVE.new_storage(s)
         return s
 
     @property
@@ -180,6 +184,8 @@ class Storage:
         counter = self.counter
         counter.value += 1
         counter.last_write = (op, user_frame_location(2))
+        if _tracing.ACTIVE is not None:  # jitgrad.compile: every write must be recorded
+            _tracing.ACTIVE.bumped(self, op)
 
 
 class UntypedStorage:

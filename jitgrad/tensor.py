@@ -17,7 +17,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from . import dtypes
+from . import _tracing, dtypes
 from ._formatting import format_tensor
 from .device import CPU, check as check_device
 from .device import device as device_type
@@ -194,6 +194,8 @@ class Tensor:
         return out.copy() if copy else out
 
     def item(self) -> bool | int | float:
+        if _tracing.ACTIVE is not None:  # jitgrad.compile: data-dependent control flow
+            _tracing.ACTIVE.read_value(self, "item()")
         n = self.numel()
         if n != 1:
             raise RuntimeError(
@@ -203,6 +205,8 @@ class Tensor:
         return self._storage.buffer[self._offset].item()
 
     def tolist(self) -> Any:
+        if _tracing.ACTIVE is not None:  # jitgrad.compile: data-dependent control flow
+            _tracing.ACTIVE.read_value(self, "tolist()")
         return self.numpy().tolist()
 
     def __len__(self) -> int:
@@ -216,6 +220,8 @@ class Tensor:
         return (self.select(0, i) for i in range(self._sizes[0]))  # type: ignore[attr-defined]
 
     def __bool__(self) -> bool:
+        if _tracing.ACTIVE is not None:  # jitgrad.compile: data-dependent control flow
+            _tracing.ACTIVE.read_value(self, "bool() of a tensor (an `if` or `while` on it)")
         if self.numel() != 1:
             raise RuntimeError(
                 f"Boolean value of Tensor with {self.numel()} values is ambiguous; "
@@ -238,6 +244,8 @@ class Tensor:
         return int(self.item())
 
     def _scalar(self, kind: str) -> bool | int | float:
+        if _tracing.ACTIVE is not None:  # jitgrad.compile: data-dependent control flow
+            _tracing.ACTIVE.read_value(self, f"{kind}() of a tensor")
         if self.numel() != 1:
             raise ValueError(
                 f"only one element tensors can be converted to Python {kind}s, got shape "

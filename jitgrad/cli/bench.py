@@ -329,10 +329,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-peak", action="store_true",
                         help="skip the peak-memory subprocesses")
     parser.add_argument("--peak-of", help=argparse.SUPPRESS)  # internal: NAME:LIB
+    parser.add_argument("--compile", action="store_true",
+                        help="jitgrad.compile vs eager jitgrad and PyTorch (bench_compile.py)")
+    parser.add_argument("--torch-compile", action="store_true",
+                        help="with --compile: also torch.compile (its compile takes minutes here)")
 
 
 def run_from_args(args: argparse.Namespace) -> int:
     by_name = {sc.name: sc for sc in SCENARIOS}
+    if getattr(args, "compile", False):
+        from .bench_compile import run as run_compile
+
+        return run_compile(args.quick, args.torch_compile)
     if args.peak_of:
         name, lib = args.peak_of.split(":")
         module = jitgrad if lib == "jitgrad" else _libraries()[lib]

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import copying, indexing
+from .. import _tracing, copying, indexing
 from ..autograd.node import Grads, Node
 from ..tensor import Tensor
 from .copy_slices import CopyBackwards, once_per_location
@@ -71,10 +71,13 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
 def _copy(self: Tensor, src: Tensor, op: str) -> Tensor:
     if not isinstance(src, Tensor):
         raise TypeError(f"{op}(): argument 'src' must be a Tensor, got {type(src).__name__}")
-    return inplace_write(
+    out = inplace_write(
         op, self, (self, src), lambda: copying.copy_into(self, src, op), CopyBackwards,
         order_dependent=src.numel() != 1, write_bumps=True,
     )
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.write(self, src)
+    return out
 
 
 def fill_(self: Tensor, value: Any) -> Tensor:
@@ -83,10 +86,13 @@ def fill_(self: Tensor, value: Any) -> Tensor:
 
 
 def zero_(self: Tensor) -> Tensor:
-    return inplace_write(
+    out = inplace_write(
         "zero_", self, (self,), lambda: copying.fill_into(self, 0, "zero_"), ZeroBackward0,
         order_dependent=False, write_bumps=True,
     )
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.write(self, 0.0)
+    return out
 
 
 def _fill(self: Tensor, value: Any, op: str) -> Tensor:
@@ -95,10 +101,13 @@ def _fill(self: Tensor, value: Any, op: str) -> Tensor:
         node_type: type[Node] = FillBackward1
     else:
         inputs, node_type = (self,), FillBackward0
-    return inplace_write(
+    out = inplace_write(
         op, self, inputs, lambda: copying.fill_into(self, value, op), node_type,
         order_dependent=False, write_bumps=True,
     )
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.write(self, value)
+    return out
 
 
 def setitem(self: Tensor, index: Any, value: Any) -> None:

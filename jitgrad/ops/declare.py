@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .. import dtypes
+from .. import _tracing, dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavedTensor, SavingNode
 from ..tensor import Tensor
@@ -301,6 +301,8 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
                 node.save(x)
             elif saves:
                 node.save(x, out, outputs=(out,))
+        if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+            _tracing.ACTIVE.op(decl.name, out, x)
         return out
     n = len(args)
     if params or n != decl.arity:
@@ -346,6 +348,8 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
             node.save(out, outputs=(out,))  # type: ignore[attr-defined]
         elif saves == BOTH:
             node.save(*args, out, outputs=(out,))  # type: ignore[attr-defined]
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.op(decl.name, out, *args, **params)
     return out
 
 
@@ -380,6 +384,9 @@ def _call_inplace(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any]
         decl.forward(*(as_array(a) for a in args), out=values, dtype=compute_dtype, casting="unsafe", **params)
     finally:
         QUIET.reset(token)
-    return apply_inplace(
+    out = apply_inplace(
         op, self, values, dtype, [_tensor_or_none(a) for a in args],
         make_node if decl.differentiable else None, save_result if saves & RESULT else None)
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.op(decl.name, self, *args, inplace=True, **params)
+    return out

@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .. import dtypes
+from .. import _tracing, dtypes
 from .._quiet import IGNORE_ALL, QUIET
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import needs_grad, record
@@ -79,6 +79,8 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     out = binary(np.add, input, other if _unit(alpha) else _scaled("add", other, alpha, dtype), dtype)
     if needs_grad(input, other):
         record(AddBackward0(alpha), _tensors(input, other), (out,))
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.op("add", out, input, other, alpha=alpha)
     return out
 
 
@@ -86,7 +88,10 @@ def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     dtype = result_type(self, other, op="add_")
     check_inplace_operands("add_", self, dtype, other)
     values = compute(np.add, self, _scaled("add_", other, alpha, dtype), dtype=dtype)
-    return apply_inplace("add_", self, values, dtype, _tensors(self, other), lambda: AddBackward0(alpha))
+    out = apply_inplace("add_", self, values, dtype, _tensors(self, other), lambda: AddBackward0(alpha))
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.op("add", self, self, other, inplace=True, alpha=alpha)
+    return out
 
 
 def _is_bool(x: Any) -> bool:
@@ -122,6 +127,8 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     out = binary(np.subtract, input, other if _unit(alpha) else _scaled("sub", other, alpha, dtype), dtype)
     if needs_grad(input, other):
         record(SubBackward0(alpha), _tensors(input, other), (out,))
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.op("sub", out, input, other, alpha=alpha)
     return out
 
 
@@ -130,7 +137,10 @@ def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     dtype = result_type(self, other, op="sub_")
     check_inplace_operands("sub_", self, dtype, other)
     values = compute(np.subtract, self, _scaled("sub_", other, alpha, dtype), dtype=dtype)
-    return apply_inplace("sub_", self, values, dtype, _tensors(self, other), lambda: SubBackward0(alpha))
+    out = apply_inplace("sub_", self, values, dtype, _tensors(self, other), lambda: SubBackward0(alpha))
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.op("sub", self, self, other, inplace=True, alpha=alpha)
+    return out
 
 
 class RsubBackward1(Node):
@@ -154,6 +164,8 @@ def rsub(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     out = binary(np.subtract, other, self if _unit(alpha) else _scaled("rsub", self, alpha, dtype), dtype)
     if needs_grad(self):
         record(RsubBackward1(alpha), (self,), (out,))
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.op("rsub", out, self, other, alpha=alpha)
     return out
 
 
@@ -203,6 +215,8 @@ def mul(input: Any, other: Any) -> Tensor:
             input if node.needs_input_grad(1) else None,
             other if node.needs_input_grad(0) else None,
         )
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.op("mul", out, input, other)
     return out
 
 
@@ -216,7 +230,10 @@ def mul_(self: Tensor, other: Any) -> Tensor:
         return node
 
     values = compute(np.multiply, self, other, dtype=dtype)
-    return apply_inplace("mul_", self, values, dtype, _tensors(self, other), make_node)
+    out = apply_inplace("mul_", self, values, dtype, _tensors(self, other), make_node)
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.op("mul", self, self, other, inplace=True)
+    return out
 
 
 def _true_div_dtype(a: Any, b: Any) -> np.dtype:
@@ -243,6 +260,8 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         node = DivBackward0()
         record(node, _tensors(input, other), (out,))
         node.save(input if node.needs_input_grad(1) else None, other)
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.op("div", out, input, other)
     return out
 
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .. import dtypes
+from .. import _tracing, dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavedTensor, SavingNode
 from ..tensor import Tensor
@@ -163,6 +163,8 @@ def pow(input: Any, exponent: Any) -> Tensor:
         else:
             node = record(PowBackward1(), (input, exponent), (out,))
             node.save(input, exponent, out, outputs=(out,))  # type: ignore[attr-defined]
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.op("pow", out, input, exponent)
     return out
 
 

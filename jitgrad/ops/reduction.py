@@ -12,7 +12,7 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from .. import dtypes
+from .. import _tracing, dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavingNode
 from ..geometry.strided import wrap_dim
@@ -101,6 +101,8 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None)
     if needs_grad(self):
         node = (SumBackward0 if dim is None else SumBackward1)(self._sizes, dims, keepdim)
         record(node, (self,), (out,))
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.reduce("sum" if dtype is None else "sum(dtype=)", out, self, dims, keepdim)
     return out
 
 
@@ -157,6 +159,8 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     if needs_grad(self):
         node = (MeanBackward0 if dim is None else MeanBackward1)(self._sizes, dims, keepdim)
         record(node, (self,), (out,))
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.reduce("mean", out, self, dims, keepdim)
     return out
 
 
@@ -371,6 +375,8 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
         node = LogsumexpBackward0(dims, keepdim)
         record(node, (self,), (out,))
         node.save(self, out, outputs=(out,))
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.reduce("logsumexp", out, self, dims, keepdim)
     return out
 
 

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import copying, dtypes
+from .. import _tracing, copying, dtypes
 from ..device import check as check_device
 from ..device import is_device_like
 from ..layouts import check_memory_format
@@ -44,6 +44,8 @@ def clone(self: Tensor, *, memory_format: str | None = None) -> Tensor:
     out = copying.clone(self, contiguous=memory_format == "contiguous_format")
     if needs_grad(self):
         record(CloneBackward0(), (self,), (out,))
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.op("clone", out, self)
     return out
 
 
@@ -190,6 +192,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if needs_grad(*tensors):
         node = CatBackward0(d, [t._sizes for t in tensors], skipped)
         record(node, tensors, (out,))
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.join(out, [t for _, t in kept], d, stack=False)
     return out
 
 
@@ -228,4 +232,6 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
             view[k] = t._storage.buffer[t._offset]
     if needs_grad(*tensors):
         record(StackBackward0(d), tensors, (out,))
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records it
+        _tracing.ACTIVE.join(out, tensors, d, stack=True)
     return out

@@ -1,0 +1,154 @@
+"""``python -m jitgrad bench --compile``: ``jitgrad.compile`` beside eager jitgrad, PyTorch
+eager and ``torch.compile``, on the demo's heat problem (n=128, 100 steps) and a 48x60
+soft-DTW table, forward + backward, in one process (alternating runs, median after warm-up);
+then the first call's trace + compile time, cold (a fresh Numba cache directory, in a
+subprocess) and warm (the same directory again: the interpreter loads from disk).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+import jitgrad
+from . import heat
+
+BIG = 1e10  # soft-DTW's border ("infinity", finite so exp and its gradient stay exact)
+
+
+def soft_dtw(lib: Any, x: Any, y: Any, gamma: float) -> Any:
+    """Soft-DTW's table filled cell by cell in place (notebooks/02 and 04)."""
+    n, m = x.shape[0], y.shape[0]
+    cost = (x.reshape(n, 1) - y.reshape(1, m)) ** 2
+    D = lib.full((n + 1, m + 1), BIG, dtype=x.dtype)
+    D[0, 0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            prev = lib.stack([D[i - 1, j - 1], D[i - 1, j], D[i, j - 1]])
+            D[i, j] = cost[i - 1, j - 1] - gamma * lib.logsumexp(-prev / gamma, dim=0)
+    return D[n, m]
+
+
+def _tensor(lib: Any, a: Any, grad: bool = False) -> Any:
+    a = np.asarray(a, np.float64)
+    if lib is jitgrad:
+        return jitgrad.tensor(a, dtype=jitgrad.float64, requires_grad=grad)
+    return lib.tensor(a, dtype=lib.float64, requires_grad=grad)
+
+
+def heat_workload(lib: Any, n: int = 128, steps: int = 100) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """``(loss(u0, theta), (u0, theta))`` for the demo's objective."""
+    problem = heat.make_problem(n, steps, seed=0)
+    observed = [_tensor(lib, o) for o in problem.observed]
+
+    def loss(u0: Any, theta: Any) -> Any:
+        return heat.objective(lib, problem, u0, heat.alpha_of(lib, theta), observed)[0]
+
+    u0 = _tensor(lib, np.random.default_rng(1).standard_normal(n - 2) * 0.1, True)
+    theta = _tensor(lib, heat.theta_of(heat.ALPHA_START), True)
+    return loss, (u0, theta)
+
+
+def dtw_workload(lib: Any, n: int = 48, m: int = 60) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    rng = np.random.default_rng(2)
+    y = _tensor(lib, rng.standard_normal(m))
+
+    def loss(x: Any) -> Any:
+        return soft_dtw(lib, x, y, 0.1)
+
+    return loss, (_tensor(lib, rng.standard_normal(n), True),)
+
+
+def step(fn: Callable[..., Any], inputs: tuple[Any, ...]) -> Callable[[], None]:
+    def run() -> None:
+        for t in inputs:
+            t.grad = None
+        fn(*inputs).backward()
+    return run
+
+
+def median_times(runs: dict[str, Callable[[], None]], repeats: int) -> dict[str, float]:
+    for run in runs.values():  # warm-up (compiles, pools)
+        run()
+    samples: dict[str, list[float]] = {k: [] for k in runs}
+    for _ in range(repeats):
+        for name, run in runs.items():
+            t0 = time.perf_counter()
+            run()
+            samples[name].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def _first_call(make: Callable[[Any], tuple[Callable[..., Any], tuple[Any, ...]]], lib: Any,
+                compiler: Callable[[Any], Any]) -> tuple[Callable[[], None], float]:
+    fn, inputs = make(lib)
+    compiled = compiler(fn)
+    t0 = time.perf_counter()
+    step(compiled, inputs)()
+    return step(compiled, inputs), time.perf_counter() - t0
+
+
+def scenario(name: str, make: Any, quick: bool, torch_compile: bool) -> list[str]:
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a test dependency
+        torch = None
+    runs: dict[str, Callable[[], None]] = {}
+    fn, inputs = make(jitgrad)
+    runs["jitgrad eager"] = step(fn, inputs)
+    runs["jitgrad.compile"], first = _first_call(make, jitgrad, jitgrad.compile)
+    notes = [f"jitgrad.compile first call (trace + lower + run): {first * 1e3:.0f} ms"]
+    if torch is not None:
+        fn_t, inputs_t = make(torch)
+        runs["torch eager"] = step(fn_t, inputs_t)
+        if torch_compile:
+            try:
+                runs["torch.compile"], first_t = _first_call(make, torch, torch.compile)
+                notes.append(f"torch.compile first call (compile + run): {first_t:.1f} s")
+            except Exception as exc:  # noqa: BLE001 - report, do not fail the bench
+                notes.append(f"torch.compile failed here: {type(exc).__name__}: {str(exc)[:120]}")
+        else:
+            notes.append("torch.compile not run (--torch-compile: its compile takes minutes here)")
+    times = median_times(runs, 2 if quick else 7)
+    ref = times.get("torch eager")
+    lines = [name]
+    for k, v in times.items():
+        ratio = f"  ({v / ref:.3f}x PyTorch eager)" if ref else ""
+        lines.append(f"  {k:<16} {v * 1e3:9.2f} ms{ratio}")
+    return lines + ["  " + n for n in notes]
+
+
+_PROBE = ("import time, jitgrad; from jitgrad.cli.bench_compile import heat_workload, step; "
+          "fn, inputs = heat_workload(jitgrad); c = jitgrad.compile(fn); t0 = time.perf_counter(); "
+          "step(c, inputs)(); print(time.perf_counter() - t0)")
+
+
+def first_call_in_subprocess(cache_dir: str) -> float:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    out = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def run(quick: bool = False, torch_compile: bool = False) -> int:
+    print("jitgrad.compile: forward + backward, median of alternating runs after a warm-up")
+    heat_n, heat_steps = (32, 20) if quick else (128, 100)
+    dtw_n, dtw_m = (8, 10) if quick else (48, 60)
+    for line in scenario(f"heat n={heat_n}, {heat_steps} steps",
+                         lambda lib: heat_workload(lib, heat_n, heat_steps), quick, torch_compile):
+        print(line)
+    for line in scenario(f"soft-DTW {dtw_n}x{dtw_m}",
+                         lambda lib: dtw_workload(lib, dtw_n, dtw_m), quick, torch_compile=False):
+        print(line)
+    with tempfile.TemporaryDirectory() as cache:
+        cold = first_call_in_subprocess(cache)
+        warm = first_call_in_subprocess(cache)
+    print(f"heat n=128, first call in a new process: {cold:.2f} s with an empty Numba cache "
+          f"(the interpreter compiles, once per machine), {warm:.2f} s from the disk cache")
+    return 0
