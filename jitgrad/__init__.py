@@ -264,7 +264,7 @@ __all__ += [  # gaps
     "bincount", "histc",
 ]
 
-# -- compile (jitgrad/compile) --
-from .compile import compile  # noqa: E402  (the function; the package is jitgrad/compile/)
+# -- compile (jitgrad/compiler) --
+from .compiler import compile  # noqa: E402  (loads the compiler, and Numba, on first use)
 
 __all__ += ["compile"]

@@ -1,5 +1,5 @@
 """The switch ``jitgrad.compile`` traces through (Note [Compiled tapes] in
-``jitgrad/compile/__init__.py``).
+``jitgrad/compiler/compiled.py``).
 
 ``ACTIVE`` is None except while ``jitgrad.compile`` runs a function to trace it; then it is
 the tracer, and the hooked sites (declared ops, arithmetic, reductions, writes, creation,

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 
 import jitgrad
 from jitgrad.cli import heat
-from jitgrad.compile import CompileFallbackWarning, CompiledFunction, DataDependentError, Program
+from jitgrad.compiler import CompileFallbackWarning, CompiledFunction, DataDependentError, Program
 
 from conftest import budget
 from fuzz.builder import programs
@@ -392,7 +392,7 @@ def test_bench_compile_quick_runs(capsys: Any, monkeypatch: Any) -> None:
 
 
 def test_warmup_runs_the_interpreters() -> None:
-    from jitgrad.compile import warmup
+    from jitgrad.compiler import warmup
 
     warmup()  # (compiled or loaded from the cache: must not raise)
 

@@ -60,7 +60,7 @@ def warmup() -> int:
         print(f"  [{i}/{n}] {name} ... ({time.perf_counter() - start:.1f}s)", flush=True)
 
     registry.warmup(progress)
-    from ..compile import warmup as warm_compile  # jitgrad.compile's tape interpreters
+    from ..compiler import warmup as warm_compile  # jitgrad.compile's tape interpreters
 
     print(f"  jitgrad.compile tape interpreters ... ({time.perf_counter() - start:.1f}s)", flush=True)
     warm_compile()
