@@ -71,17 +71,23 @@ def _sample(rng: np.random.Generator, kind: str, n: int, target: np.dtype) -> np
     return values if compute == target else values.astype(target)
 
 
+def _floats(kind: str, args: tuple[Any, ...], size: Any, generator: Any, dtype: object, layout: Any,
+            device: Any, requires_grad: bool, pin_memory: bool, out: None) -> Tensor:
+    """``rand``/``randn`` (``kind``): samples of the default (or given) float dtype."""
+    _no_out(kind, out)
+    sizes = _size_arg(kind, args, size)
+    target = _float_target(kind, dtype, dtypes.DEFAULT_FLOAT, device, layout, pin_memory)
+    values = _sample(_rng(kind, generator), kind, numel(sizes), target)
+    return _finish(Tensor._from_buffer(values, sizes), requires_grad)
+
+
 def rand(
     *args: Any, size: Any = None, generator: Any = None, dtype: object = None, layout: Any = None,
     device: Any = None, requires_grad: bool = False, pin_memory: bool = False,
     out: None = None,
 ) -> Tensor:
     """Uniform samples in ``[0, 1)``."""
-    _no_out("rand", out)
-    sizes = _size_arg("rand", args, size)
-    target = _float_target("rand", dtype, dtypes.DEFAULT_FLOAT, device, layout, pin_memory)
-    values = _sample(_rng("rand", generator), "rand", numel(sizes), target)
-    return _finish(Tensor._from_buffer(values, sizes), requires_grad)
+    return _floats("rand", args, size, generator, dtype, layout, device, requires_grad, pin_memory, out)
 
 
 def randn(
@@ -90,11 +96,7 @@ def randn(
     out: None = None,
 ) -> Tensor:
     """Standard normal samples."""
-    _no_out("randn", out)
-    sizes = _size_arg("randn", args, size)
-    target = _float_target("randn", dtype, dtypes.DEFAULT_FLOAT, device, layout, pin_memory)
-    values = _sample(_rng("randn", generator), "randn", numel(sizes), target)
-    return _finish(Tensor._from_buffer(values, sizes), requires_grad)
+    return _floats("randn", args, size, generator, dtype, layout, device, requires_grad, pin_memory, out)
 
 
 def randperm(

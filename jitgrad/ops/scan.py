@@ -81,13 +81,18 @@ class CumsumBackward0(ScanNode):
         return (reversed_cumsum(g, self.dim) if g.ndim else g,)
 
 
+def _running(op: str, np_scan: Any, input: Tensor, dim: int, dtype: Any) -> tuple[int, Tensor, Tensor]:
+    """``(dim, the input in the scan's dtype, np_scan of it along dim)`` for cumsum/cumprod."""
+    d = _axis(op, input, dim)
+    x = _scan_dtype(op, input, dtype)
+    with quiet():
+        values = np_scan(_lines(x.numpy(), d), axis=d).reshape(x._sizes)
+    return d, x, from_result(values, x.dtype)
+
+
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """Running sums along ``dim`` (integer and bool inputs give int64)."""
-    d = _axis("cumsum", input, dim)
-    x = _scan_dtype("cumsum", input, dtype)
-    with quiet():
-        values = np.cumsum(_lines(x.numpy(), d), axis=d).reshape(x._sizes)
-    out = from_result(values, x.dtype)
+    d, x, out = _running("cumsum", np.cumsum, input, dim, dtype)
     source = input if input.dtype in dtypes.FLOATING else x
     if needs_grad(source):
         node = CumsumBackward0(d)
@@ -150,11 +155,7 @@ def _omitted_products_backward(g: Tensor, x: Tensor, result: Tensor, d: int) -> 
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """Running products along ``dim`` (integer and bool inputs give int64)."""
-    d = _axis("cumprod", input, dim)
-    x = _scan_dtype("cumprod", input, dtype)
-    with quiet():
-        values = np.cumprod(_lines(x.numpy(), d), axis=d).reshape(x._sizes)
-    out = from_result(values, x.dtype)
+    d, x, out = _running("cumprod", np.cumprod, input, dim, dtype)
     if needs_grad(x):
         node = CumprodBackward0(d)
         record(node, (x,), (out,))
