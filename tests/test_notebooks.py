@@ -16,7 +16,7 @@ NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
 CELL_TIMEOUT = 120  # seconds per cell; all four notebooks together take ~35 s
 
 
-def test_the_three_notebooks_are_there() -> None:
+def test_the_four_notebooks_are_there() -> None:
     assert [p.name for p in NOTEBOOKS] == [
         "01_views_and_inplace.ipynb",
         "02_differentiable_simulation.ipynb",
