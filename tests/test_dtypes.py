@@ -70,7 +70,9 @@ def test_result_type_with_0d_tensors_and_scalars_matches_pytorch(a: str, b: str,
 
 def test_out_of_range_int_scalar_wraps_like_pytorch() -> None:
     for dtype, value in (("uint8", -3), ("int8", 300), ("int16", -40000), ("uint8", 256 + 7)):
-        for op in (lambda t, v: t + v, lambda t, v: t * v, lambda t, v: t - v):
+        for op in (lambda t, v: t + v, lambda t, v: t * v, lambda t, v: t - v,  # binary
+                   lambda t, v: t.add_(v), lambda t, v: t.mul_(v),  # in place
+                   lambda t, v: t.remainder(v), lambda t, v: t.remainder_(v)):  # declared
             theirs = op(torch.tensor([1, 5], dtype=getattr(torch, dtype)), value)
             ours = op(jitgrad.tensor([1, 5], dtype=getattr(jitgrad, dtype)), value)
             assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")

@@ -25,7 +25,7 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavedTensor, SavingNode
 from ..tensor import Tensor
 from ..geometry import broadcast_shapes
-from .operands import IGNORE_ALL, QUIET, array_of, as_array, broadcast_shape, new_output, result_type, shape_of
+from .operands import IGNORE_ALL, QUIET, array_of, as_array, broadcast_shape, new_output, result_type, shape_of, wrapped_operand
 from .inplace import apply_inplace, check_inplace_operands, original
 
 # what the derivative formulas read (bit flags)
@@ -335,6 +335,11 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
             decl.forward(*arrays, out=view, dtype=compute_dtype, casting="unsafe", **params)
         else:
             decl.forward(*arrays, out=view, dtype=compute_dtype, casting="unsafe")
+    except OverflowError:  # a Python int outside an integer dtype's range: PyTorch wraps it
+        if compute_dtype is None:
+            raise
+        decl.forward(*(wrapped_operand(a, compute_dtype, decl.name) for a in args), out=view,
+                     dtype=compute_dtype, casting="unsafe", **params)
     finally:
         QUIET.reset(token)
     if decl.differentiable and needs_grad(*args):
@@ -382,6 +387,9 @@ def _call_inplace(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any]
     token = QUIET.set(IGNORE_ALL)
     try:
         decl.forward(*(as_array(a) for a in args), out=values, dtype=compute_dtype, casting="unsafe", **params)
+    except OverflowError:  # a Python int outside an integer dtype's range: PyTorch wraps it
+        decl.forward(*(wrapped_operand(a, compute_dtype, op) for a in args), out=values,
+                     dtype=compute_dtype, casting="unsafe", **params)
     finally:
         QUIET.reset(token)
     out = apply_inplace(

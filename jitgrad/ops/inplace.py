@@ -24,7 +24,7 @@ from ..geometry import broadcast_shapes, is_non_overlapping_and_dense
 from ..tensor import Tensor
 from . import view_meta
 from .._quiet import IGNORE_ALL, QUIET
-from .operands import as_array, check_inplace_dtype, layout
+from .operands import as_array, check_inplace_dtype, layout, wrapped_operand
 from .structure import clone
 
 
@@ -135,6 +135,10 @@ def compute(ufunc: Callable[..., Any], self: Tensor, *others: Any, dtype: np.dty
     token = QUIET.set(IGNORE_ALL)
     try:
         ufunc(as_array(self), *(as_array(a) for a in others), out=out, dtype=dtype, casting="unsafe")
+    except OverflowError:  # a Python int outside an integer dtype's range: PyTorch wraps it
+        name = getattr(ufunc, "__name__", "op")
+        ufunc(*(wrapped_operand(a, dtype, name) for a in (self, *others)), out=out, dtype=dtype,
+              casting="unsafe")
     finally:
         QUIET.reset(token)
     return out

@@ -204,14 +204,14 @@ def binary(ufunc: np.ufunc, a: Any, b: Any, dtype: np.dtype | None = None) -> Te
     try:
         ufunc(as_array(a), as_array(b), out=view, dtype=dtype, casting="unsafe")
     except OverflowError:  # a Python int outside an integer dtype's range: PyTorch wraps it
-        ufunc(_wrapped(a, dtype, ufunc.__name__), _wrapped(b, dtype, ufunc.__name__), out=view,
+        ufunc(wrapped_operand(a, dtype, ufunc.__name__), wrapped_operand(b, dtype, ufunc.__name__), out=view,
               dtype=dtype, casting="unsafe")
     finally:
         QUIET.reset(token)
     return out
 
 
-def _wrapped(x: Any, dtype: np.dtype, op: str) -> Any:
+def wrapped_operand(x: Any, dtype: np.dtype, op: str) -> Any:
     """``x`` as an operand of ``dtype``: a Python int wrapped modulo the dtype's range, as
     PyTorch casts it (NumPy refuses one out of range)."""
     if isinstance(x, Tensor):
