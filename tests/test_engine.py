@@ -538,3 +538,39 @@ def test_broadcast_gradient_times_a_number_stays_broadcast() -> None:
     loss.backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.full((64, 64), 36.0))
     assert x.grad.is_contiguous() and x.grad._storage.size() == 64 * 64
+
+
+def _node_classes() -> list[type]:
+    import importlib
+    import pkgutil
+
+    from jitgrad.autograd.node import Node
+
+    for info in pkgutil.walk_packages(jitgrad.__path__, "jitgrad."):
+        if ".tools" not in info.name and ".cli" not in info.name:
+            importlib.import_module(info.name)
+    seen: list[type] = []
+    todo = [Node]
+    while todo:
+        cls = todo.pop()
+        for sub in cls.__subclasses__():
+            if sub not in seen:
+                seen.append(sub)
+                todo.append(sub)
+    return seen
+
+
+def test_only_nodes_that_take_owned_buffers_see_ownership() -> None:
+    """``apply(grads)`` everywhere; the few nodes that reuse an engine-owned gradient buffer
+    say so (``takes_owned``) and implement ``apply_owned`` (Note [Gradient buffer ownership])."""
+    import inspect
+
+    classes = _node_classes()
+    assert len(classes) > 60
+    for cls in classes:
+        params = list(inspect.signature(cls.apply).parameters)
+        assert params == ["self", "grads"], f"{cls.__name__}.apply{params}"
+        if "apply_owned" in vars(cls):
+            assert cls.takes_owned, cls.__name__
+    owners = {c.__name__ for c in classes if c.takes_owned}
+    assert {"AccumulateGrad", "CopySlices", "MulBackward0"} <= owners

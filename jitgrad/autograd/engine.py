@@ -310,7 +310,9 @@ class GraphTask:
             node._needed = capture.needed(edges)
         try:
             if grads[0] is not None or node._run_without_grads or any(g is not None for g in grads):
-                outputs: Sequence[Tensor | None] = node.apply(grads, flags or ())
+                outputs: Sequence[Tensor | None] = (
+                    node.apply_owned(grads, flags) if flags and node.takes_owned else node.apply(grads)
+                )
             else:
                 outputs = [None] * len(edges)
         finally:

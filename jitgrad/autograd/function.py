@@ -109,7 +109,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self._output_info: tuple[tuple[tuple[int, ...], Any] | None, ...] = ()
         self.needs_input_grad = ()
 
-    def apply(self, grads: Grads, owned: Any = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         cls = self._forward_cls
         args: list[Tensor | None] = list(grads)
         if self._materialize_grads:
@@ -363,7 +363,7 @@ class DelayedError(Node):
         super().__init__()
         self.msg = msg
 
-    def apply(self, grads: Grads, owned: Any = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         raise RuntimeError(self.msg)
 
 

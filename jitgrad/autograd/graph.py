@@ -224,7 +224,12 @@ class AccumulateGrad(Node):
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # PyTorch's name() (its C++ class name)
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    takes_owned = True
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return self.apply_owned(grads, ())
+
+    def apply_owned(self, grads: Grads, owned: Sequence[bool]) -> tuple[Tensor | None, ...]:
         grad = grads[0]
         if grad is not None:
             accumulate_grad(self.variable, grad, bool(owned and owned[0]), is_grad_enabled())

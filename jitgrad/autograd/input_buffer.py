@@ -6,9 +6,10 @@ The engine tracks, per input-buffer slot, whether the gradient there is a buffer
 else references. It is when the engine made it (the copy on a second gradient), when a
 node said so (``OwnedGrads``: e.g. CopySlices returning the buffer it wrote into), when
 ``validate_outputs`` had to reduce or cast (a fresh tensor), or when a node passed an owned
-input through unchanged to exactly one output. ``apply(grads, owned)`` learns which of its
-inputs it may overwrite; that is what makes K in-place writes into slices of one buffer cost
-O(buffer + slices) in backward rather than O(K x buffer). Hooks and captures may keep a
+input through unchanged to exactly one output. A node that can use this sets ``takes_owned``
+and learns in ``apply_owned(grads, owned)`` which of its inputs it may overwrite (the other
+nodes' ``apply(grads)`` never see ownership); that is what makes K in-place writes into
+slices of one buffer cost O(buffer + slices) in backward rather than O(K x buffer). Hooks and captures may keep a
 reference, so they clear ownership.
 """
 

@@ -119,13 +119,19 @@ class Node:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
-        """Gradients w.r.t. the forward's inputs, given those w.r.t. its outputs.
+    # Whether the node can reuse a gradient buffer the engine hands over (Note [Gradient
+    # buffer ownership] in ``input_buffer.py``): such nodes implement ``apply_owned``.
+    takes_owned: bool = False
 
-        ``owned[k]`` is True when ``grads[k]`` is a buffer the engine owns (contiguous, no
-        other reference): the node may overwrite it instead of allocating.
-        """
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        """Gradients w.r.t. the forward's inputs, given those w.r.t. its outputs."""
         raise NotImplementedError(f"{self.name()}.apply is not implemented")
+
+    def apply_owned(self, grads: Grads, owned: Sequence[bool]) -> tuple[Tensor | None, ...]:
+        """``apply``, where ``owned[k]`` says ``grads[k]`` is a buffer the engine owns
+        (contiguous, no other reference) that the node may overwrite instead of allocating.
+        Called by the engine only on nodes with ``takes_owned``."""
+        return self.apply(grads)
 
     def __call__(self, *grads: Tensor | None) -> tuple[Tensor | None, ...]:
         return self.apply(list(grads))

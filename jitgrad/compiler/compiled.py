@@ -171,7 +171,7 @@ class CompiledFunctionBackward(Node):
         self.inputs = inputs  # the differentiable inputs (the node's edges, in order)
         self.args, self.kwargs = args, kwargs
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         if is_grad_enabled():  # create_graph=True: differentiate an eager re-run instead
             return self.compiled._eager_grads(self, grads)
         program = self.program

@@ -61,7 +61,7 @@ class RestrideBackward(Node):
         super().__init__()
         self.src, self.dst, self.scale = src, dst, scale
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return (restride(grads[0], self.dst, self.src, self.scale),)  # type: ignore[arg-type]
 
 
@@ -96,7 +96,7 @@ class AsStridedBackward0(Node):
         self.input_geometry = input_geometry
         self.geometry = geometry
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return (as_strided_backward(grads[0], self.input_geometry, self.geometry),)  # type: ignore[arg-type]
 
 

@@ -30,7 +30,7 @@ class FillBackward0(Node):
         was overwritten, so the old values get no gradient (see CopySlices.apply)."""
         region.zero_()  # type: ignore[attr-defined]
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return (_zeros_like(grads[0]),)
 
 
@@ -47,7 +47,7 @@ class FillBackward1(Node):
 
     zero_overwritten = staticmethod(FillBackward0.zero_overwritten)
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
         grad_value = None
@@ -142,7 +142,7 @@ class IndexPutBackward0(Node):
         there): the overwritten elements' old values get no gradient."""
         _index_put(region, self.np_index, 0.0, False, "index_put_")
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         from .index_ops import gather
 
         g = grads[0]

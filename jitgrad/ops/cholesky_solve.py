@@ -9,8 +9,6 @@ so gradients of gradients follow.
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 
 from ..autograd.graph import needs_grad, record
@@ -27,7 +25,7 @@ class CholeskySolveBackward0(SavingNode):
         super().__init__()
         self.upper = upper
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         L, X = self.unpack()
         gB = cholesky_solve(grads[0], L, upper=self.upper)  # type: ignore[arg-type]
         gL = None

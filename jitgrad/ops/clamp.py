@@ -6,7 +6,7 @@ a copy of the old ``self``.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -70,7 +70,7 @@ class ClampBackward1(SavingNode):
         super().__init__()
         self.min, self.max = min, max
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return (where(_clamp_mask(_saved(self), self.min, self.max), grads[0], 0.0),)
 
 
@@ -78,7 +78,7 @@ class ClampBackward0(SavingNode):
     """Backward of ``clamp`` with tensor bounds: a bound gets the gradient where it is the
     output (where ``min > max``, ``max`` wins), as PyTorch."""
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         x, lo, hi = self.unpack()
         grad_x = grad_lo = grad_hi = None

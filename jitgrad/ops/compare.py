@@ -8,7 +8,7 @@ saved condition, and the backward formulas of the other elementwise ops are buil
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -166,7 +166,7 @@ rxor_operator = bitwise_operator(bitwise_xor, reflected=True)
 
 # -- where ----------------------------------------------------------------------------------
 class WhereBackward0(SavingNode):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         (condition,) = self.unpack()
         return (

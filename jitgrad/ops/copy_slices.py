@@ -59,7 +59,7 @@ class CopyBackwards(Node):
 
     _locations: np.ndarray | None = None  # set by CopySlices for a self-overlapping view
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         from ..creation import zeros
 
         g = grads[0]
@@ -106,7 +106,12 @@ class CopySlices(Node):
     def release_variables(self) -> None:
         self.fn = None
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    takes_owned = True
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return self.apply_owned(grads, ())
+
+    def apply_owned(self, grads: Grads, owned: Sequence[bool]) -> tuple[Tensor | None, ...]:
         grad = grads[0]
         fn = self.fn
         if fn is None:
@@ -163,7 +168,7 @@ class CopySlices(Node):
         fn._needed = needed
         self._set_locations(fn)
         try:
-            res = fn.apply([piece], (True,))
+            res = fn.apply_owned([piece], (True,)) if fn.takes_owned else fn.apply([piece])
         finally:
             fn._needed = None
             fn._locations = None

@@ -51,7 +51,7 @@ class PointwiseNode(SavingNode):
     decl: Pointwise
     params: dict[str, Any] = {}  # the op's parameters (the declared defaults, else set per node)
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         decl = self.decl
         params = self.params

@@ -12,7 +12,7 @@ positive-definite) input raises ``LinAlgError``, a ``RuntimeError`` as PyTorch's
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -107,7 +107,7 @@ def _lapack(op: str, fn: Callable[..., Any], A: np.ndarray, *args: Any) -> Any:
 
 # -- inv -------------------------------------------------------------------------------------
 class LinalgInvExBackward0(SavingNode):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         (inverse,) = self.unpack()
         it = _mT(inverse)
         return (mul(matmul(matmul(it, grads[0]), it), -1),)  # type: ignore[arg-type]
@@ -126,7 +126,7 @@ def inv(A: Tensor) -> Tensor:
 
 # -- solve -----------------------------------------------------------------------------------
 class LinalgSolveExBackward0(SavingNode):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         A, X = self.unpack()
         gB = _solve(_mT(A), grads[0])  # type: ignore[arg-type]
         gA = mul(matmul(gB, _mT(X)), -1) if self.needs_input_grad(0) else None
@@ -201,7 +201,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
 
 # -- det, slogdet ----------------------------------------------------------------------------
 class LinalgDetBackward0(SavingNode):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         A, d = self.unpack()
         g = _unsqueeze2(grads[0])  # type: ignore[arg-type]
         if not np.all(d.numpy()):  # a singular matrix: the cofactors, from an SVD
@@ -240,7 +240,7 @@ class slogdet_result(NamedTuple):
 
 
 class LinalgSlogdetBackward0(SavingNode):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         (A,) = self.unpack()
         g = grads[1]
         if g is None:  # only the sign was used: its derivative is zero
@@ -276,7 +276,7 @@ class LinalgCholeskyExBackward0(SavingNode):
         super().__init__()
         self.upper = upper
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         (L,) = self.unpack()
         gL = grads[0]
         assert gL is not None

@@ -12,7 +12,6 @@ broadcast differences, whose backward is PyTorch's ``norm_backward``.
 from __future__ import annotations
 
 import math
-from typing import Sequence
 
 import numpy as np
 
@@ -34,7 +33,7 @@ _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
 
 
 class CdistBackward0(SavingNode):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         x1, x2, d = self.unpack()
         w = where(eq(d, 0), 0.0, div(grads[0], d))  # type: ignore[arg-type]
         wt = mT(w)

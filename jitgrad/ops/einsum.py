@@ -201,7 +201,7 @@ class EinsumBackward0(SavingNode):
         self.out = list(out)
         self.sizes = dict(sizes)
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         ops = self.unpack()
         g = grads[0]
         assert g is not None

@@ -62,7 +62,7 @@ class AddBackward0(Node):
         super().__init__()
         self.alpha = alpha
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         return (
             g if self.needs_input_grad(0) else None,
@@ -113,7 +113,7 @@ class SubBackward0(Node):
         super().__init__()
         self.alpha = alpha
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         return (
             g if self.needs_input_grad(0) else None,
@@ -150,7 +150,7 @@ class RsubBackward1(Node):
         super().__init__()
         self.alpha = alpha
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         return (neg(g) if self.alpha == 1 else mul(g, -self.alpha),)
 
@@ -171,7 +171,12 @@ def rsub(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 # -- mul / div / neg / reciprocal -----------------------------------------------------------
 class MulBackward0(SavingNode):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    takes_owned = True
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return self.apply_owned(grads, ())
+
+    def apply_owned(self, grads: Grads, owned: Sequence[bool]) -> tuple[Tensor | None, ...]:
         g = grads[0]
         a, b = self.unpack()
         if owned and owned[0] and b is not None and not isinstance(b, Tensor) \
@@ -243,7 +248,7 @@ def _true_div_dtype(a: Any, b: Any) -> np.dtype:
 
 
 class DivBackward0(SavingNode):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         a, b = self.unpack()
         return (

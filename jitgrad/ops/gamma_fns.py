@@ -10,7 +10,7 @@ does not fit; ``tests/test_ops_gamma.py`` checks against PyTorch and against mpm
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -31,13 +31,13 @@ def _ufunc(name: str) -> Any:
 
 
 class LgammaBackward0(SavingNode):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         (x,) = self.unpack()
         return (mul(grads[0], digamma(x)),)  # type: ignore[arg-type]
 
 
 class DigammaBackward0(SavingNode):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         (x,) = self.unpack()
         return (mul(grads[0], polygamma(1, x)),)  # type: ignore[arg-type]
 
@@ -47,7 +47,7 @@ class PolygammaBackward0(SavingNode):
         super().__init__()
         self.n = n
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         (x,) = self.unpack()
         return (mul(grads[0], polygamma(self.n + 1, x)),)  # type: ignore[arg-type]
 

@@ -13,7 +13,7 @@ the overwritten positions get no gradient, the source gets the gradient gathered
 from __future__ import annotations
 
 import numbers
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -153,7 +153,7 @@ class ScatterBackward0(SavingNode):
         self.np_index = np_index
         self.src_sizes = src_sizes
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
         (mask,) = self.unpack()

@@ -3,7 +3,7 @@ scatter-add (``IndexBackward0``)."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +20,7 @@ class IndexBackward0(Node):
         self.input_sizes = input_sizes
         self.np_index = np_index
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return (index_put_zeros(grads[0], self.input_sizes, self.np_index),)  # type: ignore[arg-type]
 
 
@@ -31,7 +31,7 @@ class IndexPutZerosBackward(Node):
         super().__init__()
         self.np_index = np_index
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return (gather(grads[0], self.np_index),)  # type: ignore[arg-type]
 
 

@@ -57,7 +57,7 @@ class _ProductBackward(SavingNode):
 
 
 class DotBackward0(_ProductBackward):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         a, b = self.unpack()
         g = grads[0]
         return (
@@ -86,7 +86,7 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
 
 
 class MvBackward0(_ProductBackward):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         mat, vec = self.unpack()
         g = grads[0]
         return (
@@ -114,7 +114,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 
 class MmBackward0(_ProductBackward):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         a, b = self.unpack()
         g = grads[0]
         return (
@@ -138,7 +138,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 class BmmBackward0(_ProductBackward):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         a, b = self.unpack()
         g = grads[0]
         return (

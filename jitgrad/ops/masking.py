@@ -5,7 +5,7 @@ elements to those positions, then a ``where``."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +34,7 @@ def _mask(op: str, mask: Any) -> Tensor:
 class MaskedFillBackward0(SavingNode):
     """Nothing for the filled positions of ``input``; a value tensor gets their sum."""
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         (mask,) = self.unpack()
         return (

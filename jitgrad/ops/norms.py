@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +44,7 @@ class LinalgVectorNormBackward0(SavingNode):
         super().__init__()
         self.ord, self.dims, self.keepdim = ord, dims, keepdim
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         x, norm = self.unpack()
         g = grads[0]
         assert g is not None

@@ -10,7 +10,7 @@ zeros and infinities; integer powers with negative tensor exponents give 0 (or +
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
@@ -102,7 +102,7 @@ class PowBackward0(SavingNode):
         super().__init__()
         self.exponent = exponent
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         (x,) = self.unpack()
         e = float(self.exponent)
         if e == 0:
@@ -115,7 +115,7 @@ class PowBackward0(SavingNode):
 class PowBackward1(SavingNode):
     """Backward of ``tensor ** tensor``."""
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         x, e, result = self.unpack()
         grad_x = grad_e = None
@@ -135,7 +135,7 @@ class PowBackward2(SavingNode):
         super().__init__()
         self.base = base
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         e, result = self.unpack()
         b = float(self.base)
         log_b = math.log(b) if b > 0 else (-math.inf if b == 0 else math.nan)

@@ -75,7 +75,7 @@ class SumBackward0(Node):
         self.dims = dims
         self.keepdim = keepdim
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = _restore(grads[0], self.input_sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
         return (g.expand(self.input_sizes),)  # type: ignore[attr-defined]
 
@@ -123,10 +123,10 @@ def sum_to(self: Tensor, shape: Sequence[int]) -> Tensor:
 class MeanBackward0(SumBackward0):
     """Backward of ``mean``: the gradient divided by the count, broadcast back."""
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         n = _count(self.input_sizes, self.dims)
         scaled = div(grads[0], n) if n else grads[0]  # an empty input's gradient is empty
-        return super().apply([scaled], owned)
+        return super().apply([scaled])
 
 
 class MeanBackward1(MeanBackward0):
@@ -187,7 +187,7 @@ class MaxBackward0(SavingNode):
         self.dim = dim
         self.keepdim = keepdim
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
         sizes = self.input_sizes
@@ -218,7 +218,7 @@ class MaxBackward1(SavingNode):
     element equal to the result (or every nan, when the result is nan), as PyTorch's
     ``evenly_distribute_backward``."""
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         self_, result = self.unpack()
         x, r = self_.numpy(), result.numpy()
         mask = np.isnan(x) if np.isnan(r) else x == r
@@ -240,7 +240,7 @@ class AmaxBackward0(SavingNode):
         self.dims = dims
         self.keepdim = keepdim
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         self_, result = self.unpack()
         sizes = self_._sizes
         r = result.numpy().reshape(keepdim_shape(sizes, self.dims))
@@ -348,7 +348,7 @@ class LogsumexpBackward0(SavingNode):
         self.dims = dims
         self.keepdim = keepdim
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         self_, result = self.unpack()
         sizes = self_._sizes
         g = _restore(grads[0], sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
@@ -388,7 +388,7 @@ class SoftmaxBackward0(SavingNode):
         super().__init__()
         self.dim = dim
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         (y,) = self.unpack()
         g = grads[0]
         dot = sum(mul(g, y), self.dim, keepdim=True)
@@ -402,7 +402,7 @@ class LogSoftmaxBackward0(SavingNode):
         super().__init__()
         self.dim = dim
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         (y,) = self.unpack()
         g = grads[0]
         return (sub(g, mul(exp(y), sum(g, self.dim, keepdim=True))),)

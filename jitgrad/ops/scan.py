@@ -11,7 +11,7 @@ sign and works in log space. All are written in jitgrad ops, so double backward 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -73,7 +73,7 @@ class CumsumBackward0(ScanNode):
 
     input_dtype: np.dtype | None = None
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
         if self.input_dtype is not None and g.dtype != self.input_dtype:
@@ -107,7 +107,7 @@ def cumsum_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 # -- cumprod -----------------------------------------------------------------------------------
 class CumprodBackward0(ScanNode):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
         x, result = self.unpack()
@@ -183,7 +183,7 @@ class return_types:
 class CummaxBackward0(ScanNode):
     """The gradient scatter-added at the indices the forward returned."""
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
         (indices,) = self.unpack()
@@ -235,7 +235,7 @@ def cummin(input: Tensor, dim: int) -> Any:
 
 # -- logcumsumexp --------------------------------------------------------------------------------
 class LogcumsumexpBackward0(ScanNode):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
         x, result = self.unpack()

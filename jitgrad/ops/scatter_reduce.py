@@ -9,7 +9,7 @@ PyTorch's ``scatter_reduce_backward`` (``FunctionsManual.cpp``), written in jitg
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -73,7 +73,7 @@ class ScatterReduceBackward0(SavingNode):
         self.include_self = include_self
         self.written = written
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
         self_, src, result = self.unpack()

@@ -46,7 +46,7 @@ class FlipBackward0(Node):
         super().__init__()
         self.dims = dims
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return (flip(grads[0], self.dims),)  # type: ignore[arg-type]
 
 
@@ -78,7 +78,7 @@ class RollBackward0(Node):
         self.shifts = shifts
         self.dims = dims
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return (roll(grads[0], tuple(-s for s in self.shifts), self.dims),)  # type: ignore[arg-type]
 
 
@@ -161,7 +161,7 @@ class RepeatBackward0(Node):
         self.reps = reps
         self.shape = shape
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
         spread = tuple(x for r, s in zip(self.reps, self.shape) for x in (r, s))
@@ -180,12 +180,12 @@ class TrilBackward0(Node):
         super().__init__()
         self.diagonal = diagonal
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return (tril(grads[0], self.diagonal),)  # type: ignore[arg-type]
 
 
 class TriuBackward0(TrilBackward0):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return (triu(grads[0], self.diagonal),)  # type: ignore[arg-type]
 
 

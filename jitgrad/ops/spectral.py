@@ -11,7 +11,7 @@ vector or eigenvector (which is arbitrary).
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -59,7 +59,7 @@ class eigh_result(NamedTuple):
 
 
 class LinalgEighBackward0(SavingNode):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         L, V = self.unpack()
         gL, gV = grads
         if gV is None:  # only the eigenvalues were used
@@ -105,7 +105,7 @@ class LinalgSvdBackward0(SavingNode):
         super().__init__()
         self.full_matrices = full_matrices
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         U, S, Vh = self.unpack()
         gU, gS, gVh = grads
         k = S._sizes[-1]
@@ -187,7 +187,7 @@ class LinalgQrBackward0(SavingNode):
         super().__init__()
         self.mode = mode
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         Q, R = self.unpack()
         gQ, gR = grads
         if self.mode == "r":
@@ -263,7 +263,7 @@ def _tolerance(op: str, s: np.ndarray, shape: tuple[int, ...], atol: float | Non
 class LinalgPinvBackward0(SavingNode):
     """PyTorch's ``pinv_backward``: the derivative of the pseudo-inverse at constant rank."""
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         A, P = self.unpack()
         g = grads[0]
         assert g is not None

@@ -13,7 +13,7 @@ gradient to the index they return, the global ``median`` shares it among equal e
 from __future__ import annotations
 
 import numbers
-from typing import Any, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -63,7 +63,7 @@ class ProdBackward0(SavingNode):
         self.dim = dim
         self.keepdim = keepdim
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
         x, result = self.unpack()
@@ -142,13 +142,13 @@ class VarBackward0(SavingNode):
         self.correction = correction
         self.keepdim = keepdim
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         (x,) = self.unpack()[:1]
         return (_var_backward(grads[0], x, self),)  # type: ignore[arg-type]
 
 
 class StdBackward0(VarBackward0):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         x, result = self.unpack()
         g = where(from_result(result.numpy() == 0), 0.0, div(grads[0], mul(result, 2)))
         return (_var_backward(g, x, self),)

@@ -20,7 +20,7 @@ from .view_ops import narrow, select
 
 
 class CloneBackward0(Node):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return (grads[0],)
 
 
@@ -29,7 +29,7 @@ class ToCopyBackward0(Node):
         super().__init__()
         self.dtype = dtype
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return (to_dtype(grads[0], self.dtype),)  # type: ignore[arg-type]
 
 
@@ -122,7 +122,7 @@ class CatBackward0(Node):
         self.sizes = tuple(sizes)
         self.skipped = tuple(skipped)
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
         out: list[Tensor | None] = []
@@ -204,7 +204,7 @@ class StackBackward0(Node):
         super().__init__()
         self.dim = dim
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
         n = len(self.next_functions)

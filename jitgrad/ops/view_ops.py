@@ -55,7 +55,7 @@ class ViewBackward(Node):
     def rel(self, value: Geometry) -> None:
         self._rel = value
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Any, ...]:
+    def apply(self, grads: Grads) -> tuple[Any, ...]:
         g = grads[0]
         if not is_grad_enabled() and not regions.has_overlap(self.rel.sizes, self.rel.strides):
             # the engine adds the slice into its buffer: O(slice), never dense zeros + add
@@ -70,7 +70,7 @@ class AsStridedScatterBackward0(Node):
         super().__init__()
         self.rel = rel
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return (take_view(grads[0], self.rel),)  # type: ignore[arg-type]
 
 
@@ -112,7 +112,7 @@ class UnsafeViewBackward0(ViewBackward):
 
 
 class ExpandBackward0(ViewBackward):
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         from .reduction import sum_to
 
         return (sum_to(grads[0], self.input_sizes),)  # type: ignore[arg-type]
@@ -143,7 +143,7 @@ class MultiViewBackward(Node):
         self.input_sizes = input_sizes
         self.rels = tuple(rels)
 
-    def apply(self, grads: Grads, owned: Sequence[bool] = ()) -> tuple[Tensor | None, ...]:
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         total: Tensor | None = None
         for g, rel in zip(grads, self.rels):
             if g is None:
