@@ -54,6 +54,11 @@ def test_autograd_scenario_with_peak_memory_in_a_subprocess():
         assert re.fullmatch(r"-?[0-9.]+", strided["peak MB jitgrad"]), strided
         assert re.fullmatch(r"-?[0-9.]+", strided["peak MB PyTorch"]), strided
     assert node["jitgrad"].endswith("/node") and node["target"] == "<= 1.2"  # issue 11
+    # divided by the chain's real length (a --quick chain of 100 divided by 1000 once gave
+    # 0.4 us/node; a backward node costs microseconds in either library)
+    for lib in ("jitgrad", "PyTorch"):
+        value, unit = node[lib].split()
+        assert unit == "us/node" and float(value) >= 1.0, node
 
 
 def test_plot_without_matplotlib_says_so(capsys, tmp_path, monkeypatch):
