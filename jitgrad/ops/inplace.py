@@ -20,9 +20,10 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.node import Node
 from ..copying import check_inplace
-from ..geometry import broadcast_shapes, is_non_overlapping_and_dense
+from ..geometry import Geometry, broadcast_shapes, is_non_overlapping_and_dense
 from ..tensor import Tensor
 from . import view_meta
+from .copy_slices import CopySlices
 from .._quiet import IGNORE_ALL, QUIET
 from .operands import as_array, check_inplace_dtype, layout, wrapped_operand
 from .structure import clone
@@ -93,18 +94,22 @@ def rebase_history(self: Tensor, node: Node, base_edge: Any) -> None:
         self._output_nr = 0
         view_meta.move_hooks(self, old, node, keep_tensor_hooks=False)
         return
-    from .copy_slices import CopySlices
-
-    base = vm.base
     replay = vm.view_fn if view_meta.is_view_replay() else None
-    copy_slices = CopySlices(base, self._geometry, replay, node)
+    rebase_base(vm.base, self._geometry, replay, node, base_edge)
+    view_meta.regenerate(self, indirect=False)
+
+
+def rebase_base(base: Tensor, view: Geometry, view_fn: Any, node: Node, base_edge: Any) -> None:
+    """The base's new history after ``node`` wrote through its view ``view``: ``CopySlices``
+    (Note [CopySlices rebasing]), whose edges are the base's old one and ``node``'s others."""
+
+    copy_slices = CopySlices(base, view, view_fn, node)
     copy_slices.next_functions = (base_edge,) + node.next_functions[1:]
-    copy_slices.input_metadata = single_metadata(base._sizes, base.dtype)
+    copy_slices.input_metadata = single_metadata(base._sizes, base._storage.buffer.dtype)
     old = base._grad_fn
     base._grad_fn = copy_slices
     base._output_nr = 0
     view_meta.move_hooks(base, old, copy_slices, keep_tensor_hooks=False)
-    view_meta.regenerate(self, indirect=False)
 
 
 def apply_inplace(
