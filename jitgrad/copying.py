@@ -75,13 +75,14 @@ def check_inplace(self: Tensor, op: str, order_dependent: bool = True) -> None:
         )
 
 
-def copy_into(self: Tensor, src: Tensor, op: str) -> Tensor:
-    """``copy_`` under the name of the user-facing ``op`` (``copy_``, ``__setitem__``)."""
+def copy_into(self: Tensor, src: Tensor, op: str, checked: bool = False) -> Tensor:
+    """``copy_`` under the name of the user-facing ``op`` (``copy_``, ``__setitem__``);
+    ``checked``: the caller has just run ``check_inplace`` with the same arguments."""
     if not isinstance(src, Tensor):
         raise TypeError(f"{op}(): argument 'src' must be a Tensor, got {type(src).__name__}")
     check_broadcastable_to(op, src._sizes, self._sizes)
-    # one source element written everywhere cannot depend on the order of the writes
-    check_inplace(self, op, order_dependent=numel(src._sizes) != 1)
+    if not checked:  # one source element written everywhere cannot depend on the write order
+        check_inplace(self, op, order_dependent=numel(src._sizes) != 1)
     dst_buffer, src_buffer = self._storage.buffer, src._storage.buffer
     if dst_buffer.dtype == src_buffer.dtype and numel(self._sizes) == 1 \
             and numel(src._sizes) == 1 and not src._storage.same_memory(self._storage):
@@ -136,7 +137,7 @@ def scalar_value(op: str, value: object) -> bool | int | float:
     )
 
 
-def fill_into(self: Tensor, value: object, op: str) -> Tensor:
+def fill_into(self: Tensor, value: object, op: str, checked: bool = False) -> Tensor:
     scalar = scalar_value(op, value)
     with np.errstate(invalid="raise", over="raise"):
         try:
@@ -145,7 +146,8 @@ def fill_into(self: Tensor, value: object, op: str) -> Tensor:
             raise RuntimeError(
                 f"{op}: value {scalar!r} cannot be converted to {self.dtype.name} without overflow"
             ) from None
-    check_inplace(self, op, order_dependent=False)
+    if not checked:
+        check_inplace(self, op, order_dependent=False)
     if numel(self._sizes):  # an empty view may sit past the end of its storage
         regions.fill_region(self._storage.buffer, self._offset, self._strides, self._sizes, scalar)
     self._storage.bump(op)

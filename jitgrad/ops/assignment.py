@@ -186,9 +186,9 @@ def _plain_setitem(self: Tensor, g: Geometry, index: Any, value: Any) -> bool:
         node.next_functions = (base_edge,) if src is None else (base_edge, gradient_edge(src))
         node.input_metadata = single_metadata(g.sizes, storage.buffer.dtype)
     if src is None:
-        copying.fill_into(view, value, op)
+        copying.fill_into(view, value, op, checked=True)
     else:
-        copying.copy_into(view, src, op)
+        copying.copy_into(view, src, op, checked=True)
     if record:
         view_fn = None
         if is_view_replay():

@@ -104,7 +104,8 @@ def rebase_base(base: Tensor, view: Geometry, view_fn: Any, node: Node, base_edg
     (Note [CopySlices rebasing]), whose edges are the base's old one and ``node``'s others."""
 
     copy_slices = CopySlices(base, view, view_fn, node)
-    copy_slices.next_functions = (base_edge,) + node.next_functions[1:]
+    edges = node.next_functions
+    copy_slices.next_functions = edges if edges[0] is base_edge else (base_edge,) + edges[1:]
     copy_slices.input_metadata = single_metadata(base._sizes, base._storage.buffer.dtype)
     old = base._grad_fn
     base._grad_fn = copy_slices
