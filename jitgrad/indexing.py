@@ -79,31 +79,77 @@ def plain_geometry(g: Geometry, index: Any) -> Geometry | None:
     """The geometry of ``index`` when it is only Python ints in range and slices of ints
     with a positive step, one per leading dimension (the common case, done directly);
     None for anything else, which ``split_index`` then handles in full."""
+    plain = plain_index(g.sizes, g.strides, g.storage_offset, index)
+    return None if plain is None else Geometry(*plain)
+
+
+def plain_index(
+    sizes: tuple[int, ...], strides: tuple[int, ...], offset: int, index: Any
+) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
+    """``plain_geometry`` on the parts of a geometry, as a plain tuple (the per-op path of
+    ``x[i, j]``: no Geometry made)."""
+    if type(index) is int:  # x[i]
+        if not sizes:
+            return None
+        size = sizes[0]
+        if index < 0:
+            index += size
+            if index < 0:
+                return None
+        elif index >= size:
+            return None
+        return sizes[1:], strides[1:], offset + index * strides[0]
     items = index if type(index) is tuple else (index,)
-    sizes, strides, offset = g.sizes, g.strides, g.storage_offset
-    if len(items) > len(sizes):
+    n = len(items)
+    if n > len(sizes):
         return None
-    out_sizes: list[int] = []
+    out_sizes: list[int] | None = None
     out_strides: list[int] = []
-    for dim, item in enumerate(items):
-        size, stride = sizes[dim], strides[dim]
+    dim = 0
+    for item in items:
         if type(item) is int:
-            if not -size <= item < size:
+            size = sizes[dim]
+            if item < 0:
+                item += size
+                if item < 0:
+                    return None
+            elif item >= size:
                 return None
-            offset += (item + size if item < 0 else item) * stride
-        elif type(item) is slice:
+            offset += item * strides[dim]
+        elif type(item) is slice:  # (slice.indices, spelled out: twice as fast here)
             start, stop, step = item.start, item.stop, item.step
-            if not ((start is None or type(start) is int) and (stop is None or type(stop) is int)
-                    and (step is None or (type(step) is int and step > 0))):
+            size = sizes[dim]
+            if step is None:
+                step = 1
+            elif type(step) is not int or step <= 0:
                 return None
-            start, stop, step = item.indices(size)
-            offset += start * stride
-            out_sizes.append(max(0, (stop - start + step - 1) // step))
-            out_strides.append(stride * step)
+            if start is None:
+                start = 0
+            elif type(start) is not int:
+                return None
+            elif start < 0:
+                start = start + size if start > -size else 0
+            elif start > size:
+                start = size
+            if stop is None:
+                stop = size
+            elif type(stop) is not int:
+                return None
+            elif stop < 0:
+                stop = stop + size if stop > -size else 0
+            elif stop > size:
+                stop = size
+            offset += start * strides[dim]
+            if out_sizes is None:
+                out_sizes = []
+            out_sizes.append((stop - start + step - 1) // step if stop > start else 0)
+            out_strides.append(strides[dim] * step)
         else:
             return None
-    n = len(items)
-    return Geometry(tuple(out_sizes) + sizes[n:], tuple(out_strides) + strides[n:], offset)
+        dim += 1
+    if out_sizes is None:
+        return sizes[n:], strides[n:], offset
+    return tuple(out_sizes) + sizes[n:], tuple(out_strides) + strides[n:], offset
 
 
 def split_index(g: Geometry, index: Any) -> tuple[Geometry, list[tuple[int, np.ndarray]]]:

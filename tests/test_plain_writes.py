@@ -289,3 +289,20 @@ def test_inference_mode_and_tracing_take_the_general_path() -> None:
             pass
         t2[1] = 2.0
     assert counted[0] == 1 and t.tolist() == [1.0, 0.0, 0.0] and t2.tolist() == [0.0, 2.0, 0.0]
+
+
+def test_plain_index_matches_numpy_on_every_small_slice() -> None:
+    from jitgrad.indexing import plain_index
+
+    bounds = [None, -60, -50, -49, -48, -2, -1, 0, 1, 2, 48, 49, 50, 60]
+    for size in (0, 1, 2, 49):
+        array = np.arange(max(size, 1))[:size]
+        for start in bounds:
+            for stop in bounds:
+                for step in (None, 1, 2, 3, 50):
+                    sizes, strides, offset = plain_index((size,), (1,), 0, slice(start, stop, step))
+                    expected = array[start:stop:step]
+                    assert sizes == expected.shape and (not expected.size or (
+                        offset == expected[0] and (expected.size == 1 or strides[0] == expected[1] - expected[0])))
+    assert plain_index((3,), (1,), 0, slice(None, None, -1)) is None
+    assert plain_index((3,), (1,), 0, slice(np.int64(1), None)) is None  # the general path's

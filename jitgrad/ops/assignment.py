@@ -24,7 +24,7 @@ from ..tensor import Tensor
 from . import view_meta
 from .copy_slices import CopyBackwards, once_per_location
 from .inplace import inplace_write, rebase_base
-from .view_ops import _basic_part, basic_view
+from .view_ops import basic_step, basic_view
 
 
 class FillBackward0(Node):
@@ -192,7 +192,7 @@ def _plain_setitem(self: Tensor, g: Geometry, index: Any, value: Any) -> bool:
     if record:
         view_fn = None
         if is_view_replay():
-            view_fn = (vm.view_fn if vm is not None else ()) + ((_basic_part, (index,)),)
+            view_fn = (vm.view_fn if vm is not None else ()) + (basic_step(index),)
         rebase_base(base, g, view_fn, node, base_edge)
     return True
 

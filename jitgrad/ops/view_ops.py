@@ -414,16 +414,9 @@ def basic_view(self: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
     """The differentiable view the basic part of ``index`` selects, and the advanced parts
     left to apply to it (PyTorch's ``applySlicing``)."""
     # indexing validates before any autograd op runs (PyTorch's applySlicing): no _forward
-    plain = indexing.plain_geometry(self._geometry, index)
-    if plain is not None:  # ints and int slices (immutable): the relative geometry can wait
-        view = self._alias(plain)
-        last = index[-1] if type(index) is tuple and index else index
-        if needs_grad(self):
-            sizes = self._sizes
-            node_type = SliceBackward0 if isinstance(last, slice) else (
-                SelectBackward0 if type(index) is not tuple or index else AliasBackward0)
-            record(node_type(sizes, (indexing.plain_geometry, sizes, index)), (self,), (view,))
-        return make_view(self, view, (_basic_part, (index,))), []
+    plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
+    if plain is not None:
+        return _plain_view(self, plain, index), []
     g, advanced = indexing.split_index(self._geometry, index)
     view = self._alias(g)
     items = [it for it in indexing.as_tuple(index) if it is not Ellipsis]
@@ -433,19 +426,44 @@ def basic_view(self: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
         else AliasBackward0 if last is Ellipsis or advanced else SelectBackward0
     )
     _record(
-        node_type, self, view, lambda c: indexing.split_index(c, index)[0],
-        step=(_basic_part, (index,)),
+        node_type, self, view, lambda c: indexing.split_index(c, index)[0], step=basic_step(index),
     )
     return view, advanced
 
 
-def _basic_part(t: Tensor, index: Any) -> Tensor:
+def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
+    """``self[index]`` for a plain index (ints and int slices) whose view has geometry
+    ``plain``. The index is immutable, so the view node's relative geometry can wait until
+    a gradient needs it (``ViewBackward.rel``)."""
+    sizes, strides, offset = plain
+    root = self._base
+    view = Tensor._make(self._storage, sizes, strides, offset, self if root is None else root)
+    if needs_grad(self):
+        if type(index) is tuple:
+            node_type = (SliceBackward0 if type(index[-1]) is slice else SelectBackward0) if index \
+                else AliasBackward0
+        else:
+            node_type = SliceBackward0 if type(index) is slice else SelectBackward0
+        sizes = self._sizes
+        record(node_type(sizes, (indexing.plain_geometry, sizes, index)), (self,), (view,))
+    return make_view(self, view, (_basic_part, index if type(index) is tuple else (index,)))
+
+
+def basic_step(index: Any) -> Step:
+    """The replay step of ``t[index]`` (its basic part)."""
+    return (_basic_part, index if isinstance(index, tuple) else (index,))
+
+
+def _basic_part(t: Tensor, *index: Any) -> Tensor:
     return basic_view(t, index)[0]
 
 
 def getitem(self: Tensor, index: Any) -> Tensor:
     """Basic indices give a differentiable view; advanced ones then gather from that view
     (a copy whose backward scatter-adds)."""
+    plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
+    if plain is not None:  # ints and int slices: the commonest index
+        return _plain_view(self, plain, index)
     view, advanced = basic_view(self, index)
     if not advanced:
         return view
