@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.node import Node
 from ..copying import check_inplace
@@ -29,18 +29,26 @@ from .operands import as_array, check_inplace_dtype, layout, wrapped_operand
 from .structure import clone
 
 
-def _requires_grad(t: Tensor | None) -> bool:
-    return t is not None and requires_grad(t)
-
-
 def check_autograd_inplace(op: str, self: Tensor, inputs: Sequence[Tensor | None]) -> bool:
     """PyTorch's ``check_inplace``; returns whether the write must be recorded."""
-    if not is_grad_enabled() or not any(_requires_grad(t) for t in inputs):
+    if not _grad_state.enabled:
+        return False
+    self_requires_grad = None
+    for t in inputs:
+        if t is not None:
+            needed = requires_grad(t)
+            if t is self:
+                self_requires_grad = needed
+            if needed:
+                break
+    else:
         return False
     vm = self._view_meta
     if vm is not None:
         view_meta.handle_view_on_rebase(self, indirect=False)
-        if _requires_grad(self) and vm.base._grad_fn is None:
+        if self_requires_grad is None:
+            self_requires_grad = requires_grad(self)
+        if self_requires_grad and vm.base._grad_fn is None:
             raise RuntimeError(
                 f"{op}: a view of a leaf Variable that requires grad is being used in an "
                 "in-place operation."
@@ -73,8 +81,8 @@ def inplace_write(
     node = None
     if record:
         node = make_node()  # type: ignore[misc]
-        node.next_functions = tuple(gradient_edge(t) for t in inputs)
-        node.input_metadata = single_metadata(self._sizes, self.dtype)
+        node.next_functions = tuple([gradient_edge(t) for t in inputs])
+        node.input_metadata = single_metadata(self._sizes, self._storage.buffer.dtype)
         base_edge = gradient_edge(self._view_meta.base) if self._view_meta is not None else None
     write()
     if not write_bumps:

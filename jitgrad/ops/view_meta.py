@@ -44,6 +44,10 @@ Step = tuple[Callable[..., Any], tuple[Any, ...]]
 # a view made through one may reach outside its parent (see ``_nearest_living_ancestor``)
 ADDRESSES_STORAGE: set[Callable[..., Any]] = set()
 
+# ``as_strided.AsStridedBackward0``, the grad_fn a view is regenerated as in as_strided mode
+# (registered by ``as_strided.py``, which imports this module)
+AS_STRIDED_BACKWARD: list[Any] = []
+
 class ViewMeta:
     __slots__ = ("base", "parent", "parent_meta", "step_fn", "step_args", "_view_fn", "creation",
                  "attr_version")
@@ -141,19 +145,17 @@ def _nearest_living_ancestor(vm: ViewMeta) -> Tensor:
 
 def regenerate(t: Tensor, indirect: bool) -> None:
     """Rebuild the grad_fn of view ``t`` from its ancestors' current history."""
-    from .as_strided import AsStridedBackward0
-
     vm = t._view_meta
     old = t._grad_fn
-    ancestor = _nearest_living_ancestor(vm)
+    ancestor = vm.base if vm.parent is None else _nearest_living_ancestor(vm)
     if is_view_replay():
         start = 0 if ancestor is vm.base else len(ancestor._view_meta.view_fn)
         with set_grad_enabled(True):
             fn = replay(vm.view_fn[start:], ancestor)._grad_fn
     else:
-        fn = AsStridedBackward0(ancestor._geometry, t._geometry)
+        fn = AS_STRIDED_BACKWARD[0](ancestor._geometry, t._geometry)
         fn.next_functions = (gradient_edge(ancestor),)
-        fn.input_metadata = single_metadata(t._sizes, t.dtype)
+        fn.input_metadata = single_metadata(t._sizes, t._storage.buffer.dtype)
     t._grad_fn = fn
     t._output_nr = 0
     vm.attr_version = t._storage.version
