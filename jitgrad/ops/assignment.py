@@ -122,7 +122,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     """``self[index] = value``: a write into the (differentiable) view the basic part of the
     index selects, then — for advanced indices — an ``index_put_`` on that view."""
     if _tracing.ACTIVE is None:  # (jitgrad.compile records the general path's write)
-        plain = indexing.plain_geometry(self._geometry, index)
+        plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
         if plain is not None and _plain_setitem(self, plain, index, value):
             return
     view, advanced = basic_view(self, index)
@@ -139,9 +139,9 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     _index_put(view, np_index, value, False, "__setitem__")
 
 
-def _plain_setitem(self: Tensor, g: Geometry, index: Any, value: Any) -> bool:
+def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any) -> bool:
     """``self[index] = value`` for a plain ``index`` (ints and int slices, whose view has
-    geometry ``g``) and a scalar or tensor ``value``: the general path's checks, write,
+    geometry ``plain``) and a scalar or tensor ``value``: the general path's checks, write,
     version bump and history (the base's ``CopySlices`` wrapping ``CopyBackwards`` or
     ``FillBackward0``), without the temporary view's autograd state — its ``ViewMeta``,
     its ``SelectBackward0``/``SliceBackward0`` and the ``grad_fn`` regenerated for it after
@@ -176,7 +176,8 @@ def _plain_setitem(self: Tensor, g: Geometry, index: Any, value: Any) -> bool:
             return False  # in place into a view of a leaf that requires grad: refused
         record = self_requires_grad or (src is not None and requires_grad(src))
     op = "__setitem__"
-    view = Tensor._make(storage, g.sizes, g.strides, g.storage_offset, base)
+    sizes, strides, offset = plain
+    view = Tensor._make(storage, sizes, strides, offset, base)
     check_inplace(view, op, src is not None and numel(src._sizes) != 1)
     if record:
         # The node's first edge stands for the view's old history; CopySlices replaces it
@@ -184,7 +185,7 @@ def _plain_setitem(self: Tensor, g: Geometry, index: Any, value: Any) -> bool:
         base_edge = gradient_edge(base)
         node: Node = FillBackward0() if src is None else CopyBackwards()
         node.next_functions = (base_edge,) if src is None else (base_edge, gradient_edge(src))
-        node.input_metadata = single_metadata(g.sizes, storage.buffer.dtype)
+        node.input_metadata = single_metadata(sizes, storage.buffer.dtype)
     if src is None:
         copying.fill_into(view, value, op, checked=True)
     else:
@@ -193,7 +194,7 @@ def _plain_setitem(self: Tensor, g: Geometry, index: Any, value: Any) -> bool:
         view_fn = None
         if is_view_replay():
             view_fn = (vm.view_fn if vm is not None else ()) + (basic_step(index),)
-        rebase_base(base, g, view_fn, node, base_edge)
+        rebase_base(base, Geometry(sizes, strides, offset), view_fn, node, base_edge)
     return True
 
 

@@ -116,7 +116,10 @@ def replay(view_fn: tuple[Step, ...], t: Tensor) -> Tensor:
 def current_grad_fn(t: Tensor) -> Any:
     """``t``'s grad_fn, regenerated first if ``t`` is a view whose storage was written."""
     vm = t._view_meta
-    if vm is None or vm.attr_version == t._storage.version:
+    if vm is None:
+        return t._grad_fn
+    counter = t._storage._counter  # (Storage.version, inlined: every op on a view reads it)
+    if vm.attr_version == (0 if counter is None else counter.value):
         return t._grad_fn
     if t._grad_fn is None and not requires_grad(vm.base):
         return None
