@@ -85,17 +85,19 @@ def copy_into(self: Tensor, src: Tensor, op: str, checked: bool = False) -> Tens
     ``checked``: the caller has just run ``check_inplace`` with the same arguments."""
     if not isinstance(src, Tensor):
         raise TypeError(f"{op}(): argument 'src' must be a Tensor, got {type(src).__name__}")
-    check_broadcastable_to(op, src._sizes, self._sizes)
+    sizes = self._sizes
+    if src._sizes != sizes:
+        check_broadcastable_to(op, src._sizes, sizes)
+    one_source = numel(src._sizes) == 1
     if not checked:  # one source element written everywhere cannot depend on the write order
-        check_inplace(self, op, order_dependent=numel(src._sizes) != 1)
+        check_inplace(self, op, order_dependent=not one_source)
     dst_buffer, src_buffer = self._storage.buffer, src._storage.buffer
-    if dst_buffer.dtype == src_buffer.dtype and numel(self._sizes) == 1 \
-            and numel(src._sizes) == 1 and not src._storage.same_memory(self._storage):
+    if one_source and numel(sizes) == 1 and dst_buffer.dtype == src_buffer.dtype \
+            and src_buffer is not dst_buffer:
         # one element into one element (a DP table's cell): no region views, no casts
         dst_buffer[self._offset] = src_buffer[src._offset]
         self._storage.bump(op)
         return self
-    sizes = self._sizes
     if src._sizes == sizes:
         src_strides, src_offset = src._strides, src._offset
     else:

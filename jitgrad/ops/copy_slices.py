@@ -97,11 +97,12 @@ class CopySlices(Node):
 
     def __init__(self, base: Tensor, view: Geometry, view_fn: tuple[Step, ...] | None, fn: Node) -> None:
         super().__init__()
-        geometry = Geometry(base._sizes, base._strides, base._offset)
         previous = base._grad_fn
-        if type(previous) is CopySlices and previous.base == geometry:
-            geometry = previous.base  # a table written cell by cell: one geometry for all
-        self.base = geometry
+        if type(previous) is CopySlices and previous.base[2] == base._offset \
+                and previous.base[0] == base._sizes and previous.base[1] == base._strides:
+            self.base = previous.base  # a table written cell by cell: one geometry for all
+        else:
+            self.base = Geometry(base._sizes, base._strides, base._offset)
         self.view = view
         self.view_fn = view_fn
         self.fn: Node | None = fn

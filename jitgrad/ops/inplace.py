@@ -45,7 +45,8 @@ def check_autograd_inplace(op: str, self: Tensor, inputs: Sequence[Tensor | None
         return False
     vm = self._view_meta
     if vm is not None:
-        view_meta.handle_view_on_rebase(self, indirect=False)
+        if vm.creation != view_meta.DEFAULT:
+            view_meta.handle_view_on_rebase(self, indirect=False)
         if self_requires_grad is None:
             self_requires_grad = requires_grad(self)
         if self_requires_grad and vm.base._grad_fn is None:
@@ -103,11 +104,13 @@ def rebase_history(self: Tensor, node: Node, base_edge: Any) -> None:
         view_meta.move_hooks(self, old, node, keep_tensor_hooks=False)
         return
     replay = vm.view_fn if view_meta.is_view_replay() else None
-    rebase_base(vm.base, self._geometry, replay, node, base_edge)
-    view_meta.regenerate(self, indirect=False)
+    copy_slices = rebase_base(vm.base, self._geometry, replay, node, base_edge)
+    view_meta.regenerate(self, indirect=False, geometries=(copy_slices.base, copy_slices.view))
 
 
-def rebase_base(base: Tensor, view: Geometry, view_fn: Any, node: Node, base_edge: Any) -> None:
+def rebase_base(
+    base: Tensor, view: Geometry, view_fn: Any, node: Node, base_edge: Any
+) -> CopySlices:
     """The base's new history after ``node`` wrote through its view ``view``: ``CopySlices``
     (Note [CopySlices rebasing]), whose edges are the base's old one and ``node``'s others."""
 
@@ -118,7 +121,9 @@ def rebase_base(base: Tensor, view: Geometry, view_fn: Any, node: Node, base_edg
     old = base._grad_fn
     base._grad_fn = copy_slices
     base._output_nr = 0
-    view_meta.move_hooks(base, old, copy_slices, keep_tensor_hooks=False)
+    if old is not None and old._retains_grad_hooks:  # (the only hooks that follow the base)
+        view_meta.move_hooks(base, old, copy_slices, keep_tensor_hooks=False)
+    return copy_slices
 
 
 def apply_inplace(

@@ -146,8 +146,9 @@ def _nearest_living_ancestor(vm: ViewMeta) -> Tensor:
     return vm.base
 
 
-def regenerate(t: Tensor, indirect: bool) -> None:
-    """Rebuild the grad_fn of view ``t`` from its ancestors' current history."""
+def regenerate(t: Tensor, indirect: bool, geometries: tuple[Any, Any] | None = None) -> None:
+    """Rebuild the grad_fn of view ``t`` from its ancestors' current history. ``geometries``:
+    the base's and ``t``'s geometry, when the caller has them at hand."""
     vm = t._view_meta
     old = t._grad_fn
     ancestor = vm.base if vm.parent is None else _nearest_living_ancestor(vm)
@@ -156,7 +157,11 @@ def regenerate(t: Tensor, indirect: bool) -> None:
         with set_grad_enabled(True):
             fn = replay(vm.view_fn[start:], ancestor)._grad_fn
     else:
-        fn = AS_STRIDED_BACKWARD[0](ancestor._geometry, t._geometry)
+        if geometries is not None and ancestor is vm.base:
+            ancestor_geometry, geometry = geometries
+        else:
+            ancestor_geometry, geometry = ancestor._geometry, t._geometry
+        fn = AS_STRIDED_BACKWARD[0](ancestor_geometry, geometry)
         fn.next_functions = (gradient_edge(ancestor),)
         fn.input_metadata = single_metadata(t._sizes, t._storage.buffer.dtype)
     t._grad_fn = fn
