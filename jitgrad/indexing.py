@@ -104,7 +104,7 @@ def plain_index(
     if n > len(sizes):
         return None
     out_sizes: list[int] | None = None
-    out_strides: list[int] = []
+    out_strides: list[int]  # (made with out_sizes)
     dim = 0
     for item in items:
         if type(item) is int:
@@ -117,12 +117,9 @@ def plain_index(
                 return None
             offset += item * strides[dim]
         elif type(item) is slice:  # (slice.indices, spelled out: twice as fast here)
-            start, stop, step = item.start, item.stop, item.step
+            start = item.start
+            stop = item.stop
             size = sizes[dim]
-            if step is None:
-                step = 1
-            elif type(step) is not int or step <= 0:
-                return None
             if start is None:
                 start = 0
             elif type(start) is not int:
@@ -139,11 +136,22 @@ def plain_index(
                 stop = stop + size if stop > -size else 0
             elif stop > size:
                 stop = size
-            offset += start * strides[dim]
+            step = item.step
+            stride = strides[dim]
+            offset += start * stride
+            if step is None:
+                length = stop - start if stop > start else 0
+            elif type(step) is not int or step <= 0:
+                return None
+            else:
+                length = (stop - start + step - 1) // step if stop > start else 0
+                stride *= step
             if out_sizes is None:
-                out_sizes = []
-            out_sizes.append((stop - start + step - 1) // step if stop > start else 0)
-            out_strides.append(strides[dim] * step)
+                out_sizes = [length]
+                out_strides = [stride]
+            else:
+                out_sizes.append(length)
+                out_strides.append(stride)
         else:
             return None
         dim += 1
