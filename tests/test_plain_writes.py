@@ -261,6 +261,11 @@ def test_errors_are_the_general_paths() -> None:
     ro = np.zeros(3)
     ro.flags.writeable = False
     cases.append((lambda: jitgrad.from_numpy(ro).__setitem__(0, 1.0), "read-only"))
+    one = jitgrad.tensor(1.0, dtype=jitgrad.float64)  # one element into one: no temporary view
+    cases.append((lambda: jitgrad.from_numpy(ro).__setitem__(1, one), "read-only"))
+    with jitgrad.inference_mode():
+        frozen = jitgrad.zeros(3)
+    cases.append((lambda: frozen.__setitem__(0, one), "inference"))
     for op, match in cases:
         messages = []
         for ctx in (contextlib.nullcontext(), general_path()):
@@ -279,6 +284,10 @@ def test_version_error_names_the_users_line() -> None:
     y[0] = 5.0  # the write the error must point at
     with pytest.raises(RuntimeError, match=r"__setitem__ at .*test_plain_writes.py:\d+"):
         y.sum().backward()
+    z = r.exp()
+    z[1] = jitgrad.tensor(2.0, dtype=z.dtype)  # one element from another buffer
+    assert z._version == 1 and z._storage.last_write[0] == "__setitem__"
+    assert "test_plain_writes.py:" in z._storage.last_write[1]
 
 
 def test_inference_mode_and_tracing_take_the_general_path() -> None:

@@ -177,16 +177,27 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
         record = self_requires_grad or (src is not None and requires_grad(src))
     op = "__setitem__"
     sizes, strides, offset = plain
-    view = Tensor._make(storage, sizes, strides, offset, base)
-    check_inplace(view, op, src is not None and numel(src._sizes) != 1)
+    buffer = storage.buffer
+    # one element into one element of another buffer (a DP table's cell): what copy_into
+    # does for it, without a temporary tensor
+    element = src is not None and not sizes and not src._sizes and \
+        src._storage.buffer is not buffer and src._storage.buffer.dtype == buffer.dtype
+    if element:
+        storage.check_writable(op)
+    else:
+        view = Tensor._make(storage, sizes, strides, offset, base)
+        check_inplace(view, op, src is not None and numel(src._sizes) != 1)
     if record:
         # The node's first edge stands for the view's old history; CopySlices replaces it
         # by the base's (its own first edge) and never follows the node's.
         base_edge = gradient_edge(base)
         node: Node = FillBackward0() if src is None else CopyBackwards()
         node.next_functions = (base_edge,) if src is None else (base_edge, gradient_edge(src))
-        node.input_metadata = single_metadata(sizes, storage.buffer.dtype)
-    if src is None:
+        node.input_metadata = single_metadata(sizes, buffer.dtype)
+    if element:
+        buffer[offset] = src._storage.buffer[src._offset]  # type: ignore[union-attr]
+        storage.bump(op)
+    elif src is None:
         copying.fill_into(view, value, op, checked=True)
     else:
         copying.copy_into(view, src, op, checked=True)
