@@ -330,3 +330,22 @@ def test_has_overlap_quick_test_agrees_with_the_exact_one() -> None:
             for strides in itertools.product([0, 1, 2, 3, 5, 7], repeat=ndim):
                 exact = 0 not in sizes and kernels.has_internal_overlap(sizes, strides)
                 assert regions.has_overlap(sizes, strides) == exact, (sizes, strides)
+
+
+@pytest.mark.parametrize("index", [
+    (slice(None), None), (None, 1), (Ellipsis, 2), (1, Ellipsis, None), (True, 0), (False,),
+    (slice(1, None, 2), None, Ellipsis), (0, [1, 2]), (slice(None), np.array([0, 3])),
+])
+def test_basic_index_view_node_gradients_match_pytorch(index: Any) -> None:
+    """Views of basic (non-plain) indices compute their relative geometry on first use when
+    the index cannot change; gradients and double backward match PyTorch's."""
+    out = []
+    for lib in (jitgrad, torch):
+        x = lib.arange(20, dtype=lib.float64).reshape(SHAPE).requires_grad_()
+        y = (x * x)[index]
+        w = lib.arange(int(np.prod(tuple(y.shape))), dtype=lib.float64).reshape(tuple(y.shape))
+        (g,) = lib.autograd.grad((y * w).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        out.append((y.grad_fn.name(), g.detach().numpy().tolist(), gg.numpy().tolist()))
+    assert out[0][1:] == out[1][1:]
+    assert out[0][0] == out[1][0] or out[0][0].startswith("Index")

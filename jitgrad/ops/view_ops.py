@@ -425,10 +425,30 @@ def basic_view(self: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
         SliceBackward0 if isinstance(last, slice) else UnsqueezeBackward0 if last is None
         else AliasBackward0 if last is Ellipsis or advanced else SelectBackward0
     )
-    _record(
-        node_type, self, view, lambda c: indexing.split_index(c, index)[0], step=basic_step(index),
-    )
-    return view, advanced
+    if needs_grad(self):
+        sizes = self._sizes
+        # an index of Python ints, slices of ints, None, ... and bools cannot change: its
+        # relative geometry can wait until a gradient needs it (``ViewBackward.rel``)
+        rel = (_basic_geometry, sizes, index) if not advanced and _immutable(index) \
+            else _relative(self, _basic_geometry, index)
+        record(node_type(sizes, rel), (self,), (view,))
+    return make_view(self, view, basic_step(index)), advanced
+
+
+def _basic_geometry(g: Geometry, index: Any) -> Geometry:
+    return indexing.split_index(g, index)[0]
+
+
+def _immutable(index: Any) -> bool:
+    for item in indexing.as_tuple(index):
+        if item is None or item is Ellipsis or type(item) in (int, bool):
+            continue
+        if type(item) is slice and all(
+            part is None or type(part) is int for part in (item.start, item.stop, item.step)
+        ):
+            continue
+        return False
+    return True
 
 
 def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
