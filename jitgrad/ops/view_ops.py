@@ -32,28 +32,34 @@ from .operands import new_tensor
 class ViewBackward(Node):
     """Backward of a view op: scatter the gradient through the view's relative geometry."""
 
-    __slots__ = ("input_sizes", "_rel")  # no per-node __dict__: one object less per view
+    # no per-node __dict__: one object less per view
+    __slots__ = ("input_sizes", "_rel", "_rel_fn")
 
-    def __init__(self, input_sizes: tuple[int, ...], rel: Geometry | tuple[Any, ...]) -> None:
+    def __init__(
+        self, input_sizes: tuple[int, ...], rel: Any, rel_fn: Callable[[Geometry, Any], Geometry] | None = None
+    ) -> None:
         super().__init__()
         self.input_sizes = input_sizes
         self._rel = rel
+        self._rel_fn = rel_fn
 
     @property
     def rel(self) -> Geometry:
-        """The view's geometry relative to a contiguous input. It may be given as a plain
-        tuple ``(geometry_fn, input sizes, arg)``, computed on first use as
-        ``geometry_fn(contiguous geometry, arg)``: most views of a DP table never get a
-        gradient through their own node (it is replaced when the view is written)."""
-        rel = self._rel
-        if type(rel) is tuple:  # a Geometry is a NamedTuple, not a plain tuple
-            fn, sizes, arg = rel
-            rel = self._rel = fn(Geometry(sizes, contiguous_strides(sizes), 0), arg)
-        return rel
+        """The view's geometry relative to a contiguous input. It may be given as
+        ``rel_fn`` and its argument (an index), computed on first use as ``rel_fn(contiguous
+        geometry, arg)``: most views of a DP table never get a gradient through their own
+        node (it is replaced when the view is written)."""
+        fn = self._rel_fn
+        if fn is not None:
+            sizes = self.input_sizes
+            self._rel = fn(Geometry(sizes, contiguous_strides(sizes), 0), self._rel)
+            self._rel_fn = None
+        return self._rel  # type: ignore[no-any-return]
 
     @rel.setter
     def rel(self, value: Geometry) -> None:
         self._rel = value
+        self._rel_fn = None
 
     def apply(self, grads: Grads) -> tuple[Any, ...]:
         g = grads[0]
@@ -429,9 +435,11 @@ def basic_view(self: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
         sizes = self._sizes
         # an index of Python ints, slices of ints, None, ... and bools cannot change: its
         # relative geometry can wait until a gradient needs it (``ViewBackward.rel``)
-        rel = (_basic_geometry, sizes, index) if not advanced and _immutable(index) \
-            else _relative(self, _basic_geometry, index)
-        record(node_type(sizes, rel), (self,), (view,))
+        if not advanced and _immutable(index):
+            node = node_type(sizes, index, _basic_geometry)
+        else:
+            node = node_type(sizes, _relative(self, _basic_geometry, index))
+        record(node, (self,), (view,))
     return make_view(self, view, basic_step(index)), advanced
 
 
@@ -465,7 +473,7 @@ def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
         else:
             node_type = SliceBackward0 if type(index) is slice else SelectBackward0
         sizes = self._sizes
-        record(node_type(sizes, (indexing.plain_geometry, sizes, index)), (self,), (view,))
+        record(node_type(sizes, index, indexing.plain_geometry), (self,), (view,))
     return make_view(self, view, (_basic_part, index if type(index) is tuple else (index,)))
 
 
