@@ -76,9 +76,9 @@ def _dims_used(kind: str, value: Any) -> int:
 
 
 def plain_geometry(g: Geometry, index: Any) -> Geometry | None:
-    """The geometry of ``index`` when it is only Python ints in range and slices of ints
-    with a positive step, one per leading dimension (the common case, done directly);
-    None for anything else, which ``split_index`` then handles in full."""
+    """The geometry of ``index`` when it is only Python ints in range, slices of ints with
+    a positive step (one per leading dimension) and ``None`` (the common case, done
+    directly); None for anything else, which ``split_index`` then handles in full."""
     plain = plain_index(g.sizes, g.strides, g.storage_offset, index)
     return None if plain is None else Geometry(*plain)
 
@@ -100,13 +100,19 @@ def plain_index(
             return None
         return sizes[1:], strides[1:], offset + index * strides[0]
     items = index if type(index) is tuple else (index,)
-    n = len(items)
-    if n > len(sizes):
-        return None
+    ndim = len(sizes)
     out_sizes: list[int] | None = None
     out_strides: list[int]  # (made with out_sizes)
     dim = 0
     for item in items:
+        if item is None:  # a new dim of size 1 (its stride as unsqueeze's)
+            if out_sizes is None:
+                out_sizes, out_strides = [], []
+            out_sizes.append(1)
+            out_strides.append(sizes[dim] * strides[dim] if dim < ndim else 1)
+            continue
+        if dim >= ndim:
+            return None
         if type(item) is int:
             size = sizes[dim]
             if item < 0:
@@ -156,8 +162,8 @@ def plain_index(
             return None
         dim += 1
     if out_sizes is None:
-        return sizes[n:], strides[n:], offset
-    return tuple(out_sizes) + sizes[n:], tuple(out_strides) + strides[n:], offset
+        return sizes[dim:], strides[dim:], offset
+    return tuple(out_sizes) + sizes[dim:], tuple(out_strides) + strides[dim:], offset
 
 
 def split_index(g: Geometry, index: Any) -> tuple[Geometry, list[tuple[int, np.ndarray]]]:

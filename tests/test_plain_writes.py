@@ -349,3 +349,38 @@ def test_basic_index_view_node_gradients_match_pytorch(index: Any) -> None:
         out.append((y.grad_fn.name(), g.detach().numpy().tolist(), gg.numpy().tolist()))
     assert out[0][1:] == out[1][1:]
     assert out[0][0] == out[1][0] or out[0][0].startswith("Index")
+
+
+@settings(max_examples=budget(200), deadline=None)
+@given(st.data())
+def test_plain_index_with_none_matches_the_general_path(data: Any) -> None:
+    """``x[i, None, a:b]`` takes the plain path; ``x[i, None, a:b, ...]`` (the same index)
+    the general one: same geometry, grad_fn, gradient and view-replay history."""
+    shape = (3, 4, 2)
+    items: list[Any] = []
+    dims = 0
+    for _ in range(data.draw(st.integers(0, 5))):
+        kind = data.draw(st.sampled_from(["none", "int", "slice"]))
+        if kind == "none":
+            items.append(None)
+        elif dims < len(shape):
+            size = shape[dims]
+            items.append(data.draw(st.integers(-size, size - 1)) if kind == "int" else slice(
+                data.draw(st.none() | st.integers(-5, 5)), data.draw(st.none() | st.integers(-5, 5)),
+                data.draw(st.none() | st.integers(1, 3))))
+            dims += 1
+    index = tuple(items)
+    replay = data.draw(st.booleans())
+    out = []
+    with view_replay(replay):
+        for idx in (index, index + (Ellipsis,)):
+            x = jitgrad.arange(24, dtype=jitgrad.float64).reshape(shape).requires_grad_()
+            y = (x * 2.0)[idx]
+            name = y.grad_fn.name()
+            y.mul_(3.0)  # through the view: its base's CopySlices replays or restrides it
+            (g,) = jitgrad.autograd.grad((y * y).sum(), x)
+            out.append((tuple(y.shape), y.stride(), y.storage_offset(), name, y.grad_fn.name(),
+                        g.numpy().tolist()))
+    assert out[0] == out[1]
+    theirs = (torch.arange(24, dtype=torch.float64).reshape(shape) * 2.0)[index]
+    assert out[0][0] == tuple(theirs.shape) and out[0][2] == theirs.storage_offset()

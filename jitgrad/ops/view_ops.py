@@ -460,18 +460,16 @@ def _immutable(index: Any) -> bool:
 
 
 def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
-    """``self[index]`` for a plain index (ints and int slices) whose view has geometry
+    """``self[index]`` for a plain index (ints, int slices and None) whose view has geometry
     ``plain``. The index is immutable, so the view node's relative geometry can wait until
     a gradient needs it (``ViewBackward.rel``)."""
     sizes, strides, offset = plain
     root = self._base
     view = Tensor._make(self._storage, sizes, strides, offset, self if root is None else root)
     if needs_grad(self):
-        if type(index) is tuple:
-            node_type = (SliceBackward0 if type(index[-1]) is slice else SelectBackward0) if index \
-                else AliasBackward0
-        else:
-            node_type = SliceBackward0 if type(index) is slice else SelectBackward0
+        last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
+        node_type = SliceBackward0 if type(last) is slice else SelectBackward0 if type(last) is int \
+            else UnsqueezeBackward0 if last is None else AliasBackward0
         sizes = self._sizes
         record(node_type(sizes, index, indexing.plain_geometry), (self,), (view,))
     return make_view(self, view, (_basic_part, index if type(index) is tuple else (index,)))
