@@ -181,14 +181,16 @@ class Storage:
                 "memory with a read-only NumPy array); write into a copy: t = t.clone()"
             )
 
-    def bump(self, op: str) -> None:
-        """Record one in-place write; see Note [Version counter]."""
+    def bump(self, op: str, skip: int = 1) -> None:
+        """Record one in-place write; see Note [Version counter]. The walk to the user's
+        frame starts ``skip`` frames up (1: the caller): a caller that knows its own
+        callers are jitgrad's skips them too."""
         counter = self._counter
         if counter is None:
             counter = self._counter = VersionCounter()
         counter.value += 1
         counter._op = op
-        frame = sys._getframe(1)  # the innermost caller outside the jitgrad package
+        frame = sys._getframe(skip)  # the innermost caller outside the jitgrad package
         while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
             frame = frame.f_back  # type: ignore[assignment]
         if frame is None:

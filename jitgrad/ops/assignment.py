@@ -196,7 +196,7 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
         node.input_metadata = single_metadata(sizes, buffer.dtype)
     if element:
         buffer[offset] = src._storage.buffer[src._offset]  # type: ignore[union-attr]
-        storage.bump(op)
+        storage.bump(op, skip=3)  # (past this function's frame and setitem's)
     elif src is None:
         copying.fill_into(view, value, op, checked=True)
     else:

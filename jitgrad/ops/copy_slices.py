@@ -98,9 +98,10 @@ class CopySlices(Node):
     def __init__(self, base: Tensor, view: Geometry, view_fn: tuple[Step, ...] | None, fn: Node) -> None:
         super().__init__()
         previous = base._grad_fn
-        if type(previous) is CopySlices and previous.base[2] == base._offset \
-                and previous.base[0] == base._sizes and previous.base[1] == base._strides:
-            self.base = previous.base  # a table written cell by cell: one geometry for all
+        geometry = previous.base if type(previous) is CopySlices else None
+        if geometry is not None and geometry[2] == base._offset and geometry[0] == base._sizes \
+                and geometry[1] == base._strides:
+            self.base = geometry  # a table written cell by cell: one geometry for all
         else:
             self.base = Geometry(base._sizes, base._strides, base._offset)
         self.view = view
