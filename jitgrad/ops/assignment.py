@@ -140,8 +140,8 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
 
 
 def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any) -> bool:
-    """``self[index] = value`` for a plain ``index`` (ints and int slices, whose view has
-    geometry ``plain``) and a scalar or tensor ``value``: the general path's checks, write,
+    """``self[index] = value`` for a plain ``index`` (ints, int slices and None, whose view
+    has geometry ``plain``) and a scalar or tensor ``value``: the general path's checks, write,
     version bump and history (the base's ``CopySlices`` wrapping ``CopyBackwards`` or
     ``FillBackward0``), without the temporary view's autograd state — its ``ViewMeta``,
     its ``SelectBackward0``/``SliceBackward0`` and the ``grad_fn`` regenerated for it after
