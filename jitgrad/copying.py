@@ -53,7 +53,12 @@ def to_dtype_copy(self: Tensor, dtype: np.dtype) -> Tensor:
 
 def _copy_region(dst: Tensor, src: Tensor) -> None:
     """Kernel call for same-shaped ``dst``/``src`` (``src`` may already be expanded)."""
-    if numel(dst._sizes) == 0:  # an empty view may sit past the end of its storage
+    n = numel(dst._sizes)
+    if n == 0:  # an empty view may sit past the end of its storage
+        return
+    dst_buffer, src_buffer = dst._storage.buffer, src._storage.buffer
+    if n == 1 and dst_buffer.dtype == src_buffer.dtype:  # one element (a DP table's cell)
+        dst_buffer[dst._offset] = src_buffer[src._offset]
         return
     regions.copy_region(
         dst._storage.buffer, dst._offset, dst._strides,
@@ -75,40 +80,45 @@ def check_inplace(self: Tensor, op: str, order_dependent: bool = True) -> None:
         )
 
 
-def copy_into(self: Tensor, src: Tensor, op: str) -> Tensor:
-    """``copy_`` under the name of the user-facing ``op`` (``copy_``, ``__setitem__``)."""
+def copy_into(self: Tensor, src: Tensor, op: str, checked: bool = False) -> Tensor:
+    """``copy_`` under the name of the user-facing ``op`` (``copy_``, ``__setitem__``);
+    ``checked``: the caller has just run ``check_inplace`` with the same arguments."""
     if not isinstance(src, Tensor):
         raise TypeError(f"{op}(): argument 'src' must be a Tensor, got {type(src).__name__}")
-    check_broadcastable_to(op, src._sizes, self._sizes)
-    # one source element written everywhere cannot depend on the order of the writes
-    check_inplace(self, op, order_dependent=numel(src._sizes) != 1)
+    sizes = self._sizes
+    if src._sizes != sizes:
+        check_broadcastable_to(op, src._sizes, sizes)
+    one_source = numel(src._sizes) == 1
+    if not checked:  # one source element written everywhere cannot depend on the write order
+        check_inplace(self, op, order_dependent=not one_source)
     dst_buffer, src_buffer = self._storage.buffer, src._storage.buffer
-    if dst_buffer.dtype == src_buffer.dtype and numel(self._sizes) == 1 \
-            and numel(src._sizes) == 1 and not src._storage.same_memory(self._storage):
+    if one_source and numel(sizes) == 1 and dst_buffer.dtype == src_buffer.dtype \
+            and src_buffer is not dst_buffer:
         # one element into one element (a DP table's cell): no region views, no casts
         dst_buffer[self._offset] = src_buffer[src._offset]
         self._storage.bump(op)
         return self
-    source = src._geometry if src._sizes == self._sizes else vg.expand(src._geometry, self._sizes)
+    if src._sizes == sizes:
+        src_strides, src_offset = src._strides, src._offset
+    else:
+        source = vg.expand(src._geometry, sizes)
+        src_strides, src_offset = source.strides, source.storage_offset
     same_memory = src._storage.same_memory(self._storage)  # also x and x.data
-    if numel(self._sizes) == 0 or (same_memory and source == self._geometry):
+    if numel(sizes) == 0 or (same_memory and src_offset == self._offset and src_strides == self._strides):
         pass  # nothing to move (an empty view may even sit past the end of its storage)
     elif same_memory and kernels.regions_overlap(
-        self._offset, self._sizes, self._strides,
-        source.storage_offset, source.sizes, source.strides,
+        self._offset, sizes, self._strides, src_offset, sizes, src_strides,
     ):
         raise RuntimeError(
             f"{op}: unsupported operation: some elements of the input tensor and the written-to "
-            "tensor refer to a single memory location (source sizes "
-            f"{list(source.sizes)}, strides {list(source.strides)}, offset "
-            f"{source.storage_offset}; destination sizes {list(self._sizes)}, strides "
-            f"{list(self._strides)}, offset {self._offset}). Please clone() the source first."
+            f"tensor refer to a single memory location (source sizes {list(sizes)}, strides "
+            f"{list(src_strides)}, offset {src_offset}; destination sizes {list(sizes)}, "
+            f"strides {list(self._strides)}, offset {self._offset}). Please clone() the source "
+            "first."
         )
     else:
         regions.copy_region(
-            self._storage.buffer, self._offset, self._strides,
-            src._storage.buffer, source.storage_offset, source.strides,
-            self._sizes,
+            dst_buffer, self._offset, self._strides, src_buffer, src_offset, src_strides, sizes,
         )
     self._storage.bump(op)
     return self
@@ -136,7 +146,7 @@ def scalar_value(op: str, value: object) -> bool | int | float:
     )
 
 
-def fill_into(self: Tensor, value: object, op: str) -> Tensor:
+def fill_into(self: Tensor, value: object, op: str, checked: bool = False) -> Tensor:
     scalar = scalar_value(op, value)
     with np.errstate(invalid="raise", over="raise"):
         try:
@@ -145,7 +155,8 @@ def fill_into(self: Tensor, value: object, op: str) -> Tensor:
             raise RuntimeError(
                 f"{op}: value {scalar!r} cannot be converted to {self.dtype.name} without overflow"
             ) from None
-    check_inplace(self, op, order_dependent=False)
+    if not checked:
+        check_inplace(self, op, order_dependent=False)
     if numel(self._sizes):  # an empty view may sit past the end of its storage
         regions.fill_region(self._storage.buffer, self._offset, self._strides, self._sizes, scalar)
     self._storage.bump(op)

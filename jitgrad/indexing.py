@@ -76,34 +76,94 @@ def _dims_used(kind: str, value: Any) -> int:
 
 
 def plain_geometry(g: Geometry, index: Any) -> Geometry | None:
-    """The geometry of ``index`` when it is only Python ints in range and slices of ints
-    with a positive step, one per leading dimension (the common case, done directly);
-    None for anything else, which ``split_index`` then handles in full."""
+    """The geometry of ``index`` when it is only Python ints in range, slices of ints with
+    a positive step (one per leading dimension) and ``None`` (the common case, done
+    directly); None for anything else, which ``split_index`` then handles in full."""
+    plain = plain_index(g.sizes, g.strides, g.storage_offset, index)
+    return None if plain is None else Geometry(*plain)
+
+
+def plain_index(
+    sizes: tuple[int, ...], strides: tuple[int, ...], offset: int, index: Any
+) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
+    """``plain_geometry`` on the parts of a geometry, as a plain tuple (the per-op path of
+    ``x[i, j]``: no Geometry made)."""
+    if type(index) is int:  # x[i]
+        if not sizes:
+            return None
+        size = sizes[0]
+        if index < 0:
+            index += size
+            if index < 0:
+                return None
+        elif index >= size:
+            return None
+        return sizes[1:], strides[1:], offset + index * strides[0]
     items = index if type(index) is tuple else (index,)
-    sizes, strides, offset = g.sizes, g.strides, g.storage_offset
-    if len(items) > len(sizes):
-        return None
-    out_sizes: list[int] = []
-    out_strides: list[int] = []
-    for dim, item in enumerate(items):
-        size, stride = sizes[dim], strides[dim]
+    ndim = len(sizes)
+    out_sizes: list[int] | None = None
+    out_strides: list[int]  # (made with out_sizes)
+    dim = 0
+    for item in items:
+        if item is None:  # a new dim of size 1 (its stride as unsqueeze's)
+            if out_sizes is None:
+                out_sizes, out_strides = [], []
+            out_sizes.append(1)
+            out_strides.append(sizes[dim] * strides[dim] if dim < ndim else 1)
+            continue
+        if dim >= ndim:
+            return None
         if type(item) is int:
-            if not -size <= item < size:
+            size = sizes[dim]
+            if item < 0:
+                item += size
+                if item < 0:
+                    return None
+            elif item >= size:
                 return None
-            offset += (item + size if item < 0 else item) * stride
-        elif type(item) is slice:
-            start, stop, step = item.start, item.stop, item.step
-            if not ((start is None or type(start) is int) and (stop is None or type(stop) is int)
-                    and (step is None or (type(step) is int and step > 0))):
+            offset += item * strides[dim]
+        elif type(item) is slice:  # (slice.indices, spelled out: twice as fast here)
+            start = item.start
+            stop = item.stop
+            size = sizes[dim]
+            if start is None:
+                start = 0
+            elif type(start) is not int:
                 return None
-            start, stop, step = item.indices(size)
+            elif start < 0:
+                start = start + size if start > -size else 0
+            elif start > size:
+                start = size
+            if stop is None:
+                stop = size
+            elif type(stop) is not int:
+                return None
+            elif stop < 0:
+                stop = stop + size if stop > -size else 0
+            elif stop > size:
+                stop = size
+            step = item.step
+            stride = strides[dim]
             offset += start * stride
-            out_sizes.append(max(0, (stop - start + step - 1) // step))
-            out_strides.append(stride * step)
+            if step is None:
+                length = stop - start if stop > start else 0
+            elif type(step) is not int or step <= 0:
+                return None
+            else:
+                length = (stop - start + step - 1) // step if stop > start else 0
+                stride *= step
+            if out_sizes is None:
+                out_sizes = [length]
+                out_strides = [stride]
+            else:
+                out_sizes.append(length)
+                out_strides.append(stride)
         else:
             return None
-    n = len(items)
-    return Geometry(tuple(out_sizes) + sizes[n:], tuple(out_strides) + strides[n:], offset)
+        dim += 1
+    if out_sizes is None:
+        return sizes[dim:], strides[dim:], offset
+    return tuple(out_sizes) + sizes[dim:], tuple(out_strides) + strides[dim:], offset
 
 
 def split_index(g: Geometry, index: Any) -> tuple[Geometry, list[tuple[int, np.ndarray]]]:

@@ -116,7 +116,21 @@ def fill_region(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, value:
 
 
 def has_overlap(sizes: Ints, strides: Ints) -> bool:
-    """Whether two indices of the geometry reach one element (exact; cheap when dense)."""
+    """Whether two indices of the geometry reach one element (exact; cheap when dense or
+    when each stride exceeds the span of the dimensions after it, as in any basic-indexing
+    view of a row-major tensor)."""
+    span = 0
+    for k in range(len(sizes) - 1, -1, -1):
+        n = sizes[k]
+        if n == 1:
+            continue
+        if n == 0:
+            return False
+        if strides[k] <= span:
+            break
+        span += (n - 1) * strides[k]
+    else:
+        return False
     if is_non_overlapping_and_dense(sizes, strides):
         return False
     return kernels.has_internal_overlap(sizes, strides)

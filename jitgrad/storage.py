@@ -5,8 +5,9 @@ Note [Version counter]
 Every in-place write to any tensor viewing a storage bumps ``Storage.version`` exactly once,
 so every alias sees the same ``_version``. Autograd records the version of each tensor it
 saves for backward and refuses to use it if the version moved. To say *which* write moved
-it, ``bump`` also records the operation's name and the user's source line (a frame walk that
-stops at the first frame outside jitgrad; a few microseconds, paid only by in-place writes).
+it, ``bump`` also records the operation's name and the user's file and line (a frame walk that
+stops at the first frame outside jitgrad, paid only by in-place writes; the message is
+formatted only when an error reads it).
 
 The counter is its own object (``VersionCounter``), held by the ``Storage``: as in PyTorch,
 ``x.data`` shares ``x``'s memory but starts a new counter (a second ``Storage`` on the same
@@ -27,16 +28,6 @@ import numpy as np
 from . import _tracing, dtypes
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-def user_frame_location(skip: int = 1) -> str:
-    """``file:line`` of the innermost caller outside the jitgrad package."""
-    frame = sys._getframe(skip)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame = frame.f_back  # type: ignore[assignment]
-    if frame is None:
-        return "<unknown>"
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 class OutOfMemoryError(RuntimeError, MemoryError):
@@ -66,13 +57,24 @@ INFERENCE = _InferenceState()
 
 
 class VersionCounter:
-    """The version shared by every tensor that aliases one storage (Note [Version counter])."""
+    """The version shared by every tensor that aliases one storage (Note [Version counter]),
+    and the last write: its op, and the user's file and line (formatted only when an error
+    message asks for ``last_write``)."""
 
-    __slots__ = ("value", "last_write")
+    __slots__ = ("value", "_op", "_file", "_line")
 
     def __init__(self) -> None:
         self.value = 0
-        self.last_write: tuple[str, str] | None = None
+        self._op: str | None = None
+        self._file: str | None = None
+        self._line = 0
+
+    @property
+    def last_write(self) -> tuple[str, str] | None:
+        """``(op, "file:line")`` of the last write, or None."""
+        if self._op is None:
+            return None
+        return self._op, "<unknown>" if self._file is None else f"{self._file}:{self._line}"
 
 
 # ``dtypes.SUPPORTED`` as a set: a membership test hashes instead of comparing nine dtypes
@@ -179,11 +181,22 @@ class Storage:
                 "memory with a read-only NumPy array); write into a copy: t = t.clone()"
             )
 
-    def bump(self, op: str) -> None:
-        """Record one in-place write; see Note [Version counter]."""
-        counter = self.counter
+    def bump(self, op: str, skip: int = 1) -> None:
+        """Record one in-place write; see Note [Version counter]. The walk to the user's
+        frame starts ``skip`` frames up (1: the caller): a caller that knows its own
+        callers are jitgrad's skips them too."""
+        counter = self._counter
+        if counter is None:
+            counter = self._counter = VersionCounter()
         counter.value += 1
-        counter.last_write = (op, user_frame_location(2))
+        counter._op = op
+        frame = sys._getframe(skip)  # the innermost caller outside the jitgrad package
+        while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            frame = frame.f_back  # type: ignore[assignment]
+        if frame is None:
+            counter._file = None
+        else:
+            counter._file, counter._line = frame.f_code.co_filename, frame.f_lineno
         if _tracing.ACTIVE is not None:  # jitgrad.compile: every write must be recorded
             _tracing.ACTIVE.bumped(self, op)
 

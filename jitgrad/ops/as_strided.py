@@ -23,7 +23,7 @@ from ..autograd.node import Grads, Node
 from ..geometry import Geometry, contiguous_strides
 from ..tensor import Tensor
 from .operands import new_tensor
-from .view_meta import ADDRESSES_STORAGE, make_view
+from .view_meta import ADDRESSES_STORAGE, AS_STRIDED_BACKWARD, make_view
 
 
 def _span(*geoms: Geometry) -> tuple[int, int]:
@@ -127,6 +127,7 @@ def _as_strided_from_root(t: Tensor, size: tuple[int, ...], stride: tuple[int, .
 
 
 ADDRESSES_STORAGE.add(_as_strided_from_root)
+AS_STRIDED_BACKWARD.append(AsStridedBackward0)
 
 
 def contiguous_geometry(sizes: tuple[int, ...]) -> Geometry:

@@ -13,10 +13,18 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _tracing, copying, indexing
+from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.node import Grads, Node
+from ..autograd.view_mode import is_view_replay
+from ..copying import check_inplace
+from ..geometry import Geometry, numel
+from ..storage import INFERENCE
 from ..tensor import Tensor
+from . import view_meta
 from .copy_slices import CopyBackwards, once_per_location
-from .inplace import inplace_write
+from .inplace import inplace_write, rebase_base
+from .view_ops import basic_step, basic_view
 
 
 class FillBackward0(Node):
@@ -113,8 +121,10 @@ def _fill(self: Tensor, value: Any, op: str) -> Tensor:
 def setitem(self: Tensor, index: Any, value: Any) -> None:
     """``self[index] = value``: a write into the (differentiable) view the basic part of the
     index selects, then — for advanced indices — an ``index_put_`` on that view."""
-    from .view_ops import basic_view
-
+    if _tracing.ACTIVE is None:  # (jitgrad.compile records the general path's write)
+        plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
+        if plain is not None and _plain_setitem(self, plain, index, value):
+            return
     view, advanced = basic_view(self, index)
     is_scalar = not isinstance(value, Tensor) and isinstance(value, (numbers.Number, np.bool_))
     if not advanced:
@@ -127,6 +137,76 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
         return
     np_index = indexing.numpy_index(len(view._sizes), advanced)
     _index_put(view, np_index, value, False, "__setitem__")
+
+
+def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any) -> bool:
+    """``self[index] = value`` for a plain ``index`` (ints, int slices and None, whose view
+    has geometry ``plain``) and a scalar or tensor ``value``: the general path's checks, write,
+    version bump and history (the base's ``CopySlices`` wrapping ``CopyBackwards`` or
+    ``FillBackward0``), without the temporary view's autograd state — its ``ViewMeta``,
+    its ``SelectBackward0``/``SliceBackward0`` and the ``grad_fn`` regenerated for it after
+    the write — which no one can see. Returns False, having done nothing, where the general
+    path must run: the refusals of autograd's checks (a view of a leaf that requires grad,
+    a view whose creation forbids writes), inference tensors, and values the general path
+    converts or reshapes first."""
+    if isinstance(value, Tensor):
+        if value._sizes and value._sizes[0] == 1:
+            return False  # the leading size-1 dims PyTorch drops (a view of ``value``)
+        src: Tensor | None = value
+    elif isinstance(value, (numbers.Number, np.bool_)):
+        src = None
+    else:
+        return False
+    storage = self._storage
+    vm = self._view_meta
+    if vm is None:
+        if self._base is not None:
+            return False
+        base = self
+    elif vm.creation != view_meta.DEFAULT:
+        return False
+    else:
+        base = vm.base
+    if INFERENCE.enabled or storage.inference:
+        return False
+    record = False
+    if _grad_state.enabled:
+        self_requires_grad = requires_grad(self)  # (the temporary view's requires_grad)
+        if self_requires_grad and base._grad_fn is None:
+            return False  # in place into a view of a leaf that requires grad: refused
+        record = self_requires_grad or (src is not None and requires_grad(src))
+    op = "__setitem__"
+    sizes, strides, offset = plain
+    buffer = storage.buffer
+    # one element into one element of another buffer (a DP table's cell): what copy_into
+    # does for it, without a temporary tensor
+    element = src is not None and not sizes and not src._sizes and \
+        src._storage.buffer is not buffer and src._storage.buffer.dtype == buffer.dtype
+    if element:
+        storage.check_writable(op)
+    else:
+        view = Tensor._make(storage, sizes, strides, offset, base)
+        check_inplace(view, op, src is not None and numel(src._sizes) != 1)
+    if record:
+        # The node's first edge stands for the view's old history; CopySlices replaces it
+        # by the base's (its own first edge) and never follows the node's.
+        base_edge = gradient_edge(base)
+        node: Node = FillBackward0() if src is None else CopyBackwards()
+        node.next_functions = (base_edge,) if src is None else (base_edge, gradient_edge(src))
+        node.input_metadata = single_metadata(sizes, buffer.dtype)
+    if element:
+        buffer[offset] = src._storage.buffer[src._offset]  # type: ignore[union-attr]
+        storage.bump(op, skip=3)  # (past this function's frame and setitem's)
+    elif src is None:
+        copying.fill_into(view, value, op, checked=True)
+    else:
+        copying.copy_into(view, src, op, checked=True)
+    if record:
+        view_fn = None
+        if is_view_replay():
+            view_fn = (vm.view_fn if vm is not None else ()) + (basic_step(index),)
+        rebase_base(base, Geometry(sizes, strides, offset), view_fn, node, base_edge)
+    return True
 
 
 class IndexPutBackward0(Node):

@@ -93,9 +93,17 @@ def once_per_location(g: Tensor, locations: np.ndarray) -> Tensor:
 class CopySlices(Node):
     """The base's grad_fn after an in-place write through one of its views."""
 
+    __slots__ = ("base", "view", "view_fn", "fn")
+
     def __init__(self, base: Tensor, view: Geometry, view_fn: tuple[Step, ...] | None, fn: Node) -> None:
         super().__init__()
-        self.base = Geometry(base._sizes, base._strides, base._offset)
+        previous = base._grad_fn
+        geometry = previous.base if type(previous) is CopySlices else None
+        if geometry is not None and geometry[2] == base._offset and geometry[0] == base._sizes \
+                and geometry[1] == base._strides:
+            self.base = geometry  # a table written cell by cell: one geometry for all
+        else:
+            self.base = Geometry(base._sizes, base._strides, base._offset)
         self.view = view
         self.view_fn = view_fn
         self.fn: Node | None = fn

@@ -16,30 +16,40 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.node import Node
 from ..copying import check_inplace
-from ..geometry import broadcast_shapes, is_non_overlapping_and_dense
+from ..geometry import Geometry, broadcast_shapes, is_non_overlapping_and_dense
 from ..tensor import Tensor
 from . import view_meta
+from .copy_slices import CopySlices
 from .._quiet import IGNORE_ALL, QUIET
 from .operands import as_array, check_inplace_dtype, layout, wrapped_operand
 from .structure import clone
 
 
-def _requires_grad(t: Tensor | None) -> bool:
-    return t is not None and requires_grad(t)
-
-
 def check_autograd_inplace(op: str, self: Tensor, inputs: Sequence[Tensor | None]) -> bool:
     """PyTorch's ``check_inplace``; returns whether the write must be recorded."""
-    if not is_grad_enabled() or not any(_requires_grad(t) for t in inputs):
+    if not _grad_state.enabled:
+        return False
+    self_requires_grad = None
+    for t in inputs:
+        if t is not None:
+            needed = requires_grad(t)
+            if t is self:
+                self_requires_grad = needed
+            if needed:
+                break
+    else:
         return False
     vm = self._view_meta
     if vm is not None:
-        view_meta.handle_view_on_rebase(self, indirect=False)
-        if _requires_grad(self) and vm.base._grad_fn is None:
+        if vm.creation != view_meta.DEFAULT:
+            view_meta.handle_view_on_rebase(self, indirect=False)
+        if self_requires_grad is None:
+            self_requires_grad = requires_grad(self)
+        if self_requires_grad and vm.base._grad_fn is None:
             raise RuntimeError(
                 f"{op}: a view of a leaf Variable that requires grad is being used in an "
                 "in-place operation."
@@ -72,8 +82,8 @@ def inplace_write(
     node = None
     if record:
         node = make_node()  # type: ignore[misc]
-        node.next_functions = tuple(gradient_edge(t) for t in inputs)
-        node.input_metadata = single_metadata(self._sizes, self.dtype)
+        node.next_functions = tuple([gradient_edge(t) for t in inputs])
+        node.input_metadata = single_metadata(self._sizes, self._storage.buffer.dtype)
         base_edge = gradient_edge(self._view_meta.base) if self._view_meta is not None else None
     write()
     if not write_bumps:
@@ -93,18 +103,27 @@ def rebase_history(self: Tensor, node: Node, base_edge: Any) -> None:
         self._output_nr = 0
         view_meta.move_hooks(self, old, node, keep_tensor_hooks=False)
         return
-    from .copy_slices import CopySlices
-
-    base = vm.base
     replay = vm.view_fn if view_meta.is_view_replay() else None
-    copy_slices = CopySlices(base, self._geometry, replay, node)
-    copy_slices.next_functions = (base_edge,) + node.next_functions[1:]
-    copy_slices.input_metadata = single_metadata(base._sizes, base.dtype)
+    copy_slices = rebase_base(vm.base, self._geometry, replay, node, base_edge)
+    view_meta.regenerate(self, indirect=False, geometries=(copy_slices.base, copy_slices.view))
+
+
+def rebase_base(
+    base: Tensor, view: Geometry, view_fn: Any, node: Node, base_edge: Any
+) -> CopySlices:
+    """The base's new history after ``node`` wrote through its view ``view``: ``CopySlices``
+    (Note [CopySlices rebasing]), whose edges are the base's old one and ``node``'s others."""
+
+    copy_slices = CopySlices(base, view, view_fn, node)
+    edges = node.next_functions
+    copy_slices.next_functions = edges if edges[0] is base_edge else (base_edge,) + edges[1:]
+    copy_slices.input_metadata = single_metadata(base._sizes, base._storage.buffer.dtype)
     old = base._grad_fn
     base._grad_fn = copy_slices
     base._output_nr = 0
-    view_meta.move_hooks(base, old, copy_slices, keep_tensor_hooks=False)
-    view_meta.regenerate(self, indirect=False)
+    if old is not None and old._retains_grad_hooks:  # (the only hooks that follow the base)
+        view_meta.move_hooks(base, old, copy_slices, keep_tensor_hooks=False)
+    return copy_slices
 
 
 def apply_inplace(

@@ -86,7 +86,7 @@ def _restride_in_place(
     vm = self._view_meta
     if vm is not None:
         # still a view of the same base; the op joins its replay chain
-        meta = view_meta.ViewMeta(vm.base, None, vm.view_fn + (step,), vm.creation)
+        meta = view_meta.ViewMeta(vm.base, None, step, vm.creation, vm.view_fn + (step,))
         meta.parent, meta.parent_meta = vm.parent, vm.parent_meta
         if node is None:
             meta.attr_version = vm.attr_version  # stale: regenerated from the base when read

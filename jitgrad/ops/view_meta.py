@@ -25,7 +25,8 @@ from __future__ import annotations
 import weakref
 from typing import Any, Callable
 
-from ..autograd.grad_mode import is_grad_enabled, set_grad_enabled
+from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.grad_mode import set_grad_enabled
 from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.view_mode import is_view_replay
 from ..storage import INFERENCE
@@ -43,19 +44,46 @@ Step = tuple[Callable[..., Any], tuple[Any, ...]]
 # a view made through one may reach outside its parent (see ``_nearest_living_ancestor``)
 ADDRESSES_STORAGE: set[Callable[..., Any]] = set()
 
+# ``as_strided.AsStridedBackward0``, the grad_fn a view is regenerated as in as_strided mode
+# (registered by ``as_strided.py``, which imports this module)
+AS_STRIDED_BACKWARD: list[Any] = []
+
 class ViewMeta:
-    __slots__ = ("base", "parent", "parent_meta", "view_fn", "creation", "attr_version")
+    __slots__ = ("base", "parent", "parent_meta", "step_fn", "step_args", "_view_fn", "creation",
+                 "attr_version")
 
     def __init__(
-        self, base: Tensor, parent: Tensor | None, view_fn: tuple[Step, ...], creation: str
+        self, base: Tensor, parent: Tensor | None, step: Step, creation: str,
+        view_fn: tuple[Step, ...] | None = None,
     ) -> None:
         self.base = base
         # the view this one was taken from (weakly: only its hooks need it) and its meta
-        self.parent = None if parent is None else weakref.ref(parent)
-        self.parent_meta = None if parent is None else parent._view_meta
-        self.view_fn = view_fn
+        if parent is None:
+            self.parent = self.parent_meta = None
+        else:
+            self.parent = weakref.ref(parent)
+            self.parent_meta = parent._view_meta
+        # the op that made this view from its parent (or from the base), and its arguments
+        self.step_fn, self.step_args = step
+        self._view_fn = view_fn
         self.creation = creation
-        self.attr_version = base._storage.version
+        counter = base._storage._counter
+        self.attr_version = 0 if counter is None else counter.value
+
+    @property
+    def view_fn(self) -> tuple[Step, ...]:
+        """The chain of view ops from the base to this view: the parent's chain, then this
+        view's step. Made on first use (most views are never replayed nor rewritten)."""
+        fns = self._view_fn
+        if fns is None:
+            steps = []
+            meta: ViewMeta | None = self
+            while meta is not None and meta._view_fn is None:  # (a loop: chains may be long)
+                steps.append((meta.step_fn, meta.step_args))
+                meta = meta.parent_meta
+            steps.reverse()
+            fns = self._view_fn = (() if meta is None else meta._view_fn) + tuple(steps)
+        return fns
 
 
 def make_view(self: Tensor, out: Tensor, step: Step, creation: str = DEFAULT) -> Tensor:
@@ -67,15 +95,15 @@ def make_view(self: Tensor, out: Tensor, step: Step, creation: str = DEFAULT) ->
         return out
     if INFERENCE.enabled:
         creation = INFERENCE_MODE
-    elif not is_grad_enabled():
+    elif not _grad_state.enabled:
         creation = NO_GRAD_MODE
     parent_meta = self._view_meta
     if parent_meta is not None:
         if creation == DEFAULT:
             creation = parent_meta.creation
-        out._view_meta = ViewMeta(parent_meta.base, self, parent_meta.view_fn + (step,), creation)
+        out._view_meta = ViewMeta(parent_meta.base, self, step, creation)
     else:
-        out._view_meta = ViewMeta(self if self._base is None else self._base, None, (step,), creation)
+        out._view_meta = ViewMeta(self if self._base is None else self._base, None, step, creation)
     return out
 
 
@@ -88,7 +116,10 @@ def replay(view_fn: tuple[Step, ...], t: Tensor) -> Tensor:
 def current_grad_fn(t: Tensor) -> Any:
     """``t``'s grad_fn, regenerated first if ``t`` is a view whose storage was written."""
     vm = t._view_meta
-    if vm is None or vm.attr_version == t._storage.version:
+    if vm is None:
+        return t._grad_fn
+    counter = t._storage._counter  # (Storage.version, inlined: every op on a view reads it)
+    if vm.attr_version == (0 if counter is None else counter.value):
         return t._grad_fn
     if t._grad_fn is None and not requires_grad(vm.base):
         return None
@@ -101,32 +132,38 @@ def _nearest_living_ancestor(vm: ViewMeta) -> Tensor:
     """The closest view ``t`` was taken from that is still alive and covers every element of
     ``t`` — else the base. An ``as_strided`` step addresses storage and may reach outside
     its input, so only the base is sure to cover a view made through one."""
-    # the part of the chain after an as_strided step is still safe to route through
-    last = max((i for i, (fn, _) in enumerate(vm.view_fn) if fn in ADDRESSES_STORAGE), default=-1)
+    last = None  # the index of the last as_strided step: the chain after it is safe
     meta: ViewMeta | None = vm
     while meta is not None:
         parent = meta.parent() if meta.parent is not None else None
-        if parent is not None and len(parent._view_meta.view_fn) > last:
-            return parent
+        if parent is not None:
+            if last is None:
+                last = max((i for i, (fn, _) in enumerate(vm.view_fn) if fn in ADDRESSES_STORAGE),
+                           default=-1)
+            if len(parent._view_meta.view_fn) > last:
+                return parent
         meta = meta.parent_meta
     return vm.base
 
 
-def regenerate(t: Tensor, indirect: bool) -> None:
-    """Rebuild the grad_fn of view ``t`` from its ancestors' current history."""
-    from .as_strided import AsStridedBackward0
-
+def regenerate(t: Tensor, indirect: bool, geometries: tuple[Any, Any] | None = None) -> None:
+    """Rebuild the grad_fn of view ``t`` from its ancestors' current history. ``geometries``:
+    the base's and ``t``'s geometry, when the caller has them at hand."""
     vm = t._view_meta
     old = t._grad_fn
-    ancestor = _nearest_living_ancestor(vm)
+    ancestor = vm.base if vm.parent is None else _nearest_living_ancestor(vm)
     if is_view_replay():
         start = 0 if ancestor is vm.base else len(ancestor._view_meta.view_fn)
         with set_grad_enabled(True):
             fn = replay(vm.view_fn[start:], ancestor)._grad_fn
     else:
-        fn = AsStridedBackward0(ancestor._geometry, t._geometry)
+        if geometries is not None and ancestor is vm.base:
+            ancestor_geometry, geometry = geometries
+        else:
+            ancestor_geometry, geometry = ancestor._geometry, t._geometry
+        fn = AS_STRIDED_BACKWARD[0](ancestor_geometry, geometry)
         fn.next_functions = (gradient_edge(ancestor),)
-        fn.input_metadata = single_metadata(t._sizes, t.dtype)
+        fn.input_metadata = single_metadata(t._sizes, t._storage.buffer.dtype)
     t._grad_fn = fn
     t._output_nr = 0
     vm.attr_version = t._storage.version

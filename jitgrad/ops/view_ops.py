@@ -32,28 +32,34 @@ from .operands import new_tensor
 class ViewBackward(Node):
     """Backward of a view op: scatter the gradient through the view's relative geometry."""
 
-    __slots__ = ("input_sizes", "_rel")  # no per-node __dict__: one object less per view
+    # no per-node __dict__: one object less per view
+    __slots__ = ("input_sizes", "_rel", "_rel_fn")
 
-    def __init__(self, input_sizes: tuple[int, ...], rel: Geometry | tuple[Any, ...]) -> None:
+    def __init__(
+        self, input_sizes: tuple[int, ...], rel: Any, rel_fn: Callable[[Geometry, Any], Geometry] | None = None
+    ) -> None:
         super().__init__()
         self.input_sizes = input_sizes
         self._rel = rel
+        self._rel_fn = rel_fn
 
     @property
     def rel(self) -> Geometry:
-        """The view's geometry relative to a contiguous input. It may be given as a plain
-        tuple ``(geometry_fn, input sizes, arg)``, computed on first use as
-        ``geometry_fn(contiguous geometry, arg)``: most views of a DP table never get a
-        gradient through their own node (it is replaced when the view is written)."""
-        rel = self._rel
-        if type(rel) is tuple:  # a Geometry is a NamedTuple, not a plain tuple
-            fn, sizes, arg = rel
-            rel = self._rel = fn(Geometry(sizes, contiguous_strides(sizes), 0), arg)
-        return rel
+        """The view's geometry relative to a contiguous input. It may be given as
+        ``rel_fn`` and its argument (an index), computed on first use as ``rel_fn(contiguous
+        geometry, arg)``: most views of a DP table never get a gradient through their own
+        node (it is replaced when the view is written)."""
+        fn = self._rel_fn
+        if fn is not None:
+            sizes = self.input_sizes
+            self._rel = fn(Geometry(sizes, contiguous_strides(sizes), 0), self._rel)
+            self._rel_fn = None
+        return self._rel  # type: ignore[no-any-return]
 
     @rel.setter
     def rel(self, value: Geometry) -> None:
         self._rel = value
+        self._rel_fn = None
 
     def apply(self, grads: Grads) -> tuple[Any, ...]:
         g = grads[0]
@@ -414,16 +420,9 @@ def basic_view(self: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
     """The differentiable view the basic part of ``index`` selects, and the advanced parts
     left to apply to it (PyTorch's ``applySlicing``)."""
     # indexing validates before any autograd op runs (PyTorch's applySlicing): no _forward
-    plain = indexing.plain_geometry(self._geometry, index)
-    if plain is not None:  # ints and int slices (immutable): the relative geometry can wait
-        view = self._alias(plain)
-        last = index[-1] if type(index) is tuple and index else index
-        if needs_grad(self):
-            sizes = self._sizes
-            node_type = SliceBackward0 if isinstance(last, slice) else (
-                SelectBackward0 if type(index) is not tuple or index else AliasBackward0)
-            record(node_type(sizes, (indexing.plain_geometry, sizes, index)), (self,), (view,))
-        return make_view(self, view, (_basic_part, (index,))), []
+    plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
+    if plain is not None:
+        return _plain_view(self, plain, index), []
     g, advanced = indexing.split_index(self._geometry, index)
     view = self._alias(g)
     items = [it for it in indexing.as_tuple(index) if it is not Ellipsis]
@@ -432,20 +431,65 @@ def basic_view(self: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
         SliceBackward0 if isinstance(last, slice) else UnsqueezeBackward0 if last is None
         else AliasBackward0 if last is Ellipsis or advanced else SelectBackward0
     )
-    _record(
-        node_type, self, view, lambda c: indexing.split_index(c, index)[0],
-        step=(_basic_part, (index,)),
-    )
-    return view, advanced
+    if needs_grad(self):
+        sizes = self._sizes
+        # an index of Python ints, slices of ints, None, ... and bools cannot change: its
+        # relative geometry can wait until a gradient needs it (``ViewBackward.rel``)
+        if not advanced and _immutable(index):
+            node = node_type(sizes, index, _basic_geometry)
+        else:
+            node = node_type(sizes, _relative(self, _basic_geometry, index))
+        record(node, (self,), (view,))
+    return make_view(self, view, basic_step(index)), advanced
 
 
-def _basic_part(t: Tensor, index: Any) -> Tensor:
+def _basic_geometry(g: Geometry, index: Any) -> Geometry:
+    return indexing.split_index(g, index)[0]
+
+
+def _immutable(index: Any) -> bool:
+    for item in indexing.as_tuple(index):
+        if item is None or item is Ellipsis or type(item) in (int, bool):
+            continue
+        if type(item) is slice and all(
+            part is None or type(part) is int for part in (item.start, item.stop, item.step)
+        ):
+            continue
+        return False
+    return True
+
+
+def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
+    """``self[index]`` for a plain index (ints, int slices and None) whose view has geometry
+    ``plain``. The index is immutable, so the view node's relative geometry can wait until
+    a gradient needs it (``ViewBackward.rel``)."""
+    sizes, strides, offset = plain
+    root = self._base
+    view = Tensor._make(self._storage, sizes, strides, offset, self if root is None else root)
+    if needs_grad(self):
+        last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
+        node_type = SliceBackward0 if type(last) is slice else SelectBackward0 if type(last) is int \
+            else UnsqueezeBackward0 if last is None else AliasBackward0
+        sizes = self._sizes
+        record(node_type(sizes, index, indexing.plain_geometry), (self,), (view,))
+    return make_view(self, view, (_basic_part, index if type(index) is tuple else (index,)))
+
+
+def basic_step(index: Any) -> Step:
+    """The replay step of ``t[index]`` (its basic part)."""
+    return (_basic_part, index if isinstance(index, tuple) else (index,))
+
+
+def _basic_part(t: Tensor, *index: Any) -> Tensor:
     return basic_view(t, index)[0]
 
 
 def getitem(self: Tensor, index: Any) -> Tensor:
     """Basic indices give a differentiable view; advanced ones then gather from that view
     (a copy whose backward scatter-adds)."""
+    plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
+    if plain is not None:  # ints and int slices: the commonest index
+        return _plain_view(self, plain, index)
     view, advanced = basic_view(self, index)
     if not advanced:
         return view
