@@ -127,7 +127,9 @@ def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor
         out = outputs[0]
         out._grad_fn = node
         out._output_nr = 0
-        node.input_metadata = single_metadata(out._sizes, out._storage.buffer.dtype)
+        key = (out._sizes, out._storage.buffer.dtype)
+        meta = _SINGLE_METADATA.get(key)
+        node.input_metadata = meta if meta is not None else single_metadata(*key)
         return node
     meta = []
     for i, out in enumerate(outputs):
@@ -215,11 +217,13 @@ def is_fresh(t: Tensor, extra_refs: int = 0) -> bool:
 class AccumulateGrad(Node):
     """The gradient sink of a leaf: adds the incoming gradient into ``variable.grad``."""
 
+    __slots__ = ("variable",)
+
     def __init__(self, variable: Tensor) -> None:
-        super().__init__()
+        Node.__init__(self)
         self.variable = variable
         self.sequence_nr = sys.maxsize  # runs as soon as it is ready, as in PyTorch
-        self.input_metadata = ((variable._sizes, variable.dtype),)
+        self.input_metadata = single_metadata(variable._sizes, variable._storage.buffer.dtype)
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # PyTorch's name() (its C++ class name)

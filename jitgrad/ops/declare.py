@@ -60,7 +60,7 @@ class PointwiseNode(SavingNode):
             saves, saved = decl.saves, self.saved
             if saves == RESULT:
                 r = saved[0].unpack(self)
-            elif saves:
+            elif saves:  # (a unary op's one input is a tensor)
                 x = saved[0].unpack(self)
                 if saves == BOTH:
                     r = saved[1].unpack(self)

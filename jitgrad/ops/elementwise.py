@@ -22,7 +22,7 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, OwnedGrads, SavingNode
 from ..tensor import Tensor
 from .operands import (
-    as_array, binary, from_result, new_tensor, result_type, unary,
+    as_array, binary, from_result, lean_binary, new_tensor, result_type, unary,
 )
 from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where
 from .declare import NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise, call_pointwise, call_pointwise_
@@ -58,6 +58,8 @@ def _scaled(op: str, other: Any, alpha: Any, dtype: np.dtype) -> Any:
 
 
 class AddBackward0(Node):
+    __slots__ = ("alpha",)
+
     def __init__(self, alpha: Any = 1) -> None:
         super().__init__()
         self.alpha = alpha
@@ -75,8 +77,10 @@ def _unit(alpha: Any) -> bool:
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    dtype = result_type(input, other, op="add")
-    out = binary(np.add, input, other if _unit(alpha) else _scaled("add", other, alpha, dtype), dtype)
+    out = lean_binary(np.add, input, other) if _unit(alpha) else None
+    if out is None:
+        dtype = result_type(input, other, op="add")
+        out = binary(np.add, input, other if _unit(alpha) else _scaled("add", other, alpha, dtype), dtype)
     if needs_grad(input, other):
         record(AddBackward0(alpha), _tensors(input, other), (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
@@ -109,6 +113,8 @@ def _check_sub(a: Any, b: Any) -> None:
 
 
 class SubBackward0(Node):
+    __slots__ = ("alpha",)
+
     def __init__(self, alpha: Any = 1) -> None:
         super().__init__()
         self.alpha = alpha
@@ -122,9 +128,11 @@ class SubBackward0(Node):
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    _check_sub(input, other)
-    dtype = result_type(input, other, op="sub")
-    out = binary(np.subtract, input, other if _unit(alpha) else _scaled("sub", other, alpha, dtype), dtype)
+    out = lean_binary(np.subtract, input, other) if _unit(alpha) else None  # (never bool)
+    if out is None:
+        _check_sub(input, other)
+        dtype = result_type(input, other, op="sub")
+        out = binary(np.subtract, input, other if _unit(alpha) else _scaled("sub", other, alpha, dtype), dtype)
     if needs_grad(input, other):
         record(SubBackward0(alpha), _tensors(input, other), (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
@@ -145,6 +153,8 @@ def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 class RsubBackward1(Node):
     """Backward of ``number - tensor`` (PyTorch's ``rsub`` with a Scalar)."""
+
+    __slots__ = ("alpha",)
 
     def __init__(self, alpha: Any = 1) -> None:
         super().__init__()
@@ -211,7 +221,9 @@ class MulBackward0(SavingNode):
 
 
 def mul(input: Any, other: Any) -> Tensor:
-    out = binary(np.multiply, input, other)
+    out = lean_binary(np.multiply, input, other)
+    if out is None:
+        out = binary(np.multiply, input, other)
     if needs_grad(input, other):
         node = MulBackward0()
         record(node, _tensors(input, other), (out,))
@@ -260,7 +272,9 @@ class DivBackward0(SavingNode):
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is not None:
         return call_pointwise(DIV_ROUNDING, (input, other), {"rounding_mode": rounding_mode})
-    out = binary(np.true_divide, input, other, _true_div_dtype(input, other))
+    out = lean_binary(np.true_divide, input, other)  # (floating: true division keeps it)
+    if out is None:
+        out = binary(np.true_divide, input, other, _true_div_dtype(input, other))
     if needs_grad(input, other):
         node = DivBackward0()
         record(node, _tensors(input, other), (out,))
