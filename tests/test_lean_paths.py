@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import jitgrad
 from conftest import budget
 from jitgrad.ops import operands
+from jitgrad.ops.elementwise import rsub
 
 FLOATS = ["float16", "float32", "float64"]
 
@@ -342,3 +343,42 @@ def test_traced_functions_record_the_ops_the_lean_paths_would_take() -> None:
         eager = f(x)
         np.testing.assert_array_equal(out.detach().numpy(), eager.detach().numpy())
         np.testing.assert_allclose(g.numpy(), jitgrad.autograd.grad(eager, x)[0].numpy(), rtol=1e-14)
+
+
+UNARY = [d for d in __import__("jitgrad.ops.declare", fromlist=["DECLARED"]).DECLARED if d.arity == 1 and not d.params]
+
+
+@settings(max_examples=budget(300), deadline=None)
+@given(st.data())
+def test_declared_unary_lean_path_is_the_general_path(data: st.DataObject) -> None:
+    decl = data.draw(st.sampled_from(UNARY))
+    dtype = data.draw(st.sampled_from(FLOATS))
+    shape = data.draw(st.sampled_from([(), (3,), (2, 3), (0,)]))
+    x = _operand(data, dtype, shape, data.draw(st.booleans()))
+    lean, slow = _both(lambda: decl.fn(x))
+    _check_pair(lean, slow)
+    if isinstance(lean, jitgrad.Tensor) and lean.requires_grad:
+        up = jitgrad.ones_like(lean)
+        _same(jitgrad.autograd.grad(lean, x, up)[0], jitgrad.autograd.grad(slow, x, up)[0])
+
+
+def test_add_and_sub_nodes_keep_alpha() -> None:
+    """``alpha`` is a class default of 1 on AddBackward0/SubBackward0/RsubBackward1, set on
+    the node only when the op had another: gradients as PyTorch's either way."""
+    a_np, b_np = np.array([1.0, -2.0, 3.0]), np.array([0.5, 0.25, -4.0])
+    for alpha in (1, 2, -0.5, 1.0):
+        ours = [jitgrad.tensor(a_np, requires_grad=True), jitgrad.tensor(b_np, requires_grad=True)]
+        theirs = [torch.tensor(a_np, requires_grad=True), torch.tensor(b_np, requires_grad=True)]
+        r = jitgrad.add(*ours, alpha=alpha) * jitgrad.sub(*ours, alpha=alpha) + rsub(ours[0], 2.0, alpha=alpha)
+        t = torch.add(*theirs, alpha=alpha) * torch.sub(*theirs, alpha=alpha) + torch.rsub(theirs[0], 2.0, alpha=alpha)
+        np.testing.assert_allclose(r.detach().numpy(), t.detach().numpy(), rtol=1e-15)
+        r.sum().backward()
+        t.sum().backward()
+        for o, th in zip(ours, theirs):
+            np.testing.assert_allclose(o.grad.numpy(), th.grad.numpy(), rtol=1e-15)
+    x = jitgrad.ones(2, requires_grad=True)
+    assert jitgrad.add(x, x, alpha=3).grad_fn.alpha == 3
+    assert jitgrad.add(x, x).grad_fn.alpha == 1
+    x2 = x * 1.0
+    x2.add_(x, alpha=2)
+    assert x2.grad_fn.alpha == 2

@@ -400,8 +400,11 @@ class SavingNode(Node):
         for t in values:
             if not isinstance(t, Tensor):
                 saved.append(t)
-            elif outputs and any(o is t for o in outputs):
-                saved.append(SavedTensor(t, self, [o is t for o in outputs].index(True)))
+                continue
+            for nr, o in enumerate(outputs):
+                if o is t:
+                    saved.append(SavedTensor(t, self, nr))
+                    break
             else:
                 saved.append(SavedTensor(t))
         self.saved = tuple(saved)

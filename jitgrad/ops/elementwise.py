@@ -57,12 +57,16 @@ def _scaled(op: str, other: Any, alpha: Any, dtype: np.dtype) -> Any:
     return other * alpha
 
 
-class AddBackward0(Node):
-    __slots__ = ("alpha",)
+def _with_alpha(node: Node, alpha: Any) -> Node:
+    """``node`` (an add/sub backward) with the op's ``alpha``, when it is not the class
+    default 1: the common node is made without an ``__init__`` of its own."""
+    if not _unit(alpha):
+        node.alpha = alpha  # type: ignore[attr-defined]
+    return node
 
-    def __init__(self, alpha: Any = 1) -> None:
-        super().__init__()
-        self.alpha = alpha
+
+class AddBackward0(Node):
+    alpha: Any = 1  # the op's alpha (``_with_alpha``)
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
@@ -82,7 +86,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
         dtype = result_type(input, other, op="add")
         out = binary(np.add, input, other if _unit(alpha) else _scaled("add", other, alpha, dtype), dtype)
     if needs_grad(input, other):
-        record(AddBackward0(alpha), _tensors(input, other), (out,))
+        record(_with_alpha(AddBackward0(), alpha), _tensors(input, other), (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("add", out, input, other, alpha=alpha)
     return out
@@ -92,7 +96,7 @@ def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     dtype = result_type(self, other, op="add_")
     check_inplace_operands("add_", self, dtype, other)
     values = compute(np.add, self, _scaled("add_", other, alpha, dtype), dtype=dtype)
-    out = apply_inplace("add_", self, values, dtype, _tensors(self, other), lambda: AddBackward0(alpha))
+    out = apply_inplace("add_", self, values, dtype, _tensors(self, other), lambda: _with_alpha(AddBackward0(), alpha))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("add", self, self, other, inplace=True, alpha=alpha)
     return out
@@ -113,11 +117,7 @@ def _check_sub(a: Any, b: Any) -> None:
 
 
 class SubBackward0(Node):
-    __slots__ = ("alpha",)
-
-    def __init__(self, alpha: Any = 1) -> None:
-        super().__init__()
-        self.alpha = alpha
+    alpha: Any = 1  # the op's alpha (``_with_alpha``)
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
@@ -134,7 +134,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
         dtype = result_type(input, other, op="sub")
         out = binary(np.subtract, input, other if _unit(alpha) else _scaled("sub", other, alpha, dtype), dtype)
     if needs_grad(input, other):
-        record(SubBackward0(alpha), _tensors(input, other), (out,))
+        record(_with_alpha(SubBackward0(), alpha), _tensors(input, other), (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("sub", out, input, other, alpha=alpha)
     return out
@@ -145,7 +145,7 @@ def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     dtype = result_type(self, other, op="sub_")
     check_inplace_operands("sub_", self, dtype, other)
     values = compute(np.subtract, self, _scaled("sub_", other, alpha, dtype), dtype=dtype)
-    out = apply_inplace("sub_", self, values, dtype, _tensors(self, other), lambda: SubBackward0(alpha))
+    out = apply_inplace("sub_", self, values, dtype, _tensors(self, other), lambda: _with_alpha(SubBackward0(), alpha))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("sub", self, self, other, inplace=True, alpha=alpha)
     return out
@@ -154,11 +154,7 @@ def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 class RsubBackward1(Node):
     """Backward of ``number - tensor`` (PyTorch's ``rsub`` with a Scalar)."""
 
-    __slots__ = ("alpha",)
-
-    def __init__(self, alpha: Any = 1) -> None:
-        super().__init__()
-        self.alpha = alpha
+    alpha: Any = 1  # the op's alpha (``_with_alpha``)
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
@@ -169,11 +165,13 @@ def rsub(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * self`` (``Tensor.__rsub__``: ``other`` is a number)."""
     if isinstance(other, Tensor):
         return sub(other, self, alpha=alpha)
-    _check_sub(self, other)
-    dtype = result_type(self, other, op="rsub")
-    out = binary(np.subtract, other, self if _unit(alpha) else _scaled("rsub", self, alpha, dtype), dtype)
+    out = lean_binary(np.subtract, other, self) if _unit(alpha) else None  # (never bool)
+    if out is None:
+        _check_sub(self, other)
+        dtype = result_type(self, other, op="rsub")
+        out = binary(np.subtract, other, self if _unit(alpha) else _scaled("rsub", self, alpha, dtype), dtype)
     if needs_grad(self):
-        record(RsubBackward1(alpha), (self,), (out,))
+        record(_with_alpha(RsubBackward1(), alpha), (self,), (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("rsub", out, self, other, alpha=alpha)
     return out
@@ -225,13 +223,10 @@ def mul(input: Any, other: Any) -> Tensor:
     if out is None:
         out = binary(np.multiply, input, other)
     if needs_grad(input, other):
-        node = MulBackward0()
-        record(node, _tensors(input, other), (out,))
+        node = record(MulBackward0(), _tensors(input, other), (out,))
         # d(out)/d(input) needs other and vice versa: save only what will be used
-        node.save(
-            input if node.needs_input_grad(1) else None,
-            other if node.needs_input_grad(0) else None,
-        )
+        to_input, to_other = node.next_functions
+        node.save(input if to_other[0] is not None else None, other if to_input[0] is not None else None)
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("mul", out, input, other)
     return out
@@ -308,7 +303,8 @@ def _check_neg(op: str, input: Any) -> None:
 
 
 # declared (``declare.py``): the forward, the derivative in jitgrad ops, what it saves
-NEG = Pointwise("neg", np.negative, lambda g, x, r: neg(g), NOTHING, dtype=SAME, check=_check_neg)
+NEG = Pointwise("neg", np.negative, lambda g, x, r: neg(g), NOTHING, dtype=SAME, check=_check_neg,
+                check_dtype_only=True)
 RECIPROCAL = Pointwise("reciprocal", np.reciprocal, lambda g, x, r: mul(neg(g), mul(r, r)), RESULT, domain="nonzero")
 neg, neg_ = NEG.fn, NEG.fn_
 reciprocal, reciprocal_ = RECIPROCAL.fn, RECIPROCAL.fn_

@@ -170,7 +170,8 @@ def lean_data(t: Any) -> np.ndarray | None:
     buffer = t._storage.buffer
     if buffer.dtype not in _LEAN_DTYPES:
         return None
-    strides, n = layout(t._sizes)
+    sizes = t._sizes
+    strides, n = _LAYOUTS.get(sizes) or layout(sizes)
     if t._strides != strides:
         return None
     start = t._offset
