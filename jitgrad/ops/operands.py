@@ -157,7 +157,11 @@ def array_of(t: Tensor) -> np.ndarray:
 # allocating the result's buffer itself: no promotion, no layout, no ``out=`` view. Anything
 # else (other dtypes, broadcasting, strided operands, a traced function, a number NumPy
 # refuses) takes the general path, which gives the same values, dtype and strides
-# (tests/test_lean_paths.py runs both).
+# (tests/test_lean_paths.py runs both). The same holds for declared unary ops
+# (``declare.call_pointwise``), ``sum``/``mean`` of every element and a 1-D ``logsumexp``
+# (``reduction.py``), and ``stack``/``cat`` along dim 0 (``structure.py``). What is left per
+# op is Python's: the result's Tensor and Storage, the node, its edges (``record``), and
+# the NumPy call itself.
 _LEAN_DTYPES = frozenset(dtypes.FLOATING)
 
 

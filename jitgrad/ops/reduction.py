@@ -400,6 +400,9 @@ class LogsumexpBackward0(SavingNode):
         return (mul(g, exp(sub(self_, r))),)
 
 
+_INF = float("inf")
+
+
 def _lean_logsumexp(self: Tensor, keepdim: bool) -> Tensor | None:
     """``logsumexp`` of a non-empty 1-D tensor on the lean path (Note [Lean elementwise path]
     in ``operands.py``): the general path's steps on the flat buffer, with the max a NumPy
@@ -410,7 +413,7 @@ def _lean_logsumexp(self: Tensor, keepdim: bool) -> Tensor | None:
     token = QUIET.set(IGNORE_ALL)
     try:
         m = np.maximum.reduce(x)
-        if np.isinf(m):
+        if m == _INF or m == -_INF:  # np.isinf, without a ufunc call on a scalar
             m = x.dtype.type(0)
         shifted = x - m
         values = np.add.reduce(np.exp(shifted, out=shifted), keepdims=True)
