@@ -382,3 +382,29 @@ def test_add_and_sub_nodes_keep_alpha() -> None:
     x2 = x * 1.0
     x2.add_(x, alpha=2)
     assert x2.grad_fn.alpha == 2
+
+
+@pytest.mark.parametrize("shapes", [((1,), (3,)), ((3,), (1,)), ((1,), (0,)), ((), (2, 3)), ((1,), (1,))])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+def test_size_one_and_zero_d_broadcasting_on_the_lean_path(shapes, op) -> None:
+    """The shapes flat buffers broadcast like: values, strides and gradients as the general
+    path's and PyTorch's."""
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal(s) + 2.0 for s in shapes]
+    results = []
+    for lean in (True, False):
+        with contextlib.nullcontext() if lean else general():
+            ins = [jitgrad.tensor(a, requires_grad=True) for a in arrays]
+            r = getattr(jitgrad, op)(ins[0] * 1.0, ins[1] * 1.0)
+            up = jitgrad.tensor(np.arange(r.numel(), dtype=np.float64).reshape(tuple(r.shape)))
+            results.append((r, jitgrad.autograd.grad(r, ins, up)))
+    ins_t = [torch.tensor(a, requires_grad=True) for a in arrays]
+    r_t = getattr(torch, op)(ins_t[0] * 1.0, ins_t[1] * 1.0)
+    g_t = torch.autograd.grad(r_t, ins_t, torch.arange(r_t.numel(), dtype=torch.float64).reshape(r_t.shape))
+    (r_lean, g_lean), (r_slow, g_slow) = results
+    _same(r_lean, r_slow)
+    assert r_lean.stride() == r_t.stride() and r_lean.grad_fn.name() == r_t.grad_fn.name()
+    np.testing.assert_allclose(r_lean.detach().numpy(), r_t.detach().numpy(), rtol=1e-15)
+    for a, b, c in zip(g_lean, g_slow, g_t):
+        _same(a, b)
+        np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-14)

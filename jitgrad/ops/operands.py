@@ -150,8 +150,8 @@ def array_of(t: Tensor) -> np.ndarray:
 # Note [Lean elementwise path]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # Most elementwise ops in a small-op loop (a DP table, a time stepper) combine a floating
-# tensor with a Python number, or two floating tensors of one dtype and one shape, all
-# contiguous. Then PyTorch's promotion keeps the tensor's dtype (a Python number never
+# tensor with a Python number, or two floating tensors of one dtype and one shape (or one
+# of them 0-d, or both 1-D and one of size 1), all contiguous. Then PyTorch's promotion keeps the tensor's dtype (a Python number never
 # changes a floating dtype; one dtype promotes to itself), the output is contiguous
 # (``output_strides`` of contiguous operands) and the ufunc may run on the flat buffers,
 # allocating the result's buffer itself: no promotion, no layout, no ``out=`` view. Anything
@@ -197,12 +197,16 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
         if x is None:
             return None
         if b.__class__ is Tensor:
-            if a._sizes != b._sizes and a._sizes and b._sizes:
-                return None
             y = lean_data(b)
             if y is None or y.dtype is not x.dtype:
                 return None
-            t = a if a._sizes or not b._sizes else b  # the one with dimensions gives the shape
+            sa, sb = a._sizes, b._sizes
+            if sa == sb or not sb or (sb == (1,) and len(sa) == 1):
+                t = a  # (flat buffers broadcast as these shapes do)
+            elif not sa or (sa == (1,) and len(sb) == 1):
+                t = b
+            else:
+                return None
         elif b.__class__ is float or b.__class__ is int:
             y, t = b, a
         else:
