@@ -20,9 +20,10 @@ from .._quiet import IGNORE_ALL, QUIET
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, OwnedGrads, SavingNode
+from ..geometry import numel
 from ..tensor import Tensor
 from .operands import (
-    as_array, binary, from_result, lean_binary, new_tensor, result_type, unary,
+    as_array, binary, fresh_result, from_result, lean_binary, new_tensor, result_type, unary,
 )
 from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where
 from .declare import NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise, call_pointwise, call_pointwise_
@@ -187,31 +188,28 @@ class MulBackward0(SavingNode):
     def apply_owned(self, grads: Grads, owned: Sequence[bool]) -> tuple[Tensor | None, ...]:
         g = grads[0]
         a, b = self.unpack()
-        if owned and owned[0] and b is not None and not isinstance(b, Tensor) \
-                and self.needs_input_grad(0) and not self.needs_input_grad(1) \
-                and g.is_floating_point() and not is_grad_enabled():
-            # times a number, into the buffer the engine hands over (Note [Gradient buffer
-            # ownership]): no allocation
+        # times a number, only for the input (and no graph of the backward to build)
+        by_number = b is not None and not isinstance(b, Tensor) and self.needs_input_grad(0) \
+            and not self.needs_input_grad(1) and not is_grad_enabled()
+        if by_number and owned and owned[0] and g.is_floating_point():
+            # into the buffer the engine hands over (Note [Gradient buffer ownership]): no
+            # allocation
             if b != 1:  # g * 1 is g, bit for bit
                 data = g.numpy()
                 np.multiply(data, b, out=data, casting="unsafe")
             return OwnedGrads((g, None), (True, False))
-        if b is not None and not isinstance(b, Tensor) and self.needs_input_grad(0) \
-                and not self.needs_input_grad(1) and not is_grad_enabled() and g.numel() > 1 \
-                and not any(g._strides):
+        if by_number and not any(g._strides) and numel(g._sizes) > 1:
             # a broadcast constant (the gradient of a sum) times a number is a broadcast
             # constant: O(1), and the buffer it is added into reads it from cache
             # its one value by a single ufunc call, in the dtype ``mul`` would give
             dtype = result_type(g, b, op="multiply")
-            one, view = new_tensor((1,), dtype)
             start = g._offset
             token = QUIET.set(IGNORE_ALL)
             try:
-                np.multiply(g._storage.buffer[start:start + 1], b, out=view, dtype=dtype,
-                            casting="unsafe")
+                one = np.multiply(g._storage.buffer[start:start + 1], b, dtype=dtype, casting="unsafe")
             finally:
                 QUIET.reset(token)
-            return (Tensor._make(one._storage, g._sizes, (0,) * len(g._sizes), 0), None)
+            return (fresh_result(one, g._sizes, (0,) * len(g._sizes)), None)
         return (
             mul(g, b) if self.needs_input_grad(0) else None,
             mul(g, a) if self.needs_input_grad(1) else None,
