@@ -162,7 +162,9 @@ def array_of(t: Tensor) -> np.ndarray:
 # (``reduction.py``), and ``stack``/``cat`` along dim 0 (``structure.py``). What is left per
 # op is Python's: the result's Tensor and Storage, the node, its edges (``record``), and
 # the NumPy call itself.
-_LEAN_DTYPES = frozenset(dtypes.FLOATING)
+# float16 stays on the general path: NumPy may pick another loop for it with and without
+# ``dtype=`` (``asin`` of 1.5 gives a nan of the other sign), so the results could differ
+LEAN_DTYPES = frozenset((dtypes.float32, dtypes.float64))
 
 
 def lean_data(t: Any) -> np.ndarray | None:
@@ -172,7 +174,7 @@ def lean_data(t: Any) -> np.ndarray | None:
     if t.__class__ is not Tensor or _tracing.ACTIVE is not None:
         return None
     buffer = t._storage.buffer
-    if buffer.dtype not in _LEAN_DTYPES:
+    if buffer.dtype not in LEAN_DTYPES:
         return None
     sizes = t._sizes
     strides, n = _LAYOUTS.get(sizes) or layout(sizes)

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from .. import _tracing, dtypes
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavingNode
 from ..geometry.strided import numel, wrap_dim
@@ -395,6 +396,10 @@ class LogsumexpBackward0(SavingNode):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         self_, result = self.unpack()
         sizes = self_._sizes
+        if len(sizes) == 1 and not is_grad_enabled():  # (no graph of the backward to build)
+            # the 0-d gradient and result broadcast against a 1-D input as their (1,)
+            # reshapes would: the same products, without two views
+            return (mul(grads[0], exp(sub(self_, result))),)  # type: ignore[arg-type]
         g = _restore(grads[0], sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
         r = _restore(result, sizes, self.dims, self.keepdim)
         return (mul(g, exp(sub(self_, r))),)

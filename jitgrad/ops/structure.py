@@ -15,6 +15,7 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
+from . import operands
 from .operands import array_of, fresh_result, layout, lean_data, new_tensor, promote_types
 from .view_ops import narrow, select
 
@@ -172,7 +173,7 @@ def _lean_join(tensors: Any, stacked: bool) -> Tensor | None:
     sizes = first._sizes
     dtype = first._storage.buffer.dtype
     if not sizes:  # scalars (stack only): element by element, without an array per input
-        if not stacked:
+        if not stacked or dtype not in operands.LEAN_DTYPES:
             return None
         values = np.empty(len(tensors), dtype)
         for k, t in enumerate(tensors):
