@@ -386,12 +386,9 @@ def _shifted(x: np.ndarray, axis: Any) -> tuple[np.ndarray, np.ndarray]:
 class LogsumexpBackward0(SavingNode):
     """``grad * exp(self - result)`` (the softmax of ``self`` along the reduced dims)."""
 
-    __slots__ = ("dims", "keepdim")
-
-    def __init__(self, dims: tuple[int, ...], keepdim: bool) -> None:
-        super().__init__()
-        self.dims = dims
-        self.keepdim = keepdim
+    # a 1-D input's: set on the node otherwise (the common node has no __init__ call)
+    dims: tuple[int, ...] = (0,)
+    keepdim: bool = False
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         self_, result = self.unpack()
@@ -435,7 +432,9 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
         out = _lean_logsumexp(self, keepdim)
         if out is not None:
             if needs_grad(self):
-                node = LogsumexpBackward0((0,), keepdim)
+                node = LogsumexpBackward0()
+                if keepdim:
+                    node.keepdim = keepdim
                 record(node, (self,), (out,))
                 node.save(self, out, outputs=(out,))
             return out
@@ -453,7 +452,8 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
         values = values.reshape([s for d, s in enumerate(self._sizes) if d not in dims])
     out = from_result(values, x.dtype)
     if needs_grad(self):
-        node = LogsumexpBackward0(dims, keepdim)
+        node = LogsumexpBackward0()
+        node.dims, node.keepdim = dims, keepdim
         record(node, (self,), (out,))
         node.save(self, out, outputs=(out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it

@@ -245,11 +245,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 class StackBackward0(Node):
     """Input ``i``'s gradient is ``grad.select(dim, i)``."""
 
-    __slots__ = ("dim",)
-
-    def __init__(self, dim: int) -> None:
-        super().__init__()
-        self.dim = dim
+    dim: int = 0  # set on the node when the join was along another dim (no __init__ call)
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
@@ -263,7 +259,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     out = _lean_join(tensors, stacked=True) if dim.__class__ is int and dim == 0 else None
     if out is not None:
         if needs_grad(*tensors):
-            record(StackBackward0(0), tensors, (out,))
+            record(StackBackward0(), tensors, (out,))
         return out
     tensors = _tensor_list("stack", tensors)
     if not tensors:
@@ -283,7 +279,10 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         for k, t in enumerate(tensors):
             view[k] = t._storage.buffer[t._offset]
     if needs_grad(*tensors):
-        record(StackBackward0(d), tensors, (out,))
+        node = StackBackward0()
+        if d:
+            node.dim = d
+        record(node, tensors, (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.join(out, tensors, d, stack=True)
     return out
