@@ -82,12 +82,13 @@ def _unit(alpha: Any) -> bool:
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    out = lean_binary(np.add, input, other) if _unit(alpha) else None
+    unit = _unit(alpha)
+    out = lean_binary(np.add, input, other) if unit else None
     if out is None:
         dtype = result_type(input, other, op="add")
-        out = binary(np.add, input, other if _unit(alpha) else _scaled("add", other, alpha, dtype), dtype)
+        out = binary(np.add, input, other if unit else _scaled("add", other, alpha, dtype), dtype)
     if needs_grad(input, other):
-        record(_with_alpha(AddBackward0(), alpha), _tensors(input, other), (out,))
+        record(AddBackward0() if unit else _with_alpha(AddBackward0(), alpha), _tensors(input, other), (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("add", out, input, other, alpha=alpha)
     return out
@@ -129,13 +130,14 @@ class SubBackward0(Node):
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    out = lean_binary(np.subtract, input, other) if _unit(alpha) else None  # (never bool)
+    unit = _unit(alpha)
+    out = lean_binary(np.subtract, input, other) if unit else None  # (never bool)
     if out is None:
         _check_sub(input, other)
         dtype = result_type(input, other, op="sub")
-        out = binary(np.subtract, input, other if _unit(alpha) else _scaled("sub", other, alpha, dtype), dtype)
+        out = binary(np.subtract, input, other if unit else _scaled("sub", other, alpha, dtype), dtype)
     if needs_grad(input, other):
-        record(_with_alpha(SubBackward0(), alpha), _tensors(input, other), (out,))
+        record(SubBackward0() if unit else _with_alpha(SubBackward0(), alpha), _tensors(input, other), (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("sub", out, input, other, alpha=alpha)
     return out
