@@ -21,6 +21,7 @@ from ..storage import allocate
 from ..tensor import Tensor
 from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled
+from . import anomaly_mode
 from .node import Edge, Grads, Node
 
 # ``rebase_history(tensor, node, base_edge, op)``: make ``node`` the history of an input a custom
@@ -58,7 +59,9 @@ def requires_grad(t: Tensor) -> bool:
     vm = t._view_meta
     if vm is None:
         return t._requires_grad or t._grad_fn is not None
-    return grad_fn_of(t) is not None or t._requires_grad or requires_grad(vm.base)
+    current = OPS.current_grad_fn  # grad_fn_of, inlined: every op on a view asks
+    fn = t._grad_fn if current is None else current(t)
+    return fn is not None or t._requires_grad or requires_grad(vm.base)
 
 
 def grad_fn_of(t: Tensor) -> Node | None:
@@ -115,7 +118,7 @@ def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor
         if t is None:
             edges.append(_NO_EDGE)
             continue
-        fn = t._grad_fn if t._view_meta is None else grad_fn_of(t)
+        fn = t._grad_fn if t._view_meta is None or OPS.current_grad_fn is None else OPS.current_grad_fn(t)
         if fn is not None:
             edges.append((fn, t._output_nr))
         elif t._requires_grad:
@@ -127,7 +130,8 @@ def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor
         out = outputs[0]
         out._grad_fn = node
         out._output_nr = 0
-        node.input_metadata = single_metadata(out._sizes, out._storage.buffer.dtype)
+        key = (out._sizes, out._storage.buffer.dtype)
+        node.input_metadata = _SINGLE_METADATA.get(key) or single_metadata(*key)
         return node
     meta = []
     for i, out in enumerate(outputs):
@@ -215,11 +219,17 @@ def is_fresh(t: Tensor, extra_refs: int = 0) -> bool:
 class AccumulateGrad(Node):
     """The gradient sink of a leaf: adds the incoming gradient into ``variable.grad``."""
 
+    __slots__ = ("variable",)
+
     def __init__(self, variable: Tensor) -> None:
-        super().__init__()
+        # Node.__init__ written out (made again for every graph that reaches the leaf)
+        self.next_functions = ()
         self.variable = variable
         self.sequence_nr = sys.maxsize  # runs as soon as it is ready, as in PyTorch
-        self.input_metadata = ((variable._sizes, variable.dtype),)
+        key = (variable._sizes, variable._storage.buffer.dtype)
+        self.input_metadata = _SINGLE_METADATA.get(key) or single_metadata(*key)
+        if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+            anomaly_mode.record_creation(self.metadata)
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # PyTorch's name() (its C++ class name)

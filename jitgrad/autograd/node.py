@@ -78,10 +78,17 @@ class OwnedGrads(tuple):
 class Node:
     """The backward of one forward operation; subclasses implement ``apply``."""
 
-    __slots__ = (
-        "next_functions", "input_metadata", "sequence_nr", "_hooks", "_pre_hooks",
-        "_tensor_pre_hooks", "_retains_grad_hooks", "_needed", "__weakref__", "__dict__",
-    )
+    # Every node has these three; what only some nodes ever get (hooks, the engine's
+    # ``_needed``, a subclass's own fields) is a class-level default written into the
+    # instance only when set: constructing a node is one of the costs of every op.
+    __slots__ = ("next_functions", "input_metadata", "sequence_nr", "__weakref__", "__dict__")
+
+    _hooks: dict[int, Callable[..., Any]] | None = None
+    _pre_hooks: dict[int, Callable[..., Any]] | None = None
+    # gradient hooks of the tensors this node produced, by output number
+    _tensor_pre_hooks: dict[int, dict[int, Callable[..., Any]]] | None = None
+    _retains_grad_hooks: dict[int, Callable[[Tensor], None]] | None = None
+    _needed: tuple[bool, ...] | None = None  # needs_input_grad while the engine calls apply
 
     # Whether ``apply`` runs even when every incoming gradient is None (custom Functions do:
     # their backward sees zeros, or None with ``set_materialize_grads(False)``).
@@ -101,12 +108,6 @@ class Node:
         self.next_functions: tuple[Edge, ...] = ()
         self.input_metadata: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
         self.sequence_nr = next(_sequence)
-        self._hooks: dict[int, Callable[..., Any]] | None = None
-        self._pre_hooks: dict[int, Callable[..., Any]] | None = None
-        # gradient hooks of the tensors this node produced, by output number
-        self._tensor_pre_hooks: dict[int, dict[int, Callable[..., Any]]] | None = None
-        self._retains_grad_hooks: dict[int, Callable[[Tensor], None]] | None = None
-        self._needed: tuple[bool, ...] | None = None
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
             anomaly_mode.record_creation(self.metadata)
 
@@ -371,45 +372,55 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
 class SavingNode(Node):
     """A node that saves tensors for backward in ``self.saved`` (unpacked with ``unpack``)."""
 
-    saved: tuple[Any, ...] = ()
+    __slots__ = ("saved",)
+
+    saved: tuple[Any, ...]
 
     def __getattr__(self, name: str) -> Any:
-        # only called for attributes not found otherwise: ``_saved_<x>`` / ``_raw_saved_<x>``
+        # only called for attributes not found otherwise: ``saved`` before ``save`` ran,
+        # ``_saved_<x>`` / ``_raw_saved_<x>``
+        if name == "saved":
+            return ()
         for prefix, raw in (("_raw_saved_", True), ("_saved_", False)):
             if name.startswith(prefix):
                 names = SAVED_NAMES.get(type(self).__name__, ())
                 key = name[len(prefix):]
                 if key in names and names.index(key) < len(self.saved):
                     value = self.saved[names.index(key)]
+                    if value.__class__ is not SavedTensor:  # a number, a shape, None
+                        return _Plain(value) if raw else value
                     return value if raw else value.unpack(self)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def save(self, *values: Any, outputs: Sequence[Tensor] = ()) -> None:
-        """Save ``values`` for backward: tensors with their version (those among ``outputs``
-        without a reference cycle), anything else (scalars, shapes) as it is."""
+        """Save ``values`` for backward: tensors as ``SavedTensor``s, with their version
+        (those among ``outputs`` without a reference cycle), anything else (scalars, shapes,
+        None) as it is."""
         saved: list[Any] = []
         for t in values:
             if not isinstance(t, Tensor):
-                saved.append(_SAVED_NONE if t is None else _Plain(t))
+                saved.append(t)
                 continue
-            nr = -1
-            for k, o in enumerate(outputs):
+            for nr, o in enumerate(outputs):
                 if o is t:
-                    nr = k
+                    saved.append(SavedTensor(t, self, nr))
                     break
-            saved.append(SavedTensor(t, self, nr) if nr >= 0 else SavedTensor(t))
+            else:
+                saved.append(SavedTensor(t))
         self.saved = tuple(saved)
 
     def unpack(self) -> tuple[Any, ...]:
-        return tuple([s.unpack(self) for s in self.saved])
+        return tuple([s.unpack(self) if s.__class__ is SavedTensor else s for s in self.saved])
 
     def release_variables(self) -> None:
         for s in self.saved:
-            s.release()
+            if s.__class__ is SavedTensor:
+                s.release()
 
 
 class _Plain:
-    """A saved non-tensor value (a scalar, a shape): nothing to check or free."""
+    """What ``node._raw_saved_<name>`` gives for a saved non-tensor value (a scalar, a
+    shape, None): no hooks can be registered on it."""
 
     __slots__ = ("value",)
 
@@ -429,5 +440,3 @@ class _Plain:
             "None is forbidden"
         )
 
-
-_SAVED_NONE = _Plain(None)  # shared: nothing to free

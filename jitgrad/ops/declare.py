@@ -25,7 +25,10 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavedTensor, SavingNode
 from ..tensor import Tensor
 from ..geometry import broadcast_shapes
-from .operands import IGNORE_ALL, QUIET, array_of, as_array, broadcast_shape, new_output, result_type, shape_of, wrapped_operand
+from .operands import (
+    IGNORE_ALL, QUIET, array_of, as_array, broadcast_shape, fresh_result, lean_data, new_output, result_type,
+    shape_of, wrapped_operand,
+)
 from .inplace import apply_inplace, check_inplace_operands, original
 
 # what the derivative formulas read (bit flags)
@@ -60,7 +63,7 @@ class PointwiseNode(SavingNode):
             saves, saved = decl.saves, self.saved
             if saves == RESULT:
                 r = saved[0].unpack(self)
-            elif saves:
+            elif saves:  # (a unary op's one input is a tensor)
                 x = saved[0].unpack(self)
                 if saves == BOTH:
                     r = saved[1].unpack(self)
@@ -87,7 +90,8 @@ class Pointwise:
     jitgrad ops (``None``: not differentiable); ``saves``: what the formulas read (``SELF``,
     ``RESULT``, ``BOTH``, ``NOTHING``; the others arrive as ``None``). ``dtype``: ``FLOATING``,
     ``SAME`` or ``BOOL``; ``refuse`` (``NO_BOOL``, ``FLOAT_ONLY``) the input dtypes PyTorch's
-    kernel lacks, raising ``refuse_error``; ``check(op, *args, **params)`` any other check.
+    kernel lacks, raising ``refuse_error``; ``check(op, *args, **params)`` any other check
+    (``check_dtype_only``: it reads only the dtype, so its verdict is memoised per dtype).
     ``arity`` inputs named ``names`` (``tensors_only``: numbers refused); ``params``: keyword
     parameters with their defaults, stored on the node. ``node_name``/``variant``: PyTorch's
     node name when it is not the title-cased op name, or is numbered by overload. ``joint``:
@@ -114,6 +118,7 @@ class Pointwise:
         inplace: bool = True,
         node_name: str | None = None,
         check: Callable[..., None] | None = None,
+        check_dtype_only: bool = False,
         names: tuple[str, ...] = ("input", "other"),
         variant: Callable[..., int] | None = None,
         joint: bool = False,
@@ -134,6 +139,8 @@ class Pointwise:
         self.tensors_only = tensors_only
         self.params = dict(params or {})
         self.check = check
+        self.check_dtype_only = check_dtype_only  # the check reads only the dtype (memoisable)
+        self.ufunc = isinstance(forward, np.ufunc)
         self.differentiable = bool(self.grads) and dtype != BOOL
         self.names = names[: arity] if len(names) >= arity else names + ("weight",)
         self.method = method  # bound as ``Tensor.<name>`` (and ``<name>_``) by ``_bind.py``
@@ -279,16 +286,25 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
         cached = cache.get(x._storage.buffer.dtype) if isinstance(x, Tensor) else None
         if cached is None:
             cached = decl.dtypes(decl.name, args, decl.params)
-            if decl.check is None and x._storage.buffer.dtype in dtypes.FLOATING:
+            if (decl.check is None or decl.check_dtype_only) and x._storage.buffer.dtype in dtypes.FLOATING:
                 cache[x._storage.buffer.dtype] = cached
         compute_dtype, dtype = cached
-        out, view = new_output(x._sizes, dtype, args)
+        data = lean_data(x) if compute_dtype is not None else None
         token = QUIET.set(IGNORE_ALL)
         try:
-            if compute_dtype is None:  # (a bool-valued predicate)
-                decl.forward(array_of(x), out=view)
+            if data is not None:  # Note [Lean elementwise path] in operands.py: flat buffers
+                if decl.ufunc and compute_dtype is data.dtype and dtype is compute_dtype:
+                    values = decl.forward(data)  # (the loop ``dtype=`` would choose)
+                else:
+                    values = np.empty(data.shape[0], dtype)
+                    decl.forward(data, out=values, dtype=compute_dtype, casting="unsafe")
+                out = fresh_result(values, x._sizes, x._strides)
             else:
-                decl.forward(array_of(x), out=view, dtype=compute_dtype, casting="unsafe")
+                out, view = new_output(x._sizes, dtype, args)
+                if compute_dtype is None:  # (a bool-valued predicate)
+                    decl.forward(array_of(x), out=view)
+                else:
+                    decl.forward(array_of(x), out=view, dtype=compute_dtype, casting="unsafe")
         finally:
             QUIET.reset(token)
         if decl.differentiable and needs_grad(x):

@@ -20,9 +20,10 @@ from .._quiet import IGNORE_ALL, QUIET
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, OwnedGrads, SavingNode
+from ..geometry import numel
 from ..tensor import Tensor
 from .operands import (
-    as_array, binary, from_result, new_tensor, result_type, unary,
+    as_array, binary, fresh_result, from_result, lean_binary, new_tensor, result_type, unary,
 )
 from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where
 from .declare import NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise, call_pointwise, call_pointwise_
@@ -57,10 +58,16 @@ def _scaled(op: str, other: Any, alpha: Any, dtype: np.dtype) -> Any:
     return other * alpha
 
 
+def _with_alpha(node: Node, alpha: Any) -> Node:
+    """``node`` (an add/sub backward) with the op's ``alpha``, when it is not the class
+    default 1: the common node is made without an ``__init__`` of its own."""
+    if not _unit(alpha):
+        node.alpha = alpha  # type: ignore[attr-defined]
+    return node
+
+
 class AddBackward0(Node):
-    def __init__(self, alpha: Any = 1) -> None:
-        super().__init__()
-        self.alpha = alpha
+    alpha: Any = 1  # the op's alpha (``_with_alpha``)
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
@@ -75,10 +82,13 @@ def _unit(alpha: Any) -> bool:
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    dtype = result_type(input, other, op="add")
-    out = binary(np.add, input, other if _unit(alpha) else _scaled("add", other, alpha, dtype), dtype)
+    unit = _unit(alpha)
+    out = lean_binary(np.add, input, other) if unit else None
+    if out is None:
+        dtype = result_type(input, other, op="add")
+        out = binary(np.add, input, other if unit else _scaled("add", other, alpha, dtype), dtype)
     if needs_grad(input, other):
-        record(AddBackward0(alpha), _tensors(input, other), (out,))
+        record(AddBackward0() if unit else _with_alpha(AddBackward0(), alpha), _tensors(input, other), (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("add", out, input, other, alpha=alpha)
     return out
@@ -88,7 +98,7 @@ def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     dtype = result_type(self, other, op="add_")
     check_inplace_operands("add_", self, dtype, other)
     values = compute(np.add, self, _scaled("add_", other, alpha, dtype), dtype=dtype)
-    out = apply_inplace("add_", self, values, dtype, _tensors(self, other), lambda: AddBackward0(alpha))
+    out = apply_inplace("add_", self, values, dtype, _tensors(self, other), lambda: _with_alpha(AddBackward0(), alpha))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("add", self, self, other, inplace=True, alpha=alpha)
     return out
@@ -109,9 +119,7 @@ def _check_sub(a: Any, b: Any) -> None:
 
 
 class SubBackward0(Node):
-    def __init__(self, alpha: Any = 1) -> None:
-        super().__init__()
-        self.alpha = alpha
+    alpha: Any = 1  # the op's alpha (``_with_alpha``)
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
@@ -122,11 +130,14 @@ class SubBackward0(Node):
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    _check_sub(input, other)
-    dtype = result_type(input, other, op="sub")
-    out = binary(np.subtract, input, other if _unit(alpha) else _scaled("sub", other, alpha, dtype), dtype)
+    unit = _unit(alpha)
+    out = lean_binary(np.subtract, input, other) if unit else None  # (never bool)
+    if out is None:
+        _check_sub(input, other)
+        dtype = result_type(input, other, op="sub")
+        out = binary(np.subtract, input, other if unit else _scaled("sub", other, alpha, dtype), dtype)
     if needs_grad(input, other):
-        record(SubBackward0(alpha), _tensors(input, other), (out,))
+        record(SubBackward0() if unit else _with_alpha(SubBackward0(), alpha), _tensors(input, other), (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("sub", out, input, other, alpha=alpha)
     return out
@@ -137,7 +148,7 @@ def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     dtype = result_type(self, other, op="sub_")
     check_inplace_operands("sub_", self, dtype, other)
     values = compute(np.subtract, self, _scaled("sub_", other, alpha, dtype), dtype=dtype)
-    out = apply_inplace("sub_", self, values, dtype, _tensors(self, other), lambda: SubBackward0(alpha))
+    out = apply_inplace("sub_", self, values, dtype, _tensors(self, other), lambda: _with_alpha(SubBackward0(), alpha))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("sub", self, self, other, inplace=True, alpha=alpha)
     return out
@@ -146,9 +157,7 @@ def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 class RsubBackward1(Node):
     """Backward of ``number - tensor`` (PyTorch's ``rsub`` with a Scalar)."""
 
-    def __init__(self, alpha: Any = 1) -> None:
-        super().__init__()
-        self.alpha = alpha
+    alpha: Any = 1  # the op's alpha (``_with_alpha``)
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
@@ -159,11 +168,13 @@ def rsub(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * self`` (``Tensor.__rsub__``: ``other`` is a number)."""
     if isinstance(other, Tensor):
         return sub(other, self, alpha=alpha)
-    _check_sub(self, other)
-    dtype = result_type(self, other, op="rsub")
-    out = binary(np.subtract, other, self if _unit(alpha) else _scaled("rsub", self, alpha, dtype), dtype)
+    out = lean_binary(np.subtract, other, self) if _unit(alpha) else None  # (never bool)
+    if out is None:
+        _check_sub(self, other)
+        dtype = result_type(self, other, op="rsub")
+        out = binary(np.subtract, other, self if _unit(alpha) else _scaled("rsub", self, alpha, dtype), dtype)
     if needs_grad(self):
-        record(RsubBackward1(alpha), (self,), (out,))
+        record(_with_alpha(RsubBackward1(), alpha), (self,), (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("rsub", out, self, other, alpha=alpha)
     return out
@@ -179,31 +190,28 @@ class MulBackward0(SavingNode):
     def apply_owned(self, grads: Grads, owned: Sequence[bool]) -> tuple[Tensor | None, ...]:
         g = grads[0]
         a, b = self.unpack()
-        if owned and owned[0] and b is not None and not isinstance(b, Tensor) \
-                and self.needs_input_grad(0) and not self.needs_input_grad(1) \
-                and g.is_floating_point() and not is_grad_enabled():
-            # times a number, into the buffer the engine hands over (Note [Gradient buffer
-            # ownership]): no allocation
+        # times a number, only for the input (and no graph of the backward to build)
+        by_number = b is not None and not isinstance(b, Tensor) and self.needs_input_grad(0) \
+            and not self.needs_input_grad(1) and not is_grad_enabled()
+        if by_number and owned and owned[0] and g.is_floating_point():
+            # into the buffer the engine hands over (Note [Gradient buffer ownership]): no
+            # allocation
             if b != 1:  # g * 1 is g, bit for bit
                 data = g.numpy()
                 np.multiply(data, b, out=data, casting="unsafe")
             return OwnedGrads((g, None), (True, False))
-        if b is not None and not isinstance(b, Tensor) and self.needs_input_grad(0) \
-                and not self.needs_input_grad(1) and not is_grad_enabled() and g.numel() > 1 \
-                and not any(g._strides):
+        if by_number and not any(g._strides) and numel(g._sizes) > 1:
             # a broadcast constant (the gradient of a sum) times a number is a broadcast
             # constant: O(1), and the buffer it is added into reads it from cache
             # its one value by a single ufunc call, in the dtype ``mul`` would give
             dtype = result_type(g, b, op="multiply")
-            one, view = new_tensor((1,), dtype)
             start = g._offset
             token = QUIET.set(IGNORE_ALL)
             try:
-                np.multiply(g._storage.buffer[start:start + 1], b, out=view, dtype=dtype,
-                            casting="unsafe")
+                one = np.multiply(g._storage.buffer[start:start + 1], b, dtype=dtype, casting="unsafe")
             finally:
                 QUIET.reset(token)
-            return (Tensor._make(one._storage, g._sizes, (0,) * len(g._sizes), 0), None)
+            return (fresh_result(one, g._sizes, (0,) * len(g._sizes)), None)
         return (
             mul(g, b) if self.needs_input_grad(0) else None,
             mul(g, a) if self.needs_input_grad(1) else None,
@@ -211,15 +219,14 @@ class MulBackward0(SavingNode):
 
 
 def mul(input: Any, other: Any) -> Tensor:
-    out = binary(np.multiply, input, other)
+    out = lean_binary(np.multiply, input, other)
+    if out is None:
+        out = binary(np.multiply, input, other)
     if needs_grad(input, other):
-        node = MulBackward0()
-        record(node, _tensors(input, other), (out,))
+        node = record(MulBackward0(), _tensors(input, other), (out,))
         # d(out)/d(input) needs other and vice versa: save only what will be used
-        node.save(
-            input if node.needs_input_grad(1) else None,
-            other if node.needs_input_grad(0) else None,
-        )
+        to_input, to_other = node.next_functions
+        node.save(input if to_other[0] is not None else None, other if to_input[0] is not None else None)
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("mul", out, input, other)
     return out
@@ -260,7 +267,9 @@ class DivBackward0(SavingNode):
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is not None:
         return call_pointwise(DIV_ROUNDING, (input, other), {"rounding_mode": rounding_mode})
-    out = binary(np.true_divide, input, other, _true_div_dtype(input, other))
+    out = lean_binary(np.true_divide, input, other)  # (floating: true division keeps it)
+    if out is None:
+        out = binary(np.true_divide, input, other, _true_div_dtype(input, other))
     if needs_grad(input, other):
         node = DivBackward0()
         record(node, _tensors(input, other), (out,))
@@ -294,7 +303,8 @@ def _check_neg(op: str, input: Any) -> None:
 
 
 # declared (``declare.py``): the forward, the derivative in jitgrad ops, what it saves
-NEG = Pointwise("neg", np.negative, lambda g, x, r: neg(g), NOTHING, dtype=SAME, check=_check_neg)
+NEG = Pointwise("neg", np.negative, lambda g, x, r: neg(g), NOTHING, dtype=SAME, check=_check_neg,
+                check_dtype_only=True)
 RECIPROCAL = Pointwise("reciprocal", np.reciprocal, lambda g, x, r: mul(neg(g), mul(r, r)), RESULT, domain="nonzero")
 neg, neg_ = NEG.fn, NEG.fn_
 reciprocal, reciprocal_ = RECIPROCAL.fn, RECIPROCAL.fn_

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import _tracing, dtypes
 from ..geometry import broadcast_shapes, contiguous_strides
 from ..storage import Storage, allocate
 from ..geometry.layout import output_strides
@@ -144,6 +144,89 @@ def array_of(t: Tensor) -> np.ndarray:
         part = buffer[t._offset:t._offset + n]
         return part if len(sizes) == 1 else part.reshape(sizes)
     return t.numpy()
+
+
+# -- the lean path of elementwise ops -----------------------------------------------------------
+# Note [Lean elementwise path]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Most elementwise ops in a small-op loop (a DP table, a time stepper) combine a floating
+# tensor with a Python number, or two floating tensors of one dtype and one shape (or one
+# of them 0-d, or both 1-D and one of size 1), all contiguous. Then PyTorch's promotion keeps the tensor's dtype (a Python number never
+# changes a floating dtype; one dtype promotes to itself), the output is contiguous
+# (``output_strides`` of contiguous operands) and the ufunc may run on the flat buffers,
+# allocating the result's buffer itself: no promotion, no layout, no ``out=`` view. Anything
+# else (other dtypes, broadcasting, strided operands, a traced function, a number NumPy
+# refuses) takes the general path, which gives the same values, dtype and strides
+# (tests/test_lean_paths.py runs both). The same holds for declared unary ops
+# (``declare.call_pointwise``), ``sum``/``mean`` of every element and a 1-D ``logsumexp``
+# (``reduction.py``), and ``stack``/``cat`` along dim 0 (``structure.py``). What is left per
+# op is Python's: the result's Tensor and Storage, the node, its edges (``record``), and
+# the NumPy call itself.
+# float16 stays on the general path: NumPy may pick another loop for it with and without
+# ``dtype=`` (``asin`` of 1.5 gives a nan of the other sign), so the results could differ
+LEAN_DTYPES = frozenset((dtypes.float32, dtypes.float64))
+
+
+def lean_data(t: Any) -> np.ndarray | None:
+    """A floating tensor's elements as a flat array, without copying, when it is on the lean
+    path: exactly a ``Tensor``, contiguous (in ``contiguous_strides`` form) from its offset,
+    nothing traced. None otherwise."""
+    if t.__class__ is not Tensor or _tracing.ACTIVE is not None:
+        return None
+    buffer = t._storage.buffer
+    if buffer.dtype not in LEAN_DTYPES:
+        return None
+    sizes = t._sizes
+    strides, n = _LAYOUTS.get(sizes) or layout(sizes)
+    if t._strides != strides:
+        return None
+    start = t._offset
+    if start == 0 and buffer.shape[0] == n:
+        return buffer
+    return buffer[start:start + n]
+
+
+def fresh_result(values: np.ndarray, sizes: tuple[int, ...], strides: tuple[int, ...]) -> Tensor:
+    """A tensor owning ``values``, a 1-D buffer a NumPy call has just allocated."""
+    return Tensor._make(Storage._fresh(values), sizes, strides)
+
+
+def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
+    """``binary(ufunc, a, b)`` on the lean path (Note [Lean elementwise path]), or None when
+    the operands are not its case."""
+    if a.__class__ is Tensor:
+        x = lean_data(a)
+        if x is None:
+            return None
+        if b.__class__ is Tensor:
+            y = lean_data(b)
+            if y is None or y.dtype is not x.dtype:
+                return None
+            sa, sb = a._sizes, b._sizes
+            if sa == sb or not sb or (sb == (1,) and len(sa) == 1):
+                t = a  # (flat buffers broadcast as these shapes do)
+            elif not sa or (sa == (1,) and len(sb) == 1):
+                t = b
+            else:
+                return None
+        elif b.__class__ is float or b.__class__ is int:
+            y, t = b, a
+        else:
+            return None
+    elif b.__class__ is Tensor and (a.__class__ is float or a.__class__ is int):
+        x, y, t = a, lean_data(b), b
+        if y is None:
+            return None
+    else:
+        return None
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        values = ufunc(x, y)
+    except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
+        return None
+    finally:
+        QUIET.reset(token)
+    return fresh_result(values, t._sizes, t._strides)
 
 
 def new_output(shape: tuple[int, ...], dtype: np.dtype, operands: tuple[Any, ...]) -> tuple[Tensor, np.ndarray]:

@@ -13,12 +13,13 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from .. import _tracing, dtypes
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavingNode
-from ..geometry.strided import wrap_dim
+from ..geometry.strided import numel, wrap_dim
 from .._quiet import IGNORE_ALL, QUIET, quiet
 from ..tensor import Tensor
-from .operands import array_of, from_result
+from .operands import array_of, fresh_result, from_result, lean_data
 from .elementwise import div, maximum, minimum, mul, sub
 from .index_ops import index_put_zeros
 from .pointwise import exp
@@ -69,6 +70,8 @@ def _constant(array: np.ndarray, like: Tensor) -> Tensor:
 class SumBackward0(Node):
     """Backward of ``sum``: the gradient broadcast back over the reduced dims."""
 
+    __slots__ = ("input_sizes", "dims", "keepdim")
+
     def __init__(self, input_sizes: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> None:
         super().__init__()
         self.input_sizes = input_sizes
@@ -84,7 +87,38 @@ class SumBackward1(SumBackward0):
     pass
 
 
+def _lean_total(self: Tensor) -> Tensor | None:
+    """The 0-d sum of every element of a tensor on the lean path (Note [Lean elementwise
+    path] in ``operands.py``: the reduction runs on the flat buffer, into the result's own
+    one-element buffer, and sums in the order the general path's does); None otherwise."""
+    data = lean_data(self)
+    if data is None:
+        return None
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        values = np.add.reduce(data, keepdims=True)
+    finally:
+        QUIET.reset(token)
+    return fresh_result(values, (), ())
+
+
+def _all_dims(ndim: int) -> tuple[int, ...]:
+    dims = _ALL_DIMS.get(ndim)
+    if dims is None:
+        dims = _ALL_DIMS[ndim] = tuple(range(ndim))
+    return dims
+
+
+_ALL_DIMS: dict[int, tuple[int, ...]] = {}
+
+
 def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    if dim is None and not keepdim and dtype is None:
+        out = _lean_total(self)
+        if out is not None:
+            if needs_grad(self):
+                record(SumBackward0(self._sizes, _all_dims(len(self._sizes)), False), (self,), (out,))
+            return out
     dims = reduce_dims("sum", self, dim)
     if dtype is not None:
         out_dtype = dtypes.to_dtype(dtype, "sum")
@@ -147,6 +181,15 @@ def _float_dtype(op: str, self: Tensor, dtype: Any) -> np.dtype:
 
 def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The mean over ``dim`` (all dims when None); the mean of nothing is nan, as in PyTorch."""
+    if dim is None and not keepdim and dtype is None:
+        out = _lean_total(self)
+        if out is not None:
+            values = out._storage.buffer
+            with quiet():
+                np.true_divide(values, numel(self._sizes), out=values)
+            if needs_grad(self):
+                record(MeanBackward0(self._sizes, _all_dims(len(self._sizes)), False), (self,), (out,))
+            return out
     out_dtype = _float_dtype("mean", self, dtype)
     dims = reduce_dims("mean", self, dim)
     if dtype is not None and self.dtype != out_dtype:
@@ -343,21 +386,58 @@ def _shifted(x: np.ndarray, axis: Any) -> tuple[np.ndarray, np.ndarray]:
 class LogsumexpBackward0(SavingNode):
     """``grad * exp(self - result)`` (the softmax of ``self`` along the reduced dims)."""
 
-    def __init__(self, dims: tuple[int, ...], keepdim: bool) -> None:
-        super().__init__()
-        self.dims = dims
-        self.keepdim = keepdim
+    # a 1-D input's: set on the node otherwise (the common node has no __init__ call)
+    dims: tuple[int, ...] = (0,)
+    keepdim: bool = False
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         self_, result = self.unpack()
         sizes = self_._sizes
+        if len(sizes) == 1 and not is_grad_enabled():  # (no graph of the backward to build)
+            # the 0-d gradient and result broadcast against a 1-D input as their (1,)
+            # reshapes would: the same products, without two views
+            return (mul(grads[0], exp(sub(self_, result))),)  # type: ignore[arg-type]
         g = _restore(grads[0], sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
         r = _restore(result, sizes, self.dims, self.keepdim)
         return (mul(g, exp(sub(self_, r))),)
 
 
+_INF = float("inf")
+
+
+def _lean_logsumexp(self: Tensor, keepdim: bool) -> Tensor | None:
+    """``logsumexp`` of a non-empty 1-D tensor on the lean path (Note [Lean elementwise path]
+    in ``operands.py``): the general path's steps on the flat buffer, with the max a NumPy
+    scalar, into the result's own buffer (the same operations, so the same bits)."""
+    x = lean_data(self)
+    if x is None or len(self._sizes) != 1 or not self._sizes[0]:
+        return None
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        m = np.maximum.reduce(x)
+        if m == _INF or m == -_INF:  # np.isinf, without a ufunc call on a scalar
+            m = x.dtype.type(0)
+        shifted = x - m
+        values = np.add.reduce(np.exp(shifted, out=shifted), keepdims=True)
+        np.log(values, out=values)
+        values += m
+    finally:
+        QUIET.reset(token)
+    return fresh_result(values, (1,), (1,)) if keepdim else fresh_result(values, (), ())
+
+
 def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(self), dim))``, computed stably (PyTorch's algorithm: shift by the max)."""
+    if dim.__class__ is int and (dim == 0 or dim == -1):
+        out = _lean_logsumexp(self, keepdim)
+        if out is not None:
+            if needs_grad(self):
+                node = LogsumexpBackward0()
+                if keepdim:
+                    node.keepdim = keepdim
+                record(node, (self,), (out,))
+                node.save(self, out, outputs=(out,))
+            return out
     dims = reduce_dims("logsumexp", self, dim)
     x = self.numpy()
     if x.dtype not in dtypes.FLOATING:
@@ -372,7 +452,8 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
         values = values.reshape([s for d, s in enumerate(self._sizes) if d not in dims])
     out = from_result(values, x.dtype)
     if needs_grad(self):
-        node = LogsumexpBackward0(dims, keepdim)
+        node = LogsumexpBackward0()
+        node.dims, node.keepdim = dims, keepdim
         record(node, (self,), (out,))
         node.save(self, out, outputs=(out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it

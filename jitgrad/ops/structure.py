@@ -15,7 +15,8 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
-from .operands import array_of, new_tensor, promote_types
+from . import operands
+from .operands import array_of, fresh_result, layout, lean_data, new_tensor, promote_types
 from .view_ops import narrow, select
 
 
@@ -116,6 +117,8 @@ def bool_(self: Tensor) -> Tensor:
 class CatBackward0(Node):
     """Each input's gradient is its slice of the output's (a differentiable ``narrow``)."""
 
+    __slots__ = ("dim", "sizes", "skipped")
+
     def __init__(self, dim: int, sizes: Sequence[tuple[int, ...]], skipped: Sequence[bool]) -> None:
         super().__init__()
         self.dim = dim
@@ -156,9 +159,51 @@ def _result_dtype(tensors: Sequence[Tensor]) -> Any:
     return dtype
 
 
+def _lean_join(tensors: Any, stacked: bool) -> Tensor | None:
+    """``cat(tensors, 0)`` or ``stack(tensors, 0)`` on the lean path (Note [Lean elementwise
+    path] in ``operands.py``): a list or tuple of tensors of one floating dtype, each
+    contiguous, of one shape (``cat``: one number of dimensions, at least one, and one shape
+    after the first). Their flat buffers, concatenated, are the result's buffer. None
+    otherwise (the general path then checks, promotes and raises as PyTorch)."""
+    if (tensors.__class__ is not list and tensors.__class__ is not tuple) or not tensors:
+        return None
+    first = tensors[0]
+    if first.__class__ is not Tensor or _tracing.ACTIVE is not None:
+        return None
+    sizes = first._sizes
+    dtype = first._storage.buffer.dtype
+    if not sizes:  # scalars (stack only): element by element, without an array per input
+        if not stacked or dtype not in operands.LEAN_DTYPES:
+            return None
+        values = np.empty(len(tensors), dtype)
+        for k, t in enumerate(tensors):
+            if t.__class__ is not Tensor or t._sizes or t._storage.buffer.dtype is not dtype:
+                return None
+            values[k] = t._storage.buffer[t._offset]
+        return fresh_result(values, (len(tensors),), (1,))
+    arrays = []
+    total = 0
+    for t in tensors:
+        x = lean_data(t)
+        if x is None or x.dtype is not dtype:
+            return None
+        if t._sizes != sizes and (stacked or len(t._sizes) != len(sizes) or t._sizes[1:] != sizes[1:]):
+            return None
+        arrays.append(x)
+        total += t._sizes[0]
+    shape = (len(tensors),) + sizes if stacked else (total,) + sizes[1:]
+    return fresh_result(np.concatenate(arrays), shape, layout(shape)[0])
+
+
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Concatenate along ``dim`` with PyTorch's rules: dtypes are promoted, and (a legacy rule)
     1-D tensors of size 0 are skipped whatever their shape partners are."""
+    out = _lean_join(tensors, stacked=False) if dim.__class__ is int and dim == 0 else None
+    if out is not None:
+        if needs_grad(*tensors):
+            record(CatBackward0(0, [t._sizes for t in tensors], [t._sizes == (0,) for t in tensors]),
+                   tensors, (out,))
+        return out
     tensors = _tensor_list("cat", tensors)
     if not tensors:
         raise ValueError("cat(): expected a non-empty list of Tensors")
@@ -200,9 +245,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 class StackBackward0(Node):
     """Input ``i``'s gradient is ``grad.select(dim, i)``."""
 
-    def __init__(self, dim: int) -> None:
-        super().__init__()
-        self.dim = dim
+    dim: int = 0  # set on the node when the join was along another dim (no __init__ call)
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
@@ -213,6 +256,11 @@ class StackBackward0(Node):
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join equally shaped tensors along a new dimension ``dim`` (dtypes are promoted)."""
+    out = _lean_join(tensors, stacked=True) if dim.__class__ is int and dim == 0 else None
+    if out is not None:
+        if needs_grad(*tensors):
+            record(StackBackward0(), tensors, (out,))
+        return out
     tensors = _tensor_list("stack", tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -231,7 +279,10 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         for k, t in enumerate(tensors):
             view[k] = t._storage.buffer[t._offset]
     if needs_grad(*tensors):
-        record(StackBackward0(d), tensors, (out,))
+        node = StackBackward0()
+        if d:
+            node.dim = d
+        record(node, tensors, (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.join(out, tensors, d, stack=True)
     return out
