@@ -420,3 +420,77 @@ def test_backward_twice_with_retain_graph() -> None:
         grads.append((u0.grad.numpy().copy(), theta.grad.numpy().copy()))
     for a, b in zip(grads[1], grads[0]):
         close(a, b)
+
+
+# -- inputs and outputs written in place after the call --------------------------------------
+def _backward_error(fn: Any, make: Any, write: Any) -> str | None:
+    """Call ``fn`` on fresh inputs, ``write`` in place to (inputs, out), then backward: the
+    error's message, or None."""
+    inputs = make()
+    out = fn(*inputs)
+    write(inputs, out)
+    try:
+        out.sum().backward()
+    except RuntimeError as exc:
+        return str(exc)
+    return None
+
+
+@pytest.mark.parametrize("case", ["saved_input", "saved_input_view", "unsaved_input", "saved_output", "nonleaf_input"])
+def test_inputs_and_outputs_written_after_the_call_raise_as_eager(case: str) -> None:
+    def no_grad_add(t: jitgrad.Tensor) -> None:
+        with jitgrad.no_grad():
+            t.add_(1.0)
+
+    def leaf() -> tuple[jitgrad.Tensor, ...]:
+        return (t64([1.0, 2.0, 3.0], True),)
+
+    def nonleaf() -> tuple[jitgrad.Tensor, ...]:
+        return (t64([1.0, 2.0, 3.0], True) * 1.0,)
+
+    fn, make, write = {
+        "saved_input": (lambda x: x * x, leaf, lambda i, o: no_grad_add(i[0])),
+        "saved_input_view": (lambda x: x * x[0], leaf, lambda i, o: no_grad_add(i[0][2:])),
+        "unsaved_input": (lambda x: x + 2.0, leaf, lambda i, o: no_grad_add(i[0])),
+        "saved_output": (lambda x: x.exp(), leaf, lambda i, o: no_grad_add(o)),
+        "nonleaf_input": (lambda x: (x * x).sum(0, keepdim=True), nonleaf, lambda i, o: i[0].mul_(2.0)),
+    }[case]
+    compiled = jitgrad.compile(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompileFallbackWarning)
+        _backward_error(compiled, make, lambda i, o: None)  # trace
+        assert len(lowered(compiled)) == 1
+        got = _backward_error(compiled, make, write)
+    want = _backward_error(fn, make, write)
+    if want is None:
+        assert got is None, got
+    else:
+        assert got is not None and "modified by an inplace operation" in got, got
+        assert "modified by an inplace operation" in want
+        # the same version numbers as eager's message
+        assert got.split("is at version")[1].split(";")[0] == want.split("is at version")[1].split(";")[0]
+
+
+def test_backward_twice_without_retain_graph_raises_as_eager() -> None:
+    def f(x: jitgrad.Tensor) -> jitgrad.Tensor:
+        return (x * x).sum()
+
+    for fn in (f, jitgrad.compile(f), jitgrad.compile(f)):
+        out = fn(t64([1.0, 2.0], True))
+        out.backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            out.backward()
+
+
+def test_backward_three_times_with_retain_graph_replays_the_forward() -> None:
+    loss, u0, theta = heat_case(12, 6)
+    compiled = jitgrad.compile(loss)
+    compiled(u0, heat.alpha_of(jitgrad, theta))  # trace
+    u0.grad = None
+    out = compiled(u0, heat.alpha_of(jitgrad, theta))
+    grads = []
+    for _ in range(3):
+        u0.grad = None
+        out.backward(retain_graph=True)
+        grads.append(u0.grad.numpy().copy())
+    assert np.array_equal(grads[0], grads[1]) and np.array_equal(grads[0], grads[2])

@@ -19,7 +19,7 @@ from numba import njit
 R = 4  # the highest rank lowered
 W = 32  # fields per record
 # field positions
-OP, SHAPE, OUT, A, B, C, SAVE, N = 0, 1, 5, 10, 15, 20, 25, 26
+OP, SHAPE, OUT, A, B, C, SAVE, N, RED = 0, 1, 5, 10, 15, 20, 25, 26, 27
 # opcodes
 COPY, FILL, ADD, SUB, MUL, DIV, POW, NEG, EXP, LOG, SIGMOID, TANH, SQRT, SIN, COS, SUM, LSE = range(17)
 LOG1P, EXPM1, ABS, RELU, MAXIMUM, MINIMUM = range(17, 23)
@@ -27,21 +27,30 @@ LOG1P, EXPM1, ABS, RELU, MAXIMUM, MINIMUM = range(17, 23)
 
 @njit(cache=True, nogil=True)
 def _offsets(rec, io, ia, ib, ic, first):  # pragma: no cover - compiled
-    """Arena positions of every iteration point for the output and operands; ``first``: the
-    point is the first to reach its output element (all reduced indices 0)."""
-    k = 0
+    """Arena positions of every iteration point for the output and operands, in row-major
+    order; for a reduction (``rec[RED]``), ``first``: the point is the first to reach its
+    output element (all reduced indices 0)."""
     s0, s1, s2, s3 = rec[SHAPE], rec[SHAPE + 1], rec[SHAPE + 2], rec[SHAPE + 3]
+    o3, a3, b3, c3 = rec[OUT + 4], rec[A + 4], rec[B + 4], rec[C + 4]
+    k = 0
     for i0 in range(s0):
         for i1 in range(s1):
             for i2 in range(s2):
+                o = rec[OUT] + i0 * rec[OUT + 1] + i1 * rec[OUT + 2] + i2 * rec[OUT + 3]
+                a = rec[A] + i0 * rec[A + 1] + i1 * rec[A + 2] + i2 * rec[A + 3]
+                b = rec[B] + i0 * rec[B + 1] + i1 * rec[B + 2] + i2 * rec[B + 3]
+                c = rec[C] + i0 * rec[C + 1] + i1 * rec[C + 2] + i2 * rec[C + 3]
                 for i3 in range(s3):
-                    io[k] = rec[OUT] + i0 * rec[OUT + 1] + i1 * rec[OUT + 2] + i2 * rec[OUT + 3] + i3 * rec[OUT + 4]
-                    ia[k] = rec[A] + i0 * rec[A + 1] + i1 * rec[A + 2] + i2 * rec[A + 3] + i3 * rec[A + 4]
-                    ib[k] = rec[B] + i0 * rec[B + 1] + i1 * rec[B + 2] + i2 * rec[B + 3] + i3 * rec[B + 4]
-                    ic[k] = rec[C] + i0 * rec[C + 1] + i1 * rec[C + 2] + i2 * rec[C + 3] + i3 * rec[C + 4]
-                    first[k] = ((i0 == 0 or rec[OUT + 1] != 0) and (i1 == 0 or rec[OUT + 2] != 0)
-                                and (i2 == 0 or rec[OUT + 3] != 0) and (i3 == 0 or rec[OUT + 4] != 0))
-                    k += 1
+                    io[k + i3] = o + i3 * o3
+                    ia[k + i3] = a + i3 * a3
+                    ib[k + i3] = b + i3 * b3
+                    ic[k + i3] = c + i3 * c3
+                if rec[RED] != 0:
+                    lead = ((i0 == 0 or rec[OUT + 1] != 0) and (i1 == 0 or rec[OUT + 2] != 0)
+                            and (i2 == 0 or rec[OUT + 3] != 0))
+                    for i3 in range(s3):
+                        first[k + i3] = lead and (i3 == 0 or o3 != 0)
+                k += s3
 
 
 @njit(cache=True, nogil=True)

@@ -53,6 +53,7 @@ gradients agree with eager to ~1e-15 relative, bitwise where the order is the sa
 from __future__ import annotations
 
 import functools
+from types import SimpleNamespace
 import warnings
 from typing import Any, Callable, Sequence
 
@@ -61,7 +62,7 @@ import numpy as np
 from .. import _tracing
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import record
-from ..autograd.node import Grads, Node, SavedTensor, version_error
+from ..autograd.node import _FREED, Grads, Node, SavedTensor, version_error
 from ..tensor import Tensor
 from . import _interp_jit as K
 from .trace import DataDependentError, NotLowered, Tracer
@@ -119,6 +120,9 @@ class Program:
         self.structure = structure
         self.diff_inputs = [i for i, t in enumerate(inputs) if t.requires_grad]
         self.stale: str | None = None  # the error eager's backward raises (a saved tensor written since)
+        # inputs and outputs (their parts) eager's graph saved: ("input" | "output", index, sizes,
+        # strides, offset); the backward checks their versions as eager's would
+        self.watched: list[tuple[str, int, tuple[int, ...], tuple[int, ...], int]] = []
 
     def scratch(self) -> tuple[np.ndarray, ...]:
         n = self.max_n
@@ -141,19 +145,24 @@ class Program:
 
     def gradients(self, arena: np.ndarray, saved: np.ndarray, grads: Sequence[Tensor | None],
                   inputs: Sequence[Tensor]) -> list[np.ndarray]:
+        """The inputs' gradients; ``arena`` (the forward's final state) is rewound to the
+        state before the forward as the tape is walked back (``run_again`` restores it)."""
         adj = np.zeros(self.arena_size)
-        index = np.arange(self.arena_size)
         k = 0
         for base, sizes, strides, diff in self.outputs:
             if not diff:
                 continue
             g = grads[k]
             k += 1
-            if g is not None:  # (np.add.at: an output may be a broadcast view)
-                np.add.at(adj, self.region(index, base, sizes, strides).ravel(),
-                          np.broadcast_to(g.numpy(), sizes).ravel())
+            if g is None:
+                continue
+            if all(s != 0 or n == 1 for n, s in zip(sizes, strides)):
+                self.region(adj, base, sizes, strides)[...] += g.numpy()
+            else:  # an output that is a broadcast view: its elements share adjoints
+                index = self.region(np.arange(self.arena_size), base, sizes, strides)
+                np.add.at(adj, index.ravel(), np.broadcast_to(g.numpy(), sizes).ravel())
         n = self.max_n
-        K.backward(self.ti, self.tf, arena.copy(), adj, saved, *self.scratch(), np.empty(n), np.empty(n))
+        K.backward(self.ti, self.tf, arena, adj, saved, *self.scratch(), np.empty(n), np.empty(n))
         out = []
         for i, t in enumerate(inputs):
             base, lo, _ = self.inputs[i]
@@ -170,14 +179,37 @@ class CompiledFunctionBackward(Node):
         self.compiled, self.program, self.arena, self.saved = compiled, program, arena, saved
         self.inputs = inputs  # the differentiable inputs (the node's edges, in order)
         self.args, self.kwargs = args, kwargs
+        self.rewound = False  # a backward walked the arena back to its state before the forward
+        self.versions: list[tuple[Tensor, int]] = []  # the watched tensors and their versions
+
+    def release_variables(self) -> None:
+        self.arena = self.saved = None  # type: ignore[assignment]
+        self.args, self.kwargs = (), {}
+
+    def _check_versions(self) -> None:
+        """Raise eager's error if an input or output that eager's graph saved (or a view of
+        it) was written in place since the call: the tape holds the old values."""
+        for (where, i, sizes, strides, offset), (t, version) in zip(self.program.watched, self.versions):
+            if t._storage.version != version:
+                whole = t._sizes == sizes and t._strides == strides and t._offset == offset
+                data = t if whole else Tensor._make(t._storage, sizes, strides, offset)
+                saved = SimpleNamespace(_node=self if where == "output" else None, _output_nr=i,
+                                        _version=version, _saved_at=None)
+                raise RuntimeError(version_error(data, saved, self))  # type: ignore[arg-type]
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        if self.arena is None:
+            raise RuntimeError(_FREED)
+        self._check_versions()
         if is_grad_enabled():  # create_graph=True: differentiate an eager re-run instead
             return self.compiled._eager_grads(self, grads)
         program = self.program
         if program.stale is not None:  # eager's backward would refuse: so does this one
             raise RuntimeError(program.stale)
         all_inputs = self.compiled._tensors_of(self.args, self.kwargs)
+        if self.rewound:  # a second backward (retain_graph=True): replay the forward first
+            K.forward(program.ti, program.tf, self.arena, self.saved, *program.scratch())
+        self.rewound = True
         result = program.gradients(self.arena, self.saved, grads, all_inputs)
         return tuple(Tensor._from_buffer(result[i].ravel().copy(), result[i].shape) if self.needs_input_grad(j)
                      else None for j, i in enumerate(program.diff_inputs))
@@ -246,7 +278,7 @@ class CompiledFunction:
             for t in outputs:
                 tracer.slot_of(t)
             program = Program(tracer, inputs, outputs, structure)
-            program.stale = _stale_saved(outputs)
+            program.stale, program.watched = _saved_checks(inputs, outputs)
             arena, _ = program.run(inputs)
             for (base, sizes, strides, _), t in zip(program.outputs, outputs):
                 got = program.region(arena, base, sizes, strides)
@@ -266,6 +298,8 @@ class CompiledFunction:
         if diff and is_grad_enabled():
             edges = [inputs[i] for i in program.diff_inputs]
             node = CompiledFunctionBackward(self, program, arena, saved, edges, args, kwargs)
+            node.versions = [(inputs[i] if where == "input" else outs[i], (inputs[i] if where == "input" else outs[i])._storage.version)
+                             for where, i, *_ in program.watched]
             record(node, edges, diff)
         return _rebuild(program.structure, iter(outs))
 
@@ -285,9 +319,15 @@ class CompiledFunction:
         return tuple(g if node.needs_input_grad(j) else None for j, g in enumerate(got))
 
 
-def _stale_saved(outputs: Sequence[Tensor]) -> str | None:
-    """The error the eager graph's backward would raise for a tensor it saved and the
-    function then wrote in place (Note [Version counter]); the tape would not notice."""
+def _saved_checks(inputs: Sequence[Tensor], outputs: Sequence[Tensor]) -> tuple[str | None, list[Any]]:
+    """What eager's graph saved, as the compiled backward must check it: the error eager's
+    backward would raise for a tensor it saved and the function then wrote in place (Note
+    [Version counter]; the tape would not notice), and the saved tensors that live in an
+    input's or output's memory (a later in-place write to those must make backward refuse)."""
+    where = {id(t._storage): ("input", i) for i, t in enumerate(inputs)}
+    where.update({id(t._storage): ("output", j) for j, t in enumerate(outputs)})
+    stale: str | None = None
+    watched: dict[tuple[Any, ...], None] = {}
     seen: set[int] = set()
     stack = [t.grad_fn for t in outputs if t.grad_fn is not None]
     while stack:
@@ -299,11 +339,15 @@ def _stale_saved(outputs: Sequence[Tensor]) -> str | None:
         if isinstance(inner, Node):
             stack.append(inner)
         for s in getattr(node, "saved", ()):
-            if isinstance(s, SavedTensor) and not s._freed and s._data is not None \
-                    and s._data._storage.version != s._version:
-                return version_error(s._data, s, node)
+            if not isinstance(s, SavedTensor) or s._freed or s._data is None:
+                continue
+            data = s._data
+            if stale is None and data._storage.version != s._version:
+                stale = version_error(data, s, node)
+            if id(data._storage) in where:
+                watched[(*where[id(data._storage)], data._sizes, data._strides, data._offset)] = None
         stack.extend(fn for fn, _ in node.next_functions if fn is not None)
-    return None
+    return stale, list(watched)
 
 
 def _structure(result: Any, outputs: list[Tensor]) -> Any:

@@ -28,6 +28,26 @@ BINARY = {"add": K.ADD, "sub": K.SUB, "mul": K.MUL, "div": K.DIV, "maximum": K.M
           "minimum": K.MINIMUM}
 
 
+def _collapse(shape: Sequence[int], strides: list[tuple[int, ...]]) -> tuple[list[int], list[tuple[int, ...]]]:
+    """Drop size-1 dimensions and merge neighbours every region walks as one (dimension d
+    into d + 1 when each stride[d] == stride[d + 1] * size[d + 1]): the same points in the
+    same order, in fewer, longer inner loops. ``strides`` are aligned to ``shape`` at the end."""
+    rank = len(shape)
+    dims = [d for d in range(rank) if shape[d] != 1]
+    sizes = [shape[d] for d in dims]
+    walks = [[(st[d - rank + len(st)] if d - rank + len(st) >= 0 else 0) for d in dims] for st in strides]
+    i = len(sizes) - 1
+    while i > 0:
+        if all(w[i - 1] == w[i] * sizes[i] for w in walks):
+            sizes[i - 1] *= sizes[i]
+            for w in walks:
+                w[i - 1] = w[i]
+                del w[i]
+            del sizes[i]
+        i -= 1
+    return sizes, [tuple(w) for w in walks]
+
+
 class NotLowered(Exception):
     """The function uses something the compiler does not lower: run it eagerly (the message
     says what)."""
@@ -175,13 +195,16 @@ class Tracer:
         n = int(np.prod(shape, dtype=np.int64)) if shape else 1
         if n == 0:
             return
+        regions = (out, *operands)
+        shape, strides = _collapse(shape, [r[1] for r in regions])
         rec = np.zeros(K.W, np.int64)
         rec[K.OP] = op
         pad = K.R - len(shape)
         rec[K.SHAPE: K.SHAPE + K.R] = (1,) * pad + tuple(shape)
-        for field, (base, strides) in zip((K.OUT, K.A, K.B, K.C), (out, *operands)):
+        for field, (base, _), st in zip((K.OUT, K.A, K.B, K.C), regions, strides):
             rec[field] = base
-            rec[field + 1: field + 1 + K.R] = (0,) * (K.R - len(strides)) + tuple(strides)
+            rec[field + 1: field + 1 + K.R] = (0,) * pad + st
+        rec[K.RED] = op == K.SUM or op == K.LSE
         rec[K.N] = n
         rec[K.SAVE] = -1
         if save:
