@@ -124,10 +124,9 @@ class Program:
         # strides, offset); the backward checks their versions as eager's would
         self.watched: list[tuple[str, int, tuple[int, ...], tuple[int, ...], int]] = []
 
-    def scratch(self) -> tuple[np.ndarray, ...]:
-        n = self.max_n
-        return (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
-                np.empty(n, np.int64), np.empty(n, np.bool_))
+    def scratch(self) -> np.ndarray:
+        """The interpreters' table of arena positions (one row per region of a record)."""
+        return np.empty((K.REGIONS, self.max_n), np.int64)
 
     def run(self, inputs: Sequence[Tensor]) -> tuple[np.ndarray, np.ndarray]:
         arena = np.empty(self.arena_size)
@@ -136,7 +135,7 @@ class Program:
         for (base, lo, span), t in zip(self.inputs, inputs):
             arena[base: base + span] = t._storage.buffer[lo: lo + span]
         saved = np.empty(self.saved_size)
-        K.forward(self.ti, self.tf, arena, saved, *self.scratch())
+        K.forward(self.ti, self.tf, arena, saved, self.scratch())
         return arena, saved
 
     def region(self, array: np.ndarray, base: int, sizes: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
@@ -162,7 +161,7 @@ class Program:
                 index = self.region(np.arange(self.arena_size), base, sizes, strides)
                 np.add.at(adj, index.ravel(), np.broadcast_to(g.numpy(), sizes).ravel())
         n = self.max_n
-        K.backward(self.ti, self.tf, arena, adj, saved, *self.scratch(), np.empty(n), np.empty(n))
+        K.backward(self.ti, self.tf, arena, adj, saved, self.scratch(), np.empty(n), np.empty(n))
         out = []
         for i, t in enumerate(inputs):
             base, lo, _ = self.inputs[i]
@@ -208,7 +207,7 @@ class CompiledFunctionBackward(Node):
             raise RuntimeError(program.stale)
         all_inputs = self.compiled._tensors_of(self.args, self.kwargs)
         if self.rewound:  # a second backward (retain_graph=True): replay the forward first
-            K.forward(program.ti, program.tf, self.arena, self.saved, *program.scratch())
+            K.forward(program.ti, program.tf, self.arena, self.saved, program.scratch())
         self.rewound = True
         result = program.gradients(self.arena, self.saved, grads, all_inputs)
         return tuple(Tensor._from_buffer(result[i].ravel().copy(), result[i].shape) if self.needs_input_grad(j)
@@ -373,12 +372,10 @@ def warmup() -> None:
     warmup`` does it, so that no first ``jitgrad.compile`` call pays Numba's compile."""
     ti = np.zeros((1, K.W), np.int64)
     ti[0, K.SHAPE: K.SHAPE + K.R] = 1
-    ti[0, K.N], ti[0, K.SAVE] = 1, -1
-    arena, saved = np.zeros(1), np.zeros(1)
-    scratch = (np.zeros(1, np.int64),) * 4 + (np.zeros(1, np.bool_),)
-    K.forward(ti, np.zeros(1), arena, saved, *scratch)
-    K.backward(ti, np.zeros(1), arena, np.zeros(1), saved, *scratch, np.zeros(1), np.zeros(1))
-
+    ti[0, K.N], ti[0, K.SAVE], ti[0, K.NF] = 1, -1, 1
+    arena, saved, pos = np.zeros(1), np.zeros(1), np.zeros((K.REGIONS, 1), np.int64)
+    K.forward(ti, np.zeros(1), arena, saved, pos)
+    K.backward(ti, np.zeros(1), arena, np.zeros(1), saved, pos, np.zeros(1), np.zeros(1))
 
 def compile(fn: Callable[..., Any] | None = None) -> Any:
     """Compile ``fn`` (usable as ``@jitgrad.compile``); see Note [Compiled tapes]."""

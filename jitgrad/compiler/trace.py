@@ -204,7 +204,7 @@ class Tracer:
         for field, (base, _), st in zip((K.OUT, K.A, K.B, K.C), regions, strides):
             rec[field] = base
             rec[field + 1: field + 1 + K.R] = (0,) * pad + st
-        rec[K.RED] = op == K.SUM or op == K.LSE
+        rec[K.NF] = len(regions)
         rec[K.N] = n
         rec[K.SAVE] = -1
         if save:
@@ -341,10 +341,10 @@ class Tracer:
                 self.emit(K.FILL, out._sizes, self.region(out, out._sizes), value=empty)
                 return
             if name == "logsumexp":
-                # the sums: a scratch slot addressed as the (fresh, dense) output is
-                scratch = Tensor._from_buffer(np.empty(len(out._storage.buffer)), (len(out._storage.buffer),))
-                sslot = self._slot(scratch._storage, len(out._storage.buffer), 0, "temp", False)
-                self.emit(K.LSE, shape, target, src, (0, ()), (sslot.base, tuple(strides)))
+                # the maxima and the sums: scratch slots addressed as the (fresh, dense) output is
+                size = len(out._storage.buffer)
+                mslot, sslot = (self._slot(np.empty(size), size, 0, "temp", False) for _ in range(2))
+                self.emit(K.LSE, shape, target, src, (mslot.base, tuple(strides)), (sslot.base, tuple(strides)))
                 return
             self.emit(K.SUM, shape, target, src)
             if name == "mean":
