@@ -12,14 +12,35 @@ The code is kept small on purpose: Numba's first compile costs time in proportio
 code it types and lowers (Note [Compiled tapes], "Compile time"), so every elementwise op
 shares one loop (``_eval``/``_grad`` switch per element, a well-predicted branch), both
 directions are one function, and there are four compiled functions in all.
-``error_model="numpy"``: a division by zero or ``0.0 ** -1`` gives IEEE's inf/nan, as eager.
+``error_model="numpy"`` (jitgrad's kernel policy): a division by zero or ``0.0 ** -1``
+gives IEEE's inf/nan, as eager.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any, Callable
 
-from numba import njit
+from ..kernels._policy import jit
+
+
+def _cached(fn: Callable[..., Any]) -> Any:
+    """jitgrad's kernel policy (``kernels/_policy.py``: ``cache=True``, ``nogil``,
+    ``error_model="numpy"``, no fastmath, and an unreadable cache entry is a miss, not an
+    error), plus: an unreadable cache *index* reads as empty, so the recompiled entry's save
+    rewrites it and the next process loads from the cache again instead of warning forever."""
+    dispatcher = jit(fn)
+    cache_file = dispatcher._cache._cache_file
+    load_index = cache_file._load_index
+
+    def tolerant_load_index() -> dict[Any, Any]:
+        try:
+            return load_index()
+        except Exception:  # (a truncated or garbled .nbi: a killed process, a full disk)
+            return {}
+
+    cache_file._load_index = tolerant_load_index
+    return dispatcher
 
 R = 4  # the highest rank lowered
 REGIONS = 4  # an output and up to three operands
@@ -31,7 +52,7 @@ COPY, FILL, ADD, SUB, MUL, DIV, POW, NEG, EXP, LOG, SIGMOID, TANH, SQRT, SIN, CO
 LOG1P, EXPM1, ABS, RELU, MAXIMUM, MINIMUM = range(17, 23)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@_cached
 def _offsets(rec, pos):  # pragma: no cover - compiled
     """``pos[f, k]``: the arena position of iteration point ``k`` (row-major) in region ``f``
     (0 the output, 1.. the operands), for the ``rec[NF]`` regions the record uses."""
@@ -49,7 +70,7 @@ def _offsets(rec, pos):  # pragma: no cover - compiled
                     k += s3
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@_cached
 def _eval(op, x, y, v):  # pragma: no cover - compiled
     """The value of an elementwise op on operands ``x`` (, ``y``) and the record's float ``v``."""
     if op == COPY:
@@ -103,7 +124,7 @@ def _eval(op, x, y, v):  # pragma: no cover - compiled
     return x
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@_cached
 def _grad(op, x, y, g, res, v):  # pragma: no cover - compiled
     """The shares of adjoint ``g`` for the operands ``(x, y)`` of an op whose result was ``res``."""
     if op == COPY or op == ADD or op == SUM:
@@ -154,7 +175,7 @@ def _grad(op, x, y, g, res, v):  # pragma: no cover - compiled
     return 0.0, 0.0
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@_cached
 def interpret(ti, tf, arena, adj, saved, pos, g, res, backward):  # pragma: no cover - compiled
     """Run the tape forward (``backward`` False: before each overwriting write, push the old
     values on ``saved``), or walk it in reverse: take each record's output adjoint (and value),
