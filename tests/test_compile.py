@@ -385,10 +385,10 @@ def test_demo_fit_uses_compile_and_prints_the_times(capsys: Any) -> None:
 def test_bench_compile_quick_runs(capsys: Any, monkeypatch: Any) -> None:
     from jitgrad.cli import bench_compile
 
-    monkeypatch.setattr(bench_compile, "first_call_in_subprocess", lambda cache: 0.0)
+    monkeypatch.setattr(bench_compile, "first_call_in_subprocess", lambda cache: (0.0,) * 4)
     assert bench_compile.run(quick=True) == 0
     text = capsys.readouterr().out
-    assert "jitgrad.compile" in text and "soft-DTW 8x10" in text
+    assert "jitgrad.compile" in text and "soft-DTW 8x10" in text and "from the disk cache" in text
 
 
 def test_warmup_runs_the_interpreters() -> None:
