@@ -494,3 +494,77 @@ def test_backward_three_times_with_retain_graph_replays_the_forward() -> None:
         out.backward(retain_graph=True)
         grads.append(u0.grad.numpy().copy())
     assert np.array_equal(grads[0], grads[1]) and np.array_equal(grads[0], grads[2])
+
+
+@pytest.mark.parametrize("case", ["input_itself", "view_of_input"])
+def test_outputs_aliasing_an_input_fall_back_as_eager(case: str) -> None:
+    fn = {
+        "input_itself": lambda x: (x, x * 2.0),
+        "view_of_input": lambda x: (x * 2.0, x[1:]),
+    }[case]
+    compiled = jitgrad.compile(fn)
+    x = t64([1.0, 2.0, 3.0], True)
+    with pytest.warns(CompileFallbackWarning, match="shares memory with input 0"):
+        outs = compiled(x)
+    assert not lowered(compiled)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompileFallbackWarning)  # (warned once per geometry)
+        outs = compiled(x)
+    for a, b in zip(outs, fn(x)):
+        close(a.detach().numpy(), b.detach().numpy())
+        assert (a._storage is x._storage) == (b._storage is x._storage)
+
+
+@pytest.mark.parametrize("case", ["two_views", "same_twice", "table_and_cell"])
+def test_outputs_that_are_views_of_one_another_stay_views(case: str) -> None:
+    def fn(x: jitgrad.Tensor) -> Any:
+        y = x * 2.0
+        if case == "two_views":
+            return y[1:], (y.exp(), y.reshape(2, 2).t())
+        if case == "same_twice":
+            return y, y
+        t = jitgrad.zeros((3, 3), dtype=x.dtype)
+        t[1:, 1:] = y.reshape(2, 2)
+        return t[2, 2], t
+
+    compiled = jitgrad.compile(fn)
+    results = []
+    for f in (fn, compiled, compiled):
+        x = t64([1.0, -2.0, 3.0, 0.5], True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", CompileFallbackWarning)
+            out = f(x)
+        flat = [out[0], out[1][0], out[1][1]] if case == "two_views" else list(out)
+        shared = [[a._storage is b._storage for b in flat] for a in flat]
+        loss = sum(((t * (i + 1.5)) ** 2).sum() for i, t in enumerate(flat))
+        loss.backward()
+        flat[-1].detach().mul_(3.0)  # (a write through one shows in the others)
+        results.append(([t.detach().numpy().copy() for t in flat], shared, x.grad.numpy().copy()))
+    assert len(lowered(compiled)) == 1
+    for got in results[1:]:
+        for a, b in zip(got[0], results[0][0]):
+            close(a, b)
+        assert got[1] == results[0][1]
+        close(got[2], results[0][2])
+
+
+def test_create_graph_through_outputs_that_are_views_of_one_another() -> None:
+    def fn(x: jitgrad.Tensor) -> Any:
+        t = jitgrad.zeros((3, 3), dtype=x.dtype)
+        t[1:, 1:] = (x * x).reshape(2, 2)
+        return t[2, 2], t
+
+    compiled = jitgrad.compile(fn)
+    grads = []
+    for f in (fn, compiled, compiled):
+        x = t64([1.0, -2.0, 3.0, 0.5], True)
+        cell, table = f(x)
+        loss = cell * 3.0 + (table ** 3).sum()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CompileFallbackWarning)
+            (g,) = jitgrad.autograd.grad(loss, x, create_graph=True)
+        (gg,) = jitgrad.autograd.grad(g.sum(), x)
+        grads.append((g.detach().numpy().copy(), gg.numpy().copy()))
+    for got in grads[1:]:
+        for a, b in zip(got, grads[0]):
+            close(a, b)

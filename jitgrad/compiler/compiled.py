@@ -41,9 +41,14 @@ in-place op whose operands overlap the written region other than element for ele
 recorded as compute-to-temporary then copy. Overlap refusals and version checks ran in the
 eager trace; writes into inputs are not lowered, so no input's version moves.
 
-*The result* is fresh tensors (outputs that were views of one another in eager are separate
-copies) whose ``grad_fn`` is one ``CompiledFunctionBackward`` node with edges to the inputs'
+*The result* is fresh tensors whose ``grad_fn`` is one ``CompiledFunctionBackward`` node with edges to the inputs'
 gradient edges: compiled and eager code mix, hooks on inputs and ``autograd.grad`` work.
+Outputs that are views of one another in eager (``return D[n, m], D``) stay so: the node
+outputs their whole storage once, as a flat tensor, and each is an ``as_strided`` view of it
+with eager's geometry (so writes through one show in the other, and their gradients flow
+through ``AsStridedBackward0`` into the node). An output that is an input, or a view of one,
+cannot be a fresh tensor without losing that aliasing: such a function runs eagerly, with
+the warning naming the output (return a ``.clone()`` to compile it).
 ``create_graph=True`` through it re-runs the function eagerly on the same inputs and
 differentiates that (with a warning): the tape's backward is not itself differentiable.
 Numerics: float64 only; reductions sum sequentially where NumPy sums pairwise, so values and
@@ -113,10 +118,31 @@ class Program:
         for t in inputs:
             slot = tracer.slots[id(t._storage)]
             self.inputs.append((slot.base, slot.lo, slot.size))
-        self.outputs = []  # (arena base, sizes, strides, requires_grad)
+        # The node's outputs: (arena base, sizes, strides, requires_grad). A returned tensor is
+        # one of them, or, when returned tensors share memory in eager (views of one another),
+        # a view of the one output holding that whole storage (Note [Compiled tapes]):
+        # ``returned[j]`` is (output k, None) or (output k, (sizes, strides, storage offset)).
+        self.outputs: list[tuple[int, tuple[int, ...], tuple[int, ...], bool]] = []
+        self.returned: list[tuple[int, Any]] = []
+        self.rep: list[int] = []  # a returned tensor standing for each output (its storage)
+        members: dict[int, list[Tensor]] = {}
         for t in outputs:
-            base, strides = tracer.region(t, t._sizes)
-            self.outputs.append((base, t._sizes, t._strides, t.requires_grad))
+            members.setdefault(id(t._storage), []).append(t)
+        whole: dict[int, int] = {}
+        for j, t in enumerate(outputs):
+            group = members[id(t._storage)]
+            if len(group) == 1:
+                base, _ = tracer.region(t, t._sizes)
+                self.returned.append((len(self.outputs), None))
+                self.outputs.append((base, t._sizes, t._strides, t.requires_grad))
+                self.rep.append(j)
+                continue
+            if id(t._storage) not in whole:
+                slot = tracer.slot_of(t)
+                whole[id(t._storage)] = len(self.outputs)
+                self.outputs.append((slot.base, (slot.size,), (1,), any(m.requires_grad for m in group)))
+                self.rep.append(j)
+            self.returned.append((whole[id(t._storage)], (t._sizes, t._strides, t._offset)))
         self.structure = structure
         self.diff_inputs = [i for i, t in enumerate(inputs) if t.requires_grad]
         self.stale: str | None = None  # the error eager's backward raises (a saved tensor written since)
@@ -191,7 +217,8 @@ class CompiledFunctionBackward(Node):
         for (where, i, sizes, strides, offset), (t, version) in zip(self.program.watched, self.versions):
             if t._storage.version != version:
                 whole = t._sizes == sizes and t._strides == strides and t._offset == offset
-                data = t if whole else Tensor._make(t._storage, sizes, strides, offset)
+                # (an output: its own geometry; a view of an input: the part eager saved)
+                data = t if whole or where == "output" else Tensor._make(t._storage, sizes, strides, offset)
                 saved = SimpleNamespace(_node=self if where == "output" else None, _output_nr=i,
                                         _version=version, _saved_at=None)
                 raise RuntimeError(version_error(data, saved, self))  # type: ignore[arg-type]
@@ -274,14 +301,17 @@ class CompiledFunction:
                 raise NotLowered(f"an in-place op the compiler does not lower: {tracer.pending[0][1]}")
             outputs: list[Tensor] = []
             structure = _structure(result, outputs)
+            _check_output_aliasing(inputs, outputs)
             for t in outputs:
                 tracer.slot_of(t)
             program = Program(tracer, inputs, outputs, structure)
-            program.stale, program.watched = _saved_checks(inputs, outputs)
+            program.stale, program.watched = _saved_checks(inputs, [outputs[j] for j in program.rep])
             arena, _ = program.run(inputs)
-            for (base, sizes, strides, _), t in zip(program.outputs, outputs):
+            for (base, sizes, strides, _), j in zip(program.outputs, program.rep):
                 got = program.region(arena, base, sizes, strides)
-                if not np.allclose(got, t.numpy(), rtol=1e-9, atol=1e-300, equal_nan=True):
+                t = outputs[j]
+                want = t.numpy() if program.returned[j][1] is None else t._storage.buffer
+                if not np.allclose(got, want, rtol=1e-9, atol=1e-300, equal_nan=True):
                     raise NotLowered("the compiled program disagrees with the eager run (a compiler bug; please report)")
         except NotLowered as exc:
             self._fall_back(key, str(exc))
@@ -300,7 +330,8 @@ class CompiledFunction:
             node.versions = [(inputs[i] if where == "input" else outs[i], (inputs[i] if where == "input" else outs[i])._storage.version)
                              for where, i, *_ in program.watched]
             record(node, edges, diff)
-        return _rebuild(program.structure, iter(outs))
+        returned = [outs[k] if view is None else outs[k].as_strided(*view) for k, view in program.returned]
+        return _rebuild(program.structure, iter(returned))
 
     def _eager_grads(self, node: CompiledFunctionBackward, grads: Grads) -> tuple[Tensor | None, ...]:
         from ..autograd import grad as autograd_grad
@@ -311,7 +342,13 @@ class CompiledFunction:
         result = self.fn(*node.args, **node.kwargs)
         outputs: list[Tensor] = []
         _structure(result, outputs)
-        pairs = [(t, g) for t, g in zip([t for t, o in zip(outputs, node.program.outputs) if o[3]], grads)
+        program = node.program
+        # the eager tensors standing for the node's outputs (a whole storage: a flat view of
+        # the tensor owning it, which the views' gradients reach)
+        eager = [outputs[j] if program.returned[j][1] is None else
+                 (outputs[j] if outputs[j]._base is None else outputs[j]._base).as_strided((o[1][0],), (1,), 0)
+                 for j, o in zip(program.rep, program.outputs)]
+        pairs = [(t, g) for t, g in zip([t for t, o in zip(eager, program.outputs) if o[3]], grads)
                  if g is not None]
         got = autograd_grad([t for t, _ in pairs], node.inputs, [g for _, g in pairs],
                             create_graph=True, allow_unused=True)
@@ -347,6 +384,17 @@ def _saved_checks(inputs: Sequence[Tensor], outputs: Sequence[Tensor]) -> tuple[
                 watched[(*where[id(data._storage)], data._sizes, data._strides, data._offset)] = None
         stack.extend(fn for fn, _ in node.next_functions if fn is not None)
     return stale, list(watched)
+
+
+def _check_output_aliasing(inputs: Sequence[Tensor], outputs: Sequence[Tensor]) -> None:
+    """Refuse what compiled outputs (fresh tensors) cannot reproduce: an eager output that is
+    (a view of) an input (writing one must show through the other)."""
+    owner = {id(t._storage): i for i, t in enumerate(inputs)}
+    for j, t in enumerate(outputs):
+        if id(t._storage) in owner:
+            raise NotLowered(f"output {j} shares memory with input {owner[id(t._storage)]} (the input "
+                             "itself or a view of it); compiled outputs are fresh tensors (return a "
+                             ".clone() to compile it)")
 
 
 def _structure(result: Any, outputs: list[Tensor]) -> Any:
