@@ -1,19 +1,19 @@
-"""The tape interpreter: one forward and one backward loop over int64 instruction records,
+"""The tape interpreter: one loop over int64 instruction records, forward or backward,
 compiled by Numba once per machine (``cache=True``), whatever the program
-(Note [Compiled tapes] in ``compiled.py``). Self-contained (numba + numpy only), as every
-cached kernel file: numba's cache does not notice changes in other files.
+(Note [Compiled tapes] in ``compiled.py``). Self-contained as every cached kernel file (the
+jitted functions call only jitted functions of this file; numba's cache does not notice
+changes in other files); ``kernels/_policy.py`` only supplies the decorator.
 
 A record (one row of ``ti``, ``W`` int64 fields) names an opcode, an iteration shape of
-rank ``R`` and, for the output and up to three operands, a base position in the float64 arena
-and ``R`` strides (0 where an operand is broadcast, or, for the output of a reduction, where
-the dimension is reduced). ``tf`` holds one float operand per record.
+rank ``R`` and, for the output and up to three operands (``NF`` regions in all), a base
+position in the float64 arena and ``R`` strides (0 where an operand is broadcast, or, for the
+output of a reduction, where the dimension is reduced). ``tf`` holds one float per record.
 
 The code is kept small on purpose: Numba's first compile costs time in proportion to the
 code it types and lowers (Note [Compiled tapes], "Compile time"), so every elementwise op
-shares one loop (``_eval``/``_grad`` switch per element, a well-predicted branch), both
-directions are one function, and there are four compiled functions in all.
-``error_model="numpy"`` (jitgrad's kernel policy): a division by zero or ``0.0 ** -1``
-gives IEEE's inf/nan, as eager.
+shares one loop (``_eval``/``_grad`` switch per element), both directions are one function,
+and there are four compiled functions in all. ``error_model="numpy"`` (jitgrad's kernel
+policy): a division by zero or ``0.0 ** -1`` gives IEEE's inf/nan, as eager.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ def _cached(fn: Callable[..., Any]) -> Any:
 
     cache_file._load_index = tolerant_load_index
     return dispatcher
+
 
 R = 4  # the highest rank lowered
 REGIONS = 4  # an output and up to three operands

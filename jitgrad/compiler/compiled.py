@@ -21,15 +21,35 @@ outside its arguments (closures, globals) are baked into the tape; an in-place w
 tensor does not: pass data that changes as an argument. The tracer ignores other threads.
 
 *Lowering.* A record is an opcode, an iteration shape (rank <= 4), and arena positions and
-strides for the output and operands (broadcast operands and reduced output dims have stride
-0). One forward and one backward interpreter (``_interp_jit.py``), compiled once per machine
-and cached on disk, run any tape: there is no per-program Numba compile, so the first call
-costs the eager trace plus Python-side lowering (no JIT), and later calls no Python per op.
-Measured (``python -m jitgrad bench --only compile``): generated Numba source per program would
-need a Numba compile per program (seconds for the heat problem's ~600 records, minutes for a
-48x60 soft-DTW's ~20,000 unless loops are re-rolled), against which an interpreter loses only
-a branch per record and offset arrays per record; the interpreter meets the targets, so it is
-what we use. Elementwise fusion is not done (each record is one pass).
+strides for the output and up to three operands (broadcast operands and reduced output dims
+have stride 0), its dimensions collapsed at trace time (size-1 dims dropped, neighbours every
+region walks as one merged: the heat step's records are all rank 1). One interpreter
+(``_interp_jit.py``: ``interpret``, both directions), compiled once per machine and cached on
+disk, runs any tape: there is no per-program Numba compile, so the first call costs the
+eager trace plus Python-side lowering, and later calls no Python per op. Generated Numba
+source per program was rejected by measurement: a Numba compile per program (seconds for the
+heat problem's ~640 records, minutes for a 48x60 soft-DTW's ~20,000 unless loops are re-rolled).
+
+*Compile time.* Numba's first compile costs time in proportion to the code it types and
+lowers, not to LLVM's optimisation level (``NUMBA_OPT=1`` saved 13%), so the interpreter is
+small: one function for both directions, one elementwise loop per direction through an
+``_eval``/``_grad`` switch, a table of positions (``_offsets``) instead of a loop nest per op.
+Measured (``python -m jitgrad bench --compile``, CPU seconds, empty cache): 2.5 s with a forward
+and a backward interpreter, a loop per op and first-point flags for reductions; 1.45 s now
+(an interpreter with ADD/SUB/MUL/COPY only: 1.0 s, so splitting rare ops out would save at
+most ~0.4 s, and heat already needs sigmoid and pow). From the disk cache: 0.16 s, most of it
+Numba's own first-use setup. An unreadable cache file is a miss and is rewritten
+(``_interp_jit._cached``).
+
+*Fusion* of elementwise chains into one loop is not done, by measurement on the heat tape
+(forward / backward kernel, ms): 0.37 / 0.51 as is; 0.19 / 0.35 with a dedicated loop for
+ADD/SUB/MUL/COPY (the per-element op switch is the cost); 0.29 / - with rank-1 records walked
+by base + k * stride instead of the position table, which is what a loop fused over the
+recorded strides and offsets would save per record. A fused loop in an interpreter still
+switches on each record's op per element, so it can win at most that second figure, and each
+loop added costs ~0.05-0.1 s of first compile, the tighter target; the heat problem is at
+0.12-0.15x PyTorch without it. Fusion proper (straight-line code per chain) needs code per
+program, i.e. a Numba compile per program (above).
 
 *Backward* is the same tape in reverse with an adjoint arena, which is CopySlices' math
 (Note [CopySlices rebasing]) applied element by element: for each record, take the adjoint of
@@ -38,11 +58,17 @@ through them), restore the overwritten values from the save stack (the forward p
 before every write into a region that held live values), then add each operand's local
 derivative times the taken adjoint into its region. Reading before writing is safe: an
 in-place op whose operands overlap the written region other than element for element is
-recorded as compute-to-temporary then copy. Overlap refusals and version checks ran in the
-eager trace; writes into inputs are not lowered, so no input's version moves.
+recorded as compute-to-temporary then copy. The walk leaves the arena as it was before the
+forward, so it needs no copy; a second backward (``retain_graph=True``) replays the forward
+first, and after a backward without it the node refuses as eager's ``_FREED`` error does.
+Overlap refusals and version checks inside the function ran in the eager trace (a saved
+tensor the function itself wrote since: the backward raises eager's error); writes into
+inputs are not lowered. What eager's graph saved from the inputs and outputs (or views of
+them) is recorded at trace time, with their versions at each call: a later in-place write to
+one makes the compiled backward raise eager's version error instead of using stale values.
 
-*The result* is fresh tensors whose ``grad_fn`` is one ``CompiledFunctionBackward`` node with edges to the inputs'
-gradient edges: compiled and eager code mix, hooks on inputs and ``autograd.grad`` work.
+*The result* is fresh tensors whose ``grad_fn`` is one ``CompiledFunctionBackward`` node
+with edges to the inputs' gradient edges: compiled and eager code mix, hooks on inputs and ``autograd.grad`` work.
 Outputs that are views of one another in eager (``return D[n, m], D``) stay so: the node
 outputs their whole storage once, as a flat tensor, and each is an ``as_strided`` view of it
 with eager's geometry (so writes through one show in the other, and their gradients flow

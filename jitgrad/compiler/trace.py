@@ -1,5 +1,5 @@
 """Recording a function's tensor ops as tape records over storage regions
-(Note [Compiled tapes] in ``__init__.py``).
+(Note [Compiled tapes] in ``compiled.py``).
 
 Every tensor is a region of a *slot*: one per storage the trace met (an input's, a constant's,
 an op's fresh result). A region is the slot's arena base plus the tensor's offset and
