@@ -404,8 +404,41 @@ def test_aliased_inputs_and_other_dtypes_fall_back() -> None:
         out = compiled(x, x.t())
     out.backward()
     close(x.grad.numpy(), 2 * np.arange(4.0).reshape(2, 2).T)  # d sum(x * x.T) / dx
-    with pytest.warns(CompileFallbackWarning, match="float32"):
-        assert compiled(jitgrad.ones(2, dtype=jitgrad.float32), jitgrad.ones(2, dtype=jitgrad.float32)).item() == 2.0
+    with pytest.warns(CompileFallbackWarning, match="a float32 input in a float64 program"):
+        assert compiled(jitgrad.ones(2, dtype=jitgrad.float64), jitgrad.ones(2, dtype=jitgrad.float32)).item() == 2.0
+    with pytest.warns(CompileFallbackWarning, match="int64 input"):
+        assert compiled(jitgrad.ones(2, dtype=jitgrad.int64), jitgrad.ones(2, dtype=jitgrad.int64)).item() == 2
+
+
+def test_float32_programs_lower_and_match_eager() -> None:
+    problem = heat.make_problem(24, 12, seed=0)
+    observed = [jitgrad.tensor(o, dtype=jitgrad.float32) for o in problem.observed]
+
+    def heat_loss(u0: jitgrad.Tensor, theta: jitgrad.Tensor) -> jitgrad.Tensor:
+        return heat.objective(jitgrad, problem, u0, heat.alpha_of(jitgrad, theta), observed)[0]
+
+    def dtw(x: jitgrad.Tensor, y: jitgrad.Tensor) -> jitgrad.Tensor:
+        return soft_dtw(jitgrad, x, y, 0.5)[0]
+
+    rng = np.random.default_rng(4)
+    cases = [(heat_loss, [rng.standard_normal(22) * 0.1, np.array(heat.theta_of(0.2))]),
+             (dtw, [rng.standard_normal(5), rng.standard_normal(7)])]
+    for fn, arrays in cases:
+        compiled = jitgrad.compile(fn)
+        results = []
+        for f in (fn, compiled, compiled):
+            leaves = [jitgrad.tensor(a, dtype=jitgrad.float32, requires_grad=True) for a in arrays]
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", CompileFallbackWarning)
+                out = f(*leaves)
+            out.backward()
+            assert out.dtype == jitgrad.float32 and all(t.grad.dtype == jitgrad.float32 for t in leaves)
+            results.append([out.item()] + [t.grad.numpy().copy() for t in leaves])
+        assert len(lowered(compiled)) == 1 and lowered(compiled)[0].dtype == np.float32
+        for got in results[1:]:
+            for a, b in zip(got, results[0]):
+                close(a, b, rtol=2e-5)
+        assert all(np.array_equal(a, b) for a, b in zip(results[1], results[2]))
 
 
 def test_backward_twice_with_retain_graph() -> None:

@@ -4,7 +4,8 @@
 Every tensor is a region of a *slot*: one per storage the trace met (an input's, a constant's,
 an op's fresh result). A region is the slot's arena base plus the tensor's offset and
 strides, so views cost no record and a write into a view is a record whose output is that
-region. Slots are laid out one after another in one float64 arena.
+region. Slots are laid out one after another in one arena of the program's dtype (float64 or
+float32: one per program).
 """
 
 from __future__ import annotations
@@ -97,6 +98,16 @@ class Tracer:
         self.failure: str | None = None
         self.pending: list[tuple[int, str]] = []  # writes into traced storages not yet recorded
         self.thread = get_ident()  # the hooks ignore what other threads do meanwhile
+        self.dtype: np.dtype | None = None  # the arena's: the first tensor's, and every other's
+
+    def _check_dtype(self, dtype: np.dtype, what: str) -> None:
+        if dtype != np.float64 and dtype != np.float32:
+            raise NotLowered(f"a {dtype.name} {what} (float64 and float32 are lowered)")
+        if self.dtype is None:
+            self.dtype = np.dtype(dtype)
+        elif dtype != self.dtype:
+            raise NotLowered(f"a {dtype.name} {what} in a {self.dtype.name} program (one dtype per "
+                             "program is lowered)")
 
     # -- slots and regions -------------------------------------------------------------------
     def _slot(self, storage: Any, size: int, lo: int, kind: str, diff: bool) -> Slot:
@@ -109,6 +120,7 @@ class Tracer:
     def add_input(self, t: Tensor) -> None:
         if id(t._storage) in self.slots:
             raise NotLowered("two inputs share memory (views of one tensor)")
+        self._check_dtype(t.dtype, "input")
         span = 1 + sum((n - 1) * s for n, s in zip(t._sizes, t._strides)) if t.numel() else 0
         self._slot(t._storage, span, t._offset, "input", t._requires_grad)
 
@@ -135,7 +147,7 @@ class Tracer:
         """Hook: a tensor made from constants (``zeros``, ``full``, ``tensor``...)."""
         if get_ident() != self.thread:
             return
-        if t.dtype == np.float64:
+        if t.dtype == np.float64 or t.dtype == np.float32:  # (slot_of checks it matches, if used)
             slot = self._slot(t._storage, len(t._storage.buffer), 0, "constant", False)
             slot.values = t._storage.buffer.copy()
             self.constants.append(slot)
@@ -151,8 +163,7 @@ class Tracer:
         return slot.base, ()
 
     def slot_of(self, t: Tensor) -> Slot:
-        if t.dtype != np.float64:
-            raise NotLowered(f"a {t.dtype.name} tensor (only float64 is lowered)")
+        self._check_dtype(t.dtype, "tensor")
         slot = self.slots.get(id(t._storage))
         if slot is None:
             if id(t._storage) in self.created or t._grad_fn is not None:
@@ -215,8 +226,7 @@ class Tracer:
         self.floats.append(float(value))
 
     def _fresh(self, out: Tensor, diff: bool) -> Region:
-        if out.dtype != np.float64:
-            raise NotLowered(f"a {out.dtype.name} result (only float64 is lowered)")
+        self._check_dtype(out.dtype, "result")
         self._slot(out._storage, len(out._storage.buffer), 0, "temp", diff)
         return self.region(out, out._sizes)
 
@@ -294,7 +304,7 @@ class Tracer:
 
     def _temp(self, shape: Sequence[int], code: int, operands: Sequence[Any], like: Tensor, value: float = 0.0) -> Tensor:
         """A fresh contiguous slot holding ``code(operands)`` (a tensor standing for it)."""
-        buffer = np.empty(int(np.prod(shape, dtype=np.int64)) if shape else 1)
+        buffer = np.empty(int(np.prod(shape, dtype=np.int64)) if shape else 1, like.dtype)
         t = Tensor._from_buffer(buffer, tuple(shape))
         regions = [self.region(a, shape) for a in operands]
         slot = self._slot(t._storage, len(buffer), 0, "temp", like.requires_grad)
