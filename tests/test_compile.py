@@ -601,3 +601,26 @@ def test_create_graph_through_outputs_that_are_views_of_one_another() -> None:
     for got in grads[1:]:
         for a, b in zip(got, grads[0]):
             close(a, b)
+
+
+def test_augmented_assignment_into_a_view_records_no_copy_onto_itself() -> None:
+    from jitgrad.compiler import _interp_jit as K
+
+    def f(x: jitgrad.Tensor) -> jitgrad.Tensor:
+        u = x * 1.0
+        for _ in range(3):
+            u[1:-1] += (u[2:] - u[:-2]) * 0.25  # (ends with u[1:-1] = <the same view>)
+        return (u * u).sum()
+
+    compiled = jitgrad.compile(f)
+    grads = []
+    for fn in (f, compiled, compiled):
+        x = t64([1.0, -2.0, 3.0, 0.5, 4.0], True)
+        fn(x).backward()
+        grads.append(x.grad.numpy().copy())
+    for g in grads[1:]:
+        close(g, grads[0])
+    ti = lowered(compiled)[0].ti
+    copies = ti[ti[:, K.OP] == K.COPY]
+    assert not any((r[K.OUT: K.OUT + K.R + 1] == r[K.A: K.A + K.R + 1]).all() for r in copies)
+    assert (ti[:, K.SAVE] >= 0).sum() == 3  # one save per in-place add, none for the self-copies

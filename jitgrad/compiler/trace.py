@@ -295,6 +295,11 @@ class Tracer:
         self._recorded_write(out._storage)
         slot, target = self._target(out, name + "_")
         regions = [self.region(a, shape) for a in operands]
+        if code == K.COPY and regions[0] == target and self.slots.get(id(operands[0]._storage)) is slot:
+            # a copy onto itself (``u[1:-1] += d`` ends with ``u[1:-1] = <that view>``): the
+            # values and the adjoints go through unchanged, so no record
+            slot.diff = slot.diff or out.requires_grad
+            return
         if any(self._overlaps(slot, a, r, target) for a, r in zip(operands, regions)):
             tmp = self._temp(shape, code, operands, out, value)  # read everything, then write
             code, regions, value = K.COPY, [self.region(tmp, shape)], 0.0
