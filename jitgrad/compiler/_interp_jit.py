@@ -10,9 +10,10 @@ position in the float64 arena and ``R`` strides (0 where an operand is broadcast
 output of a reduction, where the dimension is reduced). ``tf`` holds one float per record.
 
 The code is kept small on purpose: Numba's first compile costs time in proportion to the
-code it types and lowers (Note [Compiled tapes], "Compile time"), so every elementwise op
-shares one loop (``_eval``/``_grad`` switch per element), both directions are one function,
-and there are four compiled functions in all. ``error_model="numpy"`` (jitgrad's kernel
+code it types and lowers (Note [Compiled tapes], "Compile time"), so elementwise ops share
+one loop (``_eval``/``_grad`` switch per element; the forward's four commonest ops have their
+own), logsumexp's forward is elementwise records (``trace.py``), both directions are one
+function, and there are four compiled functions in all. ``error_model="numpy"`` (jitgrad's kernel
 policy): a division by zero or ``0.0 ** -1`` gives IEEE's inf/nan, as eager.
 """
 
@@ -47,10 +48,11 @@ R = 4  # the highest rank lowered
 REGIONS = 4  # an output and up to three operands
 W = 32  # fields per record
 # field positions: the output's region, then up to three operands' (each a base and R strides)
-OP, SHAPE, OUT, A, B, C, SAVE, N, NF = 0, 1, 5, 10, 15, 20, 25, 26, 27
+OP, SHAPE, OUT, A, B, C, SAVE, N, NF, NOGRAD = 0, 1, 5, 10, 15, 20, 25, 26, 27, 28
 # opcodes
 COPY, FILL, ADD, SUB, MUL, DIV, POW, NEG, EXP, LOG, SIGMOID, TANH, SQRT, SIN, COS, SUM, LSE = range(17)
-LOG1P, EXPM1, ABS, RELU, MAXIMUM, MINIMUM = range(17, 23)
+LOG1P, EXPM1, ABS, RELU, MAXIMUM, MINIMUM, FINITE = range(17, 24)
+# (LSE's forward is the records before it, see trace.py; FINITE: x, or 0 where x is infinite)
 
 
 @_cached
@@ -122,6 +124,8 @@ def _eval(op, x, y, v):  # pragma: no cover - compiled
         return x if (x > y or x != x) else y
     if op == MINIMUM:
         return x if (x < y or x != x) else y
+    if op == FINITE:
+        return 0.0 if math.isinf(x) else x
     return x
 
 
@@ -190,6 +194,8 @@ def interpret(ti, tf, arena, adj, saved, pos, g, res, backward):  # pragma: no c
         n, op, nf, v, s = rec[N], rec[OP], rec[NF], tf[r], rec[SAVE]
         b = 2 if nf == 3 else 1  # the second operand's row (the first's for unary ops)
         if backward:
+            if rec[NOGRAD]:  # (a step of a bigger op whose last record carries its gradient)
+                continue
             for k in range(n):
                 g[k] = adj[pos[0, k]]
                 res[k] = arena[pos[0, k]]
@@ -213,24 +219,23 @@ def interpret(ti, tf, arena, adj, saved, pos, g, res, backward):  # pragma: no c
                 arena[pos[0, k]] = 0.0
             for k in range(n):
                 arena[pos[0, k]] += arena[pos[1, k]]
-        elif op == LSE:  # PyTorch's: shift by the max (0 where infinite), log of the sum, add back
-            for k in range(n):  # operand 2 holds the max, operand 3 the sum (scratch regions)
-                arena[pos[2, k]] = -math.inf
-            for k in range(n):
-                if arena[pos[1, k]] > arena[pos[2, k]]:
-                    arena[pos[2, k]] = arena[pos[1, k]]
-            for k in range(n):
-                if math.isinf(arena[pos[2, k]]):
-                    arena[pos[2, k]] = 0.0
-                arena[pos[3, k]] = 0.0
-            for k in range(n):
-                arena[pos[3, k]] += math.exp(arena[pos[1, k]] - arena[pos[2, k]])
-            for k in range(n):
-                c = arena[pos[3, k]]
-                arena[pos[0, k]] = (math.log(c) if c > 0 else -math.inf) + arena[pos[2, k]]
+        elif op == LSE:  # (computed by the records before it: this one is its backward)
+            continue
         elif nf == 1:
             for k in range(n):
                 arena[pos[0, k]] = v
+        elif op == ADD:  # (the four commonest ops: a loop each, no per-element switch)
+            for k in range(n):
+                arena[pos[0, k]] = arena[pos[1, k]] + arena[pos[2, k]]
+        elif op == MUL:
+            for k in range(n):
+                arena[pos[0, k]] = arena[pos[1, k]] * arena[pos[2, k]]
+        elif op == SUB:
+            for k in range(n):
+                arena[pos[0, k]] = arena[pos[1, k]] - arena[pos[2, k]]
+        elif op == COPY:
+            for k in range(n):
+                arena[pos[0, k]] = arena[pos[1, k]]
         else:
             for k in range(n):
                 arena[pos[0, k]] = _eval(op, arena[pos[1, k]], arena[pos[b, k]], v)

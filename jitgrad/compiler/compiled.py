@@ -32,24 +32,30 @@ heat problem's ~640 records, minutes for a 48x60 soft-DTW's ~20,000 unless loops
 
 *Compile time.* Numba's first compile costs time in proportion to the code it types and
 lowers, not to LLVM's optimisation level (``NUMBA_OPT=1`` saved 13%), so the interpreter is
-small: one function for both directions, one elementwise loop per direction through an
-``_eval``/``_grad`` switch, a table of positions (``_offsets``) instead of a loop nest per op.
-Measured (``python -m jitgrad bench --compile``, CPU seconds, empty cache): 2.5 s with a forward
-and a backward interpreter, a loop per op and first-point flags for reductions; 1.45 s now
-(an interpreter with ADD/SUB/MUL/COPY only: 1.0 s, so splitting rare ops out would save at
-most ~0.4 s, and heat already needs sigmoid and pow). From the disk cache: 0.16 s, most of it
-Numba's own first-use setup. An unreadable cache file is a miss and is rewritten
-(``_interp_jit._cached``).
+small: one function for both directions, elementwise ops through one ``_eval``/``_grad``
+switch per element, a table of positions (``_offsets``) instead of a loop nest per op, and
+logsumexp's forward as nine elementwise records (running max, shifted exp, running sum, log)
+followed by one LSE record that is only its backward (``trace.py``). Measured (CPU seconds,
+empty cache, ``python -m jitgrad bench --compile``): 2.5 s with a forward and a backward
+interpreter, a loop per op and first-point flags for reductions; 1.45 s with the one-switch
+interpreter; 1.2 s with logsumexp out of it (its five loops cost 0.24 s; soft-DTW's compiled
+call went from 2.1 to 3.4 ms, 0.009x PyTorch's); 1.4 s now, with the forward's own loops for
+ADD/SUB/MUL/COPY (+0.17 s, the forward kernel on the heat tape 0.38 -> 0.19 ms: the switch per
+element is the interpreter's main cost). The same loops in the backward would take it from
+0.50 to 0.35 ms for another +0.1-0.15 s. From the disk cache: 0.16 s, most of it Numba's own
+first-use setup. An unreadable cache file is a miss and is rewritten (``_interp_jit._cached``).
 
 *Fusion* of elementwise chains into one loop is not done, by measurement on the heat tape
-(forward / backward kernel, ms): 0.37 / 0.51 as is; 0.19 / 0.35 with a dedicated loop for
-ADD/SUB/MUL/COPY (the per-element op switch is the cost); 0.29 / - with rank-1 records walked
-by base + k * stride instead of the position table, which is what a loop fused over the
-recorded strides and offsets would save per record. A fused loop in an interpreter still
-switches on each record's op per element, so it can win at most that second figure, and each
-loop added costs ~0.05-0.1 s of first compile, the tighter target; the heat problem is at
-0.12-0.15x PyTorch without it. Fusion proper (straight-line code per chain) needs code per
-program, i.e. a Numba compile per program (above).
+(forward / backward kernel, ms): 0.37 / 0.51 with one switch per element; 0.19 / 0.35 with a
+loop of its own for each of ADD/SUB/MUL/COPY; 0.29 / - with rank-1 records walked by
+``base + k * stride`` instead of the position table, which is what a loop fused over the
+recorded strides and offsets saves per record. A fused loop in an interpreter still switches
+on each record's op per element, so it can win at most that last figure, while each loop
+added costs ~0.05-0.1 s of first compile, the tighter target; the heat problem runs at
+~0.11x PyTorch without it. Fusion proper (straight-line code per chain) needs code per
+program, i.e. a Numba compile per program (above). What the tracer does instead is record
+less: a copy of a view onto itself (``u[1:-1] += d`` ends with ``u[1:-1] = <that view>``) is
+no record, which took 100 of the heat tape's 637 records and their saves.
 
 *Backward* is the same tape in reverse with an adjoint arena, which is CopySlices' math
 (Note [CopySlices rebasing]) applied element by element: for each record, take the adjoint of

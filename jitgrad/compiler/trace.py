@@ -10,6 +10,7 @@ float32: one per program).
 
 from __future__ import annotations
 
+import math
 import sys
 from threading import get_ident
 from typing import Any, Sequence
@@ -200,7 +201,7 @@ class Tracer:
 
     # -- records -----------------------------------------------------------------------------
     def emit(self, op: int, shape: Sequence[int], out: Region, *operands: Region,
-             value: float = 0.0, save: bool = False) -> None:
+             value: float = 0.0, save: bool = False, grad: bool = True) -> None:
         if len(shape) > K.R:
             raise NotLowered(f"a tensor of rank {len(shape)} (at most {K.R} is lowered)")
         n = int(np.prod(shape, dtype=np.int64)) if shape else 1
@@ -216,6 +217,7 @@ class Tracer:
             rec[field] = base
             rec[field + 1: field + 1 + K.R] = (0,) * pad + st
         rec[K.NF] = len(regions)
+        rec[K.NOGRAD] = not grad
         rec[K.N] = n
         rec[K.SAVE] = -1
         if save:
@@ -356,10 +358,7 @@ class Tracer:
                 self.emit(K.FILL, out._sizes, self.region(out, out._sizes), value=empty)
                 return
             if name == "logsumexp":
-                # the maxima and the sums: scratch slots addressed as the (fresh, dense) output is
-                size = len(out._storage.buffer)
-                mslot, sslot = (self._slot(np.empty(size), size, 0, "temp", False) for _ in range(2))
-                self.emit(K.LSE, shape, target, src, (mslot.base, tuple(strides)), (sslot.base, tuple(strides)))
+                self._logsumexp(shape, target, src, tuple(strides), len(out._storage.buffer))
                 return
             self.emit(K.SUM, shape, target, src)
             if name == "mean":
@@ -370,6 +369,22 @@ class Tracer:
                           self._scalar(count), save=True)
         except NotLowered as exc:
             self.failure = str(exc)
+
+    def _logsumexp(self, shape: Sequence[int], target: Region, src: Region, reduced: tuple[int, ...], size: int) -> None:
+        """PyTorch's logsumexp, as elementwise records over ``shape`` (``reduced``: strides
+        that walk the output, 0 along the reduced dims): the max ``m`` (0 where infinite),
+        ``s = sum(exp(x - m))``, ``out = log(s) + m``, each step without a gradient of its
+        own; then an LSE record, whose backward is the op's: ``g * exp(x - out)``."""
+        m, s, lg = ((self._slot(np.empty(size), size, 0, "temp", False).base, reduced) for _ in range(3))
+        n = int(np.prod(shape, dtype=np.int64))
+        t = (self._slot(np.empty(n), n, 0, "temp", False).base,
+             tuple(int(np.prod(shape[d + 1:], dtype=np.int64)) for d in range(len(shape))))
+        steps = [(K.FILL, m, (), -math.inf), (K.MAXIMUM, m, (m, src), 0.0), (K.FINITE, m, (m,), 0.0),
+                 (K.FILL, s, (), 0.0), (K.SUB, t, (src, m), 0.0), (K.EXP, t, (t,), 0.0),
+                 (K.ADD, s, (s, t), 0.0), (K.LOG, lg, (s,), 0.0), (K.ADD, target, (lg, m), 0.0)]
+        for code, out, operands, value in steps:  # (in point order: running max, running sum)
+            self.emit(code, shape, out, *operands, value=value, grad=False)
+        self.emit(K.LSE, shape, target, src)
 
     def join(self, out: Tensor, tensors: Sequence[Tensor], dim: int, stack: bool) -> None:
         """Hook: ``cat``/``stack``: one copy per input into its part of the fresh result."""
