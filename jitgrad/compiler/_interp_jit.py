@@ -12,7 +12,7 @@ output of a reduction, where the dimension is reduced). ``tf`` holds one float p
 The code is kept small on purpose: Numba's first compile costs time in proportion to the
 code it types and lowers (Note [Compiled tapes], "Compile time"), so elementwise ops share
 one loop (``_eval``/``_grad`` switch per element; the forward's four commonest ops have their
-own), logsumexp's forward is elementwise records (``trace.py``), both directions are one
+own), sum's and logsumexp's forwards are elementwise records (``trace.py``), both directions are one
 function, and there are four compiled functions in all. ``error_model="numpy"`` (jitgrad's kernel
 policy): a division by zero or ``0.0 ** -1`` gives IEEE's inf/nan, as eager.
 """
@@ -52,7 +52,8 @@ OP, SHAPE, OUT, A, B, C, SAVE, N, NF, NOGRAD = 0, 1, 5, 10, 15, 20, 25, 26, 27, 
 # opcodes
 COPY, FILL, ADD, SUB, MUL, DIV, POW, NEG, EXP, LOG, SIGMOID, TANH, SQRT, SIN, COS, SUM, LSE = range(17)
 LOG1P, EXPM1, ABS, RELU, MAXIMUM, MINIMUM, FINITE = range(17, 24)
-# (LSE's forward is the records before it, see trace.py; FINITE: x, or 0 where x is infinite)
+# (SUM's and LSE's forwards are the records before them, see trace.py; FINITE: x, or 0
+# where x is infinite)
 
 
 @_cached
@@ -214,12 +215,7 @@ def interpret(ti, tf, arena, adj, saved, pos, g, res, backward):  # pragma: no c
         if s >= 0:
             for k in range(n):
                 saved[s + k] = arena[pos[0, k]]
-        if op == SUM:  # (every point re-zeroes its output first: the sum runs in point order)
-            for k in range(n):
-                arena[pos[0, k]] = 0.0
-            for k in range(n):
-                arena[pos[0, k]] += arena[pos[1, k]]
-        elif op == LSE:  # (computed by the records before it: this one is its backward)
+        if op == SUM or op == LSE:  # (computed by the records before it: this one is its backward)
             continue
         elif nf == 1:
             for k in range(n):

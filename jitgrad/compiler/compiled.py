@@ -33,14 +33,15 @@ heat problem's ~640 records, minutes for a 48x60 soft-DTW's ~20,000 unless loops
 *Compile time.* Numba's first compile costs time in proportion to the code it types and
 lowers, not to LLVM's optimisation level (``NUMBA_OPT=1`` saved 13%), so the interpreter is
 small: one function for both directions, elementwise ops through one ``_eval``/``_grad``
-switch per element, a table of positions (``_offsets``) instead of a loop nest per op, and
-logsumexp's forward as nine elementwise records (running max, shifted exp, running sum, log)
-followed by one LSE record that is only its backward (``trace.py``). Measured (CPU seconds,
+switch per element, a table of positions (``_offsets``) instead of a loop nest per op, and the
+reductions' forwards as elementwise records followed by one record that is only the op's
+backward (``trace.py``: sum is a zero fill and a running sum in point order; logsumexp nine
+records: running max, shifted exp, running sum, log). Measured (CPU seconds,
 empty cache, ``python -m jitgrad bench --compile``): 2.5 s with a forward and a backward
 interpreter, a loop per op and first-point flags for reductions; 1.45 s with the one-switch
 interpreter; 1.2 s with logsumexp out of it (its five loops cost 0.24 s; soft-DTW's compiled
-call went from 2.1 to 3.4 ms, 0.009x PyTorch's); 1.4 s now, with the forward's own loops for
-ADD/SUB/MUL/COPY (+0.17 s, the forward kernel on the heat tape 0.38 -> 0.19 ms: the switch per
+call went from 2.1 to 3.4 ms, 0.009x PyTorch's); 1.35 s now, with sum out of it too and the
+forward's own loops for ADD/SUB/MUL/COPY (+0.17 s, the forward kernel on the heat tape 0.38 -> 0.19 ms: the switch per
 element is the interpreter's main cost). The same loops in the backward would take it from
 0.50 to 0.35 ms for another +0.1-0.15 s. From the disk cache: 0.16 s, most of it Numba's own
 first-use setup. An unreadable cache file is a miss and is rewritten (``_interp_jit._cached``).

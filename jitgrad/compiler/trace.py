@@ -360,6 +360,10 @@ class Tracer:
             if name == "logsumexp":
                 self._logsumexp(shape, target, src, tuple(strides), len(out._storage.buffer))
                 return
+            # a running sum in point order (each output element zeroed first), then the SUM
+            # record, which is only its backward
+            self.emit(K.FILL, shape, target, value=0.0, grad=False)
+            self.emit(K.ADD, shape, target, target, src, grad=False)
             self.emit(K.SUM, shape, target, src)
             if name == "mean":
                 count = 1
