@@ -30,21 +30,21 @@ eager trace plus Python-side lowering, and later calls no Python per op. Generat
 source per program was rejected by measurement: a Numba compile per program (seconds for the
 heat problem's ~640 records, minutes for a 48x60 soft-DTW's ~20,000 unless loops are re-rolled).
 
-*Compile time.* Numba's first compile costs time in proportion to the code it types and
-lowers, not to LLVM's optimisation level (``NUMBA_OPT=1`` saved 13%), so the interpreter is
-small: one function for both directions, elementwise ops through one ``_eval``/``_grad``
-switch per element, a table of positions (``_offsets``) instead of a loop nest per op, and the
-reductions' forwards as elementwise records followed by one record that is only the op's
-backward (``trace.py``: sum is a zero fill and a running sum in point order; logsumexp nine
-records: running max, shifted exp, running sum, log). Measured (CPU seconds,
-empty cache, ``python -m jitgrad bench --compile``): 2.5 s with a forward and a backward
-interpreter, a loop per op and first-point flags for reductions; 1.45 s with the one-switch
-interpreter; 1.2 s with logsumexp out of it (its five loops cost 0.24 s; soft-DTW's compiled
-call went from 2.1 to 3.4 ms, 0.009x PyTorch's); 1.35 s now, with sum out of it too and the
-forward's own loops for ADD/SUB/MUL/COPY (+0.17 s, the forward kernel on the heat tape 0.38 -> 0.19 ms: the switch per
-element is the interpreter's main cost). The same loops in the backward would take it from
-0.50 to 0.35 ms for another +0.1-0.15 s. From the disk cache: 0.16 s, most of it Numba's own
-first-use setup. An unreadable cache file is a miss and is rewritten (``_interp_jit._cached``).
+*Compile time.* Numba's first compile costs time in proportion to the code it types and lowers,
+not to LLVM's optimisation level (``NUMBA_OPT=1`` saved 13%), so the interpreter is small: one
+function for both directions, elementwise ops through one ``_eval``/``_grad`` switch per
+element, a table of positions (``_offsets``) instead of a loop nest per op, and the reductions'
+forwards as elementwise records followed by one record that is only the op's backward
+(``trace.py``: sum is a zero fill and a running sum in point order; logsumexp nine records:
+running max, shifted exp, running sum, log). Measured (CPU seconds, empty cache, ``python -m
+jitgrad bench --compile``): 2.5 s with a forward and a backward interpreter, a loop per op and
+first-point flags for reductions; 1.45 s with the one-switch interpreter; 1.2 s with logsumexp
+out of it (its five loops cost 0.24 s; soft-DTW's compiled call went from 2.1 to 3.4 ms, 0.009x
+PyTorch's); 1.35 s now, with sum out of it too and the forward's own loops for ADD/SUB/MUL/COPY
+(+0.17 s, the forward kernel on the heat tape 0.38 -> 0.19 ms: the switch per element is the
+interpreter's main cost). The same loops in the backward would take it from 0.50 to 0.35 ms for
+another +0.1-0.15 s. From the disk cache: 0.16 s, most of it Numba's own first-use setup. An
+unreadable cache file is a miss and is rewritten (``_interp_jit._cached``).
 
 *Fusion* of elementwise chains into one loop is not done, by measurement on the heat tape
 (forward / backward kernel, ms): 0.37 / 0.51 with one switch per element; 0.19 / 0.35 with a
@@ -74,29 +74,27 @@ inputs are not lowered. What eager's graph saved from the inputs and outputs (or
 them) is recorded at trace time, with their versions at each call: a later in-place write to
 one makes the compiled backward raise eager's version error instead of using stale values.
 
-*The result* is fresh tensors whose ``grad_fn`` is one ``CompiledFunctionBackward`` node
-with edges to the inputs' gradient edges: compiled and eager code mix, hooks on inputs and ``autograd.grad`` work.
-Outputs that are views of one another in eager (``return D[n, m], D``) stay so: the node
-outputs their whole storage once, as a flat tensor, and each is an ``as_strided`` view of it
-with eager's geometry (so writes through one show in the other, and their gradients flow
-through ``AsStridedBackward0`` into the node). An output that is an input, or a view of one,
-cannot be a fresh tensor without losing that aliasing: such a function runs eagerly, with
-the warning naming the output (return a ``.clone()`` to compile it).
+*The result* is fresh tensors whose ``grad_fn`` is one ``CompiledFunctionBackward`` node with
+edges to the inputs' gradient edges: compiled and eager code mix, hooks on inputs and
+``autograd.grad`` work. Outputs that are views of one another in eager (``return D[n, m], D``)
+stay so: the node outputs their whole storage once, as a flat tensor, and each is an
+``as_strided`` view of it with eager's geometry (so writes through one show in the other, and
+their gradients flow through ``AsStridedBackward0`` into the node). An output that is an input,
+or a view of one, cannot be a fresh tensor without losing that aliasing: such a function runs
+eagerly, with the warning naming the output (return a ``.clone()`` to compile it).
 ``create_graph=True`` through it re-runs the function eagerly on the same inputs and
 differentiates that (with a warning): the tape's backward is not itself differentiable.
 Numerics: one arena dtype per program, float64 or float32 (the interpreter compiles a float32
 version on the first float32 program); a program mixing them runs eagerly. Reductions sum
 sequentially where NumPy sums pairwise, so values and gradients agree with eager to ~1e-15
-relative in float64 (bitwise where the order is the same) and to float32's rounding (~1e-6)
-in float32, where the math functions (exp, pow...) may also differ from NumPy's in the last
-bit.
-"""
+relative in float64 (bitwise where the order is the same) and to float32's rounding (~1e-6) in
+float32, where the math functions (exp, pow...) may also differ from NumPy's in the last bit."""
 
 from __future__ import annotations
 
 import functools
-from types import SimpleNamespace
 import warnings
+from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -213,7 +211,7 @@ class Program:
     def gradients(self, arena: np.ndarray, saved: np.ndarray, grads: Sequence[Tensor | None],
                   inputs: Sequence[Tensor]) -> list[np.ndarray]:
         """The inputs' gradients; ``arena`` (the forward's final state) is rewound to the
-        state before the forward as the tape is walked back (``run_again`` restores it)."""
+        state before the forward as the tape is walked back (a forward replays it)."""
         adj = np.zeros(self.arena_size, self.dtype)
         k = 0
         for base, sizes, strides, diff in self.outputs:
@@ -257,9 +255,9 @@ class CompiledFunctionBackward(Node):
         it) was written in place since the call: the tape holds the old values."""
         for (where, i, sizes, strides, offset), (t, version) in zip(self.program.watched, self.versions):
             if t._storage.version != version:
-                whole = t._sizes == sizes and t._strides == strides and t._offset == offset
-                # (an output: its own geometry; a view of an input: the part eager saved)
-                data = t if whole or where == "output" else Tensor._make(t._storage, sizes, strides, offset)
+                # (an output: its own geometry; an input: the part eager saved)
+                whole = where == "output" or (t._sizes, t._strides, t._offset) == (sizes, strides, offset)
+                data = t if whole else Tensor._make(t._storage, sizes, strides, offset)
                 saved = SimpleNamespace(_node=self if where == "output" else None, _output_nr=i,
                                         _version=version, _saved_at=None)
                 raise RuntimeError(version_error(data, saved, self))  # type: ignore[arg-type]
@@ -370,8 +368,8 @@ class CompiledFunction:
         if diff and is_grad_enabled():
             edges = [inputs[i] for i in program.diff_inputs]
             node = CompiledFunctionBackward(self, program, arena, saved, edges, args, kwargs)
-            node.versions = [(inputs[i] if where == "input" else outs[i], (inputs[i] if where == "input" else outs[i])._storage.version)
-                             for where, i, *_ in program.watched]
+            watched = [inputs[i] if where == "input" else outs[i] for where, i, *_ in program.watched]
+            node.versions = [(t, t._storage.version) for t in watched]
             record(node, edges, diff)
         returned = [outs[k] if view is None else outs[k].as_strided(*view) for k, view in program.returned]
         return _rebuild(program.structure, iter(returned))

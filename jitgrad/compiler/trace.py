@@ -374,7 +374,8 @@ class Tracer:
         except NotLowered as exc:
             self.failure = str(exc)
 
-    def _logsumexp(self, shape: Sequence[int], target: Region, src: Region, reduced: tuple[int, ...], size: int) -> None:
+    def _logsumexp(self, shape: Sequence[int], target: Region, src: Region, reduced: tuple[int, ...],
+                   size: int) -> None:
         """PyTorch's logsumexp, as elementwise records over ``shape`` (``reduced``: strides
         that walk the output, 0 along the reduced dims): the max ``m`` (0 where infinite),
         ``s = sum(exp(x - m))``, ``out = log(s) + m``, each step without a gradient of its
