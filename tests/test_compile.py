@@ -529,15 +529,20 @@ def test_backward_three_times_with_retain_graph_replays_the_forward() -> None:
     assert np.array_equal(grads[0], grads[1]) and np.array_equal(grads[0], grads[2])
 
 
-@pytest.mark.parametrize("case", ["input_itself", "view_of_input"])
+CLOSURE = t64([5.0, 6.0, 7.0])
+
+
+@pytest.mark.parametrize("case", ["input_itself", "view_of_input", "closure_view"])
 def test_outputs_aliasing_an_input_fall_back_as_eager(case: str) -> None:
     fn = {
         "input_itself": lambda x: (x, x * 2.0),
         "view_of_input": lambda x: (x * 2.0, x[1:]),
+        "closure_view": lambda x: (x * CLOSURE, CLOSURE[1:]),
     }[case]
     compiled = jitgrad.compile(fn)
     x = t64([1.0, 2.0, 3.0], True)
-    with pytest.warns(CompileFallbackWarning, match="shares memory with input 0"):
+    what = "a tensor from outside the function" if case == "closure_view" else "input 0"
+    with pytest.warns(CompileFallbackWarning, match=f"shares memory with {what}"):
         outs = compiled(x)
     assert not lowered(compiled)
     with warnings.catch_warnings():
@@ -546,6 +551,7 @@ def test_outputs_aliasing_an_input_fall_back_as_eager(case: str) -> None:
     for a, b in zip(outs, fn(x)):
         close(a.detach().numpy(), b.detach().numpy())
         assert (a._storage is x._storage) == (b._storage is x._storage)
+        assert (a._storage is CLOSURE._storage) == (b._storage is CLOSURE._storage)
 
 
 @pytest.mark.parametrize("case", ["two_views", "same_twice", "table_and_cell"])

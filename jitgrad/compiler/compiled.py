@@ -80,8 +80,9 @@ edges to the inputs' gradient edges: compiled and eager code mix, hooks on input
 stay so: the node outputs their whole storage once, as a flat tensor, and each is an
 ``as_strided`` view of it with eager's geometry (so writes through one show in the other, and
 their gradients flow through ``AsStridedBackward0`` into the node). An output that is an input,
-or a view of one, cannot be a fresh tensor without losing that aliasing: such a function runs
-eagerly, with the warning naming the output (return a ``.clone()`` to compile it).
+or a tensor from outside the function (a closure's), or a view of one, cannot be a fresh
+tensor without losing that aliasing: such a function runs eagerly, with the warning naming
+the output (return a ``.clone()`` to compile it).
 ``create_graph=True`` through it re-runs the function eagerly on the same inputs and
 differentiates that (with a warning): the tape's backward is not itself differentiable.
 Numerics: one arena dtype per program, float64 or float32 (the interpreter compiles a float32
@@ -340,9 +341,9 @@ class CompiledFunction:
                 raise NotLowered(f"an in-place op the compiler does not lower: {tracer.pending[0][1]}")
             outputs: list[Tensor] = []
             structure = _structure(result, outputs)
-            _check_output_aliasing(inputs, outputs)
             for t in outputs:
                 tracer.slot_of(t)
+            _check_output_aliasing(inputs, outputs, [s for s, _ in tracer.outside])
             program = Program(tracer, inputs, outputs, structure)
             program.stale, program.watched = _saved_checks(inputs, [outputs[j] for j in program.rep])
             arena, _ = program.run(inputs)
@@ -427,13 +428,15 @@ def _saved_checks(inputs: Sequence[Tensor], outputs: Sequence[Tensor]) -> tuple[
     return stale, list(watched)
 
 
-def _check_output_aliasing(inputs: Sequence[Tensor], outputs: Sequence[Tensor]) -> None:
+def _check_output_aliasing(inputs: Sequence[Tensor], outputs: Sequence[Tensor], outside: Sequence[Any]) -> None:
     """Refuse what compiled outputs (fresh tensors) cannot reproduce: an eager output that is
-    (a view of) an input (writing one must show through the other)."""
-    owner = {id(t._storage): i for i, t in enumerate(inputs)}
+    (a view of) an input, or of a tensor from outside the function (``outside``: their
+    storages); writing one must show through the other."""
+    owner = {id(t._storage): f"input {i}" for i, t in enumerate(inputs)}
+    owner.update({id(s): "a tensor from outside the function" for s in outside})
     for j, t in enumerate(outputs):
         if id(t._storage) in owner:
-            raise NotLowered(f"output {j} shares memory with input {owner[id(t._storage)]} (the input "
+            raise NotLowered(f"output {j} shares memory with {owner[id(t._storage)]} (that tensor "
                              "itself or a view of it); compiled outputs are fresh tensors (return a "
                              ".clone() to compile it)")
 
