@@ -63,3 +63,14 @@ def test_corrupt_cache_entries_are_misses_then_rewritten(tmp_path: Path) -> None
     third, err = _run(cache)  # the entries were rewritten: loaded, no warning
     assert third == first
     assert "unreadable" not in err and "could not write" not in err, err
+
+
+def test_bench_first_call_probe_compiles_cold_and_loads_warm() -> None:
+    """``bench --compile``'s cold figure is a real compile (a new process, an empty cache),
+    its warm one a load from the cache the cold run filled."""
+    from jitgrad.cli.bench_compile import first_calls
+
+    (cold,), (warm,) = first_calls(1)
+    load_wall, load_cpu, first_wall, first_cpu = cold
+    assert 0 < load_cpu <= load_wall + 0.05 and 0 < first_cpu <= first_wall + 0.05
+    assert first_cpu > 3 * warm[3], (cold, warm)  # (compiling the interpreter is most of it)

@@ -144,7 +144,9 @@ print(t1 - t0, c1 - c0, time.perf_counter() - t1, time.process_time() - c1)
 def first_call_in_subprocess(cache_dir: str) -> tuple[float, ...]:
     """``(load wall, load cpu, first call wall, first call cpu)`` seconds of the heat
     problem in a new process whose Numba cache is ``cache_dir``."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(jitgrad.__file__)))  # (this jitgrad)
+    path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH", "")) if p)
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONPATH=path)
     out = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, check=True)
     return tuple(float(v) for v in out.stdout.strip().splitlines()[-1].split())
 
