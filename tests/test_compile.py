@@ -385,10 +385,10 @@ def test_demo_fit_uses_compile_and_prints_the_times(capsys: Any) -> None:
 def test_bench_compile_quick_runs(capsys: Any, monkeypatch: Any) -> None:
     from jitgrad.cli import bench_compile
 
-    monkeypatch.setattr(bench_compile, "first_call_in_subprocess", lambda cache: 0.0)
+    monkeypatch.setattr(bench_compile, "first_call_in_subprocess", lambda cache: (0.0,) * 4)
     assert bench_compile.run(quick=True) == 0
     text = capsys.readouterr().out
-    assert "jitgrad.compile" in text and "soft-DTW 8x10" in text
+    assert "jitgrad.compile" in text and "soft-DTW 8x10" in text and "from the disk cache" in text
 
 
 def test_warmup_runs_the_interpreters() -> None:
@@ -404,8 +404,41 @@ def test_aliased_inputs_and_other_dtypes_fall_back() -> None:
         out = compiled(x, x.t())
     out.backward()
     close(x.grad.numpy(), 2 * np.arange(4.0).reshape(2, 2).T)  # d sum(x * x.T) / dx
-    with pytest.warns(CompileFallbackWarning, match="float32"):
-        assert compiled(jitgrad.ones(2, dtype=jitgrad.float32), jitgrad.ones(2, dtype=jitgrad.float32)).item() == 2.0
+    with pytest.warns(CompileFallbackWarning, match="a float32 input in a float64 program"):
+        assert compiled(jitgrad.ones(2, dtype=jitgrad.float64), jitgrad.ones(2, dtype=jitgrad.float32)).item() == 2.0
+    with pytest.warns(CompileFallbackWarning, match="int64 input"):
+        assert compiled(jitgrad.ones(2, dtype=jitgrad.int64), jitgrad.ones(2, dtype=jitgrad.int64)).item() == 2
+
+
+def test_float32_programs_lower_and_match_eager() -> None:
+    problem = heat.make_problem(24, 12, seed=0)
+    observed = [jitgrad.tensor(o, dtype=jitgrad.float32) for o in problem.observed]
+
+    def heat_loss(u0: jitgrad.Tensor, theta: jitgrad.Tensor) -> jitgrad.Tensor:
+        return heat.objective(jitgrad, problem, u0, heat.alpha_of(jitgrad, theta), observed)[0]
+
+    def dtw(x: jitgrad.Tensor, y: jitgrad.Tensor) -> jitgrad.Tensor:
+        return soft_dtw(jitgrad, x, y, 0.5)[0]
+
+    rng = np.random.default_rng(4)
+    cases = [(heat_loss, [rng.standard_normal(22) * 0.1, np.array(heat.theta_of(0.2))]),
+             (dtw, [rng.standard_normal(5), rng.standard_normal(7)])]
+    for fn, arrays in cases:
+        compiled = jitgrad.compile(fn)
+        results = []
+        for f in (fn, compiled, compiled):
+            leaves = [jitgrad.tensor(a, dtype=jitgrad.float32, requires_grad=True) for a in arrays]
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", CompileFallbackWarning)
+                out = f(*leaves)
+            out.backward()
+            assert out.dtype == jitgrad.float32 and all(t.grad.dtype == jitgrad.float32 for t in leaves)
+            results.append([out.item()] + [t.grad.numpy().copy() for t in leaves])
+        assert len(lowered(compiled)) == 1 and lowered(compiled)[0].dtype == np.float32
+        for got in results[1:]:
+            for a, b in zip(got, results[0]):
+                close(a, b, rtol=2e-5)
+        assert all(np.array_equal(a, b) for a, b in zip(results[1], results[2]))
 
 
 def test_backward_twice_with_retain_graph() -> None:
@@ -420,3 +453,180 @@ def test_backward_twice_with_retain_graph() -> None:
         grads.append((u0.grad.numpy().copy(), theta.grad.numpy().copy()))
     for a, b in zip(grads[1], grads[0]):
         close(a, b)
+
+
+# -- inputs and outputs written in place after the call --------------------------------------
+def _backward_error(fn: Any, make: Any, write: Any) -> str | None:
+    """Call ``fn`` on fresh inputs, ``write`` in place to (inputs, out), then backward: the
+    error's message, or None."""
+    inputs = make()
+    out = fn(*inputs)
+    write(inputs, out)
+    try:
+        out.sum().backward()
+    except RuntimeError as exc:
+        return str(exc)
+    return None
+
+
+@pytest.mark.parametrize("case", ["saved_input", "saved_input_view", "unsaved_input", "saved_output", "nonleaf_input"])
+def test_inputs_and_outputs_written_after_the_call_raise_as_eager(case: str) -> None:
+    def no_grad_add(t: jitgrad.Tensor) -> None:
+        with jitgrad.no_grad():
+            t.add_(1.0)
+
+    def leaf() -> tuple[jitgrad.Tensor, ...]:
+        return (t64([1.0, 2.0, 3.0], True),)
+
+    def nonleaf() -> tuple[jitgrad.Tensor, ...]:
+        return (t64([1.0, 2.0, 3.0], True) * 1.0,)
+
+    fn, make, write = {
+        "saved_input": (lambda x: x * x, leaf, lambda i, o: no_grad_add(i[0])),
+        "saved_input_view": (lambda x: x * x[0], leaf, lambda i, o: no_grad_add(i[0][2:])),
+        "unsaved_input": (lambda x: x + 2.0, leaf, lambda i, o: no_grad_add(i[0])),
+        "saved_output": (lambda x: x.exp(), leaf, lambda i, o: no_grad_add(o)),
+        "nonleaf_input": (lambda x: (x * x).sum(0, keepdim=True), nonleaf, lambda i, o: i[0].mul_(2.0)),
+    }[case]
+    compiled = jitgrad.compile(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompileFallbackWarning)
+        _backward_error(compiled, make, lambda i, o: None)  # trace
+        assert len(lowered(compiled)) == 1
+        got = _backward_error(compiled, make, write)
+    want = _backward_error(fn, make, write)
+    if want is None:
+        assert got is None, got
+    else:
+        assert got is not None and "modified by an inplace operation" in got, got
+        assert "modified by an inplace operation" in want
+        # the same version numbers as eager's message
+        assert got.split("is at version")[1].split(";")[0] == want.split("is at version")[1].split(";")[0]
+
+
+def test_backward_twice_without_retain_graph_raises_as_eager() -> None:
+    def f(x: jitgrad.Tensor) -> jitgrad.Tensor:
+        return (x * x).sum()
+
+    for fn in (f, jitgrad.compile(f), jitgrad.compile(f)):
+        out = fn(t64([1.0, 2.0], True))
+        out.backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            out.backward()
+
+
+def test_backward_three_times_with_retain_graph_replays_the_forward() -> None:
+    loss, u0, theta = heat_case(12, 6)
+    compiled = jitgrad.compile(loss)
+    compiled(u0, heat.alpha_of(jitgrad, theta))  # trace
+    u0.grad = None
+    out = compiled(u0, heat.alpha_of(jitgrad, theta))
+    grads = []
+    for _ in range(3):
+        u0.grad = None
+        out.backward(retain_graph=True)
+        grads.append(u0.grad.numpy().copy())
+    assert np.array_equal(grads[0], grads[1]) and np.array_equal(grads[0], grads[2])
+
+
+CLOSURE = t64([5.0, 6.0, 7.0])
+
+
+@pytest.mark.parametrize("case", ["input_itself", "view_of_input", "closure_view"])
+def test_outputs_aliasing_an_input_fall_back_as_eager(case: str) -> None:
+    fn = {
+        "input_itself": lambda x: (x, x * 2.0),
+        "view_of_input": lambda x: (x * 2.0, x[1:]),
+        "closure_view": lambda x: (x * CLOSURE, CLOSURE[1:]),
+    }[case]
+    compiled = jitgrad.compile(fn)
+    x = t64([1.0, 2.0, 3.0], True)
+    what = "a tensor from outside the function" if case == "closure_view" else "input 0"
+    with pytest.warns(CompileFallbackWarning, match=f"shares memory with {what}"):
+        outs = compiled(x)
+    assert not lowered(compiled)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompileFallbackWarning)  # (warned once per geometry)
+        outs = compiled(x)
+    for a, b in zip(outs, fn(x)):
+        close(a.detach().numpy(), b.detach().numpy())
+        assert (a._storage is x._storage) == (b._storage is x._storage)
+        assert (a._storage is CLOSURE._storage) == (b._storage is CLOSURE._storage)
+
+
+@pytest.mark.parametrize("case", ["two_views", "same_twice", "table_and_cell"])
+def test_outputs_that_are_views_of_one_another_stay_views(case: str) -> None:
+    def fn(x: jitgrad.Tensor) -> Any:
+        y = x * 2.0
+        if case == "two_views":
+            return y[1:], (y.exp(), y.reshape(2, 2).t())
+        if case == "same_twice":
+            return y, y
+        t = jitgrad.zeros((3, 3), dtype=x.dtype)
+        t[1:, 1:] = y.reshape(2, 2)
+        return t[2, 2], t
+
+    compiled = jitgrad.compile(fn)
+    results = []
+    for f in (fn, compiled, compiled):
+        x = t64([1.0, -2.0, 3.0, 0.5], True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", CompileFallbackWarning)
+            out = f(x)
+        flat = [out[0], out[1][0], out[1][1]] if case == "two_views" else list(out)
+        shared = [[a._storage is b._storage for b in flat] for a in flat]
+        loss = sum(((t * (i + 1.5)) ** 2).sum() for i, t in enumerate(flat))
+        loss.backward()
+        flat[-1].detach().mul_(3.0)  # (a write through one shows in the others)
+        results.append(([t.detach().numpy().copy() for t in flat], shared, x.grad.numpy().copy()))
+    assert len(lowered(compiled)) == 1
+    for got in results[1:]:
+        for a, b in zip(got[0], results[0][0]):
+            close(a, b)
+        assert got[1] == results[0][1]
+        close(got[2], results[0][2])
+
+
+def test_create_graph_through_outputs_that_are_views_of_one_another() -> None:
+    def fn(x: jitgrad.Tensor) -> Any:
+        t = jitgrad.zeros((3, 3), dtype=x.dtype)
+        t[1:, 1:] = (x * x).reshape(2, 2)
+        return t[2, 2], t
+
+    compiled = jitgrad.compile(fn)
+    grads = []
+    for f in (fn, compiled, compiled):
+        x = t64([1.0, -2.0, 3.0, 0.5], True)
+        cell, table = f(x)
+        loss = cell * 3.0 + (table ** 3).sum()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CompileFallbackWarning)
+            (g,) = jitgrad.autograd.grad(loss, x, create_graph=True)
+        (gg,) = jitgrad.autograd.grad(g.sum(), x)
+        grads.append((g.detach().numpy().copy(), gg.numpy().copy()))
+    for got in grads[1:]:
+        for a, b in zip(got, grads[0]):
+            close(a, b)
+
+
+def test_augmented_assignment_into_a_view_records_no_copy_onto_itself() -> None:
+    from jitgrad.compiler import _interp_jit as K
+
+    def f(x: jitgrad.Tensor) -> jitgrad.Tensor:
+        u = x * 1.0
+        for _ in range(3):
+            u[1:-1] += (u[2:] - u[:-2]) * 0.25  # (ends with u[1:-1] = <the same view>)
+        return (u * u).sum()
+
+    compiled = jitgrad.compile(f)
+    grads = []
+    for fn in (f, compiled, compiled):
+        x = t64([1.0, -2.0, 3.0, 0.5, 4.0], True)
+        fn(x).backward()
+        grads.append(x.grad.numpy().copy())
+    for g in grads[1:]:
+        close(g, grads[0])
+    ti = lowered(compiled)[0].ti
+    copies = ti[ti[:, K.OP] == K.COPY]
+    assert not any((r[K.OUT: K.OUT + K.R + 1] == r[K.A: K.A + K.R + 1]).all() for r in copies)
+    assert (ti[:, K.SAVE] >= 0).sum() == 3  # one save per in-place add, none for the self-copies

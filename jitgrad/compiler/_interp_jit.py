@@ -1,51 +1,102 @@
-"""The tape interpreter: one forward and one backward loop over int64 instruction records,
+"""The tape interpreter: one loop over int64 instruction records, forward or backward,
 compiled by Numba once per machine (``cache=True``), whatever the program
-(Note [Compiled tapes] in ``__init__.py``). Self-contained (numba + numpy only), as every
-cached kernel file: numba's cache does not notice changes in other files.
+(Note [Compiled tapes] in ``compiled.py``). Self-contained as every cached kernel file (the
+jitted functions call only jitted functions of this file; numba's cache does not notice
+changes in other files); ``kernels/_policy.py`` only supplies the decorator.
 
 A record (one row of ``ti``, ``W`` int64 fields) names an opcode, an iteration shape of
-rank ``R`` and, for the output and up to three operands, a base position in the float64 arena
-and ``R`` strides (0 where an operand is broadcast, or, for the output of a reduction, where
-the dimension is reduced). ``tf`` holds one float operand per record.
+rank ``R`` and, for the output and up to three operands (``NF`` regions in all), a base
+position in the float64 arena and ``R`` strides (0 where an operand is broadcast, or, for the
+output of a reduction, where the dimension is reduced). ``tf`` holds one float per record.
+
+The code is kept small on purpose: Numba's first compile costs time in proportion to the
+code it types and lowers (Note [Compiled tapes], "Compile time"), so elementwise ops share
+one loop (``_eval``/``_grad`` switch per element; the forward's four commonest ops have their
+own), sum's and logsumexp's forwards are elementwise records (``trace.py``), both directions are one
+function, and there are four compiled functions in all. ``error_model="numpy"`` (jitgrad's kernel
+policy): a division by zero or ``0.0 ** -1`` gives IEEE's inf/nan, as eager.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any, Callable
 
-import numpy as np
-from numba import njit
+from ..kernels._policy import jit
+
+
+def _cached(fn: Callable[..., Any]) -> Any:
+    """jitgrad's kernel policy (``kernels/_policy.py``: ``cache=True``, ``nogil``,
+    ``error_model="numpy"``, no fastmath, and an unreadable cache entry is a miss, not an
+    error), plus: an unreadable cache *index* reads as empty, so the recompiled entry's save
+    rewrites it and the next process loads from the cache again instead of warning forever."""
+    dispatcher = jit(fn)
+    cache_file = dispatcher._cache._cache_file
+    load_index = cache_file._load_index
+
+    def tolerant_load_index() -> dict[Any, Any]:
+        try:
+            return load_index()
+        except Exception:  # (a truncated or garbled .nbi: a killed process, a full disk)
+            return {}
+
+    cache_file._load_index = tolerant_load_index
+    return dispatcher
+
 
 R = 4  # the highest rank lowered
+REGIONS = 4  # an output and up to three operands
 W = 32  # fields per record
-# field positions
-OP, SHAPE, OUT, A, B, C, SAVE, N = 0, 1, 5, 10, 15, 20, 25, 26
+# field positions: the output's region, then up to three operands' (each a base and R strides)
+OP, SHAPE, OUT, A, B, C, SAVE, N, NF, NOGRAD = 0, 1, 5, 10, 15, 20, 25, 26, 27, 28
 # opcodes
 COPY, FILL, ADD, SUB, MUL, DIV, POW, NEG, EXP, LOG, SIGMOID, TANH, SQRT, SIN, COS, SUM, LSE = range(17)
-LOG1P, EXPM1, ABS, RELU, MAXIMUM, MINIMUM = range(17, 23)
+LOG1P, EXPM1, ABS, RELU, MAXIMUM, MINIMUM, FINITE = range(17, 24)
+# (SUM's and LSE's forwards are the records before them, see trace.py; FINITE: x, or 0
+# where x is infinite)
 
 
-@njit(cache=True, nogil=True)
-def _offsets(rec, io, ia, ib, ic, first):  # pragma: no cover - compiled
-    """Arena positions of every iteration point for the output and operands; ``first``: the
-    point is the first to reach its output element (all reduced indices 0)."""
-    k = 0
+@_cached
+def _offsets(rec, pos):  # pragma: no cover - compiled
+    """``pos[f, k]``: the arena position of iteration point ``k`` (row-major) in region ``f``
+    (0 the output, 1.. the operands), for the ``rec[NF]`` regions the record uses."""
     s0, s1, s2, s3 = rec[SHAPE], rec[SHAPE + 1], rec[SHAPE + 2], rec[SHAPE + 3]
-    for i0 in range(s0):
-        for i1 in range(s1):
-            for i2 in range(s2):
-                for i3 in range(s3):
-                    io[k] = rec[OUT] + i0 * rec[OUT + 1] + i1 * rec[OUT + 2] + i2 * rec[OUT + 3] + i3 * rec[OUT + 4]
-                    ia[k] = rec[A] + i0 * rec[A + 1] + i1 * rec[A + 2] + i2 * rec[A + 3] + i3 * rec[A + 4]
-                    ib[k] = rec[B] + i0 * rec[B + 1] + i1 * rec[B + 2] + i2 * rec[B + 3] + i3 * rec[B + 4]
-                    ic[k] = rec[C] + i0 * rec[C + 1] + i1 * rec[C + 2] + i2 * rec[C + 3] + i3 * rec[C + 4]
-                    first[k] = ((i0 == 0 or rec[OUT + 1] != 0) and (i1 == 0 or rec[OUT + 2] != 0)
-                                and (i2 == 0 or rec[OUT + 3] != 0) and (i3 == 0 or rec[OUT + 4] != 0))
-                    k += 1
+    for f in range(rec[NF]):
+        field = OUT + (R + 1) * f
+        base, t0, t1, t2, t3 = rec[field], rec[field + 1], rec[field + 2], rec[field + 3], rec[field + 4]
+        k = 0
+        for i0 in range(s0):
+            for i1 in range(s1):
+                for i2 in range(s2):
+                    p = base + i0 * t0 + i1 * t1 + i2 * t2
+                    for i3 in range(s3):
+                        pos[f, k + i3] = p + i3 * t3
+                    k += s3
 
 
-@njit(cache=True, nogil=True)
-def _unary(op, x):  # pragma: no cover - compiled
+@_cached
+def _eval(op, x, y, v):  # pragma: no cover - compiled
+    """The value of an elementwise op on operands ``x`` (, ``y``) and the record's float ``v``."""
+    if op == COPY:
+        return x
+    if op == ADD:
+        return x + y
+    if op == SUB:
+        return x - y
+    if op == MUL:
+        return x * y
+    if op == DIV:
+        return x / y if y != 0 else (math.nan if x == 0 or x != x else math.copysign(math.inf, x) * math.copysign(1.0, y))
+    if op == FILL:
+        return v
+    if op == POW:
+        if v == 2.0:
+            return x * x
+        if v == 1.0:
+            return x
+        if v == 0.0:
+            return 1.0
+        return x ** v
     if op == NEG:
         return -x
     if op == EXP:
@@ -70,181 +121,127 @@ def _unary(op, x):  # pragma: no cover - compiled
         return abs(x)
     if op == RELU:
         return x if x > 0 else (x if x != x else 0.0)
-    return x
-
-
-@njit(cache=True, nogil=True)
-def _binary(op, x, y):  # pragma: no cover - compiled
-    if op == ADD:
-        return x + y
-    if op == SUB:
-        return x - y
-    if op == MUL:
-        return x * y
-    if op == DIV:
-        return x / y if y != 0 else (math.nan if x == 0 or x != x else math.copysign(math.inf, x) * math.copysign(1.0, y))
     if op == MAXIMUM:
         return x if (x > y or x != x) else y
     if op == MINIMUM:
         return x if (x < y or x != x) else y
+    if op == FINITE:
+        return 0.0 if math.isinf(x) else x
     return x
 
 
-@njit(cache=True, nogil=True)
-def _pow(x, e):  # pragma: no cover - compiled
-    if e == 2.0:
-        return x * x
-    if e == 1.0:
-        return x
-    if e == 0.0:
-        return 1.0
-    return x ** e
+@_cached
+def _grad(op, x, y, g, res, v):  # pragma: no cover - compiled
+    """The shares of adjoint ``g`` for the operands ``(x, y)`` of an op whose result was ``res``."""
+    if op == COPY or op == ADD or op == SUM:
+        return g, g
+    if op == SUB:
+        return g, -g
+    if op == MUL:
+        return g * y, g * x
+    if op == DIV:
+        return g / y, -g * (x / y / y)
+    if op == POW:
+        if v == 0.0:
+            return 0.0, 0.0
+        p = x * x if v == 3.0 else (x if v == 2.0 else (1.0 if v == 1.0 else x ** (v - 1.0)))  # (as _eval's x ** (v - 1))
+        return g * (p * v), 0.0
+    if op == LSE:
+        return g * math.exp(x - res), 0.0
+    if op == MAXIMUM or op == MINIMUM:
+        if x == y:
+            return g / 2, g / 2
+        if (x > y) == (op == MAXIMUM) or x != x:
+            return g, 0.0
+        return 0.0, g
+    if op == NEG:
+        return -g, 0.0
+    if op == EXP:
+        return g * res, 0.0
+    if op == LOG:
+        return g / x, 0.0
+    if op == SIGMOID:
+        return g * ((1.0 - res) * res), 0.0
+    if op == TANH:
+        return g * (1.0 - res * res), 0.0
+    if op == SQRT:
+        return g / (2.0 * res), 0.0
+    if op == SIN:
+        return g * math.cos(x), 0.0
+    if op == COS:
+        return g * -math.sin(x), 0.0
+    if op == LOG1P:
+        return g / (x + 1.0), 0.0
+    if op == EXPM1:
+        return g * (res + 1.0), 0.0
+    if op == ABS:
+        return g * (1.0 if x > 0 else (-1.0 if x < 0 else 0.0)), 0.0
+    if op == RELU:
+        return g * (1.0 if x > 0 else 0.0), 0.0
+    return 0.0, 0.0
 
 
-@njit(cache=True, nogil=True)
-def forward(ti, tf, arena, saved, io, ia, ib, ic, first):  # pragma: no cover - compiled
-    """Run the tape forward; before each overwriting write, push the old values on ``saved``."""
-    for r in range(ti.shape[0]):
+@_cached
+def interpret(ti, tf, arena, adj, saved, pos, g, res, backward):  # pragma: no cover - compiled
+    """Run the tape forward (``backward`` False: before each overwriting write, push the old
+    values on ``saved``), or walk it in reverse: take each record's output adjoint (and value),
+    zero the adjoint of the overwritten elements, restore their old values, then add each
+    operand's share. (One function for both directions: Numba compiles it once.)"""
+    m = ti.shape[0]
+    for step in range(m):
+        r = m - 1 - step if backward else step
         rec = ti[r]
-        _offsets(rec, io, ia, ib, ic, first)
-        n = rec[N]
-        op = rec[OP]
-        s = rec[SAVE]
-        if s >= 0:
+        _offsets(rec, pos)
+        n, op, nf, v, s = rec[N], rec[OP], rec[NF], tf[r], rec[SAVE]
+        b = 2 if nf == 3 else 1  # the second operand's row (the first's for unary ops)
+        if backward:
+            if rec[NOGRAD]:  # (a step of a bigger op whose last record carries its gradient)
+                continue
             for k in range(n):
-                saved[s + k] = arena[io[k]]
-        if op == COPY:
+                g[k] = adj[pos[0, k]]
+                res[k] = arena[pos[0, k]]
             for k in range(n):
-                arena[io[k]] = arena[ia[k]]
-        elif op == FILL:
-            v = tf[r]
-            for k in range(n):
-                arena[io[k]] = v
-        elif op == POW:
-            e = tf[r]
-            for k in range(n):
-                arena[io[k]] = _pow(arena[ia[k]], e)
-        elif op == SUM:
-            for k in range(n):
-                if first[k]:
-                    arena[io[k]] = 0.0
-            for k in range(n):
-                arena[io[k]] += arena[ia[k]]
-        elif op == LSE:  # PyTorch's: shift by the max (0 where infinite), log of the sum, add back
-            for k in range(n):
-                if first[k]:
-                    arena[io[k]] = -math.inf
-            for k in range(n):
-                if arena[ia[k]] > arena[io[k]]:
-                    arena[io[k]] = arena[ia[k]]
-            for k in range(n):
-                if first[k]:
-                    if math.isinf(arena[io[k]]):
-                        arena[io[k]] = 0.0
-                    arena[ic[k]] = 0.0
-            for k in range(n):
-                arena[ic[k]] += math.exp(arena[ia[k]] - arena[io[k]])
-            for k in range(n):
-                if first[k]:
-                    c = arena[ic[k]]
-                    arena[io[k]] = (math.log(c) if c > 0 else -math.inf) + arena[io[k]]
-        elif op >= ADD and op <= DIV or op == MAXIMUM or op == MINIMUM:
-            for k in range(n):
-                arena[io[k]] = _binary(op, arena[ia[k]], arena[ib[k]])
-        else:
-            for k in range(n):
-                arena[io[k]] = _unary(op, arena[ia[k]])
-
-
-@njit(cache=True, nogil=True)
-def backward(ti, tf, arena, adj, saved, io, ia, ib, ic, first, g, res):  # pragma: no cover - compiled
-    """Walk the tape in reverse: take the output's adjoint (and value), zero the adjoint of the
-    overwritten elements, restore their old values, then add each operand's share."""
-    for r in range(ti.shape[0] - 1, -1, -1):
-        rec = ti[r]
-        _offsets(rec, io, ia, ib, ic, first)
-        n = rec[N]
-        op = rec[OP]
-        for k in range(n):
-            g[k] = adj[io[k]]
-            res[k] = arena[io[k]]
-        for k in range(n):
-            adj[io[k]] = 0.0
-        s = rec[SAVE]
-        if s >= 0:
-            for k in range(n - 1, -1, -1):
-                arena[io[k]] = saved[s + k]
-        if op == FILL:
-            continue
-        if op == COPY or op == SUM or op == ADD:
-            for k in range(n):
-                adj[ia[k]] += g[k]
-            if op == ADD:
+                adj[pos[0, k]] = 0.0
+            if s >= 0:
+                for k in range(n - 1, -1, -1):
+                    arena[pos[0, k]] = saved[s + k]
+            if nf > 1:
                 for k in range(n):
-                    adj[ib[k]] += g[k]
-        elif op == SUB:
+                    da, db = _grad(op, arena[pos[1, k]], arena[pos[b, k]], g[k], res[k], v)
+                    adj[pos[1, k]] += da
+                    if nf == 3:
+                        adj[pos[2, k]] += db
+            continue
+        if s >= 0:
             for k in range(n):
-                adj[ia[k]] += g[k]
+                saved[s + k] = arena[pos[0, k]]
+        if op == SUM or op == LSE:  # (computed by the records before it: this one is its backward)
+            continue
+        elif nf == 1:
             for k in range(n):
-                adj[ib[k]] -= g[k]
+                arena[pos[0, k]] = v
+        elif op == ADD:  # (the four commonest ops: a loop each, no per-element switch)
+            for k in range(n):
+                arena[pos[0, k]] = arena[pos[1, k]] + arena[pos[2, k]]
         elif op == MUL:
             for k in range(n):
-                x = arena[ia[k]]
-                y = arena[ib[k]]
-                adj[ia[k]] += g[k] * y
-                adj[ib[k]] += g[k] * x
-        elif op == DIV:
+                arena[pos[0, k]] = arena[pos[1, k]] * arena[pos[2, k]]
+        elif op == SUB:
             for k in range(n):
-                x = arena[ia[k]]
-                y = arena[ib[k]]
-                adj[ia[k]] += g[k] / y
-                adj[ib[k]] += -g[k] * (x / y / y)
-        elif op == MAXIMUM or op == MINIMUM:
+                arena[pos[0, k]] = arena[pos[1, k]] - arena[pos[2, k]]
+        elif op == COPY:
             for k in range(n):
-                x = arena[ia[k]]
-                y = arena[ib[k]]
-                if x == y:
-                    adj[ia[k]] += g[k] / 2
-                    adj[ib[k]] += g[k] / 2
-                elif (x > y) == (op == MAXIMUM) or x != x:
-                    adj[ia[k]] += g[k]
-                else:
-                    adj[ib[k]] += g[k]
-        elif op == POW:
-            e = tf[r]
-            for k in range(n):
-                if e != 0.0:
-                    adj[ia[k]] += g[k] * (_pow(arena[ia[k]], e - 1.0) * e)
-        elif op == LSE:
-            for k in range(n):
-                adj[ia[k]] += g[k] * math.exp(arena[ia[k]] - res[k])
+                arena[pos[0, k]] = arena[pos[1, k]]
         else:
             for k in range(n):
-                x = arena[ia[k]]
-                if op == NEG:
-                    d = -g[k]
-                elif op == EXP:
-                    d = g[k] * res[k]
-                elif op == LOG:
-                    d = g[k] / x
-                elif op == SIGMOID:
-                    d = g[k] * ((1.0 - res[k]) * res[k])
-                elif op == TANH:
-                    d = g[k] * (1.0 - res[k] * res[k])
-                elif op == SQRT:
-                    d = g[k] / (2.0 * res[k])
-                elif op == SIN:
-                    d = g[k] * math.cos(x)
-                elif op == COS:
-                    d = g[k] * -math.sin(x)
-                elif op == LOG1P:
-                    d = g[k] / (x + 1.0)
-                elif op == EXPM1:
-                    d = g[k] * (res[k] + 1.0)
-                elif op == ABS:
-                    d = g[k] * (1.0 if x > 0 else (-1.0 if x < 0 else 0.0))
-                elif op == RELU:
-                    d = g[k] * (1.0 if x > 0 else 0.0)
-                else:
-                    d = 0.0
-                adj[ia[k]] += d
+                arena[pos[0, k]] = _eval(op, arena[pos[1, k]], arena[pos[b, k]], v)
+
+
+def forward(ti, tf, arena, saved, pos):  # type: ignore[no-untyped-def]
+    """Run the tape forward (see ``interpret``)."""
+    interpret(ti, tf, arena, arena, saved, pos, arena, arena, False)
+
+
+def backward(ti, tf, arena, adj, saved, pos, g, res):  # type: ignore[no-untyped-def]
+    """Walk the tape back, accumulating the operands' adjoints in ``adj`` (see ``interpret``)."""
+    interpret(ti, tf, arena, adj, saved, pos, g, res, True)

@@ -1,14 +1,16 @@
 """Recording a function's tensor ops as tape records over storage regions
-(Note [Compiled tapes] in ``__init__.py``).
+(Note [Compiled tapes] in ``compiled.py``).
 
 Every tensor is a region of a *slot*: one per storage the trace met (an input's, a constant's,
 an op's fresh result). A region is the slot's arena base plus the tensor's offset and
 strides, so views cost no record and a write into a view is a record whose output is that
-region. Slots are laid out one after another in one float64 arena.
+region. Slots are laid out one after another in one arena of the program's dtype (float64 or
+float32: one per program).
 """
 
 from __future__ import annotations
 
+import math
 import sys
 from threading import get_ident
 from typing import Any, Sequence
@@ -26,6 +28,26 @@ UNARY = {"neg": K.NEG, "exp": K.EXP, "log": K.LOG, "sigmoid": K.SIGMOID, "tanh":
          "abs": K.ABS, "relu": K.RELU}
 BINARY = {"add": K.ADD, "sub": K.SUB, "mul": K.MUL, "div": K.DIV, "maximum": K.MAXIMUM,
           "minimum": K.MINIMUM}
+
+
+def _collapse(shape: Sequence[int], strides: list[tuple[int, ...]]) -> tuple[list[int], list[tuple[int, ...]]]:
+    """Drop size-1 dimensions and merge neighbours every region walks as one (dimension d
+    into d + 1 when each stride[d] == stride[d + 1] * size[d + 1]): the same points in the
+    same order, in fewer, longer inner loops. ``strides`` are aligned to ``shape`` at the end."""
+    rank = len(shape)
+    dims = [d for d in range(rank) if shape[d] != 1]
+    sizes = [shape[d] for d in dims]
+    walks = [[(st[d - rank + len(st)] if d - rank + len(st) >= 0 else 0) for d in dims] for st in strides]
+    i = len(sizes) - 1
+    while i > 0:
+        if all(w[i - 1] == w[i] * sizes[i] for w in walks):
+            sizes[i - 1] *= sizes[i]
+            for w in walks:
+                w[i - 1] = w[i]
+                del w[i]
+            del sizes[i]
+        i -= 1
+    return sizes, [tuple(w) for w in walks]
 
 
 class NotLowered(Exception):
@@ -77,6 +99,16 @@ class Tracer:
         self.failure: str | None = None
         self.pending: list[tuple[int, str]] = []  # writes into traced storages not yet recorded
         self.thread = get_ident()  # the hooks ignore what other threads do meanwhile
+        self.dtype: np.dtype | None = None  # the arena's: the first tensor's, and every other's
+
+    def _check_dtype(self, dtype: np.dtype, what: str) -> None:
+        if dtype != np.float64 and dtype != np.float32:
+            raise NotLowered(f"a {dtype.name} {what} (float64 and float32 are lowered)")
+        if self.dtype is None:
+            self.dtype = np.dtype(dtype)
+        elif dtype != self.dtype:
+            raise NotLowered(f"a {dtype.name} {what} in a {self.dtype.name} program (one dtype per "
+                             "program is lowered)")
 
     # -- slots and regions -------------------------------------------------------------------
     def _slot(self, storage: Any, size: int, lo: int, kind: str, diff: bool) -> Slot:
@@ -89,6 +121,7 @@ class Tracer:
     def add_input(self, t: Tensor) -> None:
         if id(t._storage) in self.slots:
             raise NotLowered("two inputs share memory (views of one tensor)")
+        self._check_dtype(t.dtype, "input")
         span = 1 + sum((n - 1) * s for n, s in zip(t._sizes, t._strides)) if t.numel() else 0
         self._slot(t._storage, span, t._offset, "input", t._requires_grad)
 
@@ -115,7 +148,7 @@ class Tracer:
         """Hook: a tensor made from constants (``zeros``, ``full``, ``tensor``...)."""
         if get_ident() != self.thread:
             return
-        if t.dtype == np.float64:
+        if t.dtype == np.float64 or t.dtype == np.float32:  # (slot_of checks it matches, if used)
             slot = self._slot(t._storage, len(t._storage.buffer), 0, "constant", False)
             slot.values = t._storage.buffer.copy()
             self.constants.append(slot)
@@ -131,8 +164,7 @@ class Tracer:
         return slot.base, ()
 
     def slot_of(self, t: Tensor) -> Slot:
-        if t.dtype != np.float64:
-            raise NotLowered(f"a {t.dtype.name} tensor (only float64 is lowered)")
+        self._check_dtype(t.dtype, "tensor")
         slot = self.slots.get(id(t._storage))
         if slot is None:
             if id(t._storage) in self.created or t._grad_fn is not None:
@@ -169,19 +201,23 @@ class Tracer:
 
     # -- records -----------------------------------------------------------------------------
     def emit(self, op: int, shape: Sequence[int], out: Region, *operands: Region,
-             value: float = 0.0, save: bool = False) -> None:
+             value: float = 0.0, save: bool = False, grad: bool = True) -> None:
         if len(shape) > K.R:
             raise NotLowered(f"a tensor of rank {len(shape)} (at most {K.R} is lowered)")
         n = int(np.prod(shape, dtype=np.int64)) if shape else 1
         if n == 0:
             return
+        regions = (out, *operands)
+        shape, strides = _collapse(shape, [r[1] for r in regions])
         rec = np.zeros(K.W, np.int64)
         rec[K.OP] = op
         pad = K.R - len(shape)
         rec[K.SHAPE: K.SHAPE + K.R] = (1,) * pad + tuple(shape)
-        for field, (base, strides) in zip((K.OUT, K.A, K.B, K.C), (out, *operands)):
+        for field, (base, _), st in zip((K.OUT, K.A, K.B, K.C), regions, strides):
             rec[field] = base
-            rec[field + 1: field + 1 + K.R] = (0,) * (K.R - len(strides)) + tuple(strides)
+            rec[field + 1: field + 1 + K.R] = (0,) * pad + st
+        rec[K.NF] = len(regions)
+        rec[K.NOGRAD] = not grad
         rec[K.N] = n
         rec[K.SAVE] = -1
         if save:
@@ -192,8 +228,7 @@ class Tracer:
         self.floats.append(float(value))
 
     def _fresh(self, out: Tensor, diff: bool) -> Region:
-        if out.dtype != np.float64:
-            raise NotLowered(f"a {out.dtype.name} result (only float64 is lowered)")
+        self._check_dtype(out.dtype, "result")
         self._slot(out._storage, len(out._storage.buffer), 0, "temp", diff)
         return self.region(out, out._sizes)
 
@@ -262,6 +297,11 @@ class Tracer:
         self._recorded_write(out._storage)
         slot, target = self._target(out, name + "_")
         regions = [self.region(a, shape) for a in operands]
+        if code == K.COPY and regions[0] == target and self.slots.get(id(operands[0]._storage)) is slot:
+            # a copy onto itself (``u[1:-1] += d`` ends with ``u[1:-1] = <that view>``): the
+            # values and the adjoints go through unchanged, so no record
+            slot.diff = slot.diff or out.requires_grad
+            return
         if any(self._overlaps(slot, a, r, target) for a, r in zip(operands, regions)):
             tmp = self._temp(shape, code, operands, out, value)  # read everything, then write
             code, regions, value = K.COPY, [self.region(tmp, shape)], 0.0
@@ -271,7 +311,7 @@ class Tracer:
 
     def _temp(self, shape: Sequence[int], code: int, operands: Sequence[Any], like: Tensor, value: float = 0.0) -> Tensor:
         """A fresh contiguous slot holding ``code(operands)`` (a tensor standing for it)."""
-        buffer = np.empty(int(np.prod(shape, dtype=np.int64)) if shape else 1)
+        buffer = np.empty(int(np.prod(shape, dtype=np.int64)) if shape else 1, like.dtype)
         t = Tensor._from_buffer(buffer, tuple(shape))
         regions = [self.region(a, shape) for a in operands]
         slot = self._slot(t._storage, len(buffer), 0, "temp", like.requires_grad)
@@ -318,11 +358,12 @@ class Tracer:
                 self.emit(K.FILL, out._sizes, self.region(out, out._sizes), value=empty)
                 return
             if name == "logsumexp":
-                # the sums: a scratch slot addressed as the (fresh, dense) output is
-                scratch = Tensor._from_buffer(np.empty(len(out._storage.buffer)), (len(out._storage.buffer),))
-                sslot = self._slot(scratch._storage, len(out._storage.buffer), 0, "temp", False)
-                self.emit(K.LSE, shape, target, src, (0, ()), (sslot.base, tuple(strides)))
+                self._logsumexp(shape, target, src, tuple(strides), len(out._storage.buffer))
                 return
+            # a running sum in point order (each output element zeroed first), then the SUM
+            # record, which is only its backward
+            self.emit(K.FILL, shape, target, value=0.0, grad=False)
+            self.emit(K.ADD, shape, target, target, src, grad=False)
             self.emit(K.SUM, shape, target, src)
             if name == "mean":
                 count = 1
@@ -332,6 +373,23 @@ class Tracer:
                           self._scalar(count), save=True)
         except NotLowered as exc:
             self.failure = str(exc)
+
+    def _logsumexp(self, shape: Sequence[int], target: Region, src: Region, reduced: tuple[int, ...],
+                   size: int) -> None:
+        """PyTorch's logsumexp, as elementwise records over ``shape`` (``reduced``: strides
+        that walk the output, 0 along the reduced dims): the max ``m`` (0 where infinite),
+        ``s = sum(exp(x - m))``, ``out = log(s) + m``, each step without a gradient of its
+        own; then an LSE record, whose backward is the op's: ``g * exp(x - out)``."""
+        m, s, lg = ((self._slot(np.empty(size), size, 0, "temp", False).base, reduced) for _ in range(3))
+        n = int(np.prod(shape, dtype=np.int64))
+        t = (self._slot(np.empty(n), n, 0, "temp", False).base,
+             tuple(int(np.prod(shape[d + 1:], dtype=np.int64)) for d in range(len(shape))))
+        steps = [(K.FILL, m, (), -math.inf), (K.MAXIMUM, m, (m, src), 0.0), (K.FINITE, m, (m,), 0.0),
+                 (K.FILL, s, (), 0.0), (K.SUB, t, (src, m), 0.0), (K.EXP, t, (t,), 0.0),
+                 (K.ADD, s, (s, t), 0.0), (K.LOG, lg, (s,), 0.0), (K.ADD, target, (lg, m), 0.0)]
+        for code, out, operands, value in steps:  # (in point order: running max, running sum)
+            self.emit(code, shape, out, *operands, value=value, grad=False)
+        self.emit(K.LSE, shape, target, src)
 
     def join(self, out: Tensor, tensors: Sequence[Tensor], dim: int, stack: bool) -> None:
         """Hook: ``cat``/``stack``: one copy per input into its part of the fresh result."""
