@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 
 import jitgrad
 from jitgrad.cli import heat
+from jitgrad.cli.bench_compile import soft_dtw_and_table as soft_dtw
 from jitgrad.compiler import CompileFallbackWarning, CompiledFunction, DataDependentError, Program
 
 from conftest import budget
@@ -74,21 +75,6 @@ def test_heat_matches_eager() -> None:
         for a, b in zip(got, eager):
             close(a, b)
     assert first[0] == again[0] and np.array_equal(first[1], again[1])
-
-
-BIG = 1e10
-
-
-def soft_dtw(lib: Any, x: Any, y: Any, gamma: float) -> Any:
-    n, m = x.shape[0], y.shape[0]
-    cost = (x.reshape(n, 1) - y.reshape(1, m)) ** 2
-    D = lib.full((n + 1, m + 1), BIG, dtype=x.dtype)
-    D[0, 0] = 0.0
-    for i in range(1, n + 1):
-        for j in range(1, m + 1):
-            prev = lib.stack([D[i - 1, j - 1], D[i - 1, j], D[i, j - 1]])
-            D[i, j] = cost[i - 1, j - 1] - gamma * lib.logsumexp(-prev / gamma, dim=0)
-    return D[n, m], D
 
 
 def test_soft_dtw_matches_eager_and_pytorch() -> None:

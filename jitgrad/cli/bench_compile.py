@@ -24,8 +24,9 @@ from . import heat
 BIG = 1e10  # soft-DTW's border ("infinity", finite so exp and its gradient stay exact)
 
 
-def soft_dtw(lib: Any, x: Any, y: Any, gamma: float) -> Any:
-    """Soft-DTW's table filled cell by cell in place (notebooks/02 and 04)."""
+def soft_dtw_and_table(lib: Any, x: Any, y: Any, gamma: float) -> tuple[Any, Any]:
+    """Soft-DTW's table filled cell by cell in place (notebooks/02 and 04): the value and
+    the table (two outputs, one a view of the other)."""
     n, m = x.shape[0], y.shape[0]
     cost = (x.reshape(n, 1) - y.reshape(1, m)) ** 2
     D = lib.full((n + 1, m + 1), BIG, dtype=x.dtype)
@@ -34,7 +35,12 @@ def soft_dtw(lib: Any, x: Any, y: Any, gamma: float) -> Any:
         for j in range(1, m + 1):
             prev = lib.stack([D[i - 1, j - 1], D[i - 1, j], D[i, j - 1]])
             D[i, j] = cost[i - 1, j - 1] - gamma * lib.logsumexp(-prev / gamma, dim=0)
-    return D[n, m]
+    return D[n, m], D
+
+
+def soft_dtw(lib: Any, x: Any, y: Any, gamma: float) -> Any:
+    """Soft-DTW's value (``soft_dtw_and_table`` without the table)."""
+    return soft_dtw_and_table(lib, x, y, gamma)[0]
 
 
 def _tensor(lib: Any, a: Any, grad: bool = False) -> Any:
