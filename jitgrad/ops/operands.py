@@ -155,11 +155,17 @@ def array_of(t: Tensor) -> np.ndarray:
 # changes a floating dtype; one dtype promotes to itself), the output is contiguous
 # (``output_strides`` of contiguous operands) and the ufunc may run on the flat buffers,
 # allocating the result's buffer itself: no promotion, no layout, no ``out=`` view. Anything
-# else (other dtypes, broadcasting, strided operands, a traced function, a number NumPy
-# refuses) takes the general path, which gives the same values, dtype and strides
-# (tests/test_lean_paths.py runs both). The same holds for declared unary ops
-# (``declare.call_pointwise``), ``sum``/``mean`` of every element and a 1-D ``logsumexp``
-# (``reduction.py``), and ``stack``/``cat`` along dim 0 (``structure.py``). What is left per
+# else (other dtypes, strided N-d operands, a traced function, a number NumPy refuses)
+# takes the general path, which gives the same values, dtype and strides
+# (tests/test_lean_paths.py and test_lean_broadcast.py run both). Two widenings keep that
+# output layout: operands whose shapes broadcast otherwise (``v[:, None] + m``) are
+# broadcast by NumPy from N-d reshapes of their flat buffers into a new C-contiguous array
+# (``_lean_broadcast``), and a 1-D operand with a positive stride (a column ``m[:, j]``) is
+# a strided NumPy view (``lean_strided``): PyTorch orders an output's dims by its
+# operands' strides, and a 1-D operand, broadcast, never tells two dims apart. The same
+# holds for declared unary ops (``declare.call_pointwise``), ``sum``/``mean`` of every
+# element and ``logsumexp`` over one dim (``reduction.py``), and ``stack``/``cat`` along
+# dim 0 (``structure.py``). What is left per
 # op is Python's: the result's Tensor and Storage, the node, its edges (``record``), and
 # the NumPy call itself.
 # float16 stays on the general path: NumPy may pick another loop for it with and without
@@ -197,26 +203,34 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
     if a.__class__ is Tensor:
         x = lean_data(a)
         if x is None:
-            return None
+            x = lean_strided(a)
+            if x is None:
+                return None
         if b.__class__ is Tensor:
             y = lean_data(b)
-            if y is None or y.dtype is not x.dtype:
+            if y is None:
+                y = lean_strided(b)
+                if y is None:
+                    return None
+            if y.dtype is not x.dtype:
                 return None
             sa, sb = a._sizes, b._sizes
             if sa == sb or not sb or (sb == (1,) and len(sa) == 1):
-                t = a  # (flat buffers broadcast as these shapes do)
+                sizes = sa  # (flat buffers broadcast as these shapes do)
             elif not sa or (sa == (1,) and len(sb) == 1):
-                t = b
+                sizes = sb
             else:
-                return None
+                return _lean_broadcast(ufunc, x, y, sa, sb)
         elif b.__class__ is float or b.__class__ is int:
-            y, t = b, a
+            y, sizes = b, a._sizes
         else:
             return None
     elif b.__class__ is Tensor and (a.__class__ is float or a.__class__ is int):
-        x, y, t = a, lean_data(b), b
+        x, y, sizes = a, lean_data(b), b._sizes
         if y is None:
-            return None
+            y = lean_strided(b)
+            if y is None:
+                return None
     else:
         return None
     token = QUIET.set(IGNORE_ALL)
@@ -226,7 +240,54 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
         return None
     finally:
         QUIET.reset(token)
-    return fresh_result(values, t._sizes, t._strides)
+    return fresh_result(values, sizes, (_LAYOUTS.get(sizes) or layout(sizes))[0])
+
+
+def lean_strided(t: Tensor) -> np.ndarray | None:
+    """The elements of a non-empty 1-D floating tensor with a positive stride (a column
+    ``x[:, j]``, ``x[::2]``) as a strided NumPy view, for elementwise ops: their output is
+    contiguous whatever a 1-D operand's stride (``output_strides`` never orders dims by a
+    1-D operand: broadcast, it has one non-zero stride). None otherwise."""
+    sizes = t._sizes
+    if len(sizes) != 1 or _tracing.ACTIVE is not None:
+        return None
+    buffer = t._storage.buffer
+    step = t._strides[0]
+    n = sizes[0]
+    if step <= 0 or not n or buffer.dtype not in LEAN_DTYPES:
+        return None
+    start = t._offset
+    return buffer[start:start + (n - 1) * step + 1:step]
+
+
+# ``broadcast_shapes(a, b)`` and its layout by pair of shapes (None: they do not broadcast)
+_BROADCASTS: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {}
+
+
+def _lean_broadcast(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray, sa: tuple[int, ...],
+                    sb: tuple[int, ...]) -> Tensor | None:
+    """``ufunc`` of two operands of the lean path whose shapes broadcast otherwise (a column
+    ``v[:, None]`` and a matrix): NumPy broadcasts their N-d reshapes into a new C-contiguous
+    array, the layout PyTorch gives an output of operands that are contiguous or 1-D."""
+    key = (sa, sb)
+    cached = _BROADCASTS.get(key, False)
+    if cached is False:
+        try:
+            shape = broadcast_shapes(sa, sb)
+            cached = (shape, *layout(shape))
+        except RuntimeError:  # the general path raises PyTorch's error
+            cached = None
+        if len(_BROADCASTS) < 4096:
+            _BROADCASTS[key] = cached
+    if cached is None or not cached[2]:
+        return None
+    shape, strides, n = cached
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        values = ufunc(x.reshape(sa), y.reshape(sb))
+    finally:
+        QUIET.reset(token)
+    return fresh_result(values.ravel(), shape, strides)
 
 
 def new_output(shape: tuple[int, ...], dtype: np.dtype, operands: tuple[Any, ...]) -> tuple[Tensor, np.ndarray]:

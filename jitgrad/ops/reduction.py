@@ -19,7 +19,7 @@ from ..autograd.node import Grads, Node, SavingNode
 from ..geometry.strided import numel, wrap_dim
 from .._quiet import IGNORE_ALL, QUIET, quiet
 from ..tensor import Tensor
-from .operands import array_of, fresh_result, from_result, lean_data
+from .operands import array_of, fresh_result, from_result, layout, lean_data
 from .elementwise import div, maximum, minimum, mul, sub
 from .index_ops import index_put_zeros
 from .pointwise import exp
@@ -426,13 +426,50 @@ def _lean_logsumexp(self: Tensor, keepdim: bool) -> Tensor | None:
     return fresh_result(values, (1,), (1,)) if keepdim else fresh_result(values, (), ())
 
 
+def _lean_logsumexp_dim(self: Tensor, d: int, keepdim: bool) -> Tensor | None:
+    """``logsumexp`` over dim ``d`` of an N-d tensor on the lean path (an HMM's
+    ``logsumexp(alpha[:, None] + log_a, 0)``): the general path's NumPy calls on the same
+    N-d view of the flat buffer, along one axis, into the result's own buffer. The max's
+    infinities are replaced only when there are any (a finite sum of the maxima says there
+    are none), so the same bits."""
+    x = lean_data(self)
+    sizes = self._sizes
+    if x is None or not sizes[d] or len(x) == 0:
+        return None
+    x = x.reshape(sizes)
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        m = np.maximum.reduce(x, d, None, None, True)
+        total = np.add.reduce(m, None)
+        if total - total != 0:  # an infinite (or nan) max: _shifted's where
+            m = np.where(np.isinf(m), 0, m).astype(x.dtype)
+        shifted = x - m
+        values = np.add.reduce(np.exp(shifted, out=shifted), d, None, None, True)
+        np.log(values, out=values)
+        values += m
+    finally:
+        QUIET.reset(token)
+    shape = sizes[:d] + ((1,) if keepdim else ()) + sizes[d + 1:]
+    return fresh_result(values.ravel(), shape, layout(shape)[0])
+
+
 def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(self), dim))``, computed stably (PyTorch's algorithm: shift by the max)."""
-    if dim.__class__ is int and (dim == 0 or dim == -1):
-        out = _lean_logsumexp(self, keepdim)
+    if dim.__class__ is int:
+        ndim = len(self._sizes)
+        lean_dims = None  # the node's dims, when not its class default (0,)
+        if ndim == 1 and (dim == 0 or dim == -1):
+            out = _lean_logsumexp(self, keepdim)
+        elif ndim > 1 and -ndim <= dim < ndim:
+            lean_dims = (dim % ndim,)
+            out = _lean_logsumexp_dim(self, lean_dims[0], keepdim)
+        else:
+            out = None
         if out is not None:
             if needs_grad(self):
                 node = LogsumexpBackward0()
+                if lean_dims is not None:
+                    node.dims = lean_dims
                 if keepdim:
                     node.keepdim = keepdim
                 record(node, (self,), (out,))

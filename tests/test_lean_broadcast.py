@@ -1,0 +1,155 @@
+"""The lean paths of broadcasting elementwise ops, 1-D strided operands and ``logsumexp``
+over one dim of an N-d tensor (Note [Lean elementwise path] in ``jitgrad/ops/operands.py``)
+give exactly what the general paths give (bit for bit, strides, errors, graphs, gradients),
+and what PyTorch gives. Helpers as in ``test_lean_paths.py``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitgrad
+from conftest import budget
+from test_lean_paths import FLOATS, _both, _check_pair, _operand, _same
+
+BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+          "div": lambda a, b: a / b}
+
+# pairs that broadcast (and some that do not: the general path's error)
+SHAPE_PAIRS = [((2, 1), (2, 3)), ((3,), (2, 3)), ((2, 3), (3,)), ((4, 1), (1, 3)), ((2, 1, 3), (4, 1)),
+               ((1, 3), (2, 1)), ((2, 3), (4, 3)), ((0, 3), (1, 3)), ((2, 0), (2, 1)), ((1,), (2, 3)),
+               ((3,), (4, 1)), ((2, 3), (3, 2))]
+
+
+def _views(data: st.DataObject, dtype: str, shape: tuple[int, ...], grad: bool) -> Any:
+    """``_operand``'s tensors, or a view an HMM step makes: a row ``[:, None]``, a column."""
+    kind = data.draw(st.sampled_from(["operand", "column", "unsqueezed"]))
+    if kind == "column" and len(shape) == 1 and shape[0]:
+        table = _operand(data, dtype, (shape[0], 3), grad)
+        return table[:, data.draw(st.integers(0, 2))]
+    if kind == "unsqueezed" and len(shape) == 2 and shape[1] == 1:
+        return _operand(data, dtype, (shape[0],), grad)[:, None]
+    return _operand(data, dtype, shape, grad)
+
+
+def _grads(results: tuple[Any, Any], inputs: list[Any]) -> None:
+    leaves = [t for t in inputs if isinstance(t, jitgrad.Tensor) and t.requires_grad]
+    if not leaves or not isinstance(results[0], jitgrad.Tensor) or not results[0].requires_grad:
+        return
+    up = jitgrad.arange(results[0].numel(), dtype=results[0].dtype).reshape(tuple(results[0].shape))
+    lean, slow = (jitgrad.autograd.grad(r, leaves, up, allow_unused=True) for r in results)
+    for a, b in zip(lean, slow):
+        assert (a is None) == (b is None)
+        if a is not None:
+            _same(a, b)
+
+
+@settings(max_examples=budget(300), deadline=None)
+@given(st.data())
+def test_broadcasting_lean_path_is_the_general_path(data: st.DataObject) -> None:
+    op = data.draw(st.sampled_from(sorted(BINARY)))
+    dtype = data.draw(st.sampled_from(FLOATS))
+    sa, sb = data.draw(st.sampled_from(SHAPE_PAIRS))
+    x = _views(data, dtype, sa, data.draw(st.booleans()))
+    other = dtype if data.draw(st.integers(0, 4)) else data.draw(st.sampled_from(FLOATS))
+    y = _views(data, other, sb, data.draw(st.booleans()))
+    if data.draw(st.booleans()):
+        x, y = y, x
+    results = _both(lambda: BINARY[op](x, y))
+    _check_pair(*results)
+    _grads(results, [x, y])
+
+
+@settings(max_examples=budget(300), deadline=None)
+@given(st.data())
+def test_strided_1d_lean_path_is_the_general_path(data: st.DataObject) -> None:
+    """A column or a stepped slice with a number, a 1-D tensor, a 0-d tensor or a matrix."""
+    op = data.draw(st.sampled_from(sorted(BINARY)))
+    dtype = data.draw(st.sampled_from(FLOATS))
+    n = data.draw(st.integers(0, 4))
+    table = _operand(data, dtype, (max(n, 1), 3), data.draw(st.booleans()))
+    x = table[:n, data.draw(st.integers(0, 2))] if data.draw(st.booleans()) else table.reshape(-1)[::2][:n]
+    kind = data.draw(st.sampled_from(["scalar", "same", "zero_d", "matrix", "strided"]))
+    if kind == "scalar":
+        y: Any = data.draw(st.sampled_from([1.5, -0.0, 2, 0, 2**70, math.inf, math.nan]))
+    elif kind == "same":
+        y = _operand(data, dtype, (n,), data.draw(st.booleans()))
+    elif kind == "zero_d":
+        y = _operand(data, dtype, (), data.draw(st.booleans()))
+    elif kind == "matrix":
+        y = _operand(data, dtype, (2, n), data.draw(st.booleans()))
+    else:
+        y = _operand(data, dtype, (max(n, 1), 2), data.draw(st.booleans()))[:n, 1]
+    if data.draw(st.booleans()):
+        x, y = y, x
+    results = _both(lambda: BINARY[op](x, y))
+    _check_pair(*results)
+    _grads(results, [x, y, table])
+
+
+@pytest.mark.parametrize("op", sorted(BINARY))
+def test_hmm_step_shapes_match_pytorch(op: str) -> None:
+    """``alpha[:, None] op log_a`` and ``row op column``: values, strides, node names and
+    gradients as PyTorch's."""
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal((4,)) + 3.0, rng.standard_normal((4, 4)) + 3.0, rng.standard_normal((4, 5)) + 3.0]
+    ours = [jitgrad.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    outs = []
+    for lib, (v, m, t) in ((jitgrad, ours), (torch, theirs)):
+        f = getattr(lib, op)
+        a = f(v[:, None] * 1.0, m)
+        b = f(a.sum(0), t[:, 2])
+        outs.append((a, b, lib.autograd.grad((a.sum() + b.sum()) * 1.0, [v, m, t])))
+    (a, b, g), (ta, tb, tg) = outs
+    for r, tr in ((a, ta), (b, tb)):
+        assert r.stride() == tr.stride() and r.grad_fn.name() == tr.grad_fn.name()
+        np.testing.assert_allclose(r.detach().numpy(), tr.detach().numpy(), rtol=1e-14)
+    for x, tx in zip(g, tg):
+        np.testing.assert_allclose(x.numpy(), tx.numpy(), rtol=1e-13)
+
+
+@settings(max_examples=budget(300), deadline=None)
+@given(st.data())
+def test_logsumexp_over_a_dim_lean_path_is_the_general_path(data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(FLOATS))
+    shape = data.draw(st.sampled_from([(2, 3), (3, 1, 4), (1, 5), (4, 0), (0, 3), (2, 2, 2)]))
+    x = _operand(data, dtype, shape, data.draw(st.booleans()))
+    if data.draw(st.booleans()):
+        x = jitgrad.tensor(np.random.default_rng(data.draw(st.integers(0, 99))).standard_normal(shape) * 30,
+                           dtype=getattr(jitgrad, dtype), requires_grad=x.requires_grad)
+    dim = data.draw(st.integers(-len(shape) - 1, len(shape)))  # out of range too: its error
+    keepdim = data.draw(st.booleans())
+    lean, slow = _both(lambda: jitgrad.logsumexp(x, dim, keepdim=keepdim))
+    _check_pair(lean, slow)
+    if isinstance(lean, jitgrad.Tensor) and lean.requires_grad:
+        assert lean.grad_fn.dims == slow.grad_fn.dims and lean.grad_fn.keepdim == slow.grad_fn.keepdim
+        assert lean.grad_fn._saved_self is x
+        _same(lean.grad_fn._saved_result, slow.grad_fn._saved_result)
+        up = jitgrad.arange(lean.numel(), dtype=lean.dtype).reshape(tuple(lean.shape))
+        _same(jitgrad.autograd.grad(lean, x, up)[0], jitgrad.autograd.grad(slow, x, up)[0])
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("column", [None, math.inf, -math.inf, math.nan])
+def test_logsumexp_over_a_dim_matches_pytorch(dim: int, column: float | None) -> None:
+    """Including a row or column of infinities (the max's replacement) or a nan."""
+    values = np.random.default_rng(1).standard_normal((3, 4))
+    if column is not None:
+        values[:, 1] = column
+        values[2, :] = column
+    ours = jitgrad.tensor(values, requires_grad=True)
+    theirs = torch.tensor(values, requires_grad=True)
+    r, t = jitgrad.logsumexp(ours, dim), torch.logsumexp(theirs, dim)
+    assert r.grad_fn.name() == t.grad_fn.name() == "LogsumexpBackward0"
+    np.testing.assert_allclose(r.detach().numpy(), t.detach().numpy(), rtol=1e-14)
+    up = np.arange(r.numel(), dtype=np.float64).reshape(tuple(r.shape))
+    g = jitgrad.autograd.grad(r, ours, jitgrad.tensor(up))[0]
+    tg = torch.autograd.grad(t, theirs, torch.tensor(up))[0]
+    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-14)
