@@ -292,7 +292,16 @@ class GraphTask:
             if self.accumulate:
                 self.staged.append((node, grads[0], bool(flags and flags[0])))  # type: ignore[arg-type]
             return None
-        outputs = self.call_function(node, grads, flags)
+        if capture is None and not node._hooks and not self.check_nan:
+            # call_function without what it would skip (a capture, post-hooks, nan checks)
+            if grads[0] is not None or node._run_without_grads or any(g is not None for g in grads):
+                outputs = node.apply_owned(grads, flags) if flags and node.takes_owned else node.apply(grads)
+            else:
+                outputs = [None] * len(node.next_functions)
+            if len(outputs) != len(node.next_functions):
+                validate_outputs(node, outputs)  # raises the error
+        else:
+            outputs = self.call_function(node, grads, flags)
         if not self.keep_graph:
             node.release_variables()
         handed = None

@@ -17,13 +17,13 @@ import numpy as np
 
 from .. import _tracing, dtypes
 from .._quiet import IGNORE_ALL, QUIET
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import needs_grad, record
-from ..autograd.node import Grads, Node, OwnedGrads, SavingNode
+from ..autograd.node import Grads, Node, OwnedGrads, SavedTensor, SavingNode
 from ..geometry import numel
 from ..tensor import Tensor
 from .operands import (
-    as_array, binary, fresh_result, from_result, lean_binary, new_tensor, result_type, unary,
+    LEAN_DTYPES, as_array, binary, fresh_result, from_result, lean_binary, new_tensor, result_type, unary,
 )
 from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where
 from .declare import NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise, call_pointwise, call_pointwise_
@@ -40,6 +40,16 @@ def _zero_grad(g: Tensor, *inputs: Any, **params: Any) -> Tensor:
 def _tensors(a: Any, b: Any) -> tuple[Tensor | None, Tensor | None]:
     """The tensor operands (scalars are not differentiable inputs)."""
     return (a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None)
+
+
+def _needed(node: Node) -> tuple[bool, bool]:
+    """``(node.needs_input_grad(0), node.needs_input_grad(1))`` of a two-input node, in one
+    call (every add, sub and mul node asks both in backward)."""
+    needed = node._needed
+    if needed is not None:
+        return needed[0], needed[1]
+    first, second = node.next_functions
+    return first[0] is not None, second[0] is not None
 
 
 # -- add / sub ---------------------------------------------------------------------------------
@@ -71,9 +81,10 @@ class AddBackward0(Node):
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
+        first, second = _needed(self)
         return (
-            g if self.needs_input_grad(0) else None,
-            (g if self.alpha == 1 else mul(g, self.alpha)) if self.needs_input_grad(1) else None,
+            g if first else None,
+            (g if self.alpha == 1 else mul(g, self.alpha)) if second else None,
         )
 
 
@@ -123,9 +134,10 @@ class SubBackward0(Node):
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
+        first, second = _needed(self)
         return (
-            g if self.needs_input_grad(0) else None,
-            (neg(g) if self.alpha == 1 else mul(g, -self.alpha)) if self.needs_input_grad(1) else None,
+            g if first else None,
+            (neg(g) if self.alpha == 1 else mul(g, -self.alpha)) if second else None,
         )
 
 
@@ -189,33 +201,48 @@ class MulBackward0(SavingNode):
 
     def apply_owned(self, grads: Grads, owned: Sequence[bool]) -> tuple[Tensor | None, ...]:
         g = grads[0]
-        a, b = self.unpack()
+        saved = self.saved
+        if len(saved) == 2 and saved[0].__class__ is not SavedTensor and saved[1].__class__ is not SavedTensor:
+            a, b = saved  # a number and None (``unpack`` would give them as they are)
+        else:
+            a, b = self.unpack()
         # times a number, only for the input (and no graph of the backward to build)
-        by_number = b is not None and not isinstance(b, Tensor) and self.needs_input_grad(0) \
-            and not self.needs_input_grad(1) and not is_grad_enabled()
-        if by_number and owned and owned[0] and g.is_floating_point():
+        if b is not None and not isinstance(b, Tensor) and not _grad_state.enabled:
+            first, second = _needed(self)
+            if first and not second:
+                return self._by_number(g, b, owned)
+        return (
+            mul(g, b) if self.needs_input_grad(0) else None,
+            mul(g, a) if self.needs_input_grad(1) else None,
+        )
+
+    @staticmethod
+    def _by_number(g: Tensor, b: Any, owned: Sequence[bool]) -> tuple[Tensor | None, ...]:
+        """The input's gradient ``g * b`` for a number ``b``, in place or in O(1) when it can
+        be, else ``mul``."""
+        if owned and owned[0] and g.is_floating_point():
             # into the buffer the engine hands over (Note [Gradient buffer ownership]): no
             # allocation
             if b != 1:  # g * 1 is g, bit for bit
                 data = g.numpy()
                 np.multiply(data, b, out=data, casting="unsafe")
             return OwnedGrads((g, None), (True, False))
-        if by_number and not any(g._strides) and numel(g._sizes) > 1:
+        if not any(g._strides) and numel(g._sizes) > 1:
             # a broadcast constant (the gradient of a sum) times a number is a broadcast
             # constant: O(1), and the buffer it is added into reads it from cache
             # its one value by a single ufunc call, in the dtype ``mul`` would give
-            dtype = result_type(g, b, op="multiply")
             start = g._offset
+            one = g._storage.buffer[start:start + 1]
             token = QUIET.set(IGNORE_ALL)
             try:
-                one = np.multiply(g._storage.buffer[start:start + 1], b, dtype=dtype, casting="unsafe")
+                if b.__class__ is float and one.dtype in LEAN_DTYPES:  # the dtype ``mul`` gives
+                    one = np.multiply(one, b)
+                else:
+                    one = np.multiply(one, b, dtype=result_type(g, b, op="multiply"), casting="unsafe")
             finally:
                 QUIET.reset(token)
             return (fresh_result(one, g._sizes, (0,) * len(g._sizes)), None)
-        return (
-            mul(g, b) if self.needs_input_grad(0) else None,
-            mul(g, a) if self.needs_input_grad(1) else None,
-        )
+        return (mul(g, b), None)
 
 
 def mul(input: Any, other: Any) -> Tensor:

@@ -70,13 +70,21 @@ def _constant(array: np.ndarray, like: Tensor) -> Tensor:
 class SumBackward0(Node):
     """Backward of ``sum``: the gradient broadcast back over the reduced dims."""
 
-    __slots__ = ("input_sizes", "dims", "keepdim")
+    __slots__ = ("input_sizes", "_dims")
+    keepdim: bool = False  # set on the node only when True (no __dict__ for the common node)
 
-    def __init__(self, input_sizes: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> None:
+    def __init__(self, input_sizes: tuple[int, ...], dims: tuple[int, ...] | None = None,
+                 keepdim: bool = False) -> None:
         super().__init__()
         self.input_sizes = input_sizes
-        self.dims = dims
-        self.keepdim = keepdim
+        self._dims = dims  # None: every dim
+        if keepdim:
+            self.keepdim = keepdim
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        dims = self._dims
+        return _all_dims(len(self.input_sizes)) if dims is None else dims
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = _restore(grads[0], self.input_sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
@@ -117,7 +125,7 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None)
         out = _lean_total(self)
         if out is not None:
             if needs_grad(self):
-                record(SumBackward0(self._sizes, _all_dims(len(self._sizes)), False), (self,), (out,))
+                record(SumBackward0(self._sizes), (self,), (out,))
             return out
     dims = reduce_dims("sum", self, dim)
     if dtype is not None:
@@ -188,7 +196,7 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
             with quiet():
                 np.true_divide(values, numel(self._sizes), out=values)
             if needs_grad(self):
-                record(MeanBackward0(self._sizes, _all_dims(len(self._sizes)), False), (self,), (out,))
+                record(MeanBackward0(self._sizes), (self,), (out,))
             return out
     out_dtype = _float_dtype("mean", self, dtype)
     dims = reduce_dims("mean", self, dim)

@@ -16,7 +16,7 @@ from ..autograd.node import Grads, Node
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 from . import operands
-from .operands import array_of, fresh_result, layout, lean_data, new_tensor, promote_types
+from .operands import _LAYOUTS, array_of, fresh_result, layout, new_tensor, promote_types
 from .view_ops import narrow, select
 
 
@@ -117,27 +117,36 @@ def bool_(self: Tensor) -> Tensor:
 class CatBackward0(Node):
     """Each input's gradient is its slice of the output's (a differentiable ``narrow``)."""
 
-    __slots__ = ("dim", "sizes", "skipped")
-
-    def __init__(self, dim: int, sizes: Sequence[tuple[int, ...]], skipped: Sequence[bool]) -> None:
-        super().__init__()
-        self.dim = dim
-        self.sizes = tuple(sizes)
-        self.skipped = tuple(skipped)
+    __slots__ = ("sizes",)  # every input's sizes
+    # the join's dim and which inputs were skipped (legacy empty 1-D ones), set on the node
+    # only when not these defaults: the common node is made without an __init__ of its own
+    dim: int = 0
+    skipped: tuple[bool, ...] | None = None
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
         out: list[Tensor | None] = []
         start = 0
-        for i, (sizes, skipped) in enumerate(zip(self.sizes, self.skipped)):
-            if skipped:  # a legacy empty 1-D input: an empty gradient
+        skipped = self.skipped or (False,) * len(self.sizes)
+        for i, (sizes, skip) in enumerate(zip(self.sizes, skipped)):
+            if skip:  # a legacy empty 1-D input: an empty gradient
                 out.append(new_tensor((0,), g.dtype)[0] if self.needs_input_grad(i) else None)
                 continue
             length = sizes[self.dim]
             out.append(narrow(g, self.dim, start, length) if self.needs_input_grad(i) else None)
             start += length
         return tuple(out)
+
+
+def _cat_node(dim: int, sizes: tuple[tuple[int, ...], ...]) -> CatBackward0:
+    node = CatBackward0()
+    node.sizes = sizes
+    if dim:
+        node.dim = dim
+    if (0,) in sizes:
+        node.skipped = tuple([s == (0,) for s in sizes])
+    return node
 
 
 def _tensor_list(op: str, tensors: Any) -> list[Tensor]:
@@ -181,16 +190,24 @@ def _lean_join(tensors: Any, stacked: bool) -> Tensor | None:
                 return None
             values[k] = t._storage.buffer[t._offset]
         return fresh_result(values, (len(tensors),), (1,))
+    if dtype not in operands.LEAN_DTYPES:
+        return None
     arrays = []
     total = 0
-    for t in tensors:
-        x = lean_data(t)
-        if x is None or x.dtype is not dtype:
+    for t in tensors:  # (lean_data, inlined: the dtype is tested once)
+        if t.__class__ is not Tensor:
             return None
-        if t._sizes != sizes and (stacked or len(t._sizes) != len(sizes) or t._sizes[1:] != sizes[1:]):
+        buffer = t._storage.buffer
+        shape = t._sizes
+        if buffer.dtype is not dtype or (
+            shape != sizes and (stacked or len(shape) != len(sizes) or shape[1:] != sizes[1:])):
             return None
-        arrays.append(x)
-        total += t._sizes[0]
+        strides, n = _LAYOUTS.get(shape) or layout(shape)
+        if t._strides != strides:
+            return None
+        start = t._offset
+        arrays.append(buffer if start == 0 and buffer.shape[0] == n else buffer[start:start + n])
+        total += shape[0]
     shape = (len(tensors),) + sizes if stacked else (total,) + sizes[1:]
     return fresh_result(np.concatenate(arrays), shape, layout(shape)[0])
 
@@ -201,8 +218,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     out = _lean_join(tensors, stacked=False) if dim.__class__ is int and dim == 0 else None
     if out is not None:
         if needs_grad(*tensors):
-            record(CatBackward0(0, [t._sizes for t in tensors], [t._sizes == (0,) for t in tensors]),
-                   tensors, (out,))
+            record(_cat_node(0, tuple([t._sizes for t in tensors])), tensors, (out,))
         return out
     tensors = _tensor_list("cat", tensors)
     if not tensors:
@@ -235,8 +251,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         out, view = new_tensor(ref._sizes[:d] + (total,) + ref._sizes[d + 1 :], dtype)
         np.concatenate([array_of(t) for _, t in kept], axis=d, out=view)
     if needs_grad(*tensors):
-        node = CatBackward0(d, [t._sizes for t in tensors], skipped)
-        record(node, tensors, (out,))
+        record(_cat_node(d, tuple([t._sizes for t in tensors])), tensors, (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.join(out, [t for _, t in kept], d, stack=False)
     return out

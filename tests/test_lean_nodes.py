@@ -1,0 +1,110 @@
+"""Nodes made and run with less Python: ``CatBackward0``/``SumBackward0`` keep their
+defaults on the class, ``MulBackward0`` by a number skips unpacking and computes the
+broadcast-constant gradient without ``dtype=``; the engine calls ``apply`` directly when
+there is no capture, post-hook or nan check. Results are the general path's, bit for bit,
+and PyTorch's."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitgrad
+from conftest import budget
+from test_lean_paths import FLOATS
+
+NUMBERS = [1.5, -0.0, 0.0, math.inf, -math.inf, math.nan, 1e300, 1e-320, -3.25, 2, 0, -1]
+
+
+@settings(max_examples=budget(200), deadline=None)
+@given(st.sampled_from(FLOATS), st.lists(st.sampled_from(NUMBERS), min_size=1, max_size=4),
+       st.sampled_from([(3,), (2, 2), (1,)]))
+def test_gradient_of_products_by_numbers_is_the_general_formula(dtype: str, numbers: list, shape) -> None:
+    """``(x * b1 * b2 ...).sum()``: the gradient is the broadcast constant ``1 * b_k * ...``
+    computed in the dtype ``mul`` gives (``np.multiply(..., dtype=, casting="unsafe")``)."""
+    x = jitgrad.ones(shape, dtype=getattr(jitgrad, dtype), requires_grad=True)
+    y = x
+    for b in numbers:
+        y = y * b
+    (g,) = jitgrad.autograd.grad(y.sum(), x)
+    expected = np.ones(1, dtype=dtype)
+    with np.errstate(all="ignore"):
+        for b in reversed(numbers):
+            expected = np.multiply(expected, b, dtype=np.dtype(dtype), casting="unsafe")
+    assert g.dtype == x.dtype and tuple(g.shape) == shape
+    values = g.numpy().reshape(-1)
+    np.testing.assert_array_equal(values, np.broadcast_to(expected, values.shape))
+    assert np.array_equal(np.signbit(values), np.signbit(np.broadcast_to(expected, values.shape)))
+    if dtype != "float16":
+        t = torch.ones(shape, dtype=getattr(torch, dtype), requires_grad=True)
+        ty = t
+        for b in numbers:
+            ty = ty * b
+        (tg,) = torch.autograd.grad(ty.sum(), t)
+        np.testing.assert_array_equal(values, tg.numpy().reshape(-1))
+
+
+def test_product_by_a_number_keeps_hooks_and_double_backward() -> None:
+    x = jitgrad.tensor([1.0, 2.0], dtype=jitgrad.float64, requires_grad=True)
+    y = x * 3.0
+    seen = []
+    y.grad_fn.register_hook(lambda gi, go: seen.append(gi[0].numpy().copy()))
+    (g,) = jitgrad.autograd.grad((y * y).sum(), x, create_graph=True)
+    np.testing.assert_array_equal(g.detach().numpy(), [18.0, 36.0])
+    np.testing.assert_array_equal(seen[0], [18.0, 36.0])
+    (gg,) = jitgrad.autograd.grad(g.sum(), x)
+    np.testing.assert_array_equal(gg.numpy(), [18.0, 18.0])
+    # a second backward through a node that saved only a number is allowed, as in PyTorch
+    z = x * 2.0
+    z.sum().backward()
+    z.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [4.0, 4.0])
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cat_node_defaults_match_pytorch(dim: int) -> None:
+    rng = np.random.default_rng(2)
+    arrays = [rng.standard_normal((2, 3)), rng.standard_normal((2, 3))]
+    ours = [jitgrad.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    r, t = jitgrad.cat(ours, dim), torch.cat(theirs, dim)
+    assert r.grad_fn.name() == t.grad_fn.name() == "CatBackward0"
+    assert r.grad_fn.dim == (dim % 2) and r.grad_fn.skipped is None
+    up = np.arange(r.numel(), dtype=np.float64).reshape(tuple(r.shape))
+    for g, tg in zip(jitgrad.autograd.grad(r, ours, jitgrad.tensor(up)), torch.autograd.grad(t, theirs, torch.tensor(up))):
+        np.testing.assert_array_equal(g.numpy(), tg.numpy())
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_cat_skips_legacy_empty_inputs_in_backward(lean: bool) -> None:
+    """A (0,) input among 1-D ones (the lean path) or 2-D ones (the general path)."""
+    shape = (3,) if lean else (2, 3)
+    a = jitgrad.ones(shape, dtype=jitgrad.float64, requires_grad=True)
+    e = jitgrad.zeros(0, dtype=jitgrad.float64, requires_grad=True)
+    r = jitgrad.cat([a, e, a * 2.0])
+    assert r.grad_fn.skipped == (False, True, False)
+    ga, ge = jitgrad.autograd.grad(r.sum(), [a, e])
+    ta = torch.ones(shape, dtype=torch.float64, requires_grad=True)
+    te = torch.zeros(0, dtype=torch.float64, requires_grad=True)
+    tga, tge = torch.autograd.grad(torch.cat([ta, te, ta * 2.0]).sum(), [ta, te])
+    np.testing.assert_array_equal(ga.numpy(), tga.numpy())
+    assert tuple(ge.shape) == tuple(tge.shape) == (0,)
+
+
+@pytest.mark.parametrize("op", ["sum", "mean"])
+def test_sum_node_dims_default_to_every_dim(op: str) -> None:
+    x = jitgrad.ones(2, 3, dtype=jitgrad.float64, requires_grad=True)
+    full = getattr(x, op)()
+    assert full.grad_fn.dims == (0, 1) and full.grad_fn.keepdim is False
+    kept = getattr(x, op)(1, keepdim=True)
+    assert kept.grad_fn.dims == (1,) and kept.grad_fn.keepdim is True
+    t = torch.ones(2, 3, dtype=torch.float64, requires_grad=True)
+    for r, tr in ((full, getattr(t, op)()), (kept, getattr(t, op)(1, keepdim=True))):
+        assert r.grad_fn.name() == tr.grad_fn.name()
+        np.testing.assert_array_equal(jitgrad.autograd.grad(r.sum(), x)[0].numpy(),
+                                      torch.autograd.grad(tr.sum(), t)[0].numpy())
