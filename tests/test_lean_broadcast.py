@@ -153,3 +153,61 @@ def test_logsumexp_over_a_dim_matches_pytorch(dim: int, column: float | None) ->
     g = jitgrad.autograd.grad(r, ours, jitgrad.tensor(up))[0]
     tg = torch.autograd.grad(t, theirs, torch.tensor(up))[0]
     np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-14)
+
+
+def _block(data: st.DataObject, dtype: str, grad: bool) -> Any:
+    """A view of a 4x5 table: a row-major block (``u[1:, 1:-1]``, stepped), or one in
+    another order or with size-1 dims (those stay on the general path)."""
+    table = _operand(data, dtype, (4, 5), grad)
+    kind = data.draw(st.sampled_from(["block", "stepped", "transposed", "narrow_row", "expanded", "unsqueezed"]))
+    if kind == "block":
+        return table[1:, 1:-1]
+    if kind == "stepped":
+        return table[::2, ::2]
+    if kind == "transposed":
+        return table[1:, 1:-1].t()
+    if kind == "narrow_row":
+        return table[1:2, 1:-1]
+    if kind == "expanded":
+        return table[1:2, 1:-1].expand(3, 3)
+    return table[1:, None, 1:-1]
+
+
+@settings(max_examples=budget(300), deadline=None)
+@given(st.data())
+def test_nd_strided_lean_path_is_the_general_path(data: st.DataObject) -> None:
+    """heat's ``u[2:, 1:-1] + u[:-2, 1:-1]`` and ``4 * u[1:-1, 1:-1]``, and views that are not
+    in row-major order: values, strides, graphs and gradients as the general path's."""
+    op = data.draw(st.sampled_from(sorted(BINARY)))
+    dtype = data.draw(st.sampled_from(FLOATS))
+    x = _block(data, dtype, data.draw(st.booleans()))
+    kind = data.draw(st.sampled_from(["scalar", "block", "contiguous", "row", "column"]))
+    if kind == "scalar":
+        y: Any = data.draw(st.sampled_from([1.5, -0.0, 4, 2**70, math.inf, math.nan]))
+    elif kind == "block":
+        y = _block(data, dtype, data.draw(st.booleans()))
+    elif kind == "contiguous":
+        y = _operand(data, dtype, tuple(x.shape), data.draw(st.booleans()))
+    elif kind == "row":
+        y = _operand(data, dtype, tuple(x.shape)[-1:], data.draw(st.booleans()))
+    else:
+        y = _operand(data, dtype, (tuple(x.shape)[0], 1), data.draw(st.booleans()))
+    if data.draw(st.booleans()):
+        x, y = y, x
+    results = _both(lambda: BINARY[op](x, y))
+    _check_pair(*results)
+    _grads(results, [x, y])
+
+
+def test_heat_stencil_matches_pytorch() -> None:
+    u0 = np.random.default_rng(7).random((6, 6))
+    outs = []
+    for lib in (jitgrad, torch):
+        x = lib.tensor(u0, requires_grad=True)
+        u = x * 1.0
+        lap = u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * u[1:-1, 1:-1]
+        outs.append((lap, lib.autograd.grad((lap * lap).sum(), x)[0]))
+    (lap, g), (tlap, tg) = outs
+    assert lap.stride() == tlap.stride() and lap.grad_fn.name() == tlap.grad_fn.name()
+    np.testing.assert_allclose(lap.detach().numpy(), tlap.detach().numpy(), rtol=1e-14)
+    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-13)

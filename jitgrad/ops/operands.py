@@ -160,9 +160,10 @@ def array_of(t: Tensor) -> np.ndarray:
 # (tests/test_lean_paths.py and test_lean_broadcast.py run both). Two widenings keep that
 # output layout: operands whose shapes broadcast otherwise (``v[:, None] + m``) are
 # broadcast by NumPy from N-d reshapes of their flat buffers into a new C-contiguous array
-# (``_lean_broadcast``), and a 1-D operand with a positive stride (a column ``m[:, j]``) is
-# a strided NumPy view (``lean_strided``): PyTorch orders an output's dims by its
-# operands' strides, and a 1-D operand, broadcast, never tells two dims apart. The same
+# (``_lean_broadcast``), and a 1-D operand with a positive stride (a column ``m[:, j]``) or
+# an N-d one in row-major order (a block ``u[2:, 1:-1]``) is a strided NumPy view
+# (``lean_strided``): PyTorch orders an output's dims by its operands' strides, a 1-D
+# operand, broadcast, never tells two dims apart, and a row-major one keeps them. The same
 # holds for declared unary ops (``declare.call_pointwise``), ``sum``/``mean`` of every
 # element and ``logsumexp`` over one dim (``reduction.py``), and ``stack``/``cat`` along
 # dim 0 (``structure.py``). What is left per
@@ -215,6 +216,8 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
             if y.dtype is not x.dtype:
                 return None
             sa, sb = a._sizes, b._sizes
+            if x.ndim > 1 or y.ndim > 1:  # an N-d strided view (heat's ``u[2:, 1:-1]``)
+                return _lean_broadcast(ufunc, x, y, sa, sb)
             if sa == sb or not sb or (sb == (1,) and len(sa) == 1):
                 sizes = sa  # (flat buffers broadcast as these shapes do)
             elif not sa or (sa == (1,) and len(sb) == 1):
@@ -240,24 +243,43 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
         return None
     finally:
         QUIET.reset(token)
+    if values.ndim != 1:  # of an N-d strided view: C-contiguous (see lean_strided)
+        values = values.ravel()
     return fresh_result(values, sizes, (_LAYOUTS.get(sizes) or layout(sizes))[0])
 
 
 def lean_strided(t: Tensor) -> np.ndarray | None:
-    """The elements of a non-empty 1-D floating tensor with a positive stride (a column
-    ``x[:, j]``, ``x[::2]``) as a strided NumPy view, for elementwise ops: their output is
-    contiguous whatever a 1-D operand's stride (``output_strides`` never orders dims by a
-    1-D operand: broadcast, it has one non-zero stride). None otherwise."""
+    """The elements of a non-empty floating tensor that is not contiguous but is laid out in
+    row-major order, as a strided NumPy view, for elementwise ops: a 1-D tensor with a
+    positive stride (a column ``x[:, j]``, ``x[::2]``), or an N-d one whose sizes are all
+    at least 2 and whose strides decrease strictly (a block ``u[2:, 1:-1]``). PyTorch's
+    output of such operands (and contiguous ones) is contiguous: ``output_strides`` never
+    orders dims by a 1-D operand (broadcast, it has one non-zero stride), and an N-d one
+    puts its dims in their own order, as a contiguous one does. NumPy's output (order
+    ``K``) follows the same order. None otherwise."""
     sizes = t._sizes
-    if len(sizes) != 1 or _tracing.ACTIVE is not None:
+    if _tracing.ACTIVE is not None:
         return None
     buffer = t._storage.buffer
-    step = t._strides[0]
-    n = sizes[0]
-    if step <= 0 or not n or buffer.dtype not in LEAN_DTYPES:
+    if buffer.dtype not in LEAN_DTYPES:
         return None
-    start = t._offset
-    return buffer[start:start + (n - 1) * step + 1:step]
+    strides = t._strides
+    if len(sizes) == 1:
+        step = strides[0]
+        n = sizes[0]
+        if step <= 0 or not n:
+            return None
+        start = t._offset
+        return buffer[start:start + (n - 1) * step + 1:step]
+    if not sizes:
+        return None
+    last = None
+    for n, step in zip(sizes, strides):
+        if n < 2 or step <= 0 or (last is not None and step >= last):
+            return None
+        last = step
+    item = buffer.itemsize
+    return np.ndarray(sizes, buffer.dtype, buffer, t._offset * item, tuple([step * item for step in strides]))
 
 
 # ``broadcast_shapes(a, b)`` and its layout by pair of shapes (None: they do not broadcast)
@@ -267,8 +289,9 @@ _BROADCASTS: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {}
 def _lean_broadcast(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray, sa: tuple[int, ...],
                     sb: tuple[int, ...]) -> Tensor | None:
     """``ufunc`` of two operands of the lean path whose shapes broadcast otherwise (a column
-    ``v[:, None]`` and a matrix): NumPy broadcasts their N-d reshapes into a new C-contiguous
-    array, the layout PyTorch gives an output of operands that are contiguous or 1-D."""
+    ``v[:, None]`` and a matrix), or one of which is an N-d strided view: NumPy broadcasts
+    their N-d reshapes into a new C-contiguous array, the layout PyTorch gives an output of
+    operands that are contiguous, 1-D or row-major views (``lean_strided``)."""
     key = (sa, sb)
     cached = _BROADCASTS.get(key, False)
     if cached is False:
