@@ -1,7 +1,8 @@
-"""The lean paths of broadcasting elementwise ops, 1-D strided operands and ``logsumexp``
-over one dim of an N-d tensor (Note [Lean elementwise path] in ``jitgrad/ops/operands.py``)
-give exactly what the general paths give (bit for bit, strides, errors, graphs, gradients),
-and what PyTorch gives. Helpers as in ``test_lean_paths.py``."""
+"""The lean paths of broadcasting elementwise ops, strided operands (1-D, or N-d in row-major
+order), and ``logsumexp``/``softmax``/``log_softmax`` over one dim of an N-d tensor (Note
+[Lean elementwise path] in ``jitgrad/ops/operands.py``) give exactly what the general paths
+give (bit for bit, strides, errors, graphs, gradients), and what PyTorch gives. Helpers as
+in ``test_lean_paths.py``."""
 
 from __future__ import annotations
 
@@ -211,3 +212,55 @@ def test_heat_stencil_matches_pytorch() -> None:
     assert lap.stride() == tlap.stride() and lap.grad_fn.name() == tlap.grad_fn.name()
     np.testing.assert_allclose(lap.detach().numpy(), tlap.detach().numpy(), rtol=1e-14)
     np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-13)
+
+
+@settings(max_examples=budget(300), deadline=None)
+@given(st.data())
+def test_softmax_lean_path_is_the_general_path(data: st.DataObject) -> None:
+    op = data.draw(st.sampled_from(["softmax", "log_softmax"]))
+    dtype = data.draw(st.sampled_from(FLOATS))
+    shape = data.draw(st.sampled_from([(3,), (1,), (2, 3), (3, 1, 4), (0,), (2, 0), ()]))
+    x = _operand(data, dtype, shape, data.draw(st.booleans()))
+    if data.draw(st.booleans()):
+        x = jitgrad.tensor(np.random.default_rng(data.draw(st.integers(0, 99))).standard_normal(shape) * 30,
+                           dtype=getattr(jitgrad, dtype), requires_grad=x.requires_grad)
+    dim = data.draw(st.integers(-len(shape) - 1, len(shape)))
+    as_dtype = data.draw(st.sampled_from([None, None, None, "float64", "int64"]))
+    kwargs = {} if as_dtype is None else {"dtype": getattr(jitgrad, as_dtype)}
+    lean, slow = _both(lambda: getattr(jitgrad, op)(x, dim, **kwargs))
+    _check_pair(lean, slow)
+    if isinstance(lean, jitgrad.Tensor) and lean.requires_grad:
+        assert lean.grad_fn.dim == slow.grad_fn.dim
+        _same(lean.grad_fn.unpack()[0], slow.grad_fn.unpack()[0])  # the result
+        up = jitgrad.arange(lean.numel(), dtype=lean.dtype).reshape(tuple(lean.shape))
+        _same(jitgrad.autograd.grad(lean, x, up)[0], jitgrad.autograd.grad(slow, x, up)[0])
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("column", [None, math.inf, -math.inf, math.nan])
+def test_softmax_over_a_dim_matches_pytorch(op: str, dim: int, column: float | None) -> None:
+    values = np.random.default_rng(4).standard_normal((3, 4))
+    if column is not None:
+        values[:, 1] = column
+    ours = jitgrad.tensor(values, requires_grad=True)
+    theirs = torch.tensor(values, requires_grad=True)
+    r, t = getattr(jitgrad, op)(ours, dim), getattr(torch, op)(theirs, dim)
+    assert r.grad_fn.name() == t.grad_fn.name()
+    np.testing.assert_allclose(r.detach().numpy(), t.detach().numpy(), rtol=1e-14, atol=1e-300)
+    up = np.arange(r.numel(), dtype=np.float64).reshape(tuple(r.shape))
+    g = jitgrad.autograd.grad(r, ours, jitgrad.tensor(up))[0]
+    tg = torch.autograd.grad(t, theirs, torch.tensor(up))[0]
+    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_softmax_is_quiet_like_pytorch() -> None:
+    """No NumPy warning for overflow or nan (PyTorch computes them silently)."""
+    import warnings
+
+    x = jitgrad.tensor([[-1e308, 1e308], [math.nan, 1.0]], dtype=jitgrad.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for op in (jitgrad.softmax, jitgrad.log_softmax):
+            op(x, 1)
+            op(x.t(), 1)  # the general path (not contiguous)

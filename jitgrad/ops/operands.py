@@ -151,24 +151,24 @@ def array_of(t: Tensor) -> np.ndarray:
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # Most elementwise ops in a small-op loop (a DP table, a time stepper) combine a floating
 # tensor with a Python number, or two floating tensors of one dtype and one shape (or one
-# of them 0-d, or both 1-D and one of size 1), all contiguous. Then PyTorch's promotion keeps the tensor's dtype (a Python number never
-# changes a floating dtype; one dtype promotes to itself), the output is contiguous
-# (``output_strides`` of contiguous operands) and the ufunc may run on the flat buffers,
-# allocating the result's buffer itself: no promotion, no layout, no ``out=`` view. Anything
-# else (other dtypes, strided N-d operands, a traced function, a number NumPy refuses)
-# takes the general path, which gives the same values, dtype and strides
-# (tests/test_lean_paths.py and test_lean_broadcast.py run both). Two widenings keep that
-# output layout: operands whose shapes broadcast otherwise (``v[:, None] + m``) are
-# broadcast by NumPy from N-d reshapes of their flat buffers into a new C-contiguous array
+# of them 0-d, or both 1-D and one of size 1), all contiguous. Then PyTorch's promotion
+# keeps the tensor's dtype (a Python number never changes a floating dtype; one dtype
+# promotes to itself), the output is contiguous (``output_strides`` of contiguous
+# operands) and the ufunc may run on the flat buffers, allocating the result's buffer
+# itself: no promotion, no layout, no ``out=`` view. Two widenings keep that output
+# layout: operands whose shapes broadcast otherwise (``v[:, None] + m``) are broadcast by
+# NumPy from N-d reshapes of their flat buffers into a new C-contiguous array
 # (``_lean_broadcast``), and a 1-D operand with a positive stride (a column ``m[:, j]``) or
 # an N-d one in row-major order (a block ``u[2:, 1:-1]``) is a strided NumPy view
 # (``lean_strided``): PyTorch orders an output's dims by its operands' strides, a 1-D
-# operand, broadcast, never tells two dims apart, and a row-major one keeps them. The same
-# holds for declared unary ops (``declare.call_pointwise``), ``sum``/``mean`` of every
-# element and ``logsumexp`` over one dim (``reduction.py``), and ``stack``/``cat`` along
-# dim 0 (``structure.py``). What is left per
-# op is Python's: the result's Tensor and Storage, the node, its edges (``record``), and
-# the NumPy call itself.
+# operand, broadcast, never tells two dims apart, and a row-major one keeps them. Anything
+# else (other dtypes, transposed or expanded operands, a traced function, a number NumPy
+# refuses) takes the general path, which gives the same values, dtype and strides
+# (tests/test_lean_paths.py and test_lean_broadcast.py run both). The same holds for
+# declared unary ops (``declare.call_pointwise``), ``sum``/``mean`` of every element,
+# ``logsumexp``/``softmax``/``log_softmax`` over one dim (``reduction.py``), and
+# ``stack``/``cat`` along dim 0 (``structure.py``). What is left per op is Python's: the
+# result's Tensor and Storage, the node, its edges (``record``), and the NumPy call itself.
 # float16 stays on the general path: NumPy may pick another loop for it with and without
 # ``dtype=`` (``asin`` of 1.5 gives a nan of the other sign), so the results could differ
 LEAN_DTYPES = frozenset((dtypes.float32, dtypes.float64))

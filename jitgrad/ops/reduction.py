@@ -549,9 +549,15 @@ def _softmax_input(op: str, self: Tensor, dim: Any, dtype: Any) -> tuple[Tensor,
 
 
 def _softmax_out(
-    node_type: type[SavingNode], self: Tensor, d: int, values: np.ndarray
+    node_type: type[SavingNode], self: Tensor, d: int, values: np.ndarray, fresh: bool = False
 ) -> Tensor:
-    out = from_result(values.reshape(self._sizes), self.dtype)
+    """The result (``values`` itself when ``fresh``: a C-contiguous array of ``self``'s
+    shape and dtype that NumPy has just made), its node and what it saves."""
+    if fresh:
+        sizes = self._sizes
+        out = fresh_result(values.ravel(), sizes, layout(sizes)[0])
+    else:
+        out = from_result(values.reshape(self._sizes), self.dtype)
     if needs_grad(self):
         node = node_type(d)  # type: ignore[call-arg]
         record(node, (self,), (out,))
@@ -559,21 +565,46 @@ def _softmax_out(
     return out
 
 
+def _lean_softmax_input(self: Tensor, dim: Any, dtype: Any) -> tuple[np.ndarray, int] | None:
+    """The N-d view of a contiguous floating tensor's flat buffer and the wrapped ``dim``,
+    when ``softmax``/``log_softmax`` may take the lean path (Note [Lean elementwise path] in
+    ``operands.py``): no ``dtype``, an int ``dim`` in range, at least one dim. None
+    otherwise (the general path then converts, checks and raises)."""
+    if dtype is not None or dim.__class__ is not int:
+        return None
+    sizes = self._sizes
+    ndim = len(sizes)
+    if not ndim or not -ndim <= dim < ndim:
+        return None
+    x = lean_data(self)
+    if x is None or not len(x):
+        return None
+    return (x if ndim == 1 else x.reshape(sizes)), dim % ndim
+
+
 def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x), dim)``, computed after subtracting the max along ``dim``."""
-    self, d = _softmax_input("softmax", self, dim, dtype)
-    x = self.numpy().reshape(self._sizes or (1,))
-    with np.errstate(invalid="ignore", divide="ignore"):
+    lean = _lean_softmax_input(self, dim, dtype)
+    if lean is not None:
+        x, d = lean
+    else:
+        self, d = _softmax_input("softmax", self, dim, dtype)
+        x = self.numpy().reshape(self._sizes or (1,))
+    with quiet():  # (nan and inf silently, as PyTorch)
         e = np.exp(x - np.max(x, axis=d, keepdims=True, initial=-np.inf))
         values = e * (1 / np.sum(e, axis=d, keepdims=True))  # PyTorch multiplies too
-    return _softmax_out(SoftmaxBackward0, self, d, values)
+    return _softmax_out(SoftmaxBackward0, self, d, values, lean is not None)
 
 
 def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``x - max - log(sum(exp(x - max), dim))`` along ``dim``."""
-    self, d = _softmax_input("log_softmax", self, dim, dtype)
-    x = self.numpy().reshape(self._sizes or (1,))
-    with np.errstate(invalid="ignore", divide="ignore"):
+    lean = _lean_softmax_input(self, dim, dtype)
+    if lean is not None:
+        x, d = lean
+    else:
+        self, d = _softmax_input("log_softmax", self, dim, dtype)
+        x = self.numpy().reshape(self._sizes or (1,))
+    with quiet():
         shifted = x - np.max(x, axis=d, keepdims=True, initial=-np.inf)
         values = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
-    return _softmax_out(LogSoftmaxBackward0, self, d, values)
+    return _softmax_out(LogSoftmaxBackward0, self, d, values, lean is not None)
