@@ -193,8 +193,11 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
         out = _lean_total(self)
         if out is not None:
             values = out._storage.buffer
-            with quiet():
+            token = QUIET.set(IGNORE_ALL)  # (``quiet()`` without a generator's cost)
+            try:
                 np.true_divide(values, numel(self._sizes), out=values)
+            finally:
+                QUIET.reset(token)
             if needs_grad(self):
                 record(MeanBackward0(self._sizes), (self,), (out,))
             return out
@@ -590,9 +593,13 @@ def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     else:
         self, d = _softmax_input("softmax", self, dim, dtype)
         x = self.numpy().reshape(self._sizes or (1,))
-    with quiet():  # (nan and inf silently, as PyTorch)
-        e = np.exp(x - np.max(x, axis=d, keepdims=True, initial=-np.inf))
-        values = e * (1 / np.sum(e, axis=d, keepdims=True))  # PyTorch multiplies too
+    token = QUIET.set(IGNORE_ALL)  # (nan and inf silently, as PyTorch)
+    try:
+        # (np.max and np.sum, undispatched)
+        e = np.exp(x - np.maximum.reduce(x, d, None, None, True, -np.inf))
+        values = e * (1 / np.add.reduce(e, d, None, None, True))  # PyTorch multiplies too
+    finally:
+        QUIET.reset(token)
     return _softmax_out(SoftmaxBackward0, self, d, values, lean is not None)
 
 
@@ -604,7 +611,10 @@ def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     else:
         self, d = _softmax_input("log_softmax", self, dim, dtype)
         x = self.numpy().reshape(self._sizes or (1,))
-    with quiet():
-        shifted = x - np.max(x, axis=d, keepdims=True, initial=-np.inf)
-        values = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        shifted = x - np.maximum.reduce(x, d, None, None, True, -np.inf)
+        values = shifted - np.log(np.add.reduce(np.exp(shifted), d, None, None, True))
+    finally:
+        QUIET.reset(token)
     return _softmax_out(LogSoftmaxBackward0, self, d, values, lean is not None)
