@@ -264,3 +264,15 @@ def test_softmax_is_quiet_like_pytorch() -> None:
         for op in (jitgrad.softmax, jitgrad.log_softmax):
             op(x, 1)
             op(x.t(), 1)  # the general path (not contiguous)
+
+
+@pytest.mark.parametrize("column", [None, math.inf, -math.inf, math.nan])
+def test_logsumexp_over_a_dim_with_many_maxima_is_the_general_path(column: float | None) -> None:
+    """More than 64 maxima: infinities are found by a reduction rather than in Python."""
+    values = np.random.default_rng(6).standard_normal((3, 100))
+    if column is not None:
+        values[:, 7] = column
+    x = jitgrad.tensor(values, requires_grad=True)
+    lean, slow = _both(lambda: jitgrad.logsumexp(x, 0))
+    _check_pair(lean, slow)
+    _same(jitgrad.autograd.grad(lean.sum(), x)[0], jitgrad.autograd.grad(slow.sum(), x)[0])

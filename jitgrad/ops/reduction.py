@@ -75,7 +75,7 @@ class SumBackward0(Node):
 
     def __init__(self, input_sizes: tuple[int, ...], dims: tuple[int, ...] | None = None,
                  keepdim: bool = False) -> None:
-        super().__init__()
+        Node.__init__(self)  # (not super(): one of the costs of every sum)
         self.input_sizes = input_sizes
         self._dims = dims  # None: every dim
         if keepdim:
@@ -441,8 +441,7 @@ def _lean_logsumexp_dim(self: Tensor, d: int, keepdim: bool) -> Tensor | None:
     """``logsumexp`` over dim ``d`` of an N-d tensor on the lean path (an HMM's
     ``logsumexp(alpha[:, None] + log_a, 0)``): the general path's NumPy calls on the same
     N-d view of the flat buffer, along one axis, into the result's own buffer. The max's
-    infinities are replaced only when there are any (a finite sum of the maxima says there
-    are none), so the same bits."""
+    infinities are replaced only when there are any, so the same bits."""
     x = lean_data(self)
     sizes = self._sizes
     if x is None or not sizes[d] or len(x) == 0:
@@ -451,8 +450,13 @@ def _lean_logsumexp_dim(self: Tensor, d: int, keepdim: bool) -> Tensor | None:
     token = QUIET.set(IGNORE_ALL)
     try:
         m = np.maximum.reduce(x, d, None, None, True)
-        total = np.add.reduce(m, None)
-        if total - total != 0:  # an infinite (or nan) max: _shifted's where
+        if m.size <= 64:  # a few maxima: Python's test is cheaper than a ufunc's
+            maxima = m.ravel().tolist()
+            infinite = _INF in maxima or -_INF in maxima
+        else:
+            total = np.add.reduce(m, None)
+            infinite = total - total != 0  # (or a nan: then the where changes nothing)
+        if infinite:  # _shifted's where
             m = np.where(np.isinf(m), 0, m).astype(x.dtype)
         shifted = x - m
         values = np.add.reduce(np.exp(shifted, out=shifted), d, None, None, True)

@@ -38,7 +38,7 @@ class ViewBackward(Node):
     def __init__(
         self, input_sizes: tuple[int, ...], rel: Any, rel_fn: Callable[[Geometry, Any], Geometry] | None = None
     ) -> None:
-        super().__init__()
+        Node.__init__(self)  # (not super(): one of the costs of every view)
         self.input_sizes = input_sizes
         self._rel = rel
         self._rel_fn = rel_fn
