@@ -1,8 +1,8 @@
 """Nodes made and run with less Python: ``CatBackward0``/``SumBackward0`` keep their
 defaults on the class, ``MulBackward0`` by a number skips unpacking and computes the
 broadcast-constant gradient without ``dtype=``; the engine calls ``apply`` directly when
-there is no capture, post-hook or nan check. Results are the general path's, bit for bit,
-and PyTorch's."""
+there is no capture, post-hook or nan check; ``clone`` of a contiguous tensor copies its
+flat buffer. Results are the general path's, bit for bit, and PyTorch's."""
 
 from __future__ import annotations
 
@@ -108,3 +108,35 @@ def test_sum_node_dims_default_to_every_dim(op: str) -> None:
         assert r.grad_fn.name() == tr.grad_fn.name()
         np.testing.assert_array_equal(jitgrad.autograd.grad(r.sum(), x)[0].numpy(),
                                       torch.autograd.grad(tr.sum(), t)[0].numpy())
+
+
+@settings(max_examples=budget(200), deadline=None)
+@given(st.data())
+def test_clone_lean_path_is_the_general_path(data: st.DataObject) -> None:
+    """A contiguous tensor (a DP table's cell ``cp[i - 1].clone()``) is copied from its flat
+    buffer: values, strides, fresh storage, graph and gradient as the general path's."""
+    from test_lean_paths import _both, _check_pair, _operand, _same
+
+    dtype = data.draw(st.sampled_from(FLOATS))
+    shape = data.draw(st.sampled_from([(), (1,), (3,), (2, 3), (0,), (2, 0)]))
+    x = _operand(data, dtype, shape, data.draw(st.booleans()))
+    fmt = data.draw(st.sampled_from([None, "preserve_format", "contiguous_format", "channels_last"]))
+    lean, slow = _both(lambda: x.clone(memory_format=fmt) if fmt else x.clone())
+    _check_pair(lean, slow)
+    if isinstance(lean, jitgrad.Tensor):
+        assert lean._storage is not x._storage and lean._base is None and lean._version == 0
+        if lean.requires_grad:
+            up = jitgrad.arange(lean.numel(), dtype=lean.dtype).reshape(tuple(lean.shape))
+            _same(jitgrad.autograd.grad(lean, x, up)[0], jitgrad.autograd.grad(slow, x, up)[0])
+        if x.numel():  # the clone does not see later writes
+            x.detach().add_(1)
+            np.testing.assert_array_equal(lean.detach().numpy(), slow.detach().numpy())
+
+
+def test_clone_of_a_cell_matches_pytorch() -> None:
+    ours = jitgrad.tensor([1.0, 2.0, 3.0], dtype=jitgrad.float64, requires_grad=True)
+    theirs = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    r, t = (ours * 2.0)[1].clone(), (theirs * 2.0)[1].clone()
+    assert r.grad_fn.name() == t.grad_fn.name() == "CloneBackward0"
+    assert r.stride() == t.stride() and r.item() == t.item()
+    np.testing.assert_array_equal(jitgrad.autograd.grad(r, ours)[0].numpy(), torch.autograd.grad(t, theirs)[0].numpy())

@@ -16,7 +16,7 @@ from ..autograd.node import Grads, Node
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 from . import operands
-from .operands import _LAYOUTS, array_of, fresh_result, layout, new_tensor, promote_types
+from .operands import _LAYOUTS, array_of, fresh_result, layout, lean_data, new_tensor, promote_types
 from .view_ops import narrow, select
 
 
@@ -42,7 +42,11 @@ def clone(self: Tensor, *, memory_format: str | None = None) -> Tensor:
             f"clone(): memory_format must be 'preserve_format' or 'contiguous_format', "
             f"got {memory_format!r}"
         )
-    out = copying.clone(self, contiguous=memory_format == "contiguous_format")
+    data = lean_data(self)
+    if data is not None:  # contiguous: both formats keep its strides (Note [Lean elementwise path])
+        out = fresh_result(data.copy(), self._sizes, self._strides)
+    else:
+        out = copying.clone(self, contiguous=memory_format == "contiguous_format")
     if needs_grad(self):
         record(CloneBackward0(), (self,), (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
