@@ -140,3 +140,20 @@ def test_clone_of_a_cell_matches_pytorch() -> None:
     assert r.grad_fn.name() == t.grad_fn.name() == "CloneBackward0"
     assert r.stride() == t.stride() and r.item() == t.item()
     np.testing.assert_array_equal(jitgrad.autograd.grad(r, ours)[0].numpy(), torch.autograd.grad(t, theirs)[0].numpy())
+
+
+@pytest.mark.parametrize("fn, shape", [("cat", (2,)), ("stack", ())])
+def test_join_along_the_last_dim_that_is_the_first_matches_pytorch(fn: str, shape: tuple) -> None:
+    """``cat(1-D tensors, -1)`` and ``stack(0-d tensors, -1)`` take the lean path (their
+    dim -1 is dim 0): nodes, values and gradients as PyTorch's."""
+    arrays = [np.random.default_rng(i).standard_normal(shape) for i in range(3)]
+    ours = [jitgrad.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    r = getattr(jitgrad, fn)([o * 2.0 for o in ours], -1)
+    t = getattr(torch, fn)([o * 2.0 for o in theirs], -1)
+    assert r.grad_fn.name() == t.grad_fn.name() and r.grad_fn.dim == 0
+    assert tuple(r.shape) == tuple(t.shape) and r.stride() == t.stride()
+    np.testing.assert_array_equal(r.detach().numpy(), t.detach().numpy())
+    up = np.arange(r.numel(), dtype=np.float64)
+    for g, tg in zip(jitgrad.autograd.grad(r, ours, jitgrad.tensor(up)), torch.autograd.grad(t, theirs, torch.tensor(up))):
+        np.testing.assert_array_equal(g.numpy(), tg.numpy())

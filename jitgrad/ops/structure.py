@@ -172,18 +172,23 @@ def _result_dtype(tensors: Sequence[Tensor]) -> Any:
     return dtype
 
 
-def _lean_join(tensors: Any, stacked: bool) -> Tensor | None:
-    """``cat(tensors, 0)`` or ``stack(tensors, 0)`` on the lean path (Note [Lean elementwise
-    path] in ``operands.py``): a list or tuple of tensors of one floating dtype, each
-    contiguous, of one shape (``cat``: one number of dimensions, at least one, and one shape
-    after the first). Their flat buffers, concatenated, are the result's buffer. None
-    otherwise (the general path then checks, promotes and raises as PyTorch)."""
-    if (tensors.__class__ is not list and tensors.__class__ is not tuple) or not tensors:
+def _lean_join(tensors: Any, stacked: bool, dim: Any) -> Tensor | None:
+    """``cat(tensors, dim)`` or ``stack(tensors, dim)`` along their first dim (``dim`` 0, or
+    -1 when that is the first: 1-D inputs to ``cat``, 0-d ones to ``stack``) on the lean
+    path (Note [Lean elementwise path] in ``operands.py``): a list or tuple of tensors of one
+    floating dtype, each contiguous, of one shape (``cat``: one number of dimensions, at
+    least one, and one shape after the first). Their flat buffers, concatenated, are the
+    result's buffer. None otherwise (the general path then checks, promotes and raises as
+    PyTorch)."""
+    if (tensors.__class__ is not list and tensors.__class__ is not tuple) or not tensors \
+            or dim.__class__ is not int:
         return None
     first = tensors[0]
     if first.__class__ is not Tensor or _tracing.ACTIVE is not None:
         return None
     sizes = first._sizes
+    if dim != 0 and (dim != -1 or len(sizes) + stacked != 1):
+        return None
     dtype = first._storage.buffer.dtype
     if not sizes:  # scalars (stack only): element by element, without an array per input
         if not stacked or dtype not in operands.LEAN_DTYPES:
@@ -219,7 +224,7 @@ def _lean_join(tensors: Any, stacked: bool) -> Tensor | None:
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Concatenate along ``dim`` with PyTorch's rules: dtypes are promoted, and (a legacy rule)
     1-D tensors of size 0 are skipped whatever their shape partners are."""
-    out = _lean_join(tensors, stacked=False) if dim.__class__ is int and dim == 0 else None
+    out = _lean_join(tensors, False, dim)
     if out is not None:
         if needs_grad(*tensors):
             record(_cat_node(0, tuple([t._sizes for t in tensors])), tensors, (out,))
@@ -275,7 +280,7 @@ class StackBackward0(Node):
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join equally shaped tensors along a new dimension ``dim`` (dtypes are promoted)."""
-    out = _lean_join(tensors, stacked=True) if dim.__class__ is int and dim == 0 else None
+    out = _lean_join(tensors, True, dim)
     if out is not None:
         if needs_grad(*tensors):
             record(StackBackward0(), tensors, (out,))
