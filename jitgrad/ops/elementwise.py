@@ -203,7 +203,7 @@ class MulBackward0(SavingNode):
         g = grads[0]
         saved = self.saved
         if len(saved) == 2 and saved[0].__class__ is not SavedTensor and saved[1].__class__ is not SavedTensor:
-            a, b = saved  # a number and None (``unpack`` would give them as they are)
+            a, b = saved  # numbers or None (``unpack`` would give them as they are)
         else:
             a, b = self.unpack()
         # times a number, only for the input (and no graph of the backward to build)
