@@ -1,6 +1,6 @@
 """Nodes made and run with less Python: ``CatBackward0``/``SumBackward0`` keep their
-defaults on the class, ``MulBackward0`` by a number skips unpacking and computes the
-broadcast-constant gradient without ``dtype=``; the engine calls ``apply`` directly when
+defaults on the class, ``MulBackward0`` by a number computes the broadcast-constant
+gradient without ``dtype=``; the engine calls ``apply`` directly when
 there is no capture, post-hook or nan check; ``clone`` of a contiguous tensor copies its
 flat buffer. Results are the general path's, bit for bit, and PyTorch's."""
 

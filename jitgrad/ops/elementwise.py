@@ -19,7 +19,7 @@ from .. import _tracing, dtypes
 from .._quiet import IGNORE_ALL, QUIET
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import needs_grad, record
-from ..autograd.node import Grads, Node, OwnedGrads, SavedTensor, SavingNode
+from ..autograd.node import Grads, Node, OwnedGrads, SavingNode
 from ..geometry import numel
 from ..tensor import Tensor
 from .operands import (
@@ -201,11 +201,7 @@ class MulBackward0(SavingNode):
 
     def apply_owned(self, grads: Grads, owned: Sequence[bool]) -> tuple[Tensor | None, ...]:
         g = grads[0]
-        saved = self.saved
-        if len(saved) == 2 and saved[0].__class__ is not SavedTensor and saved[1].__class__ is not SavedTensor:
-            a, b = saved  # numbers or None (``unpack`` would give them as they are)
-        else:
-            a, b = self.unpack()
+        a, b = self.unpack()
         # times a number, only for the input (and no graph of the backward to build)
         if b is not None and not isinstance(b, Tensor) and not _grad_state.enabled:
             first, second = _needed(self)
