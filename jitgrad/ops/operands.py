@@ -193,6 +193,30 @@ def lean_data(t: Any) -> np.ndarray | None:
     return buffer[start:start + n]
 
 
+def strided_data(t: Any) -> np.ndarray | None:
+    """A lean-path tensor's elements as an N-d NumPy view (``lean_data``'s conditions but any
+    strides: a slice of a 2-D table, ``u[1:-1, 1:-1]``), without ``Tensor.numpy``'s general
+    checks. None when ``t`` is not on the lean path or has no element."""
+    if t.__class__ is not Tensor or _tracing.ACTIVE is not None:
+        return None
+    buffer = t._storage.buffer
+    if buffer.dtype not in LEAN_DTYPES:
+        return None
+    sizes = t._sizes
+    if len(sizes) == 2:  # a block of a row-major table: a slice of its rows (the cheapest view)
+        (n0, n1), (s0, s1) = sizes, t._strides
+        if s1 == 1 and n0 > 1 and 0 < n1 <= s0 and buffer.shape[0] % s0 == 0:
+            row, col = divmod(t._offset, s0)
+            if col + n1 <= s0:
+                return buffer.reshape(-1, s0)[row:row + n0, col:col + n1]  # type: ignore[no-any-return]
+    if 0 in sizes:
+        return None
+    item = buffer.itemsize
+    # (a size-1 dim's stride is never used; it may be huge: NumPy's limit is int64 bytes)
+    return np.ndarray(sizes, buffer.dtype, buffer, t._offset * item,
+                      [0 if n == 1 else s * item for n, s in zip(sizes, t._strides)])
+
+
 def fresh_result(values: np.ndarray, sizes: tuple[int, ...], strides: tuple[int, ...]) -> Tensor:
     """A tensor owning ``values``, a 1-D buffer a NumPy call has just allocated."""
     return Tensor._make(Storage._fresh(values), sizes, strides)
@@ -278,8 +302,7 @@ def lean_strided(t: Tensor) -> np.ndarray | None:
         if n < 2 or step <= 0 or (last is not None and step >= last):
             return None
         last = step
-    item = buffer.itemsize
-    return np.ndarray(sizes, buffer.dtype, buffer, t._offset * item, tuple([step * item for step in strides]))
+    return strided_data(t)
 
 
 # ``broadcast_shapes(a, b)`` and its layout by pair of shapes (None: they do not broadcast)
