@@ -218,7 +218,8 @@ def strided_data(t: Any) -> np.ndarray | None:
 
 
 def fresh_result(values: np.ndarray, sizes: tuple[int, ...], strides: tuple[int, ...]) -> Tensor:
-    """A tensor owning ``values``, a 1-D buffer a NumPy call has just allocated."""
+    """A tensor owning ``values``, a 1-D buffer a NumPy call has just allocated (or the
+    flat view of an N-d array it has just allocated, which nothing else holds)."""
     return Tensor._make(Storage._fresh(values), sizes, strides)
 
 
