@@ -472,19 +472,19 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(self), dim))``, computed stably (PyTorch's algorithm: shift by the max)."""
     if dim.__class__ is int:
         ndim = len(self._sizes)
-        lean_dims = None  # the node's dims, when not its class default (0,)
+        d = 0  # the dim reduced: the node's dims are set when not the class default (0,)
         if ndim == 1 and (dim == 0 or dim == -1):
             out = _lean_logsumexp(self, keepdim)
         elif ndim > 1 and -ndim <= dim < ndim:
-            lean_dims = (dim % ndim,)
-            out = _lean_logsumexp_dim(self, lean_dims[0], keepdim)
+            d = dim % ndim
+            out = _lean_logsumexp_dim(self, d, keepdim)
         else:
             out = None
         if out is not None:
             if needs_grad(self):
                 node = LogsumexpBackward0()
-                if lean_dims is not None:
-                    node.dims = lean_dims
+                if d:
+                    node.dims = (d,)
                 if keepdim:
                     node.keepdim = keepdim
                 record(node, (self,), (out,))
