@@ -244,17 +244,17 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
             if x.ndim > 1 or y.ndim > 1:  # an N-d strided view (heat's ``u[2:, 1:-1]``)
                 return _lean_broadcast(ufunc, x, y, sa, sb)
             if sa == sb or not sb or (sb == (1,) and len(sa) == 1):
-                sizes = sa  # (flat buffers broadcast as these shapes do)
+                t = a  # (flat buffers broadcast as these shapes do)
             elif not sa or (sa == (1,) and len(sb) == 1):
-                sizes = sb
+                t = b
             else:
                 return _lean_broadcast(ufunc, x, y, sa, sb)
         elif b.__class__ is float or b.__class__ is int:
-            y, sizes = b, a._sizes
+            y, t = b, a
         else:
             return None
     elif b.__class__ is Tensor and (a.__class__ is float or a.__class__ is int):
-        x, y, sizes = a, lean_data(b), b._sizes
+        x, y, t = a, lean_data(b), b
         if y is None:
             y = lean_strided(b)
             if y is None:
@@ -268,9 +268,16 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
         return None
     finally:
         QUIET.reset(token)
-    if values.ndim != 1:  # of an N-d strided view: C-contiguous (see lean_strided)
-        values = values.ravel()
-    return fresh_result(values, sizes, (_LAYOUTS.get(sizes) or layout(sizes))[0])
+    sizes = t._sizes
+    if values.ndim != 1:  # of an N-d strided view and a number: C-contiguous (lean_strided)
+        return fresh_result(values.ravel(), sizes, layout(sizes)[0])
+    strides = t._strides  # t's own when it is contiguous; a strided t is 1-D (lean_strided)
+    if strides != _UNIT_STRIDES and len(strides) == 1:
+        strides = _UNIT_STRIDES
+    return fresh_result(values, sizes, strides)
+
+
+_UNIT_STRIDES = (1,)
 
 
 def lean_strided(t: Tensor) -> np.ndarray | None:
