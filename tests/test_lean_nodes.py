@@ -157,3 +157,13 @@ def test_join_along_the_last_dim_that_is_the_first_matches_pytorch(fn: str, shap
     up = np.arange(r.numel(), dtype=np.float64)
     for g, tg in zip(jitgrad.autograd.grad(r, ours, jitgrad.tensor(up)), torch.autograd.grad(t, theirs, torch.tensor(up))):
         np.testing.assert_array_equal(g.numpy(), tg.numpy())
+
+
+def test_stack_of_scalars_refuses_what_the_general_path_refuses() -> None:
+    a = jitgrad.tensor(1.0, dtype=jitgrad.float64)
+    with pytest.raises(TypeError, match="expected Tensor as element 1"):
+        jitgrad.stack([a, 1.0])
+    with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size"):
+        jitgrad.stack([a, jitgrad.ones(2, dtype=jitgrad.float64)])
+    mixed = jitgrad.stack([a, jitgrad.tensor(2.0, dtype=jitgrad.float32)])  # promoted, as PyTorch
+    assert mixed.dtype == jitgrad.float64 and mixed.tolist() == [1.0, 2.0]

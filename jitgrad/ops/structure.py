@@ -194,11 +194,16 @@ def _lean_join(tensors: Any, stacked: bool, dim: Any) -> Tensor | None:
         if not stacked or dtype not in operands.LEAN_DTYPES:
             return None
         values = np.empty(len(tensors), dtype)
-        for k, t in enumerate(tensors):
-            if t.__class__ is not Tensor or t._sizes or t._storage.buffer.dtype is not dtype:
+        k = 0
+        for t in tensors:
+            if t.__class__ is not Tensor:
                 return None
-            values[k] = t._storage.buffer[t._offset]
-        return fresh_result(values, (len(tensors),), (1,))
+            buffer = t._storage.buffer
+            if t._sizes or buffer.dtype is not dtype:
+                return None
+            values[k] = buffer[t._offset]
+            k += 1
+        return fresh_result(values, (k,), (1,))
     if dtype not in operands.LEAN_DTYPES:
         return None
     arrays = []
