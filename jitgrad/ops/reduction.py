@@ -572,31 +572,26 @@ def _softmax_out(
     return out
 
 
-def _lean_softmax_input(self: Tensor, dim: Any, dtype: Any) -> tuple[np.ndarray, int] | None:
-    """The N-d view of a contiguous floating tensor's flat buffer and the wrapped ``dim``,
-    when ``softmax``/``log_softmax`` may take the lean path (Note [Lean elementwise path] in
-    ``operands.py``): no ``dtype``, an int ``dim`` in range, at least one dim. None
-    otherwise (the general path then converts, checks and raises)."""
-    if dtype is not None or dim.__class__ is not int:
-        return None
-    sizes = self._sizes
-    ndim = len(sizes)
-    if not ndim or not -ndim <= dim < ndim:
-        return None
-    x = lean_data(self)
-    if x is None or not len(x):
-        return None
-    return (x if ndim == 1 else x.reshape(sizes)), dim % ndim
+def _softmax_operand(op: str, self: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, np.ndarray, int, bool]:
+    """``(input, its N-d NumPy view, the wrapped dim, lean)`` for ``softmax``/``log_softmax``.
+    A contiguous floating tensor with no ``dtype``, an int ``dim`` in range and at least one
+    dim takes the lean path (Note [Lean elementwise path] in ``operands.py``): its flat
+    buffer, reshaped, and a result without a copy. Anything else is converted, checked and
+    refused (``_softmax_input``) as PyTorch does."""
+    if dtype is None and dim.__class__ is int:
+        sizes = self._sizes
+        ndim = len(sizes)
+        if ndim and -ndim <= dim < ndim:
+            x = lean_data(self)
+            if x is not None and len(x):
+                return self, (x if ndim == 1 else x.reshape(sizes)), dim % ndim, True
+    self, d = _softmax_input(op, self, dim, dtype)
+    return self, self.numpy().reshape(self._sizes or (1,)), d, False
 
 
 def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x), dim)``, computed after subtracting the max along ``dim``."""
-    lean = _lean_softmax_input(self, dim, dtype)
-    if lean is not None:
-        x, d = lean
-    else:
-        self, d = _softmax_input("softmax", self, dim, dtype)
-        x = self.numpy().reshape(self._sizes or (1,))
+    self, x, d, lean = _softmax_operand("softmax", self, dim, dtype)
     token = QUIET.set(IGNORE_ALL)  # (nan and inf silently, as PyTorch)
     try:
         # (np.max and np.sum, undispatched)
@@ -604,21 +599,16 @@ def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
         values = e * (1 / np.add.reduce(e, d, None, None, True))  # PyTorch multiplies too
     finally:
         QUIET.reset(token)
-    return _softmax_out(SoftmaxBackward0, self, d, values, lean is not None)
+    return _softmax_out(SoftmaxBackward0, self, d, values, lean)
 
 
 def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``x - max - log(sum(exp(x - max), dim))`` along ``dim``."""
-    lean = _lean_softmax_input(self, dim, dtype)
-    if lean is not None:
-        x, d = lean
-    else:
-        self, d = _softmax_input("log_softmax", self, dim, dtype)
-        x = self.numpy().reshape(self._sizes or (1,))
+    self, x, d, lean = _softmax_operand("log_softmax", self, dim, dtype)
     token = QUIET.set(IGNORE_ALL)
     try:
         shifted = x - np.maximum.reduce(x, d, None, None, True, -np.inf)
         values = shifted - np.log(np.add.reduce(np.exp(shifted), d, None, None, True))
     finally:
         QUIET.reset(token)
-    return _softmax_out(LogSoftmaxBackward0, self, d, values, lean is not None)
+    return _softmax_out(LogSoftmaxBackward0, self, d, values, lean)
