@@ -25,7 +25,7 @@ from ..tensor import Tensor
 from . import view_meta
 from .copy_slices import CopySlices
 from .._quiet import IGNORE_ALL, QUIET
-from .operands import as_array, check_inplace_dtype, layout, wrapped_operand
+from .operands import as_array, check_inplace_dtype, layout, lean_data, strided_data, wrapped_operand
 from .structure import clone
 
 
@@ -141,9 +141,85 @@ def apply_inplace(
     write, so it can save (copies of) old values; ``save_output`` runs after it."""
     def write() -> None:
         check_inplace_dtype(op, result_dtype, self)  # after the autograd and overlap checks, as PyTorch
-        np.copyto(self.numpy(), result, casting="unsafe")
+        token = QUIET.set(IGNORE_ALL)  # (a float64 value past float32's range: inf, silently)
+        try:
+            np.copyto(self.numpy(), result, casting="unsafe")
+        finally:
+            QUIET.reset(token)
 
     return inplace_write(op, self, inputs, write, make_node, save_output)
+
+
+# -- the lean path of in-place arithmetic -----------------------------------------------------
+# Note [Lean in-place path]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``u[1:-1] += alpha * lap`` in a time stepper: ``add_``/``sub_``/``mul_``/``div_`` of a
+# floating tensor (any strides, usually a view) by a Python number or by a tensor of its
+# dtype and shape (or 0-d) on another storage. Then no operand can partially overlap
+# ``self``, every operand broadcasts to it and the result type is its dtype: of the general
+# path's checks (``check_inplace_operands``, then ``inplace_write``'s) only the autograd
+# refusal and ``check_inplace`` (read-only memory, self-aliased elements) can fail, and they
+# run first, as there. The ufunc then writes straight into ``self``'s memory instead of
+# into a fresh array copied in afterwards: its values are the same bits (one elementwise
+# loop of the same dtype; NumPy buffers an input that shares memory with the output, as
+# ``x.data`` does), and the backward node, which saves what it needs of the old values,
+# is made before the write, as on the general path. Views made in no_grad mode and the
+# like, other dtypes, broadcasting, ``alpha``, subclasses, tracing: the general path
+# (tests/test_lean_inplace.py runs both and PyTorch).
+def lean_inplace(
+    op: str, ufunc: np.ufunc, self: Tensor, other: Any, make_node: Callable[[], Node],
+) -> Tensor | None:
+    """``self.<op>(other)`` on the lean path (Note [Lean in-place path]); None, having done
+    nothing, when the operands are not its case."""
+    dst = lean_data(self)
+    flat = dst is not None
+    if not flat:
+        dst = strided_data(self)
+        if dst is None:
+            return None
+    kind = other.__class__
+    if kind is Tensor:
+        if other._storage is self._storage:
+            return None  # (the general path's overlap checks)
+        sizes = other._sizes
+        if sizes != self._sizes and sizes:
+            return None
+        y = lean_data(other)
+        if y is None:
+            y = strided_data(other)
+            if y is None:
+                return None
+            if flat and len(sizes) > 1:
+                dst = dst.reshape(sizes)
+        elif not flat and len(sizes) > 1:
+            y = y.reshape(sizes)
+        if y.dtype is not dst.dtype:
+            return None
+        tensor = other
+    elif kind is float or (kind is int and -(2**63) <= other < 2**63):
+        y, tensor = other, None
+    else:
+        return None
+    vm = self._view_meta
+    if vm is not None and vm.creation != view_meta.DEFAULT:
+        return None
+    record = check_autograd_inplace(op, self, (self, tensor))
+    check_inplace(self, op)
+    node = None
+    if record:
+        node = make_node()
+        node.next_functions = (gradient_edge(self), gradient_edge(tensor))
+        node.input_metadata = single_metadata(self._sizes, dst.dtype)
+        base_edge = gradient_edge(vm.base) if vm is not None else None
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        ufunc(dst, y, out=dst)
+    finally:
+        QUIET.reset(token)
+    self._storage.bump(op)
+    if node is not None:
+        rebase_history(self, node, base_edge)
+    return self
 
 
 # -- what every in-place elementwise op shares ---------------------------------------------

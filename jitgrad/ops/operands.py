@@ -186,6 +186,24 @@ def lean_data(t: Any) -> np.ndarray | None:
     return buffer[start:start + n]
 
 
+def strided_data(t: Any) -> np.ndarray | None:
+    """A lean-path tensor's elements as an N-d NumPy view (``lean_data``'s conditions but any
+    strides: a slice of a 2-D table, ``u[1:-1, 1:-1]``), without ``Tensor.numpy``'s general
+    checks. None when ``t`` is not on the lean path or has no element."""
+    if t.__class__ is not Tensor or _tracing.ACTIVE is not None:
+        return None
+    buffer = t._storage.buffer
+    if buffer.dtype not in LEAN_DTYPES:
+        return None
+    sizes = t._sizes
+    if 0 in sizes:
+        return None
+    item = buffer.itemsize
+    # (a size-1 dim's stride is never used; it may be huge: NumPy's limit is int64 bytes)
+    return np.ndarray(sizes, buffer.dtype, buffer=buffer, offset=t._offset * item,
+                      strides=[0 if n == 1 else s * item for n, s in zip(sizes, t._strides)])
+
+
 def fresh_result(values: np.ndarray, sizes: tuple[int, ...], strides: tuple[int, ...]) -> Tensor:
     """A tensor owning ``values``, a 1-D buffer a NumPy call has just allocated."""
     return Tensor._make(Storage._fresh(values), sizes, strides)
