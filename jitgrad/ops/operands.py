@@ -159,7 +159,9 @@ def array_of(t: Tensor) -> np.ndarray:
 # refuses) takes the general path, which gives the same values, dtype and strides
 # (tests/test_lean_paths.py runs both). The same holds for declared unary ops
 # (``declare.call_pointwise``), ``sum``/``mean`` of every element and a 1-D ``logsumexp``
-# (``reduction.py``), and ``stack``/``cat`` along dim 0 (``structure.py``). What is left per
+# (``reduction.py``), and ``stack``/``cat`` along dim 0 (``structure.py``). Strided operands
+# of one shape, each in row-major order with no size-1 dim (blocks of a table, a stencil's
+# ``u[2:, 1:-1]``), take ``lean_strided_binary``: their output is contiguous too. What is left per
 # op is Python's: the result's Tensor and Storage, the node, its edges (``record``), and
 # the NumPy call itself.
 # float16 stays on the general path: NumPy may pick another loop for it with and without
@@ -196,12 +198,18 @@ def strided_data(t: Any) -> np.ndarray | None:
     if buffer.dtype not in LEAN_DTYPES:
         return None
     sizes = t._sizes
+    if len(sizes) == 2:  # a block of a row-major table: a slice of its rows (the cheapest view)
+        (n0, n1), (s0, s1) = sizes, t._strides
+        if s1 == 1 and n0 > 1 and 0 < n1 <= s0 and buffer.shape[0] % s0 == 0:
+            row, col = divmod(t._offset, s0)
+            if col + n1 <= s0:
+                return buffer.reshape(-1, s0)[row:row + n0, col:col + n1]  # type: ignore[no-any-return]
     if 0 in sizes:
         return None
     item = buffer.itemsize
     # (a size-1 dim's stride is never used; it may be huge: NumPy's limit is int64 bytes)
-    return np.ndarray(sizes, buffer.dtype, buffer=buffer, offset=t._offset * item,
-                      strides=[0 if n == 1 else s * item for n, s in zip(sizes, t._strides)])
+    return np.ndarray(sizes, buffer.dtype, buffer, t._offset * item,
+                      [0 if n == 1 else s * item for n, s in zip(sizes, t._strides)])
 
 
 def fresh_result(values: np.ndarray, sizes: tuple[int, ...], strides: tuple[int, ...]) -> Tensor:
@@ -215,10 +223,12 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
     if a.__class__ is Tensor:
         x = lean_data(a)
         if x is None:
-            return None
+            return lean_strided_binary(ufunc, a, b)
         if b.__class__ is Tensor:
             y = lean_data(b)
-            if y is None or y.dtype is not x.dtype:
+            if y is None:
+                return lean_strided_binary(ufunc, a, b)
+            if y.dtype is not x.dtype:
                 return None
             sa, sb = a._sizes, b._sizes
             if sa == sb or not sb or (sb == (1,) and len(sa) == 1):
@@ -234,7 +244,7 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
     elif b.__class__ is Tensor and (a.__class__ is float or a.__class__ is int):
         x, y, t = a, lean_data(b), b
         if y is None:
-            return None
+            return lean_strided_binary(ufunc, a, b)
     else:
         return None
     token = QUIET.set(IGNORE_ALL)
@@ -245,6 +255,61 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
     finally:
         QUIET.reset(token)
     return fresh_result(values, t._sizes, t._strides)
+
+
+def _row_major(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Every dim of size >= 2 and each stride larger than the next: ``output_strides`` of
+    such operands is contiguous (each pair of dims keeps its order)."""
+    last = 0
+    for k in range(len(sizes) - 1, -1, -1):
+        st = strides[k]
+        if sizes[k] < 2 or st <= last:
+            return False
+        last = st
+    return True
+
+
+def lean_strided_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
+    """``binary(ufunc, a, b)`` where a tensor operand is strided (a slice of a table,
+    ``u[2:, 1:-1] + u[:-2, 1:-1]``): two tensors of one floating dtype and one shape (or one
+    of them 0-d, or a Python number), each of the full shape in row-major order, so that the
+    output is contiguous, as NumPy allocates it. None otherwise (Note [Lean elementwise
+    path])."""
+    sizes = None
+    arrays = []
+    dtype = None
+    for t in (a, b):
+        kind = t.__class__
+        if kind is float or kind is int:
+            arrays.append(t)
+            continue
+        if kind is not Tensor:
+            return None
+        if t._sizes:
+            if sizes is None:
+                sizes = t._sizes
+            elif t._sizes != sizes:
+                return None
+            if not _row_major(sizes, t._strides):
+                return None
+            data = strided_data(t)
+        else:
+            data = lean_data(t)
+        if data is None or (dtype is not None and data.dtype is not dtype):
+            return None
+        dtype = data.dtype
+        arrays.append(data)
+    if sizes is None:
+        return None
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        values = ufunc(arrays[0], arrays[1])
+    except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
+        return None
+    finally:
+        QUIET.reset(token)
+    strides, _ = layout(sizes)
+    return fresh_result(values.reshape(-1), sizes, strides)  # (a view: NumPy's output is C-ordered)
 
 
 def new_output(shape: tuple[int, ...], dtype: np.dtype, operands: tuple[Any, ...]) -> tuple[Tensor, np.ndarray]:
