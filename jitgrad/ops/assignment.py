@@ -197,6 +197,11 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
     if element:
         buffer[offset] = src._storage.buffer[src._offset]  # type: ignore[union-attr]
         storage.bump(op, skip=3)  # (past this function's frame and setitem's)
+    elif src is not None and src._storage is storage and src._offset == offset and \
+            src._strides == strides and src._sizes == sizes:
+        # the view itself (``u[1:-1] += x`` ends with ``u[1:-1] = <that view>``): nothing
+        # to move, as in copy_into, but a write all the same
+        storage.bump(op, skip=3)
     elif src is None:
         copying.fill_into(view, value, op, checked=True)
     else:

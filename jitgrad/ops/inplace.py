@@ -23,6 +23,7 @@ from ..copying import check_inplace
 from ..geometry import Geometry, broadcast_shapes, is_non_overlapping_and_dense
 from ..tensor import Tensor
 from . import view_meta
+from .as_strided import AsStridedBackward0
 from .copy_slices import CopySlices
 from .._quiet import IGNORE_ALL, QUIET
 from .operands import as_array, check_inplace_dtype, layout, lean_data, strided_data, wrapped_operand
@@ -104,8 +105,22 @@ def rebase_history(self: Tensor, node: Node, base_edge: Any) -> None:
         view_meta.move_hooks(self, old, node, keep_tensor_hooks=False)
         return
     replay = vm.view_fn if view_meta.is_view_replay() else None
-    copy_slices = rebase_base(vm.base, self._geometry, replay, node, base_edge)
-    view_meta.regenerate(self, indirect=False, geometries=(copy_slices.base, copy_slices.view))
+    view = Geometry(self._sizes, self._strides, self._offset)
+    copy_slices = rebase_base(vm.base, view, replay, node, base_edge)
+    if replay is not None or vm.parent is not None:
+        view_meta.regenerate(self, indirect=False, geometries=(copy_slices.base, view))
+        return
+    # ``regenerate`` for a view taken from its base in as_strided mode, inlined: the view's
+    # grad_fn reads its elements from the base's new history
+    old = self._grad_fn
+    fn = AsStridedBackward0(copy_slices.base, view)
+    fn.next_functions = ((copy_slices, 0),)  # (gradient_edge(base))
+    fn.input_metadata = single_metadata(self._sizes, self._storage.buffer.dtype)
+    self._grad_fn = fn
+    self._output_nr = 0
+    vm.attr_version = self._storage.version
+    if old is not None and old._retains_grad_hooks:
+        view_meta.move_hooks(self, old, fn, keep_tensor_hooks=False)
 
 
 def rebase_base(
