@@ -466,3 +466,16 @@ def test_strided_data_is_numpy(view: tuple[Any, ...]) -> None:
     expected = t.numpy()
     assert data.shape == expected.shape and np.array_equal(data, expected)
     assert np.shares_memory(data, t._storage.buffer)
+
+
+def test_writes_in_the_command_line_programs_name_their_line() -> None:
+    """The bench's scenarios use jitgrad as a user does: the walk to the user's frame stops
+    in them (not at the interpreter's entry point, past every CLI frame)."""
+    from jitgrad.cli import bench_small_ops
+
+    for build in (bench_small_ops._setitem_grad, bench_small_ops._iadd_view):
+        op = build(jitgrad)
+        op()
+        written = max((c.cell_contents for c in op.__closure__), key=lambda t: t.numel())
+        _, where = written._storage.last_write
+        assert where.endswith(f"bench_small_ops.py:{op.__code__.co_firstlineno}")

@@ -231,7 +231,7 @@ def lean_inplace(
         ufunc(dst, y, out=dst)
     finally:
         QUIET.reset(token)
-    self._storage.bump(op)
+    self._storage.bump(op, skip=3)  # (past this frame and the op's)
     if node is not None:
         rebase_history(self, node, base_edge)
     return self
