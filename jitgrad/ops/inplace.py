@@ -83,9 +83,10 @@ def inplace_write(
     node = None
     if record:
         node = make_node()  # type: ignore[misc]
-        node.next_functions = tuple([gradient_edge(t) for t in inputs])
+        vm = self._view_meta
+        base_edge = gradient_edge(vm.base) if vm is not None else None
+        node.next_functions = (_first_edge(self, base_edge),) + tuple([gradient_edge(t) for t in inputs[1:]])
         node.input_metadata = single_metadata(self._sizes, self._storage.buffer.dtype)
-        base_edge = gradient_edge(self._view_meta.base) if self._view_meta is not None else None
     write()
     if not write_bumps:
         self._storage.bump(op)
@@ -94,6 +95,14 @@ def inplace_write(
         if save_output is not None:
             save_output(node)
     return self
+
+
+def _first_edge(self: Tensor, base_edge: Any) -> Any:
+    """The edge of an in-place node for ``self``'s old value. Through a view it is never
+    followed: ``CopySlices`` wraps the node and takes the base's edge in its place (Note
+    [CopySlices rebasing]). The node holds that edge (shared with ``CopySlices``), not the
+    view's old history, which would stay alive, unused, as long as the graph."""
+    return gradient_edge(self) if base_edge is None else base_edge
 
 
 def rebase_history(self: Tensor, node: Node, base_edge: Any) -> None:
@@ -223,9 +232,9 @@ def lean_inplace(
     node = None
     if record:
         node = make_node()
-        node.next_functions = (gradient_edge(self), gradient_edge(tensor))
-        node.input_metadata = single_metadata(self._sizes, dst.dtype)
         base_edge = gradient_edge(vm.base) if vm is not None else None
+        node.next_functions = (_first_edge(self, base_edge), gradient_edge(tensor))
+        node.input_metadata = single_metadata(self._sizes, dst.dtype)
     token = QUIET.set(IGNORE_ALL)
     try:
         ufunc(dst, y, out=dst)
