@@ -269,47 +269,67 @@ def _row_major(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     return True
 
 
+def _row_major_data(t: Tensor) -> np.ndarray | None:
+    """``strided_data(t)`` for a tensor of at least one dim in row-major order (see
+    ``_row_major``), else None."""
+    buffer = t._storage.buffer
+    if buffer.dtype not in LEAN_DTYPES:
+        return None
+    sizes = t._sizes
+    if len(sizes) == 2:  # (strided_data's block of a table, inlined)
+        (n0, n1), (s0, s1) = sizes, t._strides
+        if s1 == 1 and n0 > 1 and 1 < n1 <= s0 and buffer.shape[0] % s0 == 0:
+            row, col = divmod(t._offset, s0)
+            if col + n1 <= s0:
+                return buffer.reshape(-1, s0)[row:row + n0, col:col + n1]  # type: ignore[no-any-return]
+    return strided_data(t) if _row_major(sizes, t._strides) else None
+
+
 def lean_strided_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
     """``binary(ufunc, a, b)`` where a tensor operand is strided (a slice of a table,
     ``u[2:, 1:-1] + u[:-2, 1:-1]``): two tensors of one floating dtype and one shape (or one
     of them 0-d, or a Python number), each of the full shape in row-major order, so that the
     output is contiguous, as NumPy allocates it. None otherwise (Note [Lean elementwise
     path])."""
-    sizes = None
-    arrays = []
-    dtype = None
-    for t in (a, b):
-        kind = t.__class__
-        if kind is float or kind is int:
-            arrays.append(t)
-            continue
-        if kind is not Tensor:
+    if _tracing.ACTIVE is not None:
+        return None
+    ka, kb = a.__class__, b.__class__
+    if ka is Tensor and a._sizes:
+        sizes = a._sizes
+        x = _row_major_data(a)
+        if x is None:
             return None
-        if t._sizes:
-            if sizes is None:
-                sizes = t._sizes
-            elif t._sizes != sizes:
+        if kb is Tensor:
+            y = _row_major_data(b) if b._sizes == sizes else lean_data(b) if not b._sizes else None
+            if y is None or y.dtype is not x.dtype:
                 return None
-            if not _row_major(sizes, t._strides):
-                return None
-            data = strided_data(t)
+        elif kb is float or kb is int:
+            y = b
         else:
-            data = lean_data(t)
-        if data is None or (dtype is not None and data.dtype is not dtype):
             return None
-        dtype = data.dtype
-        arrays.append(data)
-    if sizes is None:
+    elif kb is Tensor and b._sizes:
+        sizes = b._sizes
+        y = _row_major_data(b)
+        if y is None:
+            return None
+        if ka is Tensor:  # (0-d)
+            x = lean_data(a)
+            if x is None or x.dtype is not y.dtype:
+                return None
+        elif ka is float or ka is int:
+            x = a
+        else:
+            return None
+    else:
         return None
     token = QUIET.set(IGNORE_ALL)
     try:
-        values = ufunc(arrays[0], arrays[1])
+        values = ufunc(x, y)
     except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
         return None
     finally:
         QUIET.reset(token)
-    strides, _ = layout(sizes)
-    return fresh_result(values.reshape(-1), sizes, strides)  # (a view: NumPy's output is C-ordered)
+    return fresh_result(values.reshape(-1), sizes, layout(sizes)[0])  # (a view: NumPy's output is C-ordered)
 
 
 def new_output(shape: tuple[int, ...], dtype: np.dtype, operands: tuple[Any, ...]) -> tuple[Tensor, np.ndarray]:
