@@ -13,6 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _tracing, copying, indexing
+from ..creation import zeros
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.node import Grads, Node
@@ -22,7 +23,9 @@ from ..geometry import Geometry, numel
 from ..storage import INFERENCE
 from ..tensor import Tensor
 from . import view_meta
+from .compare import where
 from .copy_slices import CopyBackwards, once_per_location
+from .index_ops import gather
 from .inplace import inplace_write, rebase_base
 from .view_ops import basic_step, basic_view
 
@@ -65,8 +68,6 @@ class FillBackward1(Node):
 
 
 def _zeros_like(g: Tensor | None) -> Tensor:
-    from ..creation import zeros
-
     assert g is not None
     return zeros(g._sizes, dtype=g.dtype)
 
@@ -228,8 +229,6 @@ class IndexPutBackward0(Node):
         _index_put(region, self.np_index, 0.0, False, "index_put_")
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        from .index_ops import gather
-
         g = grads[0]
         assert g is not None
         grad_self = None
@@ -237,8 +236,6 @@ class IndexPutBackward0(Node):
             if self.accumulate:
                 grad_self = g
             else:  # positions that were overwritten get nothing (0 even where g is inf)
-                from .compare import where
-
                 keep = np.ones(g._sizes, np.bool_)
                 if keep.size:  # (an empty target: nothing was overwritten, nothing checked)
                     keep[self.np_index] = False
