@@ -85,7 +85,8 @@ def inplace_write(
         node = make_node()  # type: ignore[misc]
         vm = self._view_meta
         base_edge = gradient_edge(vm.base) if vm is not None else None
-        node.next_functions = (_first_edge(self, base_edge),) + tuple([gradient_edge(t) for t in inputs[1:]])
+        first = gradient_edge(self) if save_output is not None else _first_edge(self, base_edge)
+        node.next_functions = (first,) + tuple([gradient_edge(t) for t in inputs[1:]])
         node.input_metadata = single_metadata(self._sizes, self._storage.buffer.dtype)
     write()
     if not write_bumps:
@@ -101,7 +102,9 @@ def _first_edge(self: Tensor, base_edge: Any) -> Any:
     """The edge of an in-place node for ``self``'s old value. Through a view it is never
     followed: ``CopySlices`` wraps the node and takes the base's edge in its place (Note
     [CopySlices rebasing]). The node holds that edge (shared with ``CopySlices``), not the
-    view's old history, which would stay alive, unused, as long as the graph."""
+    view's old history, which would stay alive, unused, as long as the graph. (Not for a
+    node that saves its result: the saved result is unpacked with the node as its
+    ``grad_fn``, and a backward through it follows the node's own edges.)"""
     return gradient_edge(self) if base_edge is None else base_edge
 
 
