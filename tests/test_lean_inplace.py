@@ -479,3 +479,36 @@ def test_writes_in_the_command_line_programs_name_their_line() -> None:
         written = max((c.cell_contents for c in op.__closure__), key=lambda t: t.numel())
         _, where = written._storage.last_write
         assert where.endswith(f"bench_small_ops.py:{op.__code__.co_firstlineno}")
+
+
+def test_a_view_written_into_its_own_place() -> None:
+    """``t[i] = t[i]`` (how ``t[i] += x`` ends): a write with nothing to move, as on the
+    general path and in PyTorch (version, graph, gradients, errors)."""
+    def program(lib: Any) -> Any:
+        x = lib.arange(12, dtype=lib.float64).reshape(3, 4).requires_grad_()
+        t = x * 2.0
+        v = t[1:, 1:3]
+        t[1:, 1:3] = v
+        t[0] = t[0]
+        (g,) = lib.autograd.grad((t * t).sum(), x)
+        return t._version, t.grad_fn.name(), g.tolist()
+
+    def errors(lib: Any) -> list[str]:
+        ro = np.zeros((3, 4))
+        ro.flags.writeable = False
+        e = lib.zeros(4, dtype=lib.float64).expand(3, 4)
+        out = []
+        for t, index in ((e, (slice(None), slice(1, 3))), (lib.from_numpy(ro), 1)):
+            try:
+                t[index] = t[index]
+            except RuntimeError as exc:
+                out.append(str(exc))
+        return out
+
+    ours = program(jitgrad)
+    with general_setitem():
+        assert program(jitgrad) == ours
+        general_errors = errors(jitgrad)
+    assert errors(jitgrad) == general_errors and len(general_errors) == 2
+    theirs = program(torch)
+    assert ours[0] == theirs[0] and ours[2] == theirs[2] and ours[1].endswith(theirs[1])

@@ -183,10 +183,14 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
     # does for it, without a temporary tensor
     element = src is not None and not sizes and not src._sizes and \
         src._storage.buffer is not buffer and src._storage.buffer.dtype == buffer.dtype
+    # the view itself (``u[1:-1] += x`` ends with ``u[1:-1] = <that view>``): nothing to
+    # move, as in copy_into, but a write all the same
+    itself = src is not None and src._storage is storage and src._offset == offset and \
+        src._strides == strides and src._sizes == sizes
     if element:
         storage.check_writable(op)
     else:
-        view = Tensor._make(storage, sizes, strides, offset, base)
+        view = src if itself else Tensor._make(storage, sizes, strides, offset, base)
         check_inplace(view, op, src is not None and numel(src._sizes) != 1)
     if record:
         # The node's first edge stands for the view's old history; CopySlices replaces it
@@ -198,10 +202,7 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
     if element:
         buffer[offset] = src._storage.buffer[src._offset]  # type: ignore[union-attr]
         storage.bump(op, skip=3)  # (past this function's frame and setitem's)
-    elif src is not None and src._storage is storage and src._offset == offset and \
-            src._strides == strides and src._sizes == sizes:
-        # the view itself (``u[1:-1] += x`` ends with ``u[1:-1] = <that view>``): nothing
-        # to move, as in copy_into, but a write all the same
+    elif itself:
         storage.bump(op, skip=3)
     elif src is None:
         copying.fill_into(view, value, op, checked=True)

@@ -37,7 +37,8 @@ def check_autograd_inplace(op: str, self: Tensor, inputs: Sequence[Tensor | None
     self_requires_grad = None
     for t in inputs:
         if t is not None:
-            needed = requires_grad(t)
+            # (requires_grad, inlined for a tensor that is not a view)
+            needed = (t._requires_grad or t._grad_fn is not None) if t._view_meta is None else requires_grad(t)
             if t is self:
                 self_requires_grad = needed
             if needed:
