@@ -512,3 +512,24 @@ def test_a_view_written_into_its_own_place() -> None:
     assert errors(jitgrad) == general_errors and len(general_errors) == 2
     theirs = program(torch)
     assert ours[0] == theirs[0] and ours[2] == theirs[2] and ours[1].endswith(theirs[1])
+
+
+@pytest.mark.parametrize("n, geometry", [
+    (23, ((3, 4), (6, 1), 2)),  # the buffer is not a whole number of rows
+    (25, ((3, 4), (5, 1), 3)),  # rows that wrap around the buffer's row length
+    (30, ((2, 3), (10, 2), 1)),  # every other column
+    (30, ((3, 1), (7, 100), 4)),  # a size-1 dim with a stride past the buffer
+    (30, ((1, 5), (50, 1), 20)),
+])
+def test_strided_data_of_odd_geometries(n: int, geometry: tuple[Any, ...]) -> None:
+    from jitgrad.ops.operands import strided_data
+
+    t = jitgrad.arange(n, dtype=jitgrad.float64).as_strided(*geometry)
+    data = strided_data(t)
+    assert data.shape == tuple(t.shape) and np.array_equal(data, t.numpy())
+    assert np.shares_memory(data, t._storage.buffer)
+    x = jitgrad.arange(n, dtype=jitgrad.float64).as_strided(*geometry)
+    with general_path():
+        x.add_(jitgrad.ones(geometry[0], dtype=jitgrad.float64)).mul_(3.0)
+    t.add_(jitgrad.ones(geometry[0], dtype=jitgrad.float64)).mul_(3.0)
+    assert t._storage.buffer.tolist() == x._storage.buffer.tolist()
