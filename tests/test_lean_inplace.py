@@ -1,4 +1,4 @@
-"""The lean path of in-place arithmetic (Note [Lean in-place path] in ``ops/inplace.py``)
+"""The lean path of in-place arithmetic (``lean_inplace`` in ``ops/inplace.py``)
 against the general path and PyTorch.
 
 ``add_``/``sub_``/``mul_``/``div_`` (and ``+=``, ``-=``, ``*=``, ``/=``) of a floating tensor

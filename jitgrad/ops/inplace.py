@@ -178,9 +178,7 @@ def apply_inplace(
     return inplace_write(op, self, inputs, write, make_node, save_output)
 
 
-# -- the lean path of in-place arithmetic -----------------------------------------------------
-# Note [Lean in-place path]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# -- the lean path of in-place arithmetic (the in-place side of Note [Lean elementwise path]) --
 # ``u[1:-1] += alpha * lap`` in a time stepper: ``add_``/``sub_``/``mul_``/``div_`` of a
 # floating tensor (any strides, usually a view) by a Python number or by a tensor of its
 # dtype and shape (or 0-d) on another storage. Then no operand can partially overlap
@@ -197,7 +195,7 @@ def apply_inplace(
 def lean_inplace(
     op: str, ufunc: np.ufunc, self: Tensor, other: Any, make_node: Callable[[], Node],
 ) -> Tensor | None:
-    """``self.<op>(other)`` on the lean path (Note [Lean in-place path]); None, having done
+    """``self.<op>(other)`` on the lean path (see the comment above); None, having done
     nothing, when the operands are not its case."""
     dst = lean_data(self)
     flat = dst is not None

@@ -161,8 +161,9 @@ def array_of(t: Tensor) -> np.ndarray:
 # (``declare.call_pointwise``), ``sum``/``mean`` of every element and a 1-D ``logsumexp``
 # (``reduction.py``), and ``stack``/``cat`` along dim 0 (``structure.py``). Strided operands
 # of one shape, each in row-major order with no size-1 dim (blocks of a table, a stencil's
-# ``u[2:, 1:-1]``), take ``lean_strided_binary``: their output is contiguous too. What is left per
-# op is Python's: the result's Tensor and Storage, the node, its edges (``record``), and
+# ``u[2:, 1:-1]``), take ``lean_strided_binary``: their output is contiguous too; in place,
+# ``add_``/``sub_``/``mul_``/``div_`` write straight into a view (``inplace.lean_inplace``).
+# What is left per op is Python's: the result's Tensor and Storage, the node, its edges (``record``), and
 # the NumPy call itself.
 # float16 stays on the general path: NumPy may pick another loop for it with and without
 # ``dtype=`` (``asin`` of 1.5 gives a nan of the other sign), so the results could differ
