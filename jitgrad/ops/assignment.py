@@ -19,14 +19,14 @@ from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.node import Grads, Node
 from ..autograd.view_mode import is_view_replay
 from ..copying import check_inplace
-from ..geometry import Geometry, numel
+from ..geometry import numel
 from ..storage import INFERENCE
 from ..tensor import Tensor
 from . import view_meta
 from .compare import where
 from .copy_slices import CopyBackwards, once_per_location
 from .index_ops import gather
-from .inplace import inplace_write, rebase_base
+from .inplace import inplace_write, rebase_base, view_geometry
 from .view_ops import basic_step, basic_view
 
 
@@ -212,7 +212,7 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
         view_fn = None
         if is_view_replay():
             view_fn = (vm.view_fn if vm is not None else ()) + (basic_step(index),)
-        rebase_base(base, Geometry(sizes, strides, offset), view_fn, node, base_edge)
+        rebase_base(base, view_geometry(base, sizes, strides, offset), view_fn, node, base_edge)
     return True
 
 

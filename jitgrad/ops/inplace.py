@@ -118,7 +118,7 @@ def rebase_history(self: Tensor, node: Node, base_edge: Any) -> None:
         view_meta.move_hooks(self, old, node, keep_tensor_hooks=False)
         return
     replay = vm.view_fn if view_meta.is_view_replay() else None
-    view = Geometry(self._sizes, self._strides, self._offset)
+    view = view_geometry(vm.base, self._sizes, self._strides, self._offset)
     copy_slices = rebase_base(vm.base, view, replay, node, base_edge)
     if replay is not None or vm.parent is not None:
         view_meta.regenerate(self, indirect=False, geometries=(copy_slices.base, view))
@@ -134,6 +134,18 @@ def rebase_history(self: Tensor, node: Node, base_edge: Any) -> None:
     vm.attr_version = self._storage.version
     if old is not None and old._retains_grad_hooks:
         view_meta.move_hooks(self, old, fn, keep_tensor_hooks=False)
+
+
+def view_geometry(base: Tensor, sizes: tuple[int, ...], strides: tuple[int, ...], offset: int) -> Geometry:
+    """The geometry of a view of ``base`` being written through: the one of the base's
+    last ``CopySlices`` when that wrote through the same place (a stepper's ``u[1:-1] +=``
+    writes twice there: ``__iadd__``, then ``__setitem__``), else a new one."""
+    previous = base._grad_fn
+    if type(previous) is CopySlices:
+        view = previous.view
+        if view[2] == offset and view[0] == sizes and view[1] == strides:
+            return view
+    return Geometry(sizes, strides, offset)
 
 
 def rebase_base(
