@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .. import _tracing
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.node import Node
@@ -26,7 +27,9 @@ from . import view_meta
 from .as_strided import AsStridedBackward0
 from .copy_slices import CopySlices
 from .._quiet import IGNORE_ALL, QUIET
-from .operands import as_array, check_inplace_dtype, layout, lean_data, strided_data, wrapped_operand
+from .operands import (
+    LEAN_DTYPES, as_array, check_inplace_dtype, layout, lean_data, strided_data, wrapped_operand,
+)
 from .structure import clone
 
 
@@ -209,9 +212,17 @@ def lean_inplace(
 ) -> Tensor | None:
     """``self.<op>(other)`` on the lean path (see the comment above); None, having done
     nothing, when the operands are not its case."""
-    dst = lean_data(self)
-    flat = dst is not None
-    if not flat:
+    if self.__class__ is not Tensor or _tracing.ACTIVE is not None:
+        return None
+    buffer = self._storage.buffer
+    if buffer.dtype not in LEAN_DTYPES:
+        return None
+    strides, n = layout(self._sizes)
+    flat = self._strides == strides
+    if flat:  # (lean_data, inlined)
+        start = self._offset
+        dst = buffer[start:start + n]
+    else:
         dst = strided_data(self)
         if dst is None:
             return None
