@@ -28,7 +28,7 @@ from .as_strided import AsStridedBackward0
 from .copy_slices import CopySlices
 from .._quiet import IGNORE_ALL, QUIET
 from .operands import (
-    LEAN_DTYPES, as_array, check_inplace_dtype, layout, lean_data, strided_data, wrapped_operand,
+    LEAN_DTYPES, array_of, as_array, check_inplace_dtype, layout, lean_data, strided_data, wrapped_operand,
 )
 from .structure import clone
 
@@ -186,7 +186,7 @@ def apply_inplace(
         check_inplace_dtype(op, result_dtype, self)  # after the autograd and overlap checks, as PyTorch
         token = QUIET.set(IGNORE_ALL)  # (a float64 value past float32's range: inf, silently)
         try:
-            np.copyto(self.numpy(), result, casting="unsafe")
+            np.copyto(array_of(self), result, casting="unsafe")
         finally:
             QUIET.reset(token)
 
