@@ -45,11 +45,19 @@ def needs_grad(*tensors: Any) -> bool:
     if not _grad_state.enabled:
         return False
     for t in tensors:
-        if isinstance(t, Tensor) and (
-            requires_grad(t) if t._view_meta is not None  # a stale view is brought up to date
-            else t._requires_grad or t._grad_fn is not None
-        ):
-            return True
+        if isinstance(t, Tensor):
+            vm = t._view_meta
+            if vm is None:
+                if t._requires_grad or t._grad_fn is not None:
+                    return True
+            else:
+                # a view: its history, if up to date (``current_grad_fn``'s test, inlined),
+                # says yes; else ``requires_grad`` brings a stale view up to date first
+                counter = t._storage._counter
+                if t._grad_fn is not None and vm.attr_version == (0 if counter is None else counter.value):
+                    return True
+                if requires_grad(t):
+                    return True
     return False
 
 
@@ -118,11 +126,18 @@ def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor
         if t is None:
             edges.append(_NO_EDGE)
             continue
-        fn = t._grad_fn if t._view_meta is None or OPS.current_grad_fn is None else OPS.current_grad_fn(t)
+        fn = t._grad_fn
+        vm = t._view_meta
+        if vm is not None:  # a view: its history, brought up to date if its storage was written
+            counter = t._storage._counter  # (``current_grad_fn``'s test, inlined)
+            if vm.attr_version != (0 if counter is None else counter.value) and OPS.current_grad_fn is not None:
+                fn = OPS.current_grad_fn(t)
         if fn is not None:
             edges.append((fn, t._output_nr))
         elif t._requires_grad:
-            edges.append((grad_accumulator(t), 0))
+            ref = t._grad_accumulator  # (grad_accumulator, inlined for a leaf that has one)
+            acc = ref() if ref is not None else None
+            edges.append((grad_accumulator(t) if acc is None else acc, 0))
         else:
             edges.append(_NO_EDGE)
     node.next_functions = tuple(edges)

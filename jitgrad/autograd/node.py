@@ -327,6 +327,27 @@ class SavedTensor:
         self._edge = None
 
 
+_new = object.__new__
+
+
+def _saved_input(t: Tensor) -> SavedTensor:
+    """``SavedTensor(t)`` for an input ``t`` (not an output of the saving node) that is not
+    an inference tensor, saved outside anomaly mode and without saved tensor hooks."""
+    s = _new(SavedTensor)
+    counter = t._storage._counter  # (Storage.version, inlined)
+    s._version = 0 if counter is None else counter.value
+    s._freed = False
+    s._packed = None
+    s._unpack_hook = None
+    s._edge = None
+    s._saved_at = None
+    s._data = t
+    s._node = None
+    s._output_nr = -1
+    s._had_history = t._grad_fn is not None
+    return s
+
+
 def version_error(data: Tensor, saved: SavedTensor, owner: Node) -> str:
     """PyTorch's message, plus which in-place write moved the version and where it ran."""
     shape = list(data._sizes)
@@ -396,6 +417,17 @@ class SavingNode(Node):
         """Save ``values`` for backward: tensors as ``SavedTensor``s, with their version
         (those among ``outputs`` without a reference cycle), anything else (scalars, shapes,
         None) as it is."""
+        if not outputs and not anomaly_mode.enabled and not SAVED_HOOKS.stack:
+            # the per-op path (a product saves its two inputs): ``SavedTensor(t)`` written
+            # out, without its checks for what cannot happen here
+            fast: list[Any] = []
+            for t in values:
+                fast.append(
+                    _saved_input(t) if t.__class__ is Tensor and not t._storage.inference
+                    else SavedTensor(t) if isinstance(t, Tensor) else t
+                )
+            self.saved = tuple(fast)
+            return
         saved: list[Any] = []
         for t in values:
             if not isinstance(t, Tensor):

@@ -1,0 +1,125 @@
+"""The per-op fast paths under every op (``SavingNode.save``, ``record``, ``needs_grad``,
+``Storage._fresh``, ``copying.clone``) build exactly what the general code builds: the same
+saved tensors (every field), edges, versions and errors; and PyTorch's semantics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitgrad
+from conftest import budget
+from jitgrad.autograd import graph
+from jitgrad.autograd.node import SavedTensor, _saved_input
+
+_SAVED_FIELDS = SavedTensor.__slots__
+
+
+def _fields(s: SavedTensor) -> dict[str, Any]:
+    return {name: getattr(s, name) for name in _SAVED_FIELDS}
+
+
+def _inputs() -> list[Any]:
+    """Tensors an op may save: a leaf, a view of a leaf, a result, a view written since,
+    one with no history, a 0-d one."""
+    leaf = jitgrad.rand(5, dtype=jitgrad.float64, requires_grad=True)
+    result = leaf * 2.0
+    written = jitgrad.zeros(5, dtype=jitgrad.float64)
+    written[1] = leaf[0]
+    return [leaf, leaf[2], result, result[1:], written[3], written, jitgrad.ones(3), jitgrad.tensor(2.0)]
+
+
+@pytest.mark.parametrize("k", range(8))
+def test_saved_input_is_the_general_saved_tensor_field_for_field(k):
+    t = _inputs()[k]
+    assert _fields(_saved_input(t)) == _fields(SavedTensor(t))
+
+
+@pytest.mark.filterwarnings("ignore:Anomaly Detection")
+def test_save_takes_the_general_path_under_hooks_anomaly_and_for_outputs():
+    a = jitgrad.rand(3, requires_grad=True)
+    b = jitgrad.rand(3, requires_grad=True)
+    with jitgrad.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+        out = a * b
+    assert out.grad_fn._raw_saved_self.unpack_hook is not None
+    with jitgrad.autograd.detect_anomaly():
+        out = a * b
+    assert out.grad_fn._raw_saved_self._saved_at is not None
+    out = a.exp()  # saves its result: an output, kept without a reference cycle
+    assert out.grad_fn._raw_saved_result._node is not None
+
+
+def test_saving_an_inference_tensor_is_refused_as_before():
+    with jitgrad.inference_mode():
+        c = jitgrad.ones(3)
+    a = jitgrad.rand(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        a * c
+
+
+def test_a_write_after_saving_a_view_is_caught_as_in_pytorch():
+    for lib in (jitgrad, torch):
+        x = lib.rand(4, dtype=lib.float64, requires_grad=True)
+        buf = lib.zeros(4, dtype=lib.float64)
+        buf[0] = x[0] * 1.0
+        y = buf[0] * x[1]  # saves the view buf[0]
+        buf[0] = x[2]
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.backward()
+
+
+def _edges(t: Any) -> list[Any]:
+    return [(None if fn is None else fn.name(), nr) for fn, nr in t.grad_fn.next_functions]
+
+
+@settings(max_examples=budget(40), deadline=None)
+@given(ops=st.lists(st.tuples(st.sampled_from(["mul", "sub", "div", "clone", "set"]),
+                              st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=12))
+def test_programs_on_views_of_a_written_buffer_match_pytorch(ops):
+    """The inlined view tests of ``needs_grad`` and ``record`` (a view whose storage was
+    written since it was made is brought up to date first): graphs and gradients as PyTorch's."""
+    results = []
+    for lib in (jitgrad, torch):
+        x = lib.tensor([1.5, 2.0, 3.0, 0.5, 4.0], dtype=lib.float64, requires_grad=True)
+        buf = lib.zeros(5, dtype=lib.float64)
+        views = [buf[i] for i in range(5)]  # made before the writes: stale after them
+        total = x.sum() * 0.0
+        names = []
+        for op, i, j in ops:
+            a, b = views[i], x[j]
+            if op == "set":
+                buf[i] = x[j] * 1.0
+                continue
+            out = a.clone() if op == "clone" else {"mul": a * b, "sub": a - b, "div": a / b}[op]
+            names.append(None if out.grad_fn is None else out.grad_fn.name())
+            total = total + out.sum()
+        try:  # a saved view written since raises, in both
+            total.backward()
+        except RuntimeError as e:
+            assert "modified by an inplace operation" in str(e)
+            results.append((names, None))
+            continue
+        results.append((names, x.grad.numpy().copy()))
+    assert results[0][0] == results[1][0]
+    if results[0][1] is None or results[1][1] is None:
+        assert results[0][1] is None and results[1][1] is None
+    else:
+        np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def test_record_edges_of_leaves_views_and_numbers_match_pytorch():
+    edges = []
+    for lib in (jitgrad, torch):
+        x = lib.rand(3, requires_grad=True)
+        y = x * 2.0
+        edges.append([_edges(y), _edges(x[1] * y[2]), _edges(2.0 - x[0]), _edges(x.clone())])
+    assert edges[0] == edges[1]
+    x = jitgrad.rand(3, requires_grad=True)
+    # the leaf's one accumulator is shared by every edge to it
+    assert (x * x).grad_fn.next_functions[0][0] is (x - 1.0).grad_fn.next_functions[0][0]
+    assert graph.needs_grad(1.0, x) and not graph.needs_grad(1.0, jitgrad.ones(2))
