@@ -123,3 +123,37 @@ def test_record_edges_of_leaves_views_and_numbers_match_pytorch():
     # the leaf's one accumulator is shared by every edge to it
     assert (x * x).grad_fn.next_functions[0][0] is (x - 1.0).grad_fn.next_functions[0][0]
     assert graph.needs_grad(1.0, x) and not graph.needs_grad(1.0, jitgrad.ones(2))
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.tensor([1.0, 2.0, 3.5], dtype=lib.float64, requires_grad=True)[2],
+    lambda lib: lib.tensor(2.5, dtype=lib.float32),
+    lambda lib: lib.arange(6).reshape(2, 3)[1, 2],
+    lambda lib: lib.tensor([True, False])[1],
+])
+def test_clone_of_a_0d_tensor_matches_pytorch(make):
+    outs = []
+    for lib in (jitgrad, torch):
+        t = make(lib)
+        c = t.clone()
+        outs.append((c.dtype.__str__().split(".")[-1], c.shape, c.stride(), c.storage_offset(),
+                     c.untyped_storage().nbytes(), c._version, c._base is None, c.item(),
+                     c.requires_grad, None if c.grad_fn is None else c.grad_fn.name()))
+        assert c.data_ptr() != t.data_ptr()
+    assert outs[0] == outs[1]
+
+
+def test_clone_of_a_0d_view_owns_its_memory():
+    x = jitgrad.rand(4, dtype=jitgrad.float64)
+    c = x[2].clone()
+    x[2] = 7.0
+    fresh = graph.is_fresh(c)  # (outside an assert: pytest's rewriting holds references)
+    assert fresh
+    assert c.item() != 7.0 and c._version == 0
+    with jitgrad.inference_mode():
+        assert x[1].clone().is_inference()
+    ro = jitgrad.from_numpy(np.ones(3)[::1].copy())
+    ro.numpy().flags.writeable = False
+    c = ro[0].clone()
+    c += 1  # a clone of read-only memory is writable
+    assert c.item() == 2.0
