@@ -23,7 +23,8 @@ from . import anomaly_mode
 Edge = tuple["Node | None", int]
 Grads = Sequence["Tensor | None"]
 
-_sequence = itertools.count()
+# the next ``sequence_nr`` (bound once: every node of every op takes one)
+_next_sequence_nr = itertools.count().__next__
 
 _FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -107,7 +108,7 @@ class Node:
     def __init__(self) -> None:
         self.next_functions: tuple[Edge, ...] = ()
         self.input_metadata: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
-        self.sequence_nr = next(_sequence)
+        self.sequence_nr = _next_sequence_nr()
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
             anomaly_mode.record_creation(self.metadata)
 
