@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 import jitgrad
 from conftest import budget
 from jitgrad.autograd import graph
-from jitgrad.autograd.node import SavedTensor, _saved_input
+from jitgrad.autograd.node import SavedTensor
+from jitgrad.ops.elementwise import MulBackward0
 
 _SAVED_FIELDS = SavedTensor.__slots__
 
@@ -35,9 +36,75 @@ def _inputs() -> list[Any]:
 
 
 @pytest.mark.parametrize("k", range(8))
-def test_saved_input_is_the_general_saved_tensor_field_for_field(k):
+def test_compactly_saved_tensors_are_the_general_saved_tensors_field_for_field(k):
     t = _inputs()[k]
-    assert _fields(_saved_input(t)) == _fields(SavedTensor(t))
+    node = MulBackward0()
+    node.save(t, 2.0, None)
+    assert node.unpack() == (t, 2.0, None)  # (the compact form, checked)
+    assert node._compact is not None
+    saved = node.saved  # made now, once
+    assert node._compact is None and node.saved is saved
+    assert saved[1:] == (2.0, None)
+    assert _fields(saved[0]) == _fields(SavedTensor(t))
+    assert node.unpack() == (t, 2.0, None)  # (the SavedTensors)
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_compact_saving_refuses_what_saved_tensors_refuse(when):
+    """A version moved, a history detached in place, backward after release: the same
+    errors whether or not the SavedTensors were made before."""
+    x = jitgrad.rand(3, dtype=jitgrad.float64, requires_grad=True)
+    a = x * 1.0
+    node = MulBackward0()
+    node.save(a, x)
+    if when == "before":
+        node.saved
+    a.add_(1.0)
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0 instead"):
+        node.unpack()
+    b = x * 1.0
+    node = MulBackward0()
+    node.save(b, None)
+    b.detach_()
+    if when == "before":
+        node.saved
+    with pytest.raises(RuntimeError, match="detached in-place"):
+        node.unpack()
+    node = MulBackward0()
+    node.save(x * 1.0, 3)
+    if when == "before":
+        node.saved
+    node.release_variables()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        node.unpack()
+    freed = node.saved[0]
+    assert freed._freed and freed._data is None and node.saved[1] == 3
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        node._saved_self
+
+
+def test_hooks_registered_on_a_compactly_saved_tensor_apply():
+    x = jitgrad.tensor([1.0, 2.0], dtype=jitgrad.float64, requires_grad=True)
+    y = jitgrad.tensor([3.0, 4.0], dtype=jitgrad.float64, requires_grad=True)
+    out = x * y
+    out.grad_fn._raw_saved_other.register_hooks(lambda t: t * 10, lambda t: t)
+    out.sum().backward()
+    assert x.grad.tolist() == [30.0, 40.0] and y.grad.tolist() == [1.0, 2.0]
+
+
+def test_retain_graph_keeps_compactly_saved_tensors_and_release_frees_them():
+    import weakref
+
+    x = jitgrad.rand(3, dtype=jitgrad.float64, requires_grad=True)
+    h = x * 2.0
+    ref = weakref.ref(h)
+    out = (h * x).sum()
+    del h
+    out.backward(retain_graph=True)
+    assert ref() is not None
+    out.backward()
+    assert ref() is None
+    np.testing.assert_allclose(x.grad.numpy(), 2 * (4 * x.detach().numpy()))
 
 
 @pytest.mark.filterwarnings("ignore:Anomaly Detection")
