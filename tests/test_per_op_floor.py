@@ -224,3 +224,14 @@ def test_clone_of_a_0d_view_owns_its_memory():
     c = ro[0].clone()
     c += 1  # a clone of read-only memory is writable
     assert c.item() == 2.0
+
+
+def test_single_metadata_is_shared_per_shape_and_dtype():
+    f64, f32 = np.dtype("float64"), np.dtype("float32")
+    a = graph.single_metadata((2, 3), f64)
+    assert a == (((2, 3), f64),) and graph.single_metadata((2, 3), f64) is a
+    assert graph.single_metadata((2, 3), f32) == (((2, 3), f32),)
+    assert graph.single_metadata((3, 2), f64) == (((3, 2), f64),)
+    x = jitgrad.rand(2, 3, dtype=jitgrad.float32, requires_grad=True)
+    for out in (x * 2.0, x[1], x.double(), x.sum()):
+        assert out.grad_fn.input_metadata == ((tuple(out.shape), out.dtype),)
