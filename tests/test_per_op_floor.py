@@ -235,3 +235,25 @@ def test_single_metadata_is_shared_per_shape_and_dtype():
     x = jitgrad.rand(2, 3, dtype=jitgrad.float32, requires_grad=True)
     for out in (x * 2.0, x[1], x.double(), x.sum()):
         assert out.grad_fn.input_metadata == ((tuple(out.shape), out.dtype),)
+
+
+@settings(max_examples=budget(60), deadline=None)
+@given(shape=st.lists(st.integers(0, 4), min_size=0, max_size=3), data=st.data())
+def test_numpy_of_any_view_shares_memory_with_numpys_strides(shape, data):
+    """``numpy()`` (byte strides cached per geometry): the same elements, memory and
+    writability as NumPy's own view; a size-1 dim's stride is 0."""
+    base = np.arange(int(np.prod(shape)) * 2, dtype=np.float32).reshape([2] + shape)
+    t = jitgrad.from_numpy(base.copy())
+    index = tuple(slice(data.draw(st.integers(0, 1)), None, data.draw(st.integers(1, 2)))
+                  for _ in range(t.ndim))
+    for view in (t[index], t[index].transpose(0, -1), t[1]):
+        a = view.numpy()
+        expected = view.contiguous().numpy()
+        np.testing.assert_array_equal(a, expected)
+        if a.size:  # (an empty view is a fresh empty array)
+            assert a.strides == tuple(0 if n == 1 else s * 4 for n, s in zip(view.shape, view.stride()))
+            assert np.shares_memory(a, t.numpy())
+        assert a.flags.writeable
+    ro = np.ones(3)
+    ro.flags.writeable = False
+    assert not jitgrad.from_numpy(ro)[1:].numpy().flags.writeable
