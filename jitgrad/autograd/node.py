@@ -495,9 +495,11 @@ class SavingNode(Node):
     def release_variables(self) -> None:
         compact = self._compact
         if compact is not None:
-            self._compact = tuple([
-                value if code is None else _RELEASED for value, code in zip(compact, self._codes)
-            ])
+            codes = self._codes
+            if codes.count(None) != len(codes):  # (else no tensor was saved: nothing to free)
+                self._compact = tuple([
+                    value if code is None else _RELEASED for value, code in zip(compact, codes)
+                ])
             return
         for s in self.saved:
             if s.__class__ is SavedTensor:
