@@ -30,11 +30,14 @@ def _empty_like(self: Tensor, dtype: np.dtype, contiguous: bool) -> Tensor:
     if contiguous:
         return empty(self._sizes, dtype)
     strides = preserve_strides(self._sizes, self._strides)
-    return Tensor._make(Storage(allocate(numel(self._sizes), dtype)), self._sizes, strides)
+    return Tensor._make(Storage._fresh(allocate(numel(self._sizes), dtype)), self._sizes, strides)
 
 
 def clone(self: Tensor, contiguous: bool = False) -> Tensor:
     """A copy with its own storage, keeping ``self``'s memory layout unless ``contiguous``."""
+    if not self._sizes:  # one element (a DP table's cell): no layout to choose, one copy
+        start = self._offset
+        return Tensor._make(Storage._fresh(self._storage.buffer[start:start + 1].copy()), (), ())
     out = _empty_like(self, self.dtype, contiguous)
     _copy_region(out, self)
     return out

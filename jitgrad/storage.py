@@ -28,6 +28,9 @@ import numpy as np
 from . import _tracing, dtypes
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+# the command-line programs (the bench's scenarios, the demos) use the library as a user
+# does: the walk to the user's frame in ``Storage.bump`` stops at theirs
+_CLI_DIR = os.path.join(_PACKAGE_DIR, "cli") + os.sep
 
 
 class OutOfMemoryError(RuntimeError, MemoryError):
@@ -80,6 +83,8 @@ class VersionCounter:
 # ``dtypes.SUPPORTED`` as a set: a membership test hashes instead of comparing nine dtypes
 _SUPPORTED = frozenset(dtypes.SUPPORTED)
 
+_new = object.__new__  # (a module global: one lookup less on the per-op path of ``_fresh``)
+
 
 class Storage:
     """A flat, C-contiguous, 1-D NumPy buffer of one supported dtype, and its version counter."""
@@ -109,7 +114,7 @@ class Storage:
         of every result)."""
         if buffer.dtype not in _SUPPORTED:
             raise TypeError(f"Storage: unsupported dtype {buffer.dtype}")
-        s = object.__new__(cls)
+        s = _new(cls)
         s.buffer = buffer
         s._counter = None
         s.inference = INFERENCE.enabled
@@ -191,7 +196,10 @@ class Storage:
         counter.value += 1
         counter._op = op
         frame = sys._getframe(skip)  # the innermost caller outside the jitgrad package
-        while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if not name.startswith(_PACKAGE_DIR) or name.startswith(_CLI_DIR):
+                break
             frame = frame.f_back  # type: ignore[assignment]
         if frame is None:
             counter._file = None

@@ -24,6 +24,8 @@ from .device import device as device_type
 from .geometry import Geometry, Size, contiguous_strides, is_contiguous, numel, wrap_dim
 from .storage import Storage
 
+_new = object.__new__  # (a module global: one lookup less on the per-op path of ``_make``)
+
 
 class Tensor:
     """An n-dimensional strided array with PyTorch semantics and a NumPy buffer underneath."""
@@ -64,7 +66,7 @@ class Tensor:
         base: Tensor | None = None,
     ) -> Tensor:
         """Wrap an already-validated geometry. Internal: no checks here."""
-        t = object.__new__(cls)
+        t = _new(cls)
         t._storage = storage
         t._sizes = sizes
         t._strides = strides
@@ -168,19 +170,20 @@ class Tensor:
     def numpy(self) -> np.ndarray:
         """A NumPy array sharing this tensor's memory (read-only if the storage is)."""
         buffer = self._storage.buffer
-        if numel(self._sizes) == 0:
-            out = np.empty(self._sizes, buffer.dtype)
+        sizes = self._sizes
+        if 0 in sizes:  # no elements
+            out = np.empty(sizes, buffer.dtype)
             out.flags.writeable = buffer.flags.writeable
             return out
         item = buffer.itemsize
-        return np.ndarray(
-            self._sizes,
-            buffer.dtype,
-            buffer=buffer,
-            offset=self._offset * item,
-            # a size-1 dim's stride is never used; it may be huge (NumPy's limit is int64 bytes)
-            strides=tuple(0 if n == 1 else s * item for n, s in zip(self._sizes, self._strides)),
-        )
+        key = (sizes, self._strides, item)
+        strides = _BYTE_STRIDES.get(key)
+        if strides is None:
+            strides = byte_strides(sizes, self._strides, item)
+            if len(_BYTE_STRIDES) < 4096:
+                _BYTE_STRIDES[key] = strides
+        # (positional: NumPy parses keyword arguments of its constructor slowly)
+        return np.ndarray(sizes, buffer.dtype, buffer, self._offset * item, strides)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         out = self.numpy()
@@ -272,6 +275,17 @@ class Tensor:
         return []
 
     __hash__ = object.__hash__
+
+
+# ``numpy()``'s byte strides by (sizes, strides, itemsize): arrays of the same views of a
+# loop's tensors are made again and again (a stencil's shifted slices)
+_BYTE_STRIDES: dict[tuple[tuple[int, ...], tuple[int, ...], int], tuple[int, ...]] = {}
+
+
+def byte_strides(sizes: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    """NumPy's strides (bytes) of a geometry; a size-1 dim's stride is never used and may be
+    huge (NumPy's limit is int64 bytes), so it is 0."""
+    return tuple([0 if n == 1 else s * itemsize for n, s in zip(sizes, strides)])
 
 
 def sizes_arg(op: str, args: Sequence[Any]) -> tuple[Any, ...]:

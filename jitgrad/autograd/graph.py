@@ -45,11 +45,19 @@ def needs_grad(*tensors: Any) -> bool:
     if not _grad_state.enabled:
         return False
     for t in tensors:
-        if isinstance(t, Tensor) and (
-            requires_grad(t) if t._view_meta is not None  # a stale view is brought up to date
-            else t._requires_grad or t._grad_fn is not None
-        ):
-            return True
+        if isinstance(t, Tensor):
+            vm = t._view_meta
+            if vm is None:
+                if t._requires_grad or t._grad_fn is not None:
+                    return True
+            else:
+                # a view: its history, if up to date (``current_grad_fn``'s test, inlined),
+                # says yes; else ``requires_grad`` brings a stale view up to date first
+                counter = t._storage._counter
+                if t._grad_fn is not None and vm.attr_version == (0 if counter is None else counter.value):
+                    return True
+                if requires_grad(t):
+                    return True
     return False
 
 
@@ -97,17 +105,21 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
 
 # One shared ``((sizes, dtype),)`` per shape and dtype: the metadata of a one-output node
 # then costs no new objects (fewer objects per op is less work for Python's collector).
-_SINGLE_METADATA: dict[tuple[Any, Any], tuple[tuple[Any, Any]]] = {}
+# Keyed by the dtype's scalar type, then the sizes: hashing a type is an identity hash,
+# while a dtype hashes its whole description every time.
+_SINGLE_METADATA: dict[type, dict[tuple[int, ...], tuple[tuple[Any, Any]]]] = {}
 
 
 def single_metadata(sizes: tuple[int, ...], dtype: Any) -> tuple[tuple[Any, Any]]:
     """``((sizes, dtype),)``, shared (bounded cache)."""
-    key = (sizes, dtype)
-    meta = _SINGLE_METADATA.get(key)
-    if meta is None:
-        meta = (key,)
-        if len(_SINGLE_METADATA) < 4096:
-            _SINGLE_METADATA[key] = meta
+    by_sizes = _SINGLE_METADATA.get(dtype.type)
+    if by_sizes is None:
+        by_sizes = _SINGLE_METADATA[dtype.type] = {}
+    meta = by_sizes.get(sizes)
+    if meta is None or meta[0][1] != dtype:
+        meta = ((sizes, dtype),)
+        if len(by_sizes) < 4096:
+            by_sizes[sizes] = meta
     return meta
 
 
@@ -118,11 +130,18 @@ def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor
         if t is None:
             edges.append(_NO_EDGE)
             continue
-        fn = t._grad_fn if t._view_meta is None or OPS.current_grad_fn is None else OPS.current_grad_fn(t)
+        fn = t._grad_fn
+        vm = t._view_meta
+        if vm is not None:  # a view: its history, brought up to date if its storage was written
+            counter = t._storage._counter  # (``current_grad_fn``'s test, inlined)
+            if vm.attr_version != (0 if counter is None else counter.value) and OPS.current_grad_fn is not None:
+                fn = OPS.current_grad_fn(t)
         if fn is not None:
             edges.append((fn, t._output_nr))
         elif t._requires_grad:
-            edges.append((grad_accumulator(t), 0))
+            ref = t._grad_accumulator  # (grad_accumulator, inlined for a leaf that has one)
+            acc = ref() if ref is not None else None
+            edges.append((grad_accumulator(t) if acc is None else acc, 0))
         else:
             edges.append(_NO_EDGE)
     node.next_functions = tuple(edges)
@@ -130,8 +149,11 @@ def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor
         out = outputs[0]
         out._grad_fn = node
         out._output_nr = 0
-        key = (out._sizes, out._storage.buffer.dtype)
-        node.input_metadata = _SINGLE_METADATA.get(key) or single_metadata(*key)
+        dtype = out._storage.buffer.dtype
+        by_sizes = _SINGLE_METADATA.get(dtype.type)  # (single_metadata's cache, read inline)
+        meta = None if by_sizes is None else by_sizes.get(out._sizes)
+        node.input_metadata = meta if meta is not None and meta[0][1] is dtype \
+            else single_metadata(out._sizes, dtype)
         return node
     meta = []
     for i, out in enumerate(outputs):
@@ -226,8 +248,7 @@ class AccumulateGrad(Node):
         self.next_functions = ()
         self.variable = variable
         self.sequence_nr = sys.maxsize  # runs as soon as it is ready, as in PyTorch
-        key = (variable._sizes, variable._storage.buffer.dtype)
-        self.input_metadata = _SINGLE_METADATA.get(key) or single_metadata(*key)
+        self.input_metadata = single_metadata(variable._sizes, variable._storage.buffer.dtype)
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
             anomaly_mode.record_creation(self.metadata)
 

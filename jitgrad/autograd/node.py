@@ -23,7 +23,8 @@ from . import anomaly_mode
 Edge = tuple["Node | None", int]
 Grads = Sequence["Tensor | None"]
 
-_sequence = itertools.count()
+# the next ``sequence_nr`` (bound once: every node of every op takes one)
+_next_sequence_nr = itertools.count().__next__
 
 _FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -107,7 +108,7 @@ class Node:
     def __init__(self) -> None:
         self.next_functions: tuple[Edge, ...] = ()
         self.input_metadata: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
-        self.sequence_nr = next(_sequence)
+        self.sequence_nr = _next_sequence_nr()
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
             anomaly_mode.record_creation(self.metadata)
 
@@ -327,6 +328,27 @@ class SavedTensor:
         self._edge = None
 
 
+_new = object.__new__
+
+
+def _saved_input(t: Tensor, version: int, had_history: bool) -> SavedTensor:
+    """``SavedTensor(t)`` for an input ``t`` (not an output of the saving node) that is not
+    an inference tensor, saved outside anomaly mode and without saved tensor hooks, at
+    ``version`` and with a ``grad_fn`` then if ``had_history``."""
+    s = _new(SavedTensor)
+    s._version = version
+    s._freed = False
+    s._packed = None
+    s._unpack_hook = None
+    s._edge = None
+    s._saved_at = None
+    s._data = t
+    s._node = None
+    s._output_nr = -1
+    s._had_history = had_history
+    return s
+
+
 def version_error(data: Tensor, saved: SavedTensor, owner: Node) -> str:
     """PyTorch's message, plus which in-place write moved the version and where it ran."""
     shape = list(data._sizes)
@@ -370,17 +392,25 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
 
 
 class SavingNode(Node):
-    """A node that saves tensors for backward in ``self.saved`` (unpacked with ``unpack``)."""
+    """A node that saves tensors for backward in ``self.saved`` (unpacked with ``unpack``).
 
-    __slots__ = ("saved",)
+    Saving is part of every op that saves (a product saves both operands), so the common
+    case — plain inputs, no saved tensor hooks, no anomaly mode — is kept compact: the
+    values themselves (``_compact``, the very tuple ``save`` was called with) and one
+    integer per tensor (``_codes``: ``2 * version + had_history``, None for a non-tensor),
+    instead of a ``SavedTensor`` per tensor. ``unpack`` checks those directly; ``saved``
+    (and ``_raw_saved_<name>``) makes the ``SavedTensor``s on first use, exactly as ``save``
+    would have made them, and keeps them; anything irregular (a version moved, a history
+    detached in place, backward after release) is handed to them, for the same errors.
+    """
 
-    saved: tuple[Any, ...]
+    __slots__ = ("_saved", "_compact", "_codes")
 
     def __getattr__(self, name: str) -> Any:
-        # only called for attributes not found otherwise: ``saved`` before ``save`` ran,
+        # only called for attributes not found otherwise: the slots before ``save`` ran,
         # ``_saved_<x>`` / ``_raw_saved_<x>``
-        if name == "saved":
-            return ()
+        if name in ("_saved", "_compact", "_codes"):
+            return None
         for prefix, raw in (("_raw_saved_", True), ("_saved_", False)):
             if name.startswith(prefix):
                 names = SAVED_NAMES.get(type(self).__name__, ())
@@ -392,10 +422,48 @@ class SavingNode(Node):
                     return value if raw else value.unpack(self)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
+    @property
+    def saved(self) -> tuple[Any, ...]:
+        """What ``save`` saved: ``SavedTensor``s, and the other values as they are."""
+        saved = self._saved
+        if saved is None:
+            compact = self._compact
+            if compact is None:
+                return ()  # nothing saved (yet)
+            saved = self._saved = tuple([
+                value if code is None else _saved_from_code(value, code)
+                for value, code in zip(compact, self._codes)
+            ])
+            self._compact = self._codes = None
+        return saved
+
+    @saved.setter
+    def saved(self, values: tuple[Any, ...]) -> None:
+        self._saved = values
+        self._compact = self._codes = None
+
     def save(self, *values: Any, outputs: Sequence[Tensor] = ()) -> None:
         """Save ``values`` for backward: tensors as ``SavedTensor``s, with their version
         (those among ``outputs`` without a reference cycle), anything else (scalars, shapes,
         None) as it is."""
+        if not outputs and not anomaly_mode.enabled and not SAVED_HOOKS.stack:
+            codes: list[int | None] = []
+            for t in values:
+                if t.__class__ is Tensor:
+                    storage = t._storage
+                    if storage.inference:
+                        break  # (refused, or saved as such: SavedTensor decides)
+                    counter = storage._counter  # (Storage.version, inlined)
+                    codes.append((0 if counter is None else 2 * counter.value) + (t._grad_fn is not None))
+                elif isinstance(t, Tensor):
+                    break  # a subclass: the general path
+                else:
+                    codes.append(None)
+            else:
+                self._saved = None
+                self._compact = values
+                self._codes = tuple(codes)
+                return
         saved: list[Any] = []
         for t in values:
             if not isinstance(t, Tensor):
@@ -410,12 +478,46 @@ class SavingNode(Node):
         self.saved = tuple(saved)
 
     def unpack(self) -> tuple[Any, ...]:
+        compact = self._compact
+        if compact is not None:  # ``SavedTensor.unpack``'s checks, on the compact form
+            for t, code in zip(compact, self._codes):
+                if code is None:
+                    continue
+                if t is _RELEASED:
+                    break
+                counter = t._storage._counter
+                if (0 if counter is None else counter.value) != code >> 1 or (code & 1 and t._grad_fn is None):
+                    break
+            else:
+                return compact
         return tuple([s.unpack(self) if s.__class__ is SavedTensor else s for s in self.saved])
 
     def release_variables(self) -> None:
+        compact = self._compact
+        if compact is not None:
+            codes = self._codes
+            if codes.count(None) != len(codes):  # (else no tensor was saved: nothing to free)
+                self._compact = tuple([
+                    value if code is None else _RELEASED for value, code in zip(compact, codes)
+                ])
+            return
         for s in self.saved:
             if s.__class__ is SavedTensor:
                 s.release()
+
+
+# stands for a compactly saved tensor after ``release_variables``
+_RELEASED = object()
+
+
+def _saved_from_code(t: Any, code: int) -> SavedTensor:
+    """The ``SavedTensor`` ``save`` would have made for input ``t``, saved at the version
+    and with the history that ``code`` records (released: freed)."""
+    if t is _RELEASED:
+        s = _saved_input(None, code >> 1, bool(code & 1))  # type: ignore[arg-type]
+        s._freed = True
+        return s
+    return _saved_input(t, code >> 1, bool(code & 1))
 
 
 class _Plain:

@@ -91,6 +91,8 @@ class AsStridedBackward0(Node):
     """Backward of ``as_strided`` (also the regenerated ``grad_fn`` of a view whose base was
     written in place): storage-space scatter from the view's geometry to the input's."""
 
+    __slots__ = ("input_geometry", "geometry")  # (made at every write through a view: no dict)
+
     def __init__(self, input_geometry: Geometry, geometry: Geometry) -> None:
         super().__init__()
         self.input_geometry = input_geometry

@@ -13,17 +13,20 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _tracing, copying, indexing
+from ..creation import zeros
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.node import Grads, Node
 from ..autograd.view_mode import is_view_replay
 from ..copying import check_inplace
-from ..geometry import Geometry, numel
+from ..geometry import numel
 from ..storage import INFERENCE
 from ..tensor import Tensor
 from . import view_meta
+from .compare import where
 from .copy_slices import CopyBackwards, once_per_location
-from .inplace import inplace_write, rebase_base
+from .index_ops import gather
+from .inplace import inplace_write, rebase_base, view_geometry
 from .view_ops import basic_step, basic_view
 
 
@@ -65,8 +68,6 @@ class FillBackward1(Node):
 
 
 def _zeros_like(g: Tensor | None) -> Tensor:
-    from ..creation import zeros
-
     assert g is not None
     return zeros(g._sizes, dtype=g.dtype)
 
@@ -182,10 +183,14 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
     # does for it, without a temporary tensor
     element = src is not None and not sizes and not src._sizes and \
         src._storage.buffer is not buffer and src._storage.buffer.dtype == buffer.dtype
+    # the view itself (``u[1:-1] += x`` ends with ``u[1:-1] = <that view>``): nothing to
+    # move, as in copy_into, but a write all the same
+    itself = src is not None and src._storage is storage and src._offset == offset and \
+        src._strides == strides and src._sizes == sizes
     if element:
         storage.check_writable(op)
     else:
-        view = Tensor._make(storage, sizes, strides, offset, base)
+        view = src if itself else Tensor._make(storage, sizes, strides, offset, base)
         check_inplace(view, op, src is not None and numel(src._sizes) != 1)
     if record:
         # The node's first edge stands for the view's old history; CopySlices replaces it
@@ -197,6 +202,8 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
     if element:
         buffer[offset] = src._storage.buffer[src._offset]  # type: ignore[union-attr]
         storage.bump(op, skip=3)  # (past this function's frame and setitem's)
+    elif itself:
+        storage.bump(op, skip=3)
     elif src is None:
         copying.fill_into(view, value, op, checked=True)
     else:
@@ -205,7 +212,7 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
         view_fn = None
         if is_view_replay():
             view_fn = (vm.view_fn if vm is not None else ()) + (basic_step(index),)
-        rebase_base(base, Geometry(sizes, strides, offset), view_fn, node, base_edge)
+        rebase_base(base, view_geometry(base, sizes, strides, offset), view_fn, node, base_edge)
     return True
 
 
@@ -223,8 +230,6 @@ class IndexPutBackward0(Node):
         _index_put(region, self.np_index, 0.0, False, "index_put_")
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        from .index_ops import gather
-
         g = grads[0]
         assert g is not None
         grad_self = None
@@ -232,8 +237,6 @@ class IndexPutBackward0(Node):
             if self.accumulate:
                 grad_self = g
             else:  # positions that were overwritten get nothing (0 even where g is inf)
-                from .compare import where
-
                 keep = np.ones(g._sizes, np.bool_)
                 if keep.size:  # (an empty target: nothing was overwritten, nothing checked)
                     keep[self.np_index] = False

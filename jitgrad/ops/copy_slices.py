@@ -36,9 +36,11 @@ import numpy as np
 from .. import regions
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Grads, Node, OwnedGrads, _FREED
+from ..creation import zeros
 from ..geometry import Geometry, contiguous_strides, is_non_overlapping_and_dense, numel, required_storage
 from ..storage import Storage, allocate
 from ..tensor import Tensor
+from .compare import where
 from .view_meta import Step, replay
 
 
@@ -60,8 +62,6 @@ class CopyBackwards(Node):
     _locations: np.ndarray | None = None  # set by CopySlices for a self-overlapping view
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        from ..creation import zeros
-
         g = grads[0]
         assert g is not None
         grad_src = None
@@ -83,8 +83,6 @@ def once_per_location(g: Tensor, locations: np.ndarray) -> Tensor:
     distinct storage location and zero at that location's other aliases, so that summing it
     adds each location's gradient once. A select, not a product: an infinite gradient at an
     alias gives 0, not NaN."""
-    from .compare import where
-
     keep = np.zeros(locations.size, np.bool_)
     keep[np.unique(locations.reshape(-1), return_index=True)[1]] = True
     return where(Tensor._from_buffer(keep, tuple(locations.shape)), g, 0.0)

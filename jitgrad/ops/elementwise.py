@@ -27,7 +27,7 @@ from .operands import (
 )
 from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where
 from .declare import NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise, call_pointwise, call_pointwise_
-from .inplace import apply_inplace, check_inplace_operands, compute, original
+from .inplace import apply_inplace, check_inplace_operands, compute, lean_inplace, original
 
 
 def _zero_grad(g: Tensor, *inputs: Any, **params: Any) -> Tensor:
@@ -106,6 +106,10 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    if type(alpha) is int and alpha == 1:  # (_unit, inlined)
+        out = lean_inplace("add_", np.add, self, other, AddBackward0)
+        if out is not None:
+            return out
     dtype = result_type(self, other, op="add_")
     check_inplace_operands("add_", self, dtype, other)
     values = compute(np.add, self, _scaled("add_", other, alpha, dtype), dtype=dtype)
@@ -156,6 +160,10 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    if type(alpha) is int and alpha == 1:  # (_unit, inlined; never bool)
+        out = lean_inplace("sub_", np.subtract, self, other, SubBackward0)
+        if out is not None:
+            return out
     _check_sub(self, other)
     dtype = result_type(self, other, op="sub_")
     check_inplace_operands("sub_", self, dtype, other)
@@ -256,14 +264,16 @@ def mul(input: Any, other: Any) -> Tensor:
 
 
 def mul_(self: Tensor, other: Any) -> Tensor:
-    dtype = result_type(self, other, op="mul_")
-    check_inplace_operands("mul_", self, dtype, other)
-
     def make_node() -> Node:  # runs before the write: saves the old self, as a copy
         node = MulBackward0()
         node.save(original(self) if needs_grad(other) else None, other if needs_grad(self) else None)
         return node
 
+    out = lean_inplace("mul_", np.multiply, self, other, make_node)
+    if out is not None:
+        return out
+    dtype = result_type(self, other, op="mul_")
+    check_inplace_operands("mul_", self, dtype, other)
     values = compute(np.multiply, self, other, dtype=dtype)
     out = apply_inplace("mul_", self, values, dtype, _tensors(self, other), make_node)
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
@@ -305,14 +315,16 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
 def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is not None:
         return call_pointwise_(DIV_ROUNDING, self, other, rounding_mode=rounding_mode)
-    dtype = _true_div_dtype(self, other)
-    check_inplace_operands("div_", self, dtype, other)
-
     def make_node() -> Node:  # runs before the write: saves the old self, as a copy
         node = DivBackward0()
         node.save(original(self) if needs_grad(other) else None, other)
         return node
 
+    out = lean_inplace("div_", np.true_divide, self, other, make_node)  # (floating: true division keeps it)
+    if out is not None:
+        return out
+    dtype = _true_div_dtype(self, other)
+    check_inplace_operands("div_", self, dtype, other)
     values = compute(np.true_divide, self, other, dtype=dtype)
     return apply_inplace("div_", self, values, dtype, _tensors(self, other), make_node)
 

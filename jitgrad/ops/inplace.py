@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .. import _tracing
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.node import Node
@@ -23,9 +24,12 @@ from ..copying import check_inplace
 from ..geometry import Geometry, broadcast_shapes, is_non_overlapping_and_dense
 from ..tensor import Tensor
 from . import view_meta
+from .as_strided import AsStridedBackward0
 from .copy_slices import CopySlices
 from .._quiet import IGNORE_ALL, QUIET
-from .operands import as_array, check_inplace_dtype, layout, wrapped_operand
+from .operands import (
+    LEAN_DTYPES, array_of, as_array, check_inplace_dtype, layout, lean_data, strided_data, wrapped_operand,
+)
 from .structure import clone
 
 
@@ -36,7 +40,8 @@ def check_autograd_inplace(op: str, self: Tensor, inputs: Sequence[Tensor | None
     self_requires_grad = None
     for t in inputs:
         if t is not None:
-            needed = requires_grad(t)
+            # (requires_grad, inlined for a tensor that is not a view)
+            needed = (t._requires_grad or t._grad_fn is not None) if t._view_meta is None else requires_grad(t)
             if t is self:
                 self_requires_grad = needed
             if needed:
@@ -82,9 +87,11 @@ def inplace_write(
     node = None
     if record:
         node = make_node()  # type: ignore[misc]
-        node.next_functions = tuple([gradient_edge(t) for t in inputs])
+        vm = self._view_meta
+        base_edge = gradient_edge(vm.base) if vm is not None else None
+        first = gradient_edge(self) if save_output is not None else _first_edge(self, base_edge)
+        node.next_functions = (first,) + tuple([gradient_edge(t) for t in inputs[1:]])
         node.input_metadata = single_metadata(self._sizes, self._storage.buffer.dtype)
-        base_edge = gradient_edge(self._view_meta.base) if self._view_meta is not None else None
     write()
     if not write_bumps:
         self._storage.bump(op)
@@ -93,6 +100,16 @@ def inplace_write(
         if save_output is not None:
             save_output(node)
     return self
+
+
+def _first_edge(self: Tensor, base_edge: Any) -> Any:
+    """The edge of an in-place node for ``self``'s old value. Through a view it is never
+    followed: ``CopySlices`` wraps the node and takes the base's edge in its place (Note
+    [CopySlices rebasing]). The node holds that edge (shared with ``CopySlices``), not the
+    view's old history, which would stay alive, unused, as long as the graph. (Not for a
+    node that saves its result: the saved result is unpacked with the node as its
+    ``grad_fn``, and a backward through it follows the node's own edges.)"""
+    return gradient_edge(self) if base_edge is None else base_edge
 
 
 def rebase_history(self: Tensor, node: Node, base_edge: Any) -> None:
@@ -104,8 +121,34 @@ def rebase_history(self: Tensor, node: Node, base_edge: Any) -> None:
         view_meta.move_hooks(self, old, node, keep_tensor_hooks=False)
         return
     replay = vm.view_fn if view_meta.is_view_replay() else None
-    copy_slices = rebase_base(vm.base, self._geometry, replay, node, base_edge)
-    view_meta.regenerate(self, indirect=False, geometries=(copy_slices.base, copy_slices.view))
+    view = view_geometry(vm.base, self._sizes, self._strides, self._offset)
+    copy_slices = rebase_base(vm.base, view, replay, node, base_edge)
+    if replay is not None or vm.parent is not None:
+        view_meta.regenerate(self, indirect=False, geometries=(copy_slices.base, view))
+        return
+    # ``regenerate`` for a view taken from its base in as_strided mode, inlined: the view's
+    # grad_fn reads its elements from the base's new history
+    old = self._grad_fn
+    fn = AsStridedBackward0(copy_slices.base, view)
+    fn.next_functions = ((copy_slices, 0),)  # (gradient_edge(base))
+    fn.input_metadata = single_metadata(self._sizes, self._storage.buffer.dtype)
+    self._grad_fn = fn
+    self._output_nr = 0
+    vm.attr_version = self._storage.version
+    if old is not None and old._retains_grad_hooks:
+        view_meta.move_hooks(self, old, fn, keep_tensor_hooks=False)
+
+
+def view_geometry(base: Tensor, sizes: tuple[int, ...], strides: tuple[int, ...], offset: int) -> Geometry:
+    """The geometry of a view of ``base`` being written through: the one of the base's
+    last ``CopySlices`` when that wrote through the same place (a stepper's ``u[1:-1] +=``
+    writes twice there: ``__iadd__``, then ``__setitem__``), else a new one."""
+    previous = base._grad_fn
+    if type(previous) is CopySlices:
+        view = previous.view
+        if view[2] == offset and view[0] == sizes and view[1] == strides:
+            return view
+    return Geometry(sizes, strides, offset)
 
 
 def rebase_base(
@@ -141,9 +184,91 @@ def apply_inplace(
     write, so it can save (copies of) old values; ``save_output`` runs after it."""
     def write() -> None:
         check_inplace_dtype(op, result_dtype, self)  # after the autograd and overlap checks, as PyTorch
-        np.copyto(self.numpy(), result, casting="unsafe")
+        token = QUIET.set(IGNORE_ALL)  # (a float64 value past float32's range: inf, silently)
+        try:
+            np.copyto(array_of(self), result, casting="unsafe")
+        finally:
+            QUIET.reset(token)
 
     return inplace_write(op, self, inputs, write, make_node, save_output)
+
+
+# -- the lean path of in-place arithmetic (the in-place side of Note [Lean elementwise path]) --
+# ``u[1:-1] += alpha * lap`` in a time stepper: ``add_``/``sub_``/``mul_``/``div_`` of a
+# floating tensor (any strides, usually a view) by a Python number or by a tensor of its
+# dtype and shape (or 0-d) on another storage. Then no operand can partially overlap
+# ``self``, every operand broadcasts to it and the result type is its dtype: of the general
+# path's checks (``check_inplace_operands``, then ``inplace_write``'s) only the autograd
+# refusal and ``check_inplace`` (read-only memory, self-aliased elements) can fail, and they
+# run first, as there. The ufunc then writes straight into ``self``'s memory instead of
+# into a fresh array copied in afterwards: its values are the same bits (one elementwise
+# loop of the same dtype; NumPy buffers an input that shares memory with the output, as
+# ``x.data`` does), and the backward node, which saves what it needs of the old values,
+# is made before the write, as on the general path. Views made in no_grad mode and the
+# like, other dtypes, broadcasting, ``alpha``, subclasses, tracing: the general path
+# (tests/test_lean_inplace.py runs both and PyTorch).
+def lean_inplace(
+    op: str, ufunc: np.ufunc, self: Tensor, other: Any, make_node: Callable[[], Node],
+) -> Tensor | None:
+    """``self.<op>(other)`` on the lean path (see the comment above); None, having done
+    nothing, when the operands are not its case."""
+    if self.__class__ is not Tensor or _tracing.ACTIVE is not None:
+        return None
+    buffer = self._storage.buffer
+    if buffer.dtype not in LEAN_DTYPES:
+        return None
+    strides, n = layout(self._sizes)
+    flat = self._strides == strides
+    if flat:  # (lean_data, inlined)
+        start = self._offset
+        dst = buffer[start:start + n]
+    else:
+        dst = strided_data(self)
+        if dst is None:
+            return None
+    kind = other.__class__
+    if kind is Tensor:
+        if other._storage is self._storage:
+            return None  # (the general path's overlap checks)
+        sizes = other._sizes
+        if sizes != self._sizes and sizes:
+            return None
+        y = lean_data(other)
+        if y is None:
+            y = strided_data(other)
+            if y is None:
+                return None
+            if flat and len(sizes) > 1:
+                dst = dst.reshape(sizes)
+        elif not flat and len(sizes) > 1:
+            y = y.reshape(sizes)
+        if y.dtype is not dst.dtype:
+            return None
+        tensor = other
+    elif kind is float or (kind is int and -(2**63) <= other < 2**63):
+        y, tensor = other, None
+    else:
+        return None
+    vm = self._view_meta
+    if vm is not None and vm.creation != view_meta.DEFAULT:
+        return None
+    record = check_autograd_inplace(op, self, (self, tensor))
+    check_inplace(self, op)
+    node = None
+    if record:
+        node = make_node()
+        base_edge = gradient_edge(vm.base) if vm is not None else None
+        node.next_functions = (_first_edge(self, base_edge), gradient_edge(tensor))
+        node.input_metadata = single_metadata(self._sizes, dst.dtype)
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        ufunc(dst, y, out=dst)
+    finally:
+        QUIET.reset(token)
+    self._storage.bump(op, skip=3)  # (past this frame and the op's)
+    if node is not None:
+        rebase_history(self, node, base_edge)
+    return self
 
 
 # -- what every in-place elementwise op shares ---------------------------------------------

@@ -22,10 +22,10 @@ from .. import views
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import gradient_edge, requires_grad
 from ..geometry import Geometry, contiguous_strides, numel
-from ..storage import INFERENCE
+from ..storage import INFERENCE, allocate
 from ..tensor import Tensor, sizes_arg
-from . import view_meta
-from .as_strided import AsStridedBackward0
+from . import view_meta, view_ops
+from .as_strided import AsStridedBackward0, _as_strided_from_root
 from .inplace import check_autograd_inplace
 from .view_ops import (
     SqueezeBackward0, TBackward0, TransposeBackward0, UnsqueezeBackward0, ViewBackward,
@@ -105,19 +105,15 @@ def _view_node(node_type: type[ViewBackward], self: Tensor, geometry_fn: Callabl
 
 
 def t_(self: Tensor) -> Tensor:
-    from .view_ops import t
-
     new = views.t(self)
     geometry_fn = (lambda g: vg.transpose(g, 0, -1)) if self.ndim == 2 else _same
-    return _restride_in_place("t_", self, new, _view_node(TBackward1, self, geometry_fn), (t, ()))
+    return _restride_in_place("t_", self, new, _view_node(TBackward1, self, geometry_fn), (view_ops.t, ()))
 
 
 def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    from .view_ops import transpose
-
     new = views.transpose(self, dim0, dim1)
     node = _view_node(TransposeBackward1, self, vg.transpose, dim0, dim1)
-    return _restride_in_place("transpose_", self, new, node, (transpose, (dim0, dim1)))
+    return _restride_in_place("transpose_", self, new, node, (view_ops.transpose, (dim0, dim1)))
 
 
 def swapdims_(self: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -129,29 +125,23 @@ def swapaxes_(self: Tensor, axis0: int, axis1: int) -> Tensor:
 
 
 def squeeze_(self: Tensor, dim: Any = None) -> Tensor:
-    from .view_ops import squeeze
-
     new = views.squeeze(self, dim)
     node_type = SqueezeBackward3 if dim is None else (
         SqueezeBackward5 if isinstance(dim, (tuple, list)) else SqueezeBackward4
     )
     node = _view_node(node_type, self, vg.squeeze, dim)
-    return _restride_in_place("squeeze_", self, new, node, (squeeze, (dim,)))
+    return _restride_in_place("squeeze_", self, new, node, (view_ops.squeeze, (dim,)))
 
 
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
-    from .view_ops import unsqueeze
-
     new = views.unsqueeze(self, dim)
     node = _view_node(UnsqueezeBackward1, self, vg.unsqueeze, dim)
-    return _restride_in_place("unsqueeze_", self, new, node, (unsqueeze, (dim,)))
+    return _restride_in_place("unsqueeze_", self, new, node, (view_ops.unsqueeze, (dim,)))
 
 
 def as_strided_(
     self: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
 ) -> Tensor:
-    from .as_strided import _as_strided_from_root
-
     new = views.as_strided(self, size, stride, storage_offset)
     before = self._geometry
     root = self if self._base is None else self._base
@@ -166,8 +156,6 @@ def resize_(self: Tensor, *sizes: Any) -> Tensor:
     """PyTorch's ``resize_``: contiguous geometry of ``sizes``, keeping the offset; the memory
     grows (new elements uninitialised) when it must. A no-op resize changes nothing and does
     not bump the version. Refused on tensors that require grad (not differentiable)."""
-    from ..storage import allocate
-
     shape = tuple(int(n) for n in sizes_arg("resize_", sizes))
     if any(n < 0 for n in shape):
         raise RuntimeError(f"resize_: sizes must be non-negative, got {list(shape)}")

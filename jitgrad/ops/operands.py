@@ -167,8 +167,10 @@ def array_of(t: Tensor) -> np.ndarray:
 # (tests/test_lean_paths.py and test_lean_broadcast.py run both). The same holds for
 # declared unary ops (``declare.call_pointwise``), ``sum``/``mean`` of every element,
 # ``logsumexp``/``softmax``/``log_softmax`` over one dim (``reduction.py``), and
-# ``stack``/``cat`` along dim 0 (``structure.py``). What is left per op is Python's: the
-# result's Tensor and Storage, the node, its edges (``record``), and the NumPy call itself.
+# ``stack``/``cat`` along dim 0 (``structure.py``); in place, ``add_``/``sub_``/``mul_``/
+# ``div_`` write straight into a view (``inplace.lean_inplace``). What is left per op is
+# Python's: the result's Tensor and Storage, the node, its edges (``record``), and the
+# NumPy call itself.
 # float16 stays on the general path: NumPy may pick another loop for it with and without
 # ``dtype=`` (``asin`` of 1.5 gives a nan of the other sign), so the results could differ
 LEAN_DTYPES = frozenset((dtypes.float32, dtypes.float64))

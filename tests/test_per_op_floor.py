@@ -1,0 +1,259 @@
+"""The per-op fast paths under every op (``SavingNode.save``, ``record``, ``needs_grad``,
+``Storage._fresh``, ``copying.clone``) build exactly what the general code builds: the same
+saved tensors (every field), edges, versions and errors; and PyTorch's semantics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitgrad
+from conftest import budget
+from jitgrad.autograd import graph
+from jitgrad.autograd.node import SavedTensor
+from jitgrad.ops.elementwise import MulBackward0
+
+_SAVED_FIELDS = SavedTensor.__slots__
+
+
+def _fields(s: SavedTensor) -> dict[str, Any]:
+    return {name: getattr(s, name) for name in _SAVED_FIELDS}
+
+
+def _inputs() -> list[Any]:
+    """Tensors an op may save: a leaf, a view of a leaf, a result, a view written since,
+    one with no history, a 0-d one."""
+    leaf = jitgrad.rand(5, dtype=jitgrad.float64, requires_grad=True)
+    result = leaf * 2.0
+    written = jitgrad.zeros(5, dtype=jitgrad.float64)
+    written[1] = leaf[0]
+    return [leaf, leaf[2], result, result[1:], written[3], written, jitgrad.ones(3), jitgrad.tensor(2.0)]
+
+
+@pytest.mark.parametrize("k", range(8))
+def test_compactly_saved_tensors_are_the_general_saved_tensors_field_for_field(k):
+    t = _inputs()[k]
+    node = MulBackward0()
+    node.save(t, 2.0, None)
+    assert node.unpack() == (t, 2.0, None)  # (the compact form, checked)
+    assert node._compact is not None
+    saved = node.saved  # made now, once
+    assert node._compact is None and node.saved is saved
+    assert saved[1:] == (2.0, None)
+    assert _fields(saved[0]) == _fields(SavedTensor(t))
+    assert node.unpack() == (t, 2.0, None)  # (the SavedTensors)
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_compact_saving_refuses_what_saved_tensors_refuse(when):
+    """A version moved, a history detached in place, backward after release: the same
+    errors whether or not the SavedTensors were made before."""
+    x = jitgrad.rand(3, dtype=jitgrad.float64, requires_grad=True)
+    a = x * 1.0
+    node = MulBackward0()
+    node.save(a, x)
+    if when == "before":
+        node.saved
+    a.add_(1.0)
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0 instead"):
+        node.unpack()
+    b = x * 1.0
+    node = MulBackward0()
+    node.save(b, None)
+    b.detach_()
+    if when == "before":
+        node.saved
+    with pytest.raises(RuntimeError, match="detached in-place"):
+        node.unpack()
+    node = MulBackward0()
+    node.save(x * 1.0, 3)
+    if when == "before":
+        node.saved
+    node.release_variables()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        node.unpack()
+    freed = node.saved[0]
+    assert freed._freed and freed._data is None and node.saved[1] == 3
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        node._saved_self
+
+
+def test_hooks_registered_on_a_compactly_saved_tensor_apply():
+    x = jitgrad.tensor([1.0, 2.0], dtype=jitgrad.float64, requires_grad=True)
+    y = jitgrad.tensor([3.0, 4.0], dtype=jitgrad.float64, requires_grad=True)
+    out = x * y
+    out.grad_fn._raw_saved_other.register_hooks(lambda t: t * 10, lambda t: t)
+    out.sum().backward()
+    assert x.grad.tolist() == [30.0, 40.0] and y.grad.tolist() == [1.0, 2.0]
+
+
+def test_retain_graph_keeps_compactly_saved_tensors_and_release_frees_them():
+    import weakref
+
+    x = jitgrad.rand(3, dtype=jitgrad.float64, requires_grad=True)
+    h = x * 2.0
+    ref = weakref.ref(h)
+    out = (h * x).sum()
+    del h
+    out.backward(retain_graph=True)
+    assert ref() is not None
+    out.backward()
+    assert ref() is None
+    np.testing.assert_allclose(x.grad.numpy(), 2 * (4 * x.detach().numpy()))
+
+
+@pytest.mark.filterwarnings("ignore:Anomaly Detection")
+def test_save_takes_the_general_path_under_hooks_anomaly_and_for_outputs():
+    a = jitgrad.rand(3, requires_grad=True)
+    b = jitgrad.rand(3, requires_grad=True)
+    with jitgrad.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+        out = a * b
+    assert out.grad_fn._raw_saved_self.unpack_hook is not None
+    with jitgrad.autograd.detect_anomaly():
+        out = a * b
+    assert out.grad_fn._raw_saved_self._saved_at is not None
+    out = a.exp()  # saves its result: an output, kept without a reference cycle
+    assert out.grad_fn._raw_saved_result._node is not None
+
+
+def test_saving_an_inference_tensor_is_refused_as_before():
+    with jitgrad.inference_mode():
+        c = jitgrad.ones(3)
+    a = jitgrad.rand(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        a * c
+
+
+def test_a_write_after_saving_a_view_is_caught_as_in_pytorch():
+    for lib in (jitgrad, torch):
+        x = lib.rand(4, dtype=lib.float64, requires_grad=True)
+        buf = lib.zeros(4, dtype=lib.float64)
+        buf[0] = x[0] * 1.0
+        y = buf[0] * x[1]  # saves the view buf[0]
+        buf[0] = x[2]
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.backward()
+
+
+def _edges(t: Any) -> list[Any]:
+    return [(None if fn is None else fn.name(), nr) for fn, nr in t.grad_fn.next_functions]
+
+
+@settings(max_examples=budget(40), deadline=None)
+@given(ops=st.lists(st.tuples(st.sampled_from(["mul", "sub", "div", "clone", "set"]),
+                              st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=12))
+def test_programs_on_views_of_a_written_buffer_match_pytorch(ops):
+    """The inlined view tests of ``needs_grad`` and ``record`` (a view whose storage was
+    written since it was made is brought up to date first): graphs and gradients as PyTorch's."""
+    results = []
+    for lib in (jitgrad, torch):
+        x = lib.tensor([1.5, 2.0, 3.0, 0.5, 4.0], dtype=lib.float64, requires_grad=True)
+        buf = lib.zeros(5, dtype=lib.float64)
+        views = [buf[i] for i in range(5)]  # made before the writes: stale after them
+        total = x.sum() * 0.0
+        names = []
+        for op, i, j in ops:
+            a, b = views[i], x[j]
+            if op == "set":
+                buf[i] = x[j] * 1.0
+                continue
+            out = a.clone() if op == "clone" else {"mul": a * b, "sub": a - b, "div": a / b}[op]
+            names.append(None if out.grad_fn is None else out.grad_fn.name())
+            total = total + out.sum()
+        try:  # a saved view written since raises, in both
+            total.backward()
+        except RuntimeError as e:
+            assert "modified by an inplace operation" in str(e)
+            results.append((names, None))
+            continue
+        results.append((names, x.grad.numpy().copy()))
+    assert results[0][0] == results[1][0]
+    if results[0][1] is None or results[1][1] is None:
+        assert results[0][1] is None and results[1][1] is None
+    else:
+        np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def test_record_edges_of_leaves_views_and_numbers_match_pytorch():
+    edges = []
+    for lib in (jitgrad, torch):
+        x = lib.rand(3, requires_grad=True)
+        y = x * 2.0
+        edges.append([_edges(y), _edges(x[1] * y[2]), _edges(2.0 - x[0]), _edges(x.clone())])
+    assert edges[0] == edges[1]
+    x = jitgrad.rand(3, requires_grad=True)
+    # the leaf's one accumulator is shared by every edge to it
+    assert (x * x).grad_fn.next_functions[0][0] is (x - 1.0).grad_fn.next_functions[0][0]
+    assert graph.needs_grad(1.0, x) and not graph.needs_grad(1.0, jitgrad.ones(2))
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.tensor([1.0, 2.0, 3.5], dtype=lib.float64, requires_grad=True)[2],
+    lambda lib: lib.tensor(2.5, dtype=lib.float32),
+    lambda lib: lib.arange(6).reshape(2, 3)[1, 2],
+    lambda lib: lib.tensor([True, False])[1],
+])
+def test_clone_of_a_0d_tensor_matches_pytorch(make):
+    outs = []
+    for lib in (jitgrad, torch):
+        t = make(lib)
+        c = t.clone()
+        outs.append((c.dtype.__str__().split(".")[-1], c.shape, c.stride(), c.storage_offset(),
+                     c.untyped_storage().nbytes(), c._version, c._base is None, c.item(),
+                     c.requires_grad, None if c.grad_fn is None else c.grad_fn.name()))
+        assert c.data_ptr() != t.data_ptr()
+    assert outs[0] == outs[1]
+
+
+def test_clone_of_a_0d_view_owns_its_memory():
+    x = jitgrad.rand(4, dtype=jitgrad.float64)
+    c = x[2].clone()
+    x[2] = 7.0
+    fresh = graph.is_fresh(c)  # (outside an assert: pytest's rewriting holds references)
+    assert fresh
+    assert c.item() != 7.0 and c._version == 0
+    with jitgrad.inference_mode():
+        assert x[1].clone().is_inference()
+    ro = jitgrad.from_numpy(np.ones(3)[::1].copy())
+    ro.numpy().flags.writeable = False
+    c = ro[0].clone()
+    c += 1  # a clone of read-only memory is writable
+    assert c.item() == 2.0
+
+
+def test_single_metadata_is_shared_per_shape_and_dtype():
+    f64, f32 = np.dtype("float64"), np.dtype("float32")
+    a = graph.single_metadata((2, 3), f64)
+    assert a == (((2, 3), f64),) and graph.single_metadata((2, 3), f64) is a
+    assert graph.single_metadata((2, 3), f32) == (((2, 3), f32),)
+    assert graph.single_metadata((3, 2), f64) == (((3, 2), f64),)
+    x = jitgrad.rand(2, 3, dtype=jitgrad.float32, requires_grad=True)
+    for out in (x * 2.0, x[1], x.double(), x.sum()):
+        assert out.grad_fn.input_metadata == ((tuple(out.shape), out.dtype),)
+
+
+@settings(max_examples=budget(60), deadline=None)
+@given(shape=st.lists(st.integers(0, 4), min_size=0, max_size=3), data=st.data())
+def test_numpy_of_any_view_shares_memory_with_numpys_strides(shape, data):
+    """``numpy()`` (byte strides cached per geometry): the same elements, memory and
+    writability as NumPy's own view; a size-1 dim's stride is 0."""
+    base = np.arange(int(np.prod(shape)) * 2, dtype=np.float32).reshape([2] + shape)
+    t = jitgrad.from_numpy(base.copy())
+    index = tuple(slice(data.draw(st.integers(0, 1)), None, data.draw(st.integers(1, 2)))
+                  for _ in range(t.ndim))
+    for view in (t[index], t[index].transpose(0, -1), t[1]):
+        a = view.numpy()
+        expected = view.contiguous().numpy()
+        np.testing.assert_array_equal(a, expected)
+        if a.size:  # (an empty view is a fresh empty array)
+            assert a.strides == tuple(0 if n == 1 else s * 4 for n, s in zip(view.shape, view.stride()))
+            assert np.shares_memory(a, t.numpy())
+        assert a.flags.writeable
+    ro = np.ones(3)
+    ro.flags.writeable = False
+    assert not jitgrad.from_numpy(ro)[1:].numpy().flags.writeable
