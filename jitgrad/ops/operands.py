@@ -205,18 +205,29 @@ def strided_data(t: Any) -> np.ndarray | None:
     if buffer.dtype not in LEAN_DTYPES:
         return None
     sizes = t._sizes
-    if len(sizes) == 2:  # a block of a row-major table: a slice of its rows (the cheapest view)
-        (n0, n1), (s0, s1) = sizes, t._strides
-        if s1 == 1 and n0 > 1 and 0 < n1 <= s0 and buffer.shape[0] % s0 == 0:
-            row, col = divmod(t._offset, s0)
-            if col + n1 <= s0:
-                return buffer.reshape(-1, s0)[row:row + n0, col:col + n1]  # type: ignore[no-any-return]
+    if len(sizes) == 2:
+        block = _table_block(buffer, sizes, t._strides, t._offset)
+        if block is not None:
+            return block
     if 0 in sizes:
         return None
     item = buffer.itemsize
     # (a size-1 dim's stride is never used; it may be huge: NumPy's limit is int64 bytes)
     return np.ndarray(sizes, buffer.dtype, buffer, t._offset * item,
                       [0 if n == 1 else s * item for n, s in zip(sizes, t._strides)])
+
+
+def _table_block(buffer: np.ndarray, sizes: tuple[int, ...], strides: tuple[int, ...],
+                 offset: int) -> np.ndarray | None:
+    """A 2-D geometry that is a block of a row-major table (rows of ``strides[0]`` elements,
+    unit steps along them: ``u[1:-1, 1:-1]``) as a slice of the table's rows, the cheapest
+    NumPy view of it; None for any other geometry."""
+    (n0, n1), (s0, s1) = sizes, strides
+    if s1 == 1 and n0 > 1 and 0 < n1 <= s0 and buffer.shape[0] % s0 == 0:
+        row, col = divmod(offset, s0)
+        if col + n1 <= s0:
+            return buffer.reshape(-1, s0)[row:row + n0, col:col + n1]  # type: ignore[no-any-return]
+    return None
 
 
 def fresh_result(values: np.ndarray, sizes: tuple[int, ...], strides: tuple[int, ...]) -> Tensor:
@@ -244,7 +255,10 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
                 return None
             sa, sb = a._sizes, b._sizes
             if x.ndim > 1 or y.ndim > 1:  # an N-d strided view (heat's ``u[2:, 1:-1]``)
-                return _lean_broadcast(ufunc, x, y, sa, sb)
+                if sa != sb:
+                    return _lean_broadcast(ufunc, x, y, sa, sb)
+                x = x if x.ndim > 1 else x.reshape(sa)
+                y = y if y.ndim > 1 else y.reshape(sb)
             if sa == sb or not sb or (sb == (1,) and len(sa) == 1):
                 t = a  # (flat buffers broadcast as these shapes do)
             elif not sa or (sa == (1,) and len(sb) == 1):
@@ -271,7 +285,7 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
     finally:
         QUIET.reset(token)
     sizes = t._sizes
-    if values.ndim != 1:  # of an N-d strided view and a number: C-contiguous (lean_strided)
+    if values.ndim != 1:  # of N-d strided views (one shape) or one and a number: C-contiguous
         return fresh_result(values.ravel(), sizes, layout(sizes)[0])
     strides = t._strides  # t's own when it is contiguous; a strided t is 1-D (lean_strided)
     if strides != _UNIT_STRIDES and len(strides) == 1:
@@ -305,6 +319,10 @@ def lean_strided(t: Tensor) -> np.ndarray | None:
             return None
         start = t._offset
         return buffer[start:start + (n - 1) * step + 1:step]
+    if len(sizes) == 2 and sizes[1] > 1:  # a block of a table (row-major: s0 >= n1 > 1 = s1)
+        block = _table_block(buffer, sizes, strides, t._offset)
+        if block is not None:
+            return block
     if not sizes:
         return None
     last = None
