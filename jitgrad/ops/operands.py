@@ -242,23 +242,14 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
     if a.__class__ is Tensor:
         x = lean_data(a)
         if x is None:
-            x = lean_strided(a)
-            if x is None:
-                return None
+            return _lean_strided_binary(ufunc, a, b, None)
         if b.__class__ is Tensor:
             y = lean_data(b)
             if y is None:
-                y = lean_strided(b)
-                if y is None:
-                    return None
+                return _lean_strided_binary(ufunc, a, b, x)
             if y.dtype is not x.dtype:
                 return None
             sa, sb = a._sizes, b._sizes
-            if x.ndim > 1 or y.ndim > 1:  # an N-d strided view (heat's ``u[2:, 1:-1]``)
-                if sa != sb:
-                    return _lean_broadcast(ufunc, x, y, sa, sb)
-                x = x if x.ndim > 1 else x.reshape(sa)
-                y = y if y.ndim > 1 else y.reshape(sb)
             if sa == sb or not sb or (sb == (1,) and len(sa) == 1):
                 t = a  # (flat buffers broadcast as these shapes do)
             elif not sa or (sa == (1,) and len(sb) == 1):
@@ -272,9 +263,7 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
     elif b.__class__ is Tensor and (a.__class__ is float or a.__class__ is int):
         x, y, t = a, lean_data(b), b
         if y is None:
-            y = lean_strided(b)
-            if y is None:
-                return None
+            return _lean_strided_binary(ufunc, a, b, a)
     else:
         return None
     token = QUIET.set(IGNORE_ALL)
@@ -284,16 +273,58 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
         return None
     finally:
         QUIET.reset(token)
-    sizes = t._sizes
-    if values.ndim != 1:  # of N-d strided views (one shape) or one and a number: C-contiguous
-        return fresh_result(values.ravel(), sizes, layout(sizes)[0])
-    strides = t._strides  # t's own when it is contiguous; a strided t is 1-D (lean_strided)
-    if strides != _UNIT_STRIDES and len(strides) == 1:
-        strides = _UNIT_STRIDES
-    return fresh_result(values, sizes, strides)
+    return fresh_result(values, t._sizes, t._strides)
 
 
-_UNIT_STRIDES = (1,)
+def _lean_strided_binary(ufunc: np.ufunc, a: Any, b: Any, x: Any) -> Tensor | None:
+    """``lean_binary`` where a tensor operand is not contiguous: each tensor contiguous or
+    strided in row-major order (``lean_strided``: a column, a block ``u[2:, 1:-1]``), the
+    other operand such a tensor of the same dtype or a Python number. ``x`` is ``a``'s
+    operand when ``lean_binary`` has it (a number, or a contiguous tensor's flat data: then
+    ``b`` is the strided one), None when ``a`` is the strided one. None otherwise."""
+    if x is None:
+        x = lean_strided(a)
+        if x is None:
+            return None
+        if b.__class__ is Tensor:
+            y = lean_data(b)
+            if y is None:
+                y = lean_strided(b)
+                if y is None:
+                    return None
+        elif b.__class__ is float or b.__class__ is int:
+            return _lean_call(ufunc, x, b, a._sizes)
+        else:
+            return None
+    else:
+        y = lean_strided(b)
+        if y is None:
+            return None
+        if a.__class__ is not Tensor:  # a number and a tensor
+            return _lean_call(ufunc, x, y, b._sizes)
+    if y.dtype is not x.dtype:
+        return None
+    sa, sb = a._sizes, b._sizes
+    if sa != sb:
+        return _lean_broadcast(ufunc, x, y, sa, sb)
+    if x.ndim != y.ndim:  # one flat, the other an N-d view
+        x, y = x.reshape(sa), y.reshape(sb)
+    return _lean_call(ufunc, x, y, sa)
+
+
+def _lean_call(ufunc: np.ufunc, x: Any, y: Any, sizes: tuple[int, ...]) -> Tensor | None:
+    """``ufunc(x, y)`` of ``_lean_strided_binary``'s or ``_lean_broadcast``'s operands,
+    quietly, as a new contiguous tensor of ``sizes`` (NumPy's output of row-major views is
+    C-ordered: see ``lean_strided``). ``lean_binary`` makes its own call inline: it is
+    every op's."""
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        values = ufunc(x, y)
+    except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
+        return None
+    finally:
+        QUIET.reset(token)
+    return fresh_result(values if values.ndim == 1 else values.ravel(), sizes, layout(sizes)[0])
 
 
 def lean_strided(t: Tensor) -> np.ndarray | None:
@@ -355,13 +386,7 @@ def _lean_broadcast(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray, sa: tuple[int
             _BROADCASTS[key] = cached
     if cached is None or not cached[2]:
         return None
-    shape, strides, n = cached
-    token = QUIET.set(IGNORE_ALL)
-    try:
-        values = ufunc(x.reshape(sa), y.reshape(sb))
-    finally:
-        QUIET.reset(token)
-    return fresh_result(values.ravel(), shape, strides)
+    return _lean_call(ufunc, x.reshape(sa), y.reshape(sb), cached[0])
 
 
 def new_output(shape: tuple[int, ...], dtype: np.dtype, operands: tuple[Any, ...]) -> tuple[Tensor, np.ndarray]:

@@ -42,8 +42,10 @@ def clone(self: Tensor, *, memory_format: str | None = None) -> Tensor:
             f"clone(): memory_format must be 'preserve_format' or 'contiguous_format', "
             f"got {memory_format!r}"
         )
-    data = lean_data(self)
-    if data is not None:  # contiguous: both formats keep its strides (Note [Lean elementwise path])
+    # contiguous: both formats keep its strides (Note [Lean elementwise path]); a 0-d tensor
+    # is copied as cheaply by copying.clone
+    data = lean_data(self) if self._sizes else None
+    if data is not None:
         out = fresh_result(data.copy(), self._sizes, self._strides)
     else:
         out = copying.clone(self, contiguous=memory_format == "contiguous_format")
