@@ -21,7 +21,8 @@ bare ``numba.njit``), so the choices below hold everywhere and are argued once:
     Float division by zero gives inf/nan as in NumPy instead of raising, and the kernels
     need no exception-raising paths in their inner loops.
 A hardened cache
-    An unreadable cache entry is treated as a miss, not an error (``_harden_cache``).
+    An unreadable cache entry or index is treated as a miss, not an error, and is rewritten
+    by the next save (``_harden_cache``; the compiler's interpreter uses it too).
 
 ``jit_parallel`` (``parallel=True``, otherwise the same policy)
     Only for the ``*_par`` partitioned kernels: each splits the outermost dimension of an
@@ -50,9 +51,21 @@ _OPTIONS = dict(cache=True, nogil=True, fastmath=False, boundscheck=False, error
 def _harden_cache(dispatcher: Any) -> Any:
     """Treat an unreadable on-disk cache entry as a miss (recompile) and a failed save as
     no save. Numba unpickles its ``.nbi``/``.nbc`` files unguarded, so a truncated or garbled
-    entry (a full disk, a killed process) would otherwise break every call of the kernel."""
+    file (a full disk, a killed process) would otherwise break every call of the kernel.
+
+    An unreadable *index* (``.nbi``) reads as empty: a miss, and the save after the
+    recompile writes a fresh index, so the next process loads from the cache again (left
+    unreadable, it would fail every save and every later process would recompile)."""
     cache = dispatcher._cache
     load, save = cache.load_overload, cache.save_overload
+    cache_file = cache._cache_file
+    load_index = cache_file._load_index
+
+    def tolerant_load_index() -> dict[Any, Any]:
+        try:
+            return load_index()
+        except Exception:  # a truncated, garbled or emptied .nbi
+            return {}
 
     def load_overload(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -75,6 +88,7 @@ def _harden_cache(dispatcher: Any) -> Any:
                 RuntimeWarning, stacklevel=2,
             )
 
+    cache_file._load_index = tolerant_load_index
     cache.load_overload = load_overload
     cache.save_overload = save_overload
     return dispatcher
