@@ -57,6 +57,13 @@ def _garble(path: str) -> None:
     Path(path).write_bytes(os.urandom(200))
 
 
+def _flip_a_byte(path: str) -> None:
+    """Damage inside the file that leaves it a valid pickle (a byte of the object code)."""
+    data = bytearray(Path(path).read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    Path(path).write_bytes(bytes(data))
+
+
 def _empty(path: str) -> None:
     Path(path).write_bytes(b"")
 
@@ -148,7 +155,7 @@ def test_runtime_library_is_loaded_from_the_cache(filled: Path, tmp_path: Path) 
     shutil.copytree(filled, cache)
     assert NRT not in _run(cache, COUNTED)
     (nbo,) = _runtime(cache)
-    for damage in (os.remove, _truncate, _garble):
+    for damage in (os.remove, _truncate, _garble, _flip_a_byte):
         damage(nbo)
         err = _run(cache, COUNTED)
         assert NRT in err and COMPILING not in err and "unreadable" not in err, err

@@ -13,14 +13,16 @@ codegen's target triple, CPU name and features). Loading it only links object co
 
 A kernel compiled later in the process links the cached bitcode, which is the IR Numba's own
 compile would have produced: compiled kernels are the same. An unreadable file is a miss
-(compiled as usual, then rewritten); a failed write only leaves it uncached.
+(compiled as usual, then rewritten; a checksum catches damage inside the object code); a
+failed write only leaves it uncached.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
-import tempfile
+import uuid
 from typing import Any
 
 import llvmlite
@@ -43,21 +45,26 @@ def _compile_or_load(ctx: Any, directory: str) -> Any:
     path = _path(directory, codegen)
     try:
         with open(path, "rb") as f:
-            return codegen.unserialize_library(pickle.load(f))
+            digest, blob = pickle.load(f)
+        # the bytes checked before LLVM links them: damaged object code could crash it
+        if hashlib.sha256(blob).digest() == digest:
+            return codegen.unserialize_library(pickle.loads(blob))
     except Exception:  # missing, truncated or garbled: compile it
         pass
     ir_mod, library = nrtdynmod.create_nrt_module(ctx)
     library.enable_object_caching()  # keeps the object code (the machine code is the same)
     library.add_ir_module(ir_mod)
     library.finalize()
+    tmp = f"{path}.{os.getpid()}.{uuid.uuid4().hex}.tmp"  # (open() honours the umask)
     try:
         os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump(library.serialize_using_object_code(), f, protocol=pickle.HIGHEST_PROTOCOL)
+        blob = pickle.dumps(library.serialize_using_object_code(), protocol=pickle.HIGHEST_PROTOCOL)
+        with open(tmp, "xb") as f:
+            pickle.dump((hashlib.sha256(blob).digest(), blob), f, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)  # whole or not at all
-    except OSError:
-        pass
+    except OSError:  # (a read-only or full disk: uncached)
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
     return library
 
 
