@@ -10,6 +10,7 @@ the graph a second time". A failing hook stops the pass before or after the node
 from __future__ import annotations
 
 import itertools
+import warnings
 from typing import Any
 
 import pytest
@@ -149,3 +150,27 @@ def test_failing_hook_then_second_backward(op: str, make_b: str, writes: int, wh
     expected = _two_passes(torch, make)
     got = _two_passes(jitgrad, make)
     assert got == expected
+
+
+@pytest.mark.parametrize("expr", ["x.sqrt()", "x * y", "x.log()"])
+def test_nan_check_releases_the_node_first(expr: str) -> None:
+    """Anomaly mode's NaN check runs after the node released what it saved (PyTorch's
+    ``evaluate_function``): a second backward then raises "a second time"."""
+
+    def make(lib: Any) -> tuple[Any, list[Any]]:
+        x = lib.tensor([-1.0, 2.0], requires_grad=True)
+        y = lib.tensor([float("nan"), 1.0])
+        return eval(expr).sum(), [x]
+
+    def passes(lib: Any) -> list[str]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (anomaly mode's and log's warnings)
+            with lib.autograd.detect_anomaly():
+                outcomes = _two_passes(lib, make)
+        # (jitgrad's anomaly mode names the node and its line before PyTorch's message)
+        return ["nan" if "returned nan values" in r else "freed" if "backward through" in r else r
+                for r in outcomes]
+
+    expected = passes(torch)
+    assert expected[1] == "freed"
+    assert passes(jitgrad) == expected
