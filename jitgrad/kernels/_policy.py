@@ -75,6 +75,8 @@ def _harden_cache(dispatcher: Any) -> Any:
             return {}
 
     def load_overload(sig: Any, target_context: Any) -> Any:
+        if not cache._enabled:  # (a disabled cache: the compile does all the set-up)
+            return None
         try:
             _prepare_load(target_context, cache.cache_path)
             with cache._guard_against_spurious_io_errors():
