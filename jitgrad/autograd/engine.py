@@ -293,12 +293,19 @@ class GraphTask:
                 self.staged.append((node, grads[0], bool(flags and flags[0])))  # type: ignore[arg-type]
             return None
         outputs = self.call_function(node, grads, flags)
-        if not self.keep_graph:
-            node.release_variables()
         handed = None
         if flags or outputs.__class__ is OwnedGrads:
             handed = handed_over(outputs, grads, flags)
-        return self.send(node, outputs, handed)
+        # released once its gradients passed validation (in ``send``), as in PyTorch, where
+        # ``call_function`` validates: a node that returned an invalid gradient keeps what
+        # it saved, so a second backward after the error can still run it; one that
+        # returned NaN (anomaly mode) is released first, as in PyTorch
+        following = self.send(node, outputs, handed)
+        if not self.keep_graph:
+            node.release_variables()
+        if self.check_nan:
+            anomaly_mode.check_outputs(node, outputs)
+        return following
 
     def call_function(
         self, node: Node, grads: list[Tensor | None], flags: list[bool] | None
@@ -318,8 +325,6 @@ class GraphTask:
         finally:
             if capture is not None:
                 node._needed = None
-        if self.check_nan:
-            anomaly_mode.check_outputs(node, outputs)
         if node._hooks:
             return _call_post_hooks(node, outputs, grads)
         if len(outputs) != len(edges):
