@@ -171,14 +171,16 @@ class Tensor:
         """A NumPy array sharing this tensor's memory (read-only if the storage is)."""
         buffer = self._storage.buffer
         sizes = self._sizes
+        item = buffer.itemsize
         if 0 in sizes:  # no elements
+            _check_numpy_size(sizes, buffer.dtype)
             out = np.empty(sizes, buffer.dtype)
             out.flags.writeable = buffer.flags.writeable
             return out
-        item = buffer.itemsize
         key = (sizes, self._strides, item)
         strides = _BYTE_STRIDES.get(key)
         if strides is None:
+            _check_numpy_size(sizes, buffer.dtype)  # (a cached geometry has passed it)
             strides = byte_strides(sizes, self._strides, item)
             if len(_BYTE_STRIDES) < 4096:
                 _BYTE_STRIDES[key] = strides
@@ -299,3 +301,20 @@ def sizes_arg(op: str, args: Sequence[Any]) -> tuple[Any, ...]:
         if isinstance(a, (tuple, list)):
             raise TypeError(f"{op}(): sizes must be ints or a single sequence of ints, got {args!r}")
     return tuple(args)
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _check_numpy_size(sizes: Sequence[int], dtype: np.dtype) -> None:
+    """NumPy refuses an array whose nonzero sizes times its itemsize exceed int64 bytes,
+    even a stride-0 or an empty one (NumPy's bare "array is too big"); say so here."""
+    nbytes = dtype.itemsize
+    for n in sizes:
+        nbytes *= n or 1
+    if nbytes > _INT64_MAX:
+        raise ValueError(
+            f"numpy: a tensor of sizes {list(sizes)} and dtype {dtype} spans {nbytes} bytes "
+            "as a NumPy array (its sizes other than 0 times the itemsize); expected at most "
+            "2**63 - 1, NumPy's limit, which holds even for a stride-0 or an empty view"
+        )

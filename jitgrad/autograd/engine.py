@@ -292,8 +292,8 @@ class GraphTask:
             if self.accumulate:
                 self.staged.append((node, grads[0], bool(flags and flags[0])))  # type: ignore[arg-type]
             return None
-        if capture is None and not node._hooks and not self.check_nan:
-            # call_function without what it would skip (a capture, post-hooks, nan checks)
+        if capture is None and not node._hooks:
+            # call_function without what it would skip (a capture, post-hooks)
             if grads[0] is not None or node._run_without_grads or any(g is not None for g in grads):
                 outputs = node.apply_owned(grads, flags) if flags and node.takes_owned else node.apply(grads)
             else:
@@ -307,10 +307,13 @@ class GraphTask:
             handed = handed_over(outputs, grads, flags)
         # released once its gradients passed validation (in ``send``), as in PyTorch, where
         # ``call_function`` validates: a node that returned an invalid gradient keeps what
-        # it saved, so a second backward after the error can still run it
+        # it saved, so a second backward after the error can still run it; one that
+        # returned NaN (anomaly mode) is released first, as in PyTorch
         following = self.send(node, outputs, handed)
         if not self.keep_graph:
             node.release_variables()
+        if self.check_nan:
+            anomaly_mode.check_outputs(node, outputs)
         return following
 
     def call_function(
@@ -331,8 +334,6 @@ class GraphTask:
         finally:
             if capture is not None:
                 node._needed = None
-        if self.check_nan:
-            anomaly_mode.check_outputs(node, outputs)
         if node._hooks:
             return _call_post_hooks(node, outputs, grads)
         if len(outputs) != len(edges):

@@ -5,8 +5,9 @@ already imported NumPy and Numba (the baseline), with a warm cache: the seconds 
 resident memory (``VmRSS``) added over that baseline. ``small`` never reaches a kernel;
 ``kernels`` writes into strided views of 512x512 tensors, so its first backward loads
 Numba's runtime and the kernels it needs (``jitgrad/kernels/_lazy.py``); ``one kernel``
-calls one tiny kernel and nothing else: the floor any first Numba call pays (LLVM and
-Numba's CPU target start, ~45 MB here, the same for a one-line ``@njit(cache=True)``). Each figure is the
+calls one tiny kernel and nothing else: the floor any first kernel call pays (LLVM starts,
+Numba's runtime and the kernel load from the cache: ~24 MB here, against ~50 MB for a
+one-line ``@njit(cache=True)``, see ``jitgrad/kernels/_lazy.py``). Each figure is the
 median of 3 fresh processes, after one untimed process that fills the caches.
 
 ``busy_core``: the large copy/add kernels while another process spins on a core, through

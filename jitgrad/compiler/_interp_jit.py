@@ -2,7 +2,8 @@
 compiled by Numba once per machine (``cache=True``), whatever the program
 (Note [Compiled tapes] in ``compiled.py``). Self-contained as every cached kernel file (the
 jitted functions call only jitted functions of this file; numba's cache does not notice
-changes in other files); ``kernels/_policy.py`` only supplies the decorator.
+changes in other files); ``kernels/_policy.py`` only supplies the decorator (the kernels'
+policy, with its hardened cache: an unreadable entry or index is a miss, then rewritten).
 
 A record (one row of ``ti``, ``W`` int64 fields) names an opcode, an iteration shape of
 rank ``R`` and, for the output and up to three operands (``NF`` regions in all), a base
@@ -20,29 +21,8 @@ policy): a division by zero or ``0.0 ** -1`` gives IEEE's inf/nan, as eager.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
 
 from ..kernels._policy import jit
-
-
-def _cached(fn: Callable[..., Any]) -> Any:
-    """jitgrad's kernel policy (``kernels/_policy.py``: ``cache=True``, ``nogil``,
-    ``error_model="numpy"``, no fastmath, and an unreadable cache entry is a miss, not an
-    error), plus: an unreadable cache *index* reads as empty, so the recompiled entry's save
-    rewrites it and the next process loads from the cache again instead of warning forever."""
-    dispatcher = jit(fn)
-    cache_file = dispatcher._cache._cache_file
-    load_index = cache_file._load_index
-
-    def tolerant_load_index() -> dict[Any, Any]:
-        try:
-            return load_index()
-        except Exception:  # (a truncated or garbled .nbi: a killed process, a full disk)
-            return {}
-
-    cache_file._load_index = tolerant_load_index
-    return dispatcher
-
 
 R = 4  # the highest rank lowered
 REGIONS = 4  # an output and up to three operands
@@ -56,7 +36,7 @@ LOG1P, EXPM1, ABS, RELU, MAXIMUM, MINIMUM, FINITE = range(17, 24)
 # where x is infinite)
 
 
-@_cached
+@jit
 def _offsets(rec, pos):  # pragma: no cover - compiled
     """``pos[f, k]``: the arena position of iteration point ``k`` (row-major) in region ``f``
     (0 the output, 1.. the operands), for the ``rec[NF]`` regions the record uses."""
@@ -74,7 +54,7 @@ def _offsets(rec, pos):  # pragma: no cover - compiled
                     k += s3
 
 
-@_cached
+@jit
 def _eval(op, x, y, v):  # pragma: no cover - compiled
     """The value of an elementwise op on operands ``x`` (, ``y``) and the record's float ``v``."""
     if op == COPY:
@@ -130,7 +110,7 @@ def _eval(op, x, y, v):  # pragma: no cover - compiled
     return x
 
 
-@_cached
+@jit
 def _grad(op, x, y, g, res, v):  # pragma: no cover - compiled
     """The shares of adjoint ``g`` for the operands ``(x, y)`` of an op whose result was ``res``."""
     if op == COPY or op == ADD or op == SUM:
@@ -181,7 +161,7 @@ def _grad(op, x, y, g, res, v):  # pragma: no cover - compiled
     return 0.0, 0.0
 
 
-@_cached
+@jit
 def interpret(ti, tf, arena, adj, saved, pos, g, res, backward):  # pragma: no cover - compiled
     """Run the tape forward (``backward`` False: before each overwriting write, push the old
     values on ``saved``), or walk it in reverse: take each record's output adjoint (and value),

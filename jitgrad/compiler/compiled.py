@@ -44,7 +44,7 @@ PyTorch's); 1.35 s now, with sum out of it too and the forward's own loops for A
 (+0.17 s, the forward kernel on the heat tape 0.38 -> 0.19 ms: the switch per element is the
 interpreter's main cost). The same loops in the backward would take it from 0.50 to 0.35 ms for
 another +0.1-0.15 s. From the disk cache: 0.16 s, most of it Numba's own first-use setup. An
-unreadable cache file is a miss and is rewritten (``_interp_jit._cached``).
+unreadable cache file is a miss and is rewritten (``kernels/_policy._harden_cache``).
 
 *Fusion* of elementwise chains into one loop is not done, by measurement on the heat tape
 (forward / backward kernel, ms): 0.37 / 0.51 with one switch per element; 0.19 / 0.35 with a

@@ -1,8 +1,12 @@
 """Jitted kernels loaded on first use, so that ``import jitgrad`` imports no Numba.
 
 Measured here (2 cores, warm caches): importing numba costs 0.2-0.5 s and ~60 MB, and the
-first call of any kernel, even one loaded from the on-disk cache, another 0.15-0.35 s and
-~45 MB (numba starts LLVM and its CPU target). Small-tensor programs never reach a kernel
+first call of any kernel, even one loaded from the on-disk cache, another ~0.03 s and
+~20 MB over that: LLVM starts (~4.5 MB), Numba's runtime library is loaded from the cache
+(``_nrt_cache.py``: ~9.5 MB, LLVM's code paged in; compiling it, as Numba does on every
+start, cost ~29 MB), the kernel's entry is loaded (~5.5 MB; ~1 MB per further kernel), and
+none of Numba's lowering registries are imported (``_policy.py``, "A lean cache load":
+~10 MB that only a compile needs). Small-tensor programs never reach a kernel
 (NumPy moves regions of up to ``regions.SMALL`` elements), so they pay neither. A
 ``LazyKernel`` imports its ``_*_jit`` module (and with it numba) when first called; numba
 then loads, or compiles, each signature on the first call with it.

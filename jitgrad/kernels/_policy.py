@@ -21,7 +21,15 @@ bare ``numba.njit``), so the choices below hold everywhere and are argued once:
     Float division by zero gives inf/nan as in NumPy instead of raising, and the kernels
     need no exception-raising paths in their inner loops.
 A hardened cache
-    An unreadable cache entry is treated as a miss, not an error (``_harden_cache``).
+    An unreadable cache entry or index is treated as a miss, not an error, and is rewritten
+    by the next save (``_harden_cache``; the compiler's interpreter uses it too).
+A lean cache load
+    Loading a cached signature starts Numba's runtime (NRT), which the cached object code
+    links against, and nothing else: Numba's own ``load_overload`` first refreshes the whole
+    CPU target, importing and installing every lowering registry Numba has (~60 modules,
+    ~10 MB, ~0.1 s of a cold start) that only a compile uses. A compile (a signature not in
+    the cache) still refreshes everything itself (``numba.core.compiler.compile_extra``).
+    The runtime itself comes from the cache too (``_nrt_cache.py``: ~29 MB less).
 
 ``jit_parallel`` (``parallel=True``, otherwise the same policy)
     Only for the ``*_par`` partitioned kernels: each splits the outermost dimension of an
@@ -42,6 +50,11 @@ import numba
 
 from . import _compile_notice
 
+try:  # (Numba internals, checked on numba 0.68; see "A lean cache load")
+    from . import _nrt_cache
+except ImportError:  # pragma: no cover - another Numba
+    _nrt_cache = None  # type: ignore[assignment]
+
 _compile_notice.install()  # once, when the first kernel module is imported (see _lazy.py)
 
 _OPTIONS = dict(cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy")
@@ -50,13 +63,29 @@ _OPTIONS = dict(cache=True, nogil=True, fastmath=False, boundscheck=False, error
 def _harden_cache(dispatcher: Any) -> Any:
     """Treat an unreadable on-disk cache entry as a miss (recompile) and a failed save as
     no save. Numba unpickles its ``.nbi``/``.nbc`` files unguarded, so a truncated or garbled
-    entry (a full disk, a killed process) would otherwise break every call of the kernel."""
-    cache = dispatcher._cache
-    load, save = cache.load_overload, cache.save_overload
+    file (a full disk, a killed process) would otherwise break every call of the kernel.
 
-    def load_overload(*args: Any, **kwargs: Any) -> Any:
+    An unreadable *index* (``.nbi``) reads as empty: a miss, and the save after the
+    recompile writes a fresh index, so the next process loads from the cache again (left
+    unreadable, it would fail every save and every later process would recompile)."""
+    cache = dispatcher._cache
+    save = cache.save_overload
+    cache_file = cache._cache_file
+    load_index = cache_file._load_index
+
+    def tolerant_load_index() -> dict[Any, Any]:
         try:
-            return load(*args, **kwargs)
+            return load_index()
+        except Exception:  # a truncated, garbled or emptied .nbi
+            return {}
+
+    def load_overload(sig: Any, target_context: Any) -> Any:
+        if not cache._enabled:  # (a disabled cache: the compile does all the set-up)
+            return None
+        try:
+            _prepare_load(target_context, cache.cache_path)
+            with cache._guard_against_spurious_io_errors():
+                return cache._load_overload(sig, target_context)
         except Exception as exc:  # any unreadable entry: recompile instead
             warnings.warn(
                 f"jitgrad: ignoring an unreadable Numba cache entry for "
@@ -75,9 +104,28 @@ def _harden_cache(dispatcher: Any) -> Any:
                 RuntimeWarning, stacklevel=2,
             )
 
+    cache_file._load_index = tolerant_load_index
     cache.load_overload = load_overload
     cache.save_overload = save_overload
     return dispatcher
+
+
+def _prepare_load(target_context: Any, directory: str) -> None:
+    """What a cached entry needs before it is rebuilt, in place of Numba's
+    ``target_context.refresh()`` (see "A lean cache load" above): the runtime its object
+    code links against, itself loaded from the cache in ``directory`` (``_nrt_cache.py``).
+    (Not even the typing context's refresh: once any ``@overload_method`` is registered,
+    that refreshes the whole target too.)
+
+    Both lean steps rely on Numba internals (checked on numba 0.68): if they are not there,
+    Numba's own ``refresh()`` does the same work, only with the larger footprint."""
+    if _nrt_cache is None:
+        target_context.refresh()
+        return
+    try:
+        _nrt_cache.initialize(target_context, directory)
+    except AttributeError:  # pragma: no cover - another Numba's internals
+        target_context.refresh()
 
 
 def jit(fn: Callable[..., Any]) -> Any:
