@@ -15,7 +15,7 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavingNode
 from ..geometry import broadcast_shapes
 from ..tensor import Tensor
-from .operands import IGNORE_ALL, QUIET, array_of, as_array, new_tensor, result_type, shape_of
+from .operands import IGNORE_ALL, QUIET, array_of, as_array, new_output, result_type, shape_of
 from .compare import compare, logical_and, logical_or, where
 from .inplace import apply_inplace, check_inplace_operands, original
 
@@ -104,7 +104,9 @@ def _tensor_or_none(x: Any) -> Tensor | None:
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     tensors, dtype = _clamp_args("clamp", input, min, max)
     bounds = [b for b in (min, max) if b is not None]
-    out, view = new_tensor(broadcast_shapes(input._sizes, *map(shape_of, bounds)), dtype)
+    shape = broadcast_shapes(input._sizes, *map(shape_of, bounds))
+    # laid out as PyTorch's TensorIterator would: number bounds are arguments, not operands
+    out, view = new_output(shape, dtype, (input, *(b for b in bounds if isinstance(b, Tensor))))
     token = QUIET.set(IGNORE_ALL)
     try:
         _np_clamp(array_of(input), as_array(min), as_array(max), out=view, dtype=dtype)

@@ -337,8 +337,8 @@ def new_output(shape: tuple[int, ...], dtype: np.dtype, operands: tuple[Any, ...
     """A fresh elementwise output laid out as PyTorch would (see ``output_strides``)."""
     if len(shape) < 2:  # contiguous, whatever the operands (output_strides' first test)
         return new_tensor(shape, dtype)
-    strides = output_strides(
-        shape, [(x._sizes, x._strides) for x in operands if isinstance(x, Tensor) and x._sizes]
+    strides = output_strides(  # (a number is a 0-d operand, as PyTorch wraps it)
+        shape, [(x._sizes, x._strides) if isinstance(x, Tensor) else ((), ()) for x in operands]
     )
     if strides is None:
         return new_tensor(shape, dtype)
