@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from . import kernels, regions
+from . import dtypes, kernels, regions
 from .geometry import check_broadcastable_to, numel
 from .geometry import views as vg
 from .geometry.layout import preserve_strides
@@ -140,6 +140,7 @@ def scalar_value(op: str, value: object) -> bool | int | float:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, numbers.Integral):
+        dtypes.check_python_int(op, int(value))
         return int(value)
     if isinstance(value, numbers.Real):
         return float(value)
@@ -151,6 +152,10 @@ def scalar_value(op: str, value: object) -> bool | int | float:
 
 def fill_into(self: Tensor, value: object, op: str, checked: bool = False) -> Tensor:
     scalar = scalar_value(op, value)
+    dtype = self.dtype
+    if type(scalar) is int and dtype.kind == "u" and -int(np.iinfo(dtype).max) <= scalar < 0:
+        scalar += int(np.iinfo(dtype).max) + 1  # PyTorch wraps it (``fill_(-1)``: 255 in uint8)
+    dtypes.check_scalar_fits(op, scalar, dtype)  # (65505 in float16: beyond, though it rounds)
     with np.errstate(invalid="raise", over="raise"):
         try:
             self.dtype.type(scalar)

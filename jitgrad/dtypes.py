@@ -12,6 +12,7 @@ reader looks it up as ``dtypes.DEFAULT_FLOAT`` at call time (never import the na
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
 import numpy as np
@@ -186,3 +187,30 @@ class iinfo:  # noqa: N801  (PyTorch's name)
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"  # torch's %g
+
+
+def check_python_int(op: str, value: int) -> None:
+    """PyTorch's argument parser turns a Python int into a Scalar: int64, or uint64 from
+    2**63 on; beyond those it raises OverflowError before the op runs (``t.add_(10**30)``,
+    whatever ``t``'s dtype)."""
+    if not -(2**63) <= value < 2**64:
+        raise OverflowError(
+            f"{op}: int too big to convert: got {value}, expected a Python int in [-2**63, 2**64) "
+            "(use a float for a larger number)"
+        )
+
+
+def check_scalar_fits(op: str, value: bool | int | float, dtype: np.dtype) -> None:
+    """c10's ``checked_convert`` of a Scalar argument to ``dtype`` (``alpha``, ``clamp``'s
+    bounds, ``where``'s numbers): RuntimeError when a finite value is beyond the dtype's range
+    (an unsigned dtype lets a negative value down to ``-max`` wrap; NaN passes)."""
+    if dtype == bool_ or isinstance(value, bool):
+        return
+    if dtype.kind == "f":
+        bad = math.isfinite(value) and abs(value) > float(np.finfo(dtype).max)
+    else:
+        info = np.iinfo(dtype)
+        bad = not math.isnan(value) and (
+            value > info.max or (value < -int(info.max) if info.min == 0 else value < info.min))
+    if bad:
+        raise RuntimeError(f"{op}: value {value!r} cannot be converted to type {dtype.name} without overflow")

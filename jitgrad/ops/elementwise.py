@@ -45,12 +45,15 @@ def _tensors(a: Any, b: Any) -> tuple[Tensor | None, Tensor | None]:
 # -- add / sub ---------------------------------------------------------------------------------
 def _scaled(op: str, other: Any, alpha: Any, dtype: np.dtype) -> Any:
     """``alpha * other`` as data (the scaling is not a separate node, as in PyTorch)."""
+    if type(alpha) is int:
+        dtypes.check_python_int(op, alpha)
     if isinstance(alpha, bool) and dtype != dtypes.bool_:
         raise RuntimeError(f"{op}: Boolean alpha only supported for Boolean results.")
     if isinstance(alpha, float) and dtype not in dtypes.FLOATING:
         raise RuntimeError(
             f"{op}: For integral input tensors, argument alpha must not be a floating point number."
         )
+    dtypes.check_scalar_fits(op, alpha, dtype)
     if alpha == 1:
         return other
     if isinstance(other, Tensor):
@@ -115,6 +118,9 @@ def _is_bool(x: Any) -> bool:
 
 
 def _check_sub(a: Any, b: Any) -> None:
+    for x in (a, b):  # (PyTorch parses its numbers first)
+        if type(x) is int:
+            dtypes.check_python_int("sub", x)
     if _is_bool(a) or _is_bool(b):
         raise RuntimeError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "

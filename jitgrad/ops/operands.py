@@ -30,6 +30,7 @@ def scalar_dtype(value: Any, op: str = "") -> np.dtype:
     if isinstance(value, (bool, np.bool_)):
         return dtypes.bool_
     if isinstance(value, numbers.Integral):
+        dtypes.check_python_int(op, int(value))
         return dtypes.int64
     if isinstance(value, numbers.Real):
         return dtypes.DEFAULT_FLOAT
@@ -39,7 +40,7 @@ def scalar_dtype(value: Any, op: str = "") -> np.dtype:
 def result_type(*operands: Any, op: str = "") -> np.dtype:
     """PyTorch's type promotion over tensors and Python scalars."""
     if len(operands) == 2:  # the common case, decided without the general loop below
-        fast = _result_type2(*operands)
+        fast = _result_type2(*operands, op)
         if fast is not None:
             return fast
     dim: np.dtype | None = None
@@ -57,6 +58,11 @@ def result_type(*operands: Any, op: str = "") -> np.dtype:
             wrapped = d if wrapped is None else promote_types(wrapped, d)
     result = _combine(dim, _combine(zero, wrapped))  # c10's combine_categories, in its order
     assert result is not None
+    if (dim is None or dim == dtypes.bool_) and (zero is None or zero == dtypes.bool_) and any(
+            type(x) is int and x >= 2**63 for x in operands):  # a uint64 Scalar decides the dtype
+        raise RuntimeError(f"{op}: Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote Bool and UInt64 (got a Python int >= 2**63 with "
+                           "bool tensors; expected an int below 2**63)")
     return result
 
 
@@ -70,7 +76,7 @@ def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None
     return promote_types(higher, lower)
 
 
-def _result_type2(a: Any, b: Any) -> np.dtype | None:
+def _result_type2(a: Any, b: Any, op: str = "") -> np.dtype | None:
     """``result_type(a, b)`` for two tensors of one dtype, or a tensor and a Python scalar
     (where only the categories matter, not the tensor's dimensions); None otherwise."""
     if isinstance(a, Tensor):
@@ -87,6 +93,8 @@ def _result_type2(a: Any, b: Any) -> np.dtype | None:
     if kind is float:
         return d if d in dtypes.FLOATING else dtypes.DEFAULT_FLOAT
     if kind is int:
+        if not -(2**63) <= s < 2**63:
+            return None  # (the general loop checks its range)
         return dtypes.int64 if d == dtypes.bool_ else d
     if kind is bool:
         return d
@@ -238,11 +246,11 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
                 t = b
             else:
                 return None
-        elif b.__class__ is float or b.__class__ is int:
+        elif b.__class__ is float or b.__class__ is int and -(2**63) <= b < 2**63:
             y, t = b, a
         else:
             return None
-    elif b.__class__ is Tensor and (a.__class__ is float or a.__class__ is int):
+    elif b.__class__ is Tensor and (a.__class__ is float or a.__class__ is int and -(2**63) <= a < 2**63):
         x, y, t = a, lean_data(b), b
         if y is None:
             return lean_strided_binary(ufunc, a, b)
@@ -304,7 +312,7 @@ def lean_strided_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
             y = _row_major_data(b) if b._sizes == sizes else lean_data(b) if not b._sizes else None
             if y is None or y.dtype is not x.dtype:
                 return None
-        elif kb is float or kb is int:
+        elif kb is float or kb is int and -(2**63) <= b < 2**63:  # (a larger int: general path)
             y = b
         else:
             return None
@@ -317,7 +325,7 @@ def lean_strided_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
             x = lean_data(a)
             if x is None or x.dtype is not y.dtype:
                 return None
-        elif ka is float or ka is int:
+        elif ka is float or ka is int and -(2**63) <= a < 2**63:
             x = a
         else:
             return None
@@ -404,10 +412,8 @@ def wrapped_operand(x: Any, dtype: np.dtype, op: str) -> Any:
     if isinstance(x, Tensor):
         return array_of(x)
     if isinstance(x, int) and not isinstance(x, bool):
-        if not -(2**63) <= x < 2**63:
-            raise OverflowError(f"{op}: the integer {x} does not fit in int64 (expected a value "
-                               f"in [-2**63, 2**63))")
-        return np.array(x, dtype=np.int64).astype(dtype)
+        dtypes.check_python_int(op, x)  # from 2**63 on a uint64 Scalar, wrapped as well
+        return np.array(x, dtype=np.int64 if x < 2**63 else np.uint64).astype(dtype)
     return x
 
 
