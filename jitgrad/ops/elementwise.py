@@ -212,7 +212,11 @@ class MulBackward0(SavingNode):
             # allocation
             if b != 1:  # g * 1 is g, bit for bit
                 data = g.numpy()
-                np.multiply(data, b, out=data, casting="unsafe")
+                token = QUIET.set(IGNORE_ALL)  # (overflow and nan quietly, as the forward)
+                try:
+                    np.multiply(data, b, out=data, casting="unsafe")
+                finally:
+                    QUIET.reset(token)
             return OwnedGrads((g, None), (True, False))
         if by_number and not any(g._strides) and numel(g._sizes) > 1:
             # a broadcast constant (the gradient of a sum) times a number is a broadcast
