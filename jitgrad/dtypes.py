@@ -200,17 +200,26 @@ def check_python_int(op: str, value: int) -> None:
         )
 
 
+def _limits(d: np.dtype) -> tuple[float, float]:
+    """The values a Scalar converted to ``d`` may take: ``(lowest, max)``; an unsigned dtype
+    lets a negative value down to ``-max`` wrap (c10's ``overflows``)."""
+    if d.kind == "f":
+        top = float(np.finfo(d).max)
+        return -top, top
+    info = np.iinfo(d)
+    return (-int(info.max) if info.min == 0 else int(info.min)), int(info.max)
+
+
+_LIMITS = {d: _limits(d) for d in SUPPORTED if d != bool_}
+
+
 def check_scalar_fits(op: str, value: bool | int | float, dtype: np.dtype) -> None:
     """c10's ``checked_convert`` of a Scalar argument to ``dtype`` (``alpha``, ``clamp``'s
-    bounds, ``where``'s numbers): RuntimeError when a finite value is beyond the dtype's range
-    (an unsigned dtype lets a negative value down to ``-max`` wrap; NaN passes)."""
-    if dtype == bool_ or isinstance(value, bool):
+    bounds, ``where``'s numbers, ``fill_``): RuntimeError when a finite value is beyond the
+    dtype's range (NaN and, for a float dtype, infinities pass)."""
+    limits = _LIMITS.get(dtype)
+    if limits is None or isinstance(value, bool):
         return
-    if dtype.kind == "f":
-        bad = math.isfinite(value) and abs(value) > float(np.finfo(dtype).max)
-    else:
-        info = np.iinfo(dtype)
-        bad = not math.isnan(value) and (
-            value > info.max or (value < -int(info.max) if info.min == 0 else value < info.min))
-    if bad:
+    low, high = limits
+    if (value > high or value < low) and not (dtype.kind == "f" and math.isinf(value)):
         raise RuntimeError(f"{op}: value {value!r} cannot be converted to type {dtype.name} without overflow")

@@ -105,8 +105,7 @@ def _linspace_values(op: str, start: Any, end: Any, steps: Any, target: np.dtype
 def _end_point(op: str, value: bool | int | float, target: np.dtype) -> Any:
     """``Scalar::to<scalar_t>()``: RuntimeError when a finite value is beyond the dtype's range
     (for a float dtype even one that would round to its largest value)."""
-    if target in dtypes.FLOATING and math.isfinite(value) and abs(value) > float(np.finfo(target).max):
-        raise RuntimeError(f"{op}(): value {value!r} cannot be converted to {target.name} without overflow")
+    dtypes.check_scalar_fits(f"{op}()", value, target)
     return _checked_fill(op, value, target)
 
 
