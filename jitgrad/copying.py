@@ -155,14 +155,18 @@ def fill_into(self: Tensor, value: object, op: str, checked: bool = False) -> Te
     dtype = self.dtype
     if type(scalar) is int and dtype.kind == "u" and -int(np.iinfo(dtype).max) <= scalar < 0:
         scalar += int(np.iinfo(dtype).max) + 1  # PyTorch wraps it (``fill_(-1)``: 255 in uint8)
-    dtypes.check_scalar_fits(op, scalar, dtype)  # (65505 in float16: beyond, though it rounds)
-    with np.errstate(invalid="raise", over="raise"):
-        try:
-            self.dtype.type(scalar)
-        except (ValueError, OverflowError, FloatingPointError):
-            raise RuntimeError(
-                f"{op}: value {scalar!r} cannot be converted to {self.dtype.name} without overflow"
-            ) from None
+    if dtype == dtypes.float16 and numel(self._sizes) == 1 and not isinstance(scalar, bool):
+        with np.errstate(over="ignore"):  # PyTorch fills one float16 element unchecked: inf
+            scalar = float(np.float16(scalar))
+    else:
+        dtypes.check_scalar_fits(op, scalar, dtype)  # (65505 in float16: beyond, though it rounds)
+        with np.errstate(invalid="raise", over="raise"):
+            try:
+                self.dtype.type(scalar)
+            except (ValueError, OverflowError, FloatingPointError):
+                raise RuntimeError(
+                    f"{op}: value {scalar!r} cannot be converted to {self.dtype.name} without overflow"
+                ) from None
     if not checked:
         check_inplace(self, op, order_dependent=False)
     if numel(self._sizes):  # an empty view may sit past the end of its storage

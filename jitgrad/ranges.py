@@ -84,10 +84,10 @@ def _linspace_values(op: str, start: Any, end: Any, steps: Any, target: np.dtype
         if target == dtypes.float16:  # unchecked: overflows to inf
             with np.errstate(over="ignore"):
                 return np.array([start], compute)
-        return np.array([_end_point(op, start, target)], compute)
+        return np.array([_checked_fill(op, start, target)], compute)
     # the ends converted to the target dtype (checked: RuntimeError on overflow), then computed
     # in the target dtype, or in double for integers
-    start, end = (_end_point(op, v, target) for v in (start, end))
+    start, end = (_checked_fill(op, v, target) for v in (start, end))
     first, last = compute.type(start), compute.type(end)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         step = (last - first) / compute.type(steps - 1)
@@ -100,13 +100,6 @@ def _linspace_values(op: str, start: Any, end: Any, steps: Any, target: np.dtype
             fma(np.full_like(up, step), up, np.full_like(up, first)),
             fma(np.full_like(down, -step), down, np.full_like(down, last)),
         ])
-
-
-def _end_point(op: str, value: bool | int | float, target: np.dtype) -> Any:
-    """``Scalar::to<scalar_t>()``: RuntimeError when a finite value is beyond the dtype's range
-    (for a float dtype even one that would round to its largest value)."""
-    dtypes.check_scalar_fits(f"{op}()", value, target)
-    return _checked_fill(op, value, target)
 
 
 def _steps(op: str, steps: Any) -> int:

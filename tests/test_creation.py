@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -150,6 +152,25 @@ def test_random_linspace_matches_pytorch_bit_for_bit(start, end, steps, dtype) -
 def test_linspace_checks_its_ends_like_pytorch(dtype, ends, steps) -> None:
     ours = run(jitgrad, lambda L: L.linspace(*ends, steps, dtype=D(L, dtype)), ())
     theirs = run(torch, lambda L: L.linspace(*ends, steps, dtype=D(L, dtype)), ())
+    if not assert_same_errors(ours, theirs):
+        np.testing.assert_array_equal(ours.value.numpy(), theirs.value.numpy(), strict=True)
+
+
+@pytest.mark.parametrize("value", [70000, 65505, 65504.5, 1e39, -1e39, float("inf"), float("nan"), 3, -1, 300])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "uint8"])
+@pytest.mark.parametrize("shape", [(), (1,), (2,), (1, 1), (2, 3)])
+@pytest.mark.parametrize("how", ["full", "new_full", "full_like", "fill_"])
+def test_fill_of_a_number_beyond_the_dtype_matches_pytorch(how: str, shape: tuple[int, ...], dtype: str, value: Any) -> None:
+    """PyTorch checks the conversion (RuntimeError) except for one float16 element (inf)."""
+    def program(L: Any) -> Any:
+        x = L.zeros(shape, dtype=getattr(L, dtype))
+        if how == "full":
+            return L.full(shape, value, dtype=x.dtype)
+        if how == "new_full":
+            return x.new_full(shape, value)
+        return L.full_like(x, value) if how == "full_like" else x.fill_(value)
+
+    ours, theirs = run(jitgrad, program, ()), run(torch, program, ())
     if not assert_same_errors(ours, theirs):
         np.testing.assert_array_equal(ours.value.numpy(), theirs.value.numpy(), strict=True)
 
