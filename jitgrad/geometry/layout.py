@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .strided import contiguous_strides, is_contiguous, is_non_overlapping_and_dense
+from .strided import contiguous_strides, is_contiguous, is_non_overlapping_and_dense, numel
 
 Geom = tuple[tuple[int, ...], tuple[int, ...]]
 
@@ -35,13 +35,16 @@ def _fast_setup(shape: tuple[int, ...], operands: Sequence[Geom]) -> tuple[int, 
     strides do not count); channels-last strides when every one is channels-last (4-D); the
     operands' strides when all are dense and non-overlapping with the same strides; False
     when none of these holds (the general rule decides)."""
-    if all(is_contiguous(sz, st) for sz, st in operands):
+    first = operands[0][1]
+    if is_contiguous(shape, first) and all(is_contiguous(sz, st) for sz, st in operands):
         return None
     if len(shape) == 4 and all(_is_channels_last(sz, st) for sz, st in operands):
         n, c, h, w = shape
         return (c * w * h, 1, c * w, c)
-    first = operands[0][1]
-    if all(st == first for _, st in operands) and is_non_overlapping_and_dense(shape, first):
+    # (dense and non-overlapping needs the elements to span exactly numel slots: a cheap test first)
+    span = sum((n - 1) * st for n, st in zip(shape, first) if n > 1) + 1
+    if span == numel(shape) and all(st == first for _, st in operands) and \
+            is_non_overlapping_and_dense(shape, first):
         return tuple(first)
     return False
 
