@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from . import kernels, regions
+from . import dtypes, kernels, regions
 from .geometry import check_broadcastable_to, numel
 from .geometry import views as vg
 from .geometry.layout import preserve_strides
@@ -140,6 +140,7 @@ def scalar_value(op: str, value: object) -> bool | int | float:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, numbers.Integral):
+        dtypes.check_python_int(op, int(value))
         return int(value)
     if isinstance(value, numbers.Real):
         return float(value)
@@ -151,13 +152,21 @@ def scalar_value(op: str, value: object) -> bool | int | float:
 
 def fill_into(self: Tensor, value: object, op: str, checked: bool = False) -> Tensor:
     scalar = scalar_value(op, value)
-    with np.errstate(invalid="raise", over="raise"):
-        try:
-            self.dtype.type(scalar)
-        except (ValueError, OverflowError, FloatingPointError):
-            raise RuntimeError(
-                f"{op}: value {scalar!r} cannot be converted to {self.dtype.name} without overflow"
-            ) from None
+    dtype = self.dtype
+    if type(scalar) is int and dtype.kind == "u" and -int(np.iinfo(dtype).max) <= scalar < 0:
+        scalar += int(np.iinfo(dtype).max) + 1  # PyTorch wraps it (``fill_(-1)``: 255 in uint8)
+    if dtype == dtypes.float16 and numel(self._sizes) == 1 and not isinstance(scalar, bool):
+        with np.errstate(over="ignore"):  # PyTorch fills one float16 element unchecked: inf
+            scalar = float(np.float16(scalar))
+    else:
+        dtypes.check_scalar_fits(op, scalar, dtype)  # (65505 in float16: beyond, though it rounds)
+        with np.errstate(invalid="raise", over="raise"):
+            try:
+                self.dtype.type(scalar)
+            except (ValueError, OverflowError, FloatingPointError):
+                raise RuntimeError(
+                    f"{op}: value {scalar!r} cannot be converted to {self.dtype.name} without overflow"
+                ) from None
     if not checked:
         check_inplace(self, op, order_dependent=False)
     if numel(self._sizes):  # an empty view may sit past the end of its storage

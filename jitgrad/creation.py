@@ -291,6 +291,7 @@ def _checked_fill(op: str, value: bool | int | float, target: np.dtype) -> Any:
     (which lets a negative int down to ``-max`` wrap into an unsigned dtype)."""
     if target == dtypes.uint8 and type(value) is int and -255 <= value < 0:
         value += 256
+    dtypes.check_scalar_fits(f"{op}()", value, target)  # (65505 in float16: beyond, though it rounds)
     with np.errstate(invalid="raise", over="raise"):
         try:
             return target.type(value)
@@ -298,6 +299,15 @@ def _checked_fill(op: str, value: bool | int | float, target: np.dtype) -> Any:
             raise RuntimeError(
                 f"{op}(): value {value!r} cannot be converted to {target.name} without overflow"
             ) from None
+
+
+def _fill_value(op: str, value: bool | int | float, target: np.dtype, n: int) -> Any:
+    """``_checked_fill``, but PyTorch fills one float16 element unchecked: 70000 is inf
+    (``fill_``'s one-element path), while two elements raise."""
+    if n == 1 and target == dtypes.float16 and not isinstance(value, bool):
+        with np.errstate(over="ignore"):
+            return np.float16(value)
+    return _checked_fill(op, value, target)
 
 
 def full(
@@ -315,7 +325,7 @@ def full(
     target = _options("full", dtype, default, device, layout, pin_memory)
     sizes = _sizes("full", (size,))
     buffer = allocate(numel(sizes), target)
-    buffer.fill(_checked_fill("full", value, target))
+    buffer.fill(_fill_value("full", value, target, buffer.shape[0]))
     return _finish(Tensor._from_buffer(buffer, sizes), requires_grad)
 
 
@@ -370,5 +380,5 @@ def full_like(
 ) -> Tensor:
     sizes, strides, target = _like("full_like", input, dtype, device, layout, memory_format)
     buffer = allocate(numel(sizes), target)
-    buffer.fill(_checked_fill("full_like", fill_scalar("full_like", fill_value), target))
+    buffer.fill(_fill_value("full_like", fill_scalar("full_like", fill_value), target, buffer.shape[0]))
     return _new_like(sizes, strides, buffer, requires_grad)

@@ -12,6 +12,7 @@ reader looks it up as ``dtypes.DEFAULT_FLOAT`` at call time (never import the na
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
 import numpy as np
@@ -186,3 +187,39 @@ class iinfo:  # noqa: N801  (PyTorch's name)
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"  # torch's %g
+
+
+def check_python_int(op: str, value: int) -> None:
+    """PyTorch's argument parser turns a Python int into a Scalar: int64, or uint64 from
+    2**63 on; beyond those it raises OverflowError before the op runs (``t.add_(10**30)``,
+    whatever ``t``'s dtype)."""
+    if not -(2**63) <= value < 2**64:
+        raise OverflowError(
+            f"{op}: int too big to convert: got {value}, expected a Python int in [-2**63, 2**64) "
+            "(use a float for a larger number)"
+        )
+
+
+def _limits(d: np.dtype) -> tuple[float, float]:
+    """The values a Scalar converted to ``d`` may take: ``(lowest, max)``; an unsigned dtype
+    lets a negative value down to ``-max`` wrap (c10's ``overflows``)."""
+    if d.kind == "f":
+        top = float(np.finfo(d).max)
+        return -top, top
+    info = np.iinfo(d)
+    return (-int(info.max) if info.min == 0 else int(info.min)), int(info.max)
+
+
+_LIMITS = {d: _limits(d) for d in SUPPORTED if d != bool_}
+
+
+def check_scalar_fits(op: str, value: bool | int | float, dtype: np.dtype) -> None:
+    """c10's ``checked_convert`` of a Scalar argument to ``dtype`` (``alpha``, ``clamp``'s
+    bounds, ``where``'s numbers, ``fill_``): RuntimeError when a finite value is beyond the
+    dtype's range (NaN and, for a float dtype, infinities pass)."""
+    limits = _LIMITS.get(dtype)
+    if limits is None or isinstance(value, bool):
+        return
+    low, high = limits
+    if (value > high or value < low) and not (dtype.kind == "f" and math.isinf(value)):
+        raise RuntimeError(f"{op}: value {value!r} cannot be converted to type {dtype.name} without overflow")

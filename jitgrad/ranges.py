@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 
 from . import dtypes
-from .creation import _finish, _options, from_numpy_copy
+from .creation import _checked_fill, _finish, _options, from_numpy_copy
 from .geometry.strided import as_int
+from .kernels.fma import fma
 from .storage import allocate
 from .tensor import Tensor
 
@@ -71,21 +72,34 @@ def arange(
 
 
 def _linspace_values(op: str, start: Any, end: Any, steps: Any, target: np.dtype) -> np.ndarray:
-    """PyTorch's symmetric formula: the first half counts up from ``start``, the rest down
-    from ``end`` (in the target dtype for floats, in double for integers)."""
+    """PyTorch's CPU kernel: ``step = (end - start) / (steps - 1)``; the first half counts up
+    from ``start``, the rest down from ``end``, each value one fused multiply-add (Note
+    [Emulated FMA]) in the target dtype, or in double for integers (truncated after). float16
+    multiplies and adds rounding each to float16, as ``c10::Half`` does."""
     start, end = _number(op, "start", start), _number(op, "end", end)
-    compute = target if target in dtypes.FLOATING else dtypes.float64
-    if target not in dtypes.FLOATING:  # PyTorch truncates the ends to the integer dtype first
-        start, end = int(start), int(end)
-    step = (compute.type(end) - compute.type(start)) / compute.type(max(steps - 1, 1))
-    i = np.arange(steps, dtype=compute)
-    half = steps // 2 if steps > 1 else 1  # one step: just ``start``, as in PyTorch
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.where(
-            np.arange(steps) < half,
-            compute.type(start) + step * i,
-            compute.type(end) - step * (compute.type(steps - 1) - i),
-        ).astype(compute)
+    compute = target if target in (dtypes.float32, dtypes.float64, dtypes.float16) else dtypes.float64
+    if steps == 0:
+        return np.empty(0, compute)
+    if steps == 1:  # PyTorch fills ``start`` (converted as ``fill_`` does) and ignores ``end``
+        if target == dtypes.float16:  # unchecked: overflows to inf
+            with np.errstate(over="ignore"):
+                return np.array([start], compute)
+        return np.array([_checked_fill(op, start, target)], compute)
+    # the ends converted to the target dtype (checked: RuntimeError on overflow), then computed
+    # in the target dtype, or in double for integers
+    start, end = (_checked_fill(op, v, target) for v in (start, end))
+    first, last = compute.type(start), compute.type(end)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        step = (last - first) / compute.type(steps - 1)
+        half = steps // 2
+        up = np.arange(half, dtype=compute)
+        down = np.arange(steps - half - 1, -1, -1, dtype=compute)  # steps - 1 - i
+        if compute == dtypes.float16:
+            return np.concatenate([first + step * up, last - step * down])
+        return np.concatenate([
+            fma(np.full_like(up, step), up, np.full_like(up, first)),
+            fma(np.full_like(down, -step), down, np.full_like(down, last)),
+        ])
 
 
 def _steps(op: str, steps: Any) -> int:
@@ -108,31 +122,40 @@ def logspace(
     start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: object = None,
     layout: Any = None, device: Any = None, requires_grad: bool = False,
 ) -> Tensor:
-    """``base ** linspace(start, end, steps)``; the exponents and powers in double (float
-    for integer dtypes), as PyTorch's CPU kernel computes them."""
+    """``base ** linspace(start, end, steps)`` as PyTorch's CPU ``logspace_out`` computes it:
+    the ends (and their difference) in the target dtype, the exponents in double without
+    fused multiply-adds (that file is not built per CPU capability), and the powers by the C
+    library's ``pow`` (``math.pow``: NumPy's SIMD ``power`` differs from it by an ulp now and
+    then), rounded (or truncated) to the target dtype."""
     steps = _steps("logspace", steps)
     target = _options("logspace", dtype, dtypes.DEFAULT_FLOAT, device, layout)
-    base = _number("logspace", "base", base)
+    base = float(_number("logspace", "base", base))
     start, end = _number("logspace", "start", start), _number("logspace", "end", end)
     if steps == 1:  # PyTorch fills ``base ** start`` computed in double
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            one = np.array([np.power(np.float64(base), np.float64(start))])
-        return _finish(from_numpy_copy(one, target), requires_grad)
-    integral = target not in dtypes.FLOATING
-    compute = np.float32 if integral else np.float64
-    if integral:
+        return _finish(from_numpy_copy(np.array([_pow(base, float(start))]), target), requires_grad)
+    if target not in dtypes.FLOATING:  # converted unchecked, unlike linspace's ends
         start, end = int(start), int(end)
-        span = compute(end - start)
+        span = float(end - start)
     else:  # the ends, and their difference, are rounded to the target dtype first
-        span = float(target.type(end) - target.type(start))
-        start, end = float(target.type(start)), float(target.type(end))
-    step = compute(span) / compute(max(steps - 1, 1))
-    i = np.arange(steps, dtype=compute)
-    half = steps // 2 if steps > 1 else 1
-    exponents = np.where(i < half, compute(start) + step * i, compute(end) - step * (compute(steps - 1) - i))
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        values = np.power(compute(base), exponents.astype(compute))
+        with np.errstate(over="ignore", invalid="ignore"):
+            span = float(target.type(end) - target.type(start))
+            start, end = float(target.type(start)), float(target.type(end))
+    step = span / max(steps - 1, 1)
+    half = steps // 2
+    exponents = [start + step * i for i in range(half)]
+    exponents += [end - step * (steps - i - 1) for i in range(half, steps)]
+    values = np.array([_pow(base, e) for e in exponents], dtype=np.float64)
     return _finish(from_numpy_copy(values, target), requires_grad)
+
+
+def _pow(base: float, exponent: float) -> float:
+    """C's ``pow``; where Python raises (overflow, a pole, a negative base's fractional
+    power) NumPy's answer, which is C's: a signed infinity or NaN."""
+    try:
+        return math.pow(base, exponent)
+    except (OverflowError, ValueError):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return float(np.power(np.float64(base), np.float64(exponent)))
 
 
 def eye(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .strided import contiguous_strides, is_non_overlapping_and_dense
+from .strided import contiguous_strides, is_contiguous, is_non_overlapping_and_dense, numel
 
 Geom = tuple[tuple[int, ...], tuple[int, ...]]
 
@@ -17,21 +17,57 @@ def _broadcast_strides(sizes: tuple[int, ...], strides: tuple[int, ...], shape: 
     )
 
 
+def _is_channels_last(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """PyTorch's ``is_contiguous(memory_format=channels_last)`` of a 4-D geometry: dims in the
+    order C, W, H, N are row-major (size-1 dims' strides ignored)."""
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if sizes[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= sizes[d]
+    return True
+
+
+def _fast_setup(shape: tuple[int, ...], operands: Sequence[Geom]) -> tuple[int, ...] | None | bool:
+    """TensorIterator's ``fast_set_up``, for operands that all have the output's shape: None
+    (contiguous) when every operand is contiguous (PyTorch's ``is_contiguous``: size-1 dims'
+    strides do not count); channels-last strides when every one is channels-last (4-D); the
+    operands' strides when all are dense and non-overlapping with the same strides; False
+    when none of these holds (the general rule decides)."""
+    first = operands[0][1]
+    if is_contiguous(shape, first) and all(is_contiguous(sz, st) for sz, st in operands):
+        return None
+    if len(shape) == 4 and all(_is_channels_last(sz, st) for sz, st in operands):
+        n, c, h, w = shape
+        return (c * w * h, 1, c * w, c)
+    # (dense and non-overlapping needs the elements to span exactly numel slots: a cheap test first)
+    span = sum((n - 1) * st for n, st in zip(shape, first) if n > 1) + 1
+    if span == numel(shape) and all(st == first for _, st in operands) and \
+            is_non_overlapping_and_dense(shape, first):
+        return tuple(first)
+    return False
+
+
 def output_strides(shape: tuple[int, ...], operands: Sequence[Geom]) -> tuple[int, ...] | None:
     """The strides PyTorch's TensorIterator gives a new elementwise output, or None for
     contiguous: the output follows its inputs' memory layout (``x.t().sin()`` is transposed
     too), so that ``stride()``, ``view`` and ``as_strided`` see what they see in PyTorch.
 
-    Dims are ordered fastest-first by comparing, for each pair, the strides of the first
+    ``operands`` are the geometries of the tensor operands, Python numbers the op wraps as
+    tensors (``a * 2.0``) counted as 0-d ``((), ())``: when every operand has the output's
+    shape, TensorIterator's fast setup decides (``_fast_setup``). Otherwise dims are ordered
+    fastest-first by comparing, for each pair, the strides of the first
     operand that tells them apart (broadcast dims are skipped; equal strides put the
     smaller dim first) — PyTorch's ``reorder_dimensions`` insertion sort."""
     ndim = len(shape)
     if ndim < 2 or not operands:
         return None
-    contiguous = contiguous_strides(shape)
-    if all(sizes == shape and strides == contiguous for sizes, strides in operands):
-        return None
-    strides = [_broadcast_strides(sz, st, shape) for sz, st in operands]
+    if all(sizes == shape for sizes, _ in operands):
+        fast = _fast_setup(shape, operands)
+        if fast is not False:
+            return None if fast is None or fast == contiguous_strides(shape) else fast
+    strides = [_broadcast_strides(sz, st, shape) for sz, st in operands if sz]
 
     def should_swap(d0: int, d1: int) -> int:
         for st in strides:

@@ -82,7 +82,10 @@ def is_contiguous(sizes: Sequence[int], strides: Sequence[int]) -> bool:
 
 
 def is_non_overlapping_and_dense(sizes: Sequence[int], strides: Sequence[int]) -> bool:
-    """True when the elements fill ``numel`` consecutive storage slots in some dimension order."""
+    """True when the elements fill ``numel`` consecutive storage slots in some dimension order
+    (PyTorch's flag, which an empty tensor has, being contiguous)."""
+    if numel(sizes) == 0:
+        return True
     if len(sizes) == 1:
         return sizes[0] < 2 or strides[0] == 1
     order = sorted(range(len(sizes)), key=lambda d: (strides[d], sizes[d]))

@@ -141,7 +141,7 @@ LERP = Pointwise(
     "lerp", _np_lerp,
     (lambda g, a, b, w, r: mul(g, sub(1, w)), lambda g, a, b, w, r: mul(g, w), lambda g, a, b, w, r: mul(g, sub(b, a))),
     SELF, dtype=SAME, refuse=FLOAT_ONLY, arity=3, check=_check_lerp, names=("input", "end", "weight"),
-    variant=lambda a=None, b=None, w=None: int(_is_t(w)), domain="lerp")
+    variant=lambda a=None, b=None, w=None: int(_is_t(w)), domain="lerp", numbers_are_operands=False)
 lerp, lerp_ = LERP.fn, LERP.fn_
 
 

@@ -15,7 +15,7 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavingNode
 from ..geometry import broadcast_shapes
 from ..tensor import Tensor
-from .operands import IGNORE_ALL, QUIET, array_of, as_array, new_tensor, result_type, shape_of
+from .operands import IGNORE_ALL, QUIET, array_of, as_array, new_output, result_type, shape_of, wrapped_operand
 from .compare import compare, logical_and, logical_or, where
 from .inplace import apply_inplace, check_inplace_operands, original
 
@@ -40,9 +40,17 @@ def _clamp_args(op: str, input: Tensor, min: Any, max: Any) -> tuple[bool, np.dt
     bounds = [b for b in (min, max) if b is not None]
     dtype = result_type(input, *bounds, op=op)
     tensors = kinds == {True}
+    for b in bounds if not tensors else ():
+        dtypes.check_scalar_fits(op, b, dtype)
     if dtype == dtypes.bool_ and not (tensors and len(bounds) == 1):  # PyTorch's bool kernels
         raise NotImplementedError(f'"{op}" not implemented for bool (got bool input and bounds)')
     return tensors, dtype
+
+
+def _bound(b: Any, dtype: np.dtype) -> Any:
+    """A bound as data: an int converted as PyTorch does (wrapping a negative one into an
+    unsigned dtype, ``clamp(max=-1)`` of uint8 is 255); NumPy refuses it out of range."""
+    return wrapped_operand(b, dtype, "clamp") if type(b) is int else as_array(b)
 
 
 def _np_clamp(x: Any, min: Any, max: Any, out: np.ndarray, dtype: Any) -> None:
@@ -104,10 +112,12 @@ def _tensor_or_none(x: Any) -> Tensor | None:
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     tensors, dtype = _clamp_args("clamp", input, min, max)
     bounds = [b for b in (min, max) if b is not None]
-    out, view = new_tensor(broadcast_shapes(input._sizes, *map(shape_of, bounds)), dtype)
+    shape = broadcast_shapes(input._sizes, *map(shape_of, bounds))
+    # laid out as PyTorch's TensorIterator would: number bounds are arguments, not operands
+    out, view = new_output(shape, dtype, (input, *(b for b in bounds if isinstance(b, Tensor))))
     token = QUIET.set(IGNORE_ALL)
     try:
-        _np_clamp(array_of(input), as_array(min), as_array(max), out=view, dtype=dtype)
+        _np_clamp(array_of(input), _bound(min, dtype), _bound(max, dtype), out=view, dtype=dtype)
     finally:
         QUIET.reset(token)
     if tensors and needs_grad(input, min, max):
@@ -136,7 +146,7 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     values = np.empty(self._sizes, dtype)
     token = QUIET.set(IGNORE_ALL)
     try:
-        _np_clamp(array_of(self), as_array(min), as_array(max), out=values, dtype=dtype)
+        _np_clamp(array_of(self), _bound(min, dtype), _bound(max, dtype), out=values, dtype=dtype)
     finally:
         QUIET.reset(token)
     inputs = (self, _tensor_or_none(min), _tensor_or_none(max)) if tensors else (self,)

@@ -17,7 +17,9 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..geometry import broadcast_shapes
 from ..tensor import Tensor
-from .operands import array_of, as_array, binary, broadcast_shape, new_tensor, result_type, shape_of
+from .operands import (
+    array_of, as_array, binary, broadcast_shape, new_output, new_tensor, result_type, shape_of, wrapped_operand,
+)
 
 _BOOL = dtypes.bool_
 
@@ -25,8 +27,13 @@ _BOOL = dtypes.bool_
 def compare(ufunc: np.ufunc, a: Any, b: Any) -> Tensor:
     """``ufunc(a, b)`` as a bool tensor, comparing in the promoted dtype of ``a`` and ``b``."""
     dtype = result_type(a, b, op=ufunc.__name__)
-    out, view = new_tensor(broadcast_shape(a, b), _BOOL)
-    ufunc(as_array(a), as_array(b), out=view, signature=(dtype, dtype, _BOOL), casting="unsafe")
+    out, view = new_output(broadcast_shape(a, b), _BOOL, (a, b))  # laid out as its operands
+    try:
+        ufunc(as_array(a), as_array(b), out=view, signature=(dtype, dtype, _BOOL), casting="unsafe")
+    except OverflowError:  # a Python int beyond an integer dtype's range: PyTorch wraps it
+        op = ufunc.__name__
+        ufunc(wrapped_operand(a, dtype, op), wrapped_operand(b, dtype, op), out=view,
+              signature=(dtype, dtype, _BOOL), casting="unsafe")
     return out
 
 
@@ -107,7 +114,7 @@ def logical_xor(input: Tensor, other: Any) -> Tensor:
 
 
 def logical_not(input: Tensor) -> Tensor:
-    out, view = new_tensor(input._sizes, _BOOL)
+    out, view = new_output(input._sizes, _BOOL, (input,))
     np.logical_not(array_of(input), out=view)
     return out
 
@@ -139,7 +146,7 @@ def bitwise_not(input: Tensor) -> Tensor:
             "~ (operator.invert) is only implemented on integer and Boolean-type tensors, got "
             f"{input.dtype.name}"
         )
-    out, view = new_tensor(input._sizes, input.dtype)
+    out, view = new_output(input._sizes, input.dtype, (input,))
     np.invert(array_of(input), out=view)
     return out
 
@@ -196,10 +203,13 @@ def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING) -> An
     _operand("where", input)
     _operand("where", other)
     dtype = result_type(input, other, op="where")
+    for x in (input, other) if dtype != dtypes.float16 else ():  # (PyTorch's Half: unchecked)
+        if not isinstance(x, Tensor):
+            dtypes.check_scalar_fits("where", x, dtype)
     shape = broadcast_shapes(condition._sizes, shape_of(input), shape_of(other))
-    out, view = new_tensor(shape, dtype)
-    np.copyto(view, as_array(other), casting="unsafe")
-    np.copyto(view, as_array(input), casting="unsafe", where=array_of(condition))
+    out, view = new_output(shape, dtype, (condition, input, other))
+    np.copyto(view, wrapped_operand(other, dtype, "where"), casting="unsafe")  # (uint8: -1 is 255)
+    np.copyto(view, wrapped_operand(input, dtype, "where"), casting="unsafe", where=array_of(condition))
     if needs_grad(input, other):
         node = WhereBackward0()
         record(node, (_tensor(input), _tensor(other)), (out,))

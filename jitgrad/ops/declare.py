@@ -99,7 +99,10 @@ class Pointwise:
     input's gradient, for formulas that share work (``maximum``).
     ``inplace``/``method``/``export``: make ``<name>_``, bind ``Tensor.<name>``, export
     ``jitgrad.<name>``. ``domain``/``reference``: test hints (where inputs are sampled; the
-    PyTorch function, ``torch.`` implied).
+    PyTorch function, ``torch.`` implied). ``numbers_are_operands``: PyTorch wraps a number
+    argument as a 0-d operand of its TensorIterator (``fmod(a, 2.0)``), which decides the
+    result's strides (``output_strides``); False where it is a kernel argument (``lerp``'s
+    weight).
     """
 
     def __init__(
@@ -126,8 +129,10 @@ class Pointwise:
         export: bool = True,
         domain: str = "real",
         reference: str | None = None,
+        numbers_are_operands: bool = True,
     ) -> None:
         self.name = name
+        self.numbers_are_operands = numbers_are_operands
         self.forward = forward
         self.grads: tuple[Formula, ...] = () if grads is None else (
             tuple(grads) if isinstance(grads, (tuple, list)) else (grads,))  # type: ignore[arg-type]
@@ -341,7 +346,8 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
         shape = args[0]._sizes if n == 1 else broadcast_shape(args[0], args[1])
     else:
         shape = broadcast_shapes(*(shape_of(a) for a in args))
-    out, view = new_output(shape, dtype, args)
+    out, view = new_output(shape, dtype, args if decl.numbers_are_operands else
+                           tuple(a for a in args if isinstance(a, Tensor)))
     token = QUIET.set(IGNORE_ALL)
     try:
         arrays = (as_array(args[0]), as_array(args[1])) if n == 2 else [as_array(a) for a in args]

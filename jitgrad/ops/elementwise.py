@@ -55,12 +55,15 @@ def _needed(node: Node) -> tuple[bool, bool]:
 # -- add / sub ---------------------------------------------------------------------------------
 def _scaled(op: str, other: Any, alpha: Any, dtype: np.dtype) -> Any:
     """``alpha * other`` as data (the scaling is not a separate node, as in PyTorch)."""
+    if type(alpha) is int:
+        dtypes.check_python_int(op, alpha)
     if isinstance(alpha, bool) and dtype != dtypes.bool_:
         raise RuntimeError(f"{op}: Boolean alpha only supported for Boolean results.")
     if isinstance(alpha, float) and dtype not in dtypes.FLOATING:
         raise RuntimeError(
             f"{op}: For integral input tensors, argument alpha must not be a floating point number."
         )
+    dtypes.check_scalar_fits(op, alpha, dtype)
     if alpha == 1:
         return other
     if isinstance(other, Tensor):
@@ -126,6 +129,9 @@ def _is_bool(x: Any) -> bool:
 
 
 def _check_sub(a: Any, b: Any) -> None:
+    for x in (a, b):  # (PyTorch parses its numbers first)
+        if type(x) is int:
+            dtypes.check_python_int("sub", x)
     if _is_bool(a) or _is_bool(b):
         raise RuntimeError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
@@ -229,7 +235,11 @@ class MulBackward0(SavingNode):
             # allocation
             if b != 1:  # g * 1 is g, bit for bit
                 data = g.numpy()
-                np.multiply(data, b, out=data, casting="unsafe")
+                token = QUIET.set(IGNORE_ALL)  # (overflow and nan quietly, as the forward)
+                try:
+                    np.multiply(data, b, out=data, casting="unsafe")
+                finally:
+                    QUIET.reset(token)
             return OwnedGrads((g, None), (True, False))
         if not any(g._strides) and numel(g._sizes) > 1:
             # a broadcast constant (the gradient of a sum) times a number is a broadcast

@@ -30,6 +30,7 @@ def scalar_dtype(value: Any, op: str = "") -> np.dtype:
     if isinstance(value, (bool, np.bool_)):
         return dtypes.bool_
     if isinstance(value, numbers.Integral):
+        dtypes.check_python_int(op, int(value))
         return dtypes.int64
     if isinstance(value, numbers.Real):
         return dtypes.DEFAULT_FLOAT
@@ -39,7 +40,7 @@ def scalar_dtype(value: Any, op: str = "") -> np.dtype:
 def result_type(*operands: Any, op: str = "") -> np.dtype:
     """PyTorch's type promotion over tensors and Python scalars."""
     if len(operands) == 2:  # the common case, decided without the general loop below
-        fast = _result_type2(*operands)
+        fast = _result_type2(*operands, op)
         if fast is not None:
             return fast
     dim: np.dtype | None = None
@@ -57,6 +58,11 @@ def result_type(*operands: Any, op: str = "") -> np.dtype:
             wrapped = d if wrapped is None else promote_types(wrapped, d)
     result = _combine(dim, _combine(zero, wrapped))  # c10's combine_categories, in its order
     assert result is not None
+    if (dim is None or dim == dtypes.bool_) and (zero is None or zero == dtypes.bool_) and any(
+            type(x) is int and x >= 2**63 for x in operands):  # a uint64 Scalar decides the dtype
+        raise RuntimeError(f"{op}: Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote Bool and UInt64 (got a Python int >= 2**63 with "
+                           "bool tensors; expected an int below 2**63)")
     return result
 
 
@@ -70,7 +76,7 @@ def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None
     return promote_types(higher, lower)
 
 
-def _result_type2(a: Any, b: Any) -> np.dtype | None:
+def _result_type2(a: Any, b: Any, op: str = "") -> np.dtype | None:
     """``result_type(a, b)`` for two tensors of one dtype, or a tensor and a Python scalar
     (where only the categories matter, not the tensor's dimensions); None otherwise."""
     if isinstance(a, Tensor):
@@ -87,6 +93,8 @@ def _result_type2(a: Any, b: Any) -> np.dtype | None:
     if kind is float:
         return d if d in dtypes.FLOATING else dtypes.DEFAULT_FLOAT
     if kind is int:
+        if not -(2**63) <= s < 2**63:
+            return None  # (the general loop checks its range)
         return dtypes.int64 if d == dtypes.bool_ else d
     if kind is bool:
         return d
@@ -179,7 +187,7 @@ LEAN_DTYPES = frozenset((dtypes.float32, dtypes.float64))
 def lean_data(t: Any) -> np.ndarray | None:
     """A floating tensor's elements as a flat array, without copying, when it is on the lean
     path: exactly a ``Tensor``, contiguous (in ``contiguous_strides`` form) from its offset,
-    nothing traced. None otherwise."""
+    nothing traced, at least one element. None otherwise."""
     if t.__class__ is not Tensor or _tracing.ACTIVE is not None:
         return None
     buffer = t._storage.buffer
@@ -187,7 +195,7 @@ def lean_data(t: Any) -> np.ndarray | None:
         return None
     sizes = t._sizes
     strides, n = _LAYOUTS.get(sizes) or layout(sizes)
-    if t._strides != strides:
+    if t._strides != strides or n == 0:  # (an empty result's strides are PyTorch's puzzle)
         return None
     start = t._offset
     if start == 0 and buffer.shape[0] == n:
@@ -256,11 +264,11 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
                 t = b
             else:
                 return _lean_broadcast(ufunc, x, y, sa, sb)
-        elif b.__class__ is float or b.__class__ is int:
+        elif b.__class__ is float or b.__class__ is int and -(2**63) <= b < 2**63:
             y, t = b, a
         else:
             return None
-    elif b.__class__ is Tensor and (a.__class__ is float or a.__class__ is int):
+    elif b.__class__ is Tensor and (a.__class__ is float or a.__class__ is int and -(2**63) <= a < 2**63):
         x, y, t = a, lean_data(b), b
         if y is None:
             return _lean_strided_binary(ufunc, a, b, a)
@@ -292,7 +300,7 @@ def _lean_strided_binary(ufunc: np.ufunc, a: Any, b: Any, x: Any) -> Tensor | No
                 y = lean_strided(b)
                 if y is None:
                     return None
-        elif b.__class__ is float or b.__class__ is int:
+        elif b.__class__ is float or b.__class__ is int and -(2**63) <= b < 2**63:  # (a larger int: general path)
             return _lean_call(ufunc, x, b, a._sizes)
         else:
             return None
@@ -393,8 +401,8 @@ def new_output(shape: tuple[int, ...], dtype: np.dtype, operands: tuple[Any, ...
     """A fresh elementwise output laid out as PyTorch would (see ``output_strides``)."""
     if len(shape) < 2:  # contiguous, whatever the operands (output_strides' first test)
         return new_tensor(shape, dtype)
-    strides = output_strides(
-        shape, [(x._sizes, x._strides) for x in operands if isinstance(x, Tensor) and x._sizes]
+    strides = output_strides(  # (a number is a 0-d operand, as PyTorch wraps it)
+        shape, [(x._sizes, x._strides) if isinstance(x, Tensor) else ((), ()) for x in operands]
     )
     if strides is None:
         return new_tensor(shape, dtype)
@@ -460,10 +468,8 @@ def wrapped_operand(x: Any, dtype: np.dtype, op: str) -> Any:
     if isinstance(x, Tensor):
         return array_of(x)
     if isinstance(x, int) and not isinstance(x, bool):
-        if not -(2**63) <= x < 2**63:
-            raise OverflowError(f"{op}: the integer {x} does not fit in int64 (expected a value "
-                               f"in [-2**63, 2**63))")
-        return np.array(x, dtype=np.int64).astype(dtype)
+        dtypes.check_python_int(op, x)  # from 2**63 on a uint64 Scalar, wrapped as well
+        return np.array(x, dtype=np.int64 if x < 2**63 else np.uint64).astype(dtype)
     return x
 
 

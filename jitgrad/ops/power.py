@@ -18,7 +18,7 @@ from .. import _tracing, dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavedTensor, SavingNode
 from ..tensor import Tensor
-from .operands import IGNORE_ALL, QUIET, as_array, broadcast_shape, new_tensor, result_type
+from .operands import IGNORE_ALL, QUIET, as_array, broadcast_shape, new_output, new_tensor, result_type
 from .compare import compare, logical_and, where
 from .elementwise import check_inplace_operands, compute, mul, original, sub
 from .inplace import apply_inplace
@@ -147,7 +147,10 @@ class PowBackward2(SavingNode):
 
 def pow(input: Any, exponent: Any) -> Tensor:
     dtype = _pow_dtype(input, exponent)
-    out, view = new_tensor(broadcast_shape(input, exponent), dtype)
+    # laid out as PyTorch's TensorIterator would: a number exponent is no operand; a number
+    # base makes a contiguous result (``pow(Scalar, Tensor)``)
+    operands = tuple(x for x in (input, exponent) if isinstance(x, Tensor)) if isinstance(input, Tensor) else ()
+    out, view = new_output(broadcast_shape(input, exponent), dtype, operands)
     token = QUIET.set(IGNORE_ALL)
     try:
         _np_power(as_array(input), as_array(exponent), out=view, dtype=dtype)
