@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import _tracing, copying, indexing
+from .. import _tracing, copying, indexing, regions
 from ..creation import zeros
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import gradient_edge, requires_grad, single_metadata
@@ -206,6 +206,11 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
         storage.bump(op, skip=3)
     elif src is None:
         copying.fill_into(view, value, op, checked=True)
+    elif src._sizes == sizes and src._storage.buffer is not buffer:
+        # what copy_into does for a same-shape source on other memory (a table's row)
+        sb = src._storage.buffer
+        regions.copy_region(buffer, offset, strides, sb, src._offset, src._strides, sizes)
+        storage.bump(op, skip=3)
     else:
         copying.copy_into(view, src, op, checked=True)
     if record:
