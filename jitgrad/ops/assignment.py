@@ -149,7 +149,8 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
     the write — which no one can see. Returns False, having done nothing, where the general
     path must run: the refusals of autograd's checks (a view of a leaf that requires grad,
     a view whose creation forbids writes), inference tensors, and values the general path
-    converts or reshapes first."""
+    converts or reshapes first. A source of the view's shape on other memory (the HMM's
+    ``alpha[t] = row``) goes straight to ``regions.copy_region``, as in ``copy_into``."""
     if isinstance(value, Tensor):
         if value._sizes and value._sizes[0] == 1:
             return False  # the leading size-1 dims PyTorch drops (a view of ``value``)
