@@ -73,12 +73,20 @@ def _copy_region(dst: Tensor, src: Tensor) -> None:
 def check_inplace(self: Tensor, op: str, order_dependent: bool = True) -> None:
     """Refuse an in-place write into read-only memory, or into a destination whose elements
     alias each other when the result would depend on the order of the writes."""
-    self._storage.check_writable(op)
-    if order_dependent and regions.has_overlap(self._sizes, self._strides):
+    check_inplace_geometry(self._storage, self._sizes, self._strides, op, order_dependent)
+
+
+def check_inplace_geometry(
+    storage: Storage, sizes: tuple[int, ...], strides: tuple[int, ...], op: str,
+    order_dependent: bool = True,
+) -> None:
+    """``check_inplace`` for a destination given by its storage and geometry (no tensor)."""
+    storage.check_writable(op)
+    if order_dependent and regions.has_overlap(sizes, strides):
         raise RuntimeError(
             f"{op}: unsupported operation: more than one element of the written-to tensor refers "
-            f"to a single memory location (sizes {list(self._sizes)}, strides "
-            f"{list(self._strides)}), so the result would depend on the order of the writes. "
+            f"to a single memory location (sizes {list(sizes)}, strides "
+            f"{list(strides)}), so the result would depend on the order of the writes. "
             "Please clone() the tensor before performing the operation."
         )
 

@@ -54,6 +54,14 @@ def copy_region(
     src: np.ndarray, src_offset: int, src_strides: Ints, sizes: Ints,
 ) -> None:
     """``dst[region] = src[region]`` with dtype conversion (regions must not partly overlap)."""
+    if len(sizes) == 1 and dst.dtype == src.dtype:  # a row or a column of a table
+        n, step, src_step = sizes[0], dst_strides[0], src_strides[0]
+        if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 < src_step < _MAX_BYTE_STRIDE:
+            end, src_end = dst_offset + (n - 1) * step + 1, src_offset + (n - 1) * src_step + 1
+            if 0 <= dst_offset and end <= dst.shape[0] and 0 <= src_offset and src_end <= src.shape[0]:
+                # one slice assignment: no region views made, and no cast to quiet
+                dst[dst_offset:end:step] = src[src_offset:src_end:src_step]
+                return
     n = numel(sizes)
     if n == 0:
         return

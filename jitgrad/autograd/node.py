@@ -378,6 +378,7 @@ def version_error(data: Tensor, saved: SavedTensor, owner: Node) -> str:
 
 # PyTorch's names of what each node saves, in the order the op passes them to ``save``:
 # ``node._saved_<name>`` unpacks one, ``node._raw_saved_<name>`` is its ``SavedTensor``.
+# "-" marks a value PyTorch does not save under any name (AddcmulBackward0's ``self``).
 SAVED_NAMES: dict[str, tuple[str, ...]] = {
     "MulBackward0": ("self", "other"), "DivBackward0": ("self", "other"),
     "MaximumBackward0": ("self", "other"), "MinimumBackward0": ("self", "other"),
@@ -388,6 +389,36 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
     "PowBackward0": ("self",), "PowBackward1": ("self", "exponent", "result"),
     "PowBackward2": ("exponent", "result"), "WhereBackward0": ("condition",),
     "LogsumexpBackward0": ("self", "result"), "LogSoftmaxBackward0": ("result",),
+    "SoftmaxBackward0": ("result",), "TanBackward0": ("result",), "Expm1Backward0": ("result",),
+    "Exp2Backward0": ("result",), "RsqrtBackward0": ("result",),
+    "AsinBackward0": ("self",), "AcosBackward0": ("self",), "AtanBackward0": ("self",),
+    "SinhBackward0": ("self",), "CoshBackward0": ("self",), "AsinhBackward0": ("self",),
+    "AcoshBackward0": ("self",), "AtanhBackward0": ("self",), "ErfBackward0": ("self",),
+    "ErfcBackward0": ("self",), "DigammaBackward0": ("self",), "LgammaBackward0": ("self",),
+    "PolygammaBackward0": ("self",), "Log2Backward0": ("self",), "Log10Backward0": ("self",),
+    "Log1PBackward0": ("self",), "LogitBackward0": ("self",), "ClampBackward1": ("self",),
+    "SiluBackward0": ("self",), "GeluBackward0": ("self",), "EluBackward0": ("self",),
+    "SoftplusBackward0": ("self",), "MishBackward0": ("self",), "HardtanhBackward0": ("self",),
+    "Atan2Backward0": ("self", "other"), "XlogyBackward0": ("self", "other"),
+    "LogaddexpBackward0": ("self", "other"), "FmodBackward1": ("self", "other"),
+    "RemainderBackward1": ("self", "other"), "HypotBackward0": ("self", "other", "result"),
+    "AddcmulBackward0": ("-", "tensor1", "tensor2"), "AddcdivBackward0": ("-", "tensor1", "tensor2"),
+    "LerpBackward0": ("-", "-", "weight"), "LerpBackward1": ("self", "end", "weight"),
+    "MmBackward0": ("self", "mat2"), "BmmBackward0": ("self", "mat2"), "MvBackward0": ("self", "vec"),
+    "DotBackward0": ("self", "tensor"), "MaskedFillBackward0": ("mask",),
+    "ProdBackward0": ("self", "result"), "ProdBackward1": ("self", "result"), "VarBackward0": ("self",),
+    "StdBackward0": ("self", "result"), "AmaxBackward0": ("self", "result"),
+    "AminBackward0": ("self", "result"), "MaxBackward0": ("indices",), "MinBackward0": ("indices",),
+    "MaxBackward1": ("self", "result"), "MinBackward1": ("self", "result"),
+    "MedianBackward0": ("self", "result"), "CummaxBackward0": ("indices",),
+    "CumminBackward0": ("indices",), "CumprodBackward0": ("self", "result"),
+    "LogcumsumexpBackward0": ("self", "result"), "LinalgVectorNormBackward0": ("self", "result"),
+    "CdistBackward0": ("x1", "x2", "result"), "LinalgInvExBackward0": ("inverse",),
+    "LinalgDetBackward0": ("A", "result"), "LinalgSlogdetBackward0": ("A",),
+    "LinalgCholeskyExBackward0": ("L",), "LinalgSolveExBackward0": ("A", "result"),
+    "LinalgEighBackward0": ("eigenvalues", "eigenvectors"), "LinalgSvdBackward0": ("U", "S", "Vh"),
+    "LinalgQrBackward0": ("Q", "R"), "LinalgPinvBackward0": ("self", "result"),
+    "CholeskySolveBackward0": ("input2", "result"),
 }
 
 

@@ -12,13 +12,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import _tracing, copying, indexing
+from .. import _tracing, copying, indexing, regions
 from ..creation import zeros
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.node import Grads, Node
 from ..autograd.view_mode import is_view_replay
-from ..copying import check_inplace
+from ..copying import check_inplace_geometry
 from ..geometry import numel
 from ..storage import INFERENCE
 from ..tensor import Tensor
@@ -149,7 +149,8 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
     the write — which no one can see. Returns False, having done nothing, where the general
     path must run: the refusals of autograd's checks (a view of a leaf that requires grad,
     a view whose creation forbids writes), inference tensors, and values the general path
-    converts or reshapes first."""
+    converts or reshapes first. A source of the view's shape on other memory (the HMM's
+    ``alpha[t] = row``) goes straight to ``regions.copy_region``, as in ``copy_into``."""
     if isinstance(value, Tensor):
         if value._sizes and value._sizes[0] == 1:
             return False  # the leading size-1 dims PyTorch drops (a view of ``value``)
@@ -190,8 +191,7 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
     if element:
         storage.check_writable(op)
     else:
-        view = src if itself else Tensor._make(storage, sizes, strides, offset, base)
-        check_inplace(view, op, src is not None and numel(src._sizes) != 1)
+        check_inplace_geometry(storage, sizes, strides, op, src is not None and numel(src._sizes) != 1)
     if record:
         # The node's first edge stands for the view's old history; CopySlices replaces it
         # by the base's (its own first edge) and never follows the node's.
@@ -204,10 +204,17 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
         storage.bump(op, skip=3)  # (past this function's frame and setitem's)
     elif itself:
         storage.bump(op, skip=3)
-    elif src is None:
-        copying.fill_into(view, value, op, checked=True)
+    elif src is not None and src._sizes == sizes and src._storage.buffer is not buffer:
+        # what copy_into does for a same-shape source on other memory (a table's row)
+        sb = src._storage.buffer
+        regions.copy_region(buffer, offset, strides, sb, src._offset, src._strides, sizes)
+        storage.bump(op, skip=3)
     else:
-        copying.copy_into(view, src, op, checked=True)
+        view = Tensor._make(storage, sizes, strides, offset, base)
+        if src is None:
+            copying.fill_into(view, value, op, checked=True)
+        else:
+            copying.copy_into(view, src, op, checked=True)
     if record:
         view_fn = None
         if is_view_replay():
