@@ -229,13 +229,21 @@ def result_shape(sizes: tuple[int, ...], np_index: tuple[Any, ...]) -> tuple[int
     none then (``x[1:, [5]]`` of a (1, 2) tensor is fine; ``x[[0]]`` of a (0, 3) one is not)."""
     if 0 in sizes:
         stand_in = list(sizes)
-        for d, item in enumerate(np_index):
+        arrays = [item for item in np_index if isinstance(item, np.ndarray)]
+        try:  # how many index tuples the advanced indices make: none, nothing is checked
+            picks = int(np.prod(np.broadcast_shapes(
+                *((int(a.sum()),) if a.dtype.kind == "b" else a.shape for a in arrays))))
+        except ValueError:  # (NumPy's call below reports it)
+            picks = 1
+        d = 0  # (the dim an item indexes: a mask spans as many as it has)
+        for item in np_index:
             if isinstance(item, np.ndarray) and item.dtype.kind in "iu" and item.size:
-                if sizes[d] == 0:  # checked up front by PyTorch, whatever the result's size
+                if sizes[d] == 0 and picks:  # checked up front by PyTorch, whatever the result's size
                     raise IndexError(
                         f"index {int(item.flat[0])} is out of bounds for dimension {d} with size 0"
                     )
                 stand_in[d] = max(stand_in[d], int(item.max()) + 1, -int(item.min()))
+            d += item.ndim if isinstance(item, np.ndarray) and item.dtype.kind == "b" else 1
         shape = np.broadcast_to(np.bool_(False), tuple(stand_in))[np_index].shape
         if 0 in shape:
             return shape

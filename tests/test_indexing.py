@@ -342,3 +342,22 @@ def test_failed_setitem_changes_nothing() -> None:
             x[index] = value
         np.testing.assert_array_equal(x.numpy(), A34)
         assert x._version == 0
+
+
+EMPTY_ADVANCED = {
+    # a mask spans as many dims as it has: the index after it indexes the dim after those
+    "mask_none_index": lambda L: L.zeros(0, 0, 0)[L.zeros(0, 0, dtype=L.bool), None, L.tensor([1])],
+    "mask_none_index_3": lambda L: L.zeros(2, 0, 3)[L.zeros(2, 0, dtype=L.bool), None, L.tensor([1])],
+    # no index tuple at all (the indices broadcast to nothing): nothing is checked
+    "empty_broadcast": lambda L: L.zeros(3, 0)[L.zeros(0, 1, dtype=L.long), L.tensor([0, 0])],
+    "empty_first": lambda L: L.zeros(3, 0)[L.tensor([], dtype=L.long), [0]],
+    # index tuples against a size-0 dim: checked whatever the result's size
+    "size0_rows": lambda L: L.zeros(0, 0)[[0], :],
+    "size0_cols": lambda L: L.zeros(0, 0)[:, [0]],
+    "size0_first": lambda L: L.zeros(0, 3)[[0]],
+}
+
+
+@pytest.mark.parametrize("name", list(EMPTY_ADVANCED))
+def test_advanced_indices_on_empty_tensors_match_pytorch(name: str) -> None:
+    compare(EMPTY_ADVANCED[name])
