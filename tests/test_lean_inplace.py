@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitgrad
+import lean_switch
 from conftest import budget
 from jitgrad.autograd.view_mode import view_replay
 from jitgrad.ops import elementwise
@@ -30,31 +31,13 @@ from test_plain_writes import graph_signature
 SHAPE = (4, 5)
 
 
-@contextlib.contextmanager
 def general_path() -> Any:
     """Run the general in-place path only (the lean one declines every write)."""
-    lean = elementwise.lean_inplace
-    elementwise.lean_inplace = lambda *args: None
-    try:
-        yield
-    finally:
-        elementwise.lean_inplace = lean
+    return lean_switch.declined(elementwise, "lean_inplace", None)
 
 
-@contextlib.contextmanager
 def counting_lean_writes(counter: list[int]) -> Any:
-    lean = elementwise.lean_inplace
-
-    def spy(*args: Any) -> Any:
-        out = lean(*args)
-        counter[0] += out is not None
-        return out
-
-    elementwise.lean_inplace = spy
-    try:
-        yield
-    finally:
-        elementwise.lean_inplace = lean
+    return lean_switch.counted(elementwise, "lean_inplace", counter, lambda out: out is not None)
 
 
 OPS = ("add_", "sub_", "mul_", "div_", "__iadd__", "__isub__", "__imul__", "__itruediv__")
@@ -221,12 +204,7 @@ def _close(a: list[Any], b: list[Any], rtol: float) -> bool:
 
 
 def _compare(program: dict[str, Any]) -> None:
-    mode = view_replay(program["replay"])
-    counted = [0]
-    with mode, counting_lean_writes(counted):
-        lean = run(jitgrad, program)
-    with mode, general_path():
-        general = run(jitgrad, program)
+    lean, general = lean_switch.lean_and_general(run, program, general_path)
     assert _canonical(lean) == _canonical(general)
     if any(kind in ("self_view", "same") or target == "expanded"
            for target, _, kind, _, _ in program["steps"]):

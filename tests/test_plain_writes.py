@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitgrad
+import lean_switch
 from conftest import budget
 from jitgrad.autograd.view_mode import view_replay
 from jitgrad.ops import assignment
@@ -27,31 +28,13 @@ from jitgrad.ops import assignment
 SHAPE = (4, 5)
 
 
-@contextlib.contextmanager
 def general_path() -> Any:
     """Run the general setitem path only (the lean one declines every write)."""
-    lean = assignment._plain_setitem
-    assignment._plain_setitem = lambda *args: False
-    try:
-        yield
-    finally:
-        assignment._plain_setitem = lean
+    return lean_switch.declined(assignment, "_plain_setitem", False)
 
 
-@contextlib.contextmanager
 def counting_lean_writes(counter: list[int]) -> Any:
-    lean = assignment._plain_setitem
-
-    def spy(*args: Any) -> bool:
-        done = lean(*args)
-        counter[0] += done
-        return done
-
-    assignment._plain_setitem = spy
-    try:
-        yield
-    finally:
-        assignment._plain_setitem = lean
+    return lean_switch.counted(assignment, "_plain_setitem", counter, bool)
 
 
 def graph_signature(t: Any) -> Any:
@@ -192,12 +175,7 @@ def _valid(dst: Any, index: Any) -> bool:
 
 
 def _compare(program: dict[str, Any]) -> None:
-    mode = view_replay(program["replay"])
-    counted = [0]
-    with mode, counting_lean_writes(counted):
-        lean = run(jitgrad, program)
-    with mode, general_path():
-        general = run(jitgrad, program)
+    lean, general = lean_switch.lean_and_general(run, program, general_path)
     assert lean == general
     if any(kind in ("self_view", "list") or target == "expanded"
            for target, _, kind, _ in program["steps"]):

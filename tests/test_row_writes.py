@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitgrad
+import lean_switch
 from conftest import budget
 from jitgrad import regions
 from jitgrad.autograd.view_mode import view_replay
@@ -110,12 +111,7 @@ def run(lib: Any, program: dict[str, Any]) -> dict[str, Any]:
 
 
 def _compare(program: dict[str, Any]) -> None:
-    mode = view_replay(program["replay"])
-    counted = [0]
-    with mode, counting_lean_writes(counted):
-        lean = run(jitgrad, program)
-    with mode, general_path():
-        general = run(jitgrad, program)
+    lean, general = lean_switch.lean_and_general(run, program, general_path)
     assert lean == general
     if any(step[2] == "other_row" and entry[0] != "ok" for step, entry in zip(program["steps"], lean["log"])):
         return  # jitgrad refuses a source that overlaps the destination, on purpose
