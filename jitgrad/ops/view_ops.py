@@ -471,6 +471,18 @@ def _immutable(index: Any) -> bool:
         return False
     return True
 
+# Note [Lean plain view]
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# ``x[i, j]``, ``x[1:, 2:]``, ``x[:, None]`` (a plain index: ints, int slices, None) are the
+# commonest ops of a DP or stencil program, so ``_plain_view`` does their bookkeeping in one
+# frame when ``self``'s history is up to date (grad mode on, not inference, and ``self``
+# not a view or a view whose grad_fn is current): ``record`` (one edge, the shared
+# one-output metadata), ``make_view`` and ``ViewMeta.__init__`` are written out there, and
+# ``ViewBackward.__init__`` writes out ``Node.__init__``. Anything else (no_grad, inference,
+# a stale view, a view without history) takes ``record`` + ``make_view``. If you add a slot
+# to ViewMeta or a field to Node.__init__, set it there too (tests/test_lean_views.py
+# compares every ViewMeta slot and the graph with the general path, and with PyTorch).
+
 
 def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
     """``self[index]`` for a plain index (ints, int slices and None) whose view has geometry
