@@ -239,6 +239,10 @@ def test_lean_meta_has_every_slot_and_state() -> None:
         assert a._view_meta.view_fn[-1][1] == b._view_meta.view_fn[-1][1]
         assert a.grad_fn.name() == b.grad_fn.name()
         assert graph_signature(a) == graph_signature(b)
+        for name in Tensor.__slots__:  # every slot set, as Tensor._make sets it
+            if name in ("__weakref__", "_grad_fn", "_view_meta"):
+                continue
+            assert getattr(a, name) is getattr(b, name) or getattr(a, name) == getattr(b, name), name
         assert a.grad_fn.input_metadata == b.grad_fn.input_metadata
         assert a.grad_fn.sequence_nr < b.grad_fn.sequence_nr
 

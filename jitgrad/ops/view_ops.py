@@ -476,12 +476,13 @@ def _immutable(index: Any) -> bool:
 # ``x[i, j]``, ``x[1:, 2:]``, ``x[:, None]`` (a plain index: ints, int slices, None) are the
 # commonest ops of a DP or stencil program, so ``_plain_view`` does their bookkeeping in one
 # frame when ``self``'s history is up to date (grad mode on, not inference, and ``self``
-# not a view or a view whose grad_fn is current): ``record`` (one edge, the shared
-# one-output metadata), ``make_view`` and ``ViewMeta.__init__`` are written out there, and
-# ``ViewBackward.__init__`` writes out ``Node.__init__``. Anything else (no_grad, inference,
-# a stale view, a view without history) takes ``record`` + ``make_view``. If you add a slot
-# to ViewMeta or a field to Node.__init__, set it there too (tests/test_lean_views.py
-# compares every ViewMeta slot and the graph with the general path, and with PyTorch).
+# not a view or a view whose grad_fn is current): ``Tensor._make``, ``record`` (one edge,
+# the shared one-output metadata), ``make_view`` and ``ViewMeta.__init__`` are written out
+# there, and ``ViewBackward.__init__`` writes out ``Node.__init__``. Anything else
+# (no_grad, inference, a stale view, a view without history) takes ``record`` +
+# ``make_view``. If you add a slot to Tensor or ViewMeta or a field to Node.__init__, set
+# it there too: tests/test_lean_views.py compares every Tensor and ViewMeta slot and the
+# graph with the general path, and the values and gradients with PyTorch.
 
 
 def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
@@ -491,7 +492,6 @@ def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
     sizes, strides, offset = plain
     storage = self._storage
     root = self._base
-    view = Tensor._make(storage, sizes, strides, offset, self if root is None else root)
     vm = self._view_meta
     if storage.inference or not _grad_state.enabled or INFERENCE.enabled:
         lean = False
@@ -500,6 +500,22 @@ def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
     else:  # a view whose history is up to date (``current_grad_fn``'s test, inlined)
         counter = storage._counter
         lean = self._grad_fn is not None and vm.attr_version == (0 if counter is None else counter.value)
+    if lean:  # ``Tensor._make``, inlined (every slot of Tensor is set)
+        view = _new(Tensor)
+        view._storage = storage
+        view._sizes = sizes
+        view._strides = strides
+        view._offset = offset
+        view._base = self if root is None else root
+        view._requires_grad = False
+        view._grad = None
+        view._grad_fn = None
+        view._output_nr = 0
+        view._grad_accumulator = None
+        view._hooks = None
+        view._retains_grad = False
+    else:
+        view = Tensor._make(storage, sizes, strides, offset, self if root is None else root)
     fn = self._grad_fn
     if fn is not None or self._requires_grad if lean else needs_grad(self):
         last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
