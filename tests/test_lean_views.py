@@ -239,6 +239,10 @@ def test_lean_meta_has_every_slot_and_state() -> None:
         assert a._view_meta.view_fn[-1][1] == b._view_meta.view_fn[-1][1]
         assert a.grad_fn.name() == b.grad_fn.name()
         assert graph_signature(a) == graph_signature(b)
+        for name in ("input_sizes", "_rel", "_rel_fn"):  # the node's own slots
+            assert getattr(a.grad_fn, name) == getattr(b.grad_fn, name), name
+        assert a.grad_fn.rel == b.grad_fn.rel
+        assert a.grad_fn.__dict__ == b.grad_fn.__dict__ == {}
         for name in Tensor.__slots__:  # every slot set, as Tensor._make sets it
             if name in ("__weakref__", "_grad_fn", "_view_meta"):
                 continue

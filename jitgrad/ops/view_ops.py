@@ -476,13 +476,14 @@ def _immutable(index: Any) -> bool:
 # ``x[i, j]``, ``x[1:, 2:]``, ``x[:, None]`` (a plain index: ints, int slices, None) are the
 # commonest ops of a DP or stencil program, so ``_plain_view`` does their bookkeeping in one
 # frame when ``self``'s history is up to date (grad mode on, not inference, and ``self``
-# not a view or a view whose grad_fn is current): ``Tensor._make``, ``record`` (one edge,
-# the shared one-output metadata), ``make_view`` and ``ViewMeta.__init__`` are written out
-# there, and ``ViewBackward.__init__`` writes out ``Node.__init__``. Anything else
-# (no_grad, inference, a stale view, a view without history) takes ``record`` +
-# ``make_view``. If you add a slot to Tensor or ViewMeta or a field to Node.__init__, set
-# it there too: tests/test_lean_views.py compares every Tensor and ViewMeta slot and the
-# graph with the general path, and the values and gradients with PyTorch.
+# not a view or a view whose grad_fn is current): ``Tensor._make``, the node's
+# ``__init__`` (``ViewBackward``'s and ``Node``'s), ``record`` (one edge, the shared
+# one-output metadata), ``make_view`` and ``ViewMeta.__init__`` are written out there.
+# Anything else (no_grad, inference, a stale view, a view without history) takes
+# ``record`` + ``make_view``. If you add a slot to Tensor, ViewMeta or ViewBackward, or a
+# field to Node.__init__, set it there too: tests/test_lean_views.py compares every
+# Tensor, ViewMeta and node slot and the graph with the general path, and the values and
+# gradients with PyTorch.
 
 
 def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
@@ -500,33 +501,34 @@ def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
     else:  # a view whose history is up to date (``current_grad_fn``'s test, inlined)
         counter = storage._counter
         lean = self._grad_fn is not None and vm.attr_version == (0 if counter is None else counter.value)
-    if lean:  # ``Tensor._make``, inlined (every slot of Tensor is set)
-        view = _new(Tensor)
-        view._storage = storage
-        view._sizes = sizes
-        view._strides = strides
-        view._offset = offset
-        view._base = self if root is None else root
-        view._requires_grad = False
-        view._grad = None
-        view._grad_fn = None
-        view._output_nr = 0
-        view._grad_accumulator = None
-        view._hooks = None
-        view._retains_grad = False
-    else:
+    if not lean:
         view = Tensor._make(storage, sizes, strides, offset, self if root is None else root)
+        if needs_grad(self):
+            record(_plain_node_type(index)(self._sizes, index, indexing.plain_geometry), (self,), (view,))
+        return make_view(self, view, (_basic_part, index if type(index) is tuple else (index,)))
+    # ``Tensor._make``, inlined (every slot of Tensor is set)
+    view = _new(Tensor)
+    view._storage = storage
+    view._sizes = sizes
+    view._strides = strides
+    view._offset = offset
+    view._base = self if root is None else root
+    view._requires_grad = False
+    view._grad = None
+    view._grad_fn = None
+    view._output_nr = 0
+    view._grad_accumulator = None
+    view._hooks = None
+    view._retains_grad = False
     fn = self._grad_fn
-    if fn is not None or self._requires_grad if lean else needs_grad(self):
-        last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
-        node = (
+    if fn is not None or self._requires_grad:
+        # the node (``ViewBackward.__init__``) and ``record``, inlined for one input whose
+        # history is up to date
+        last = (index[-1] if index else Ellipsis) if type(index) is tuple else index  # (_plain_node_type)
+        node = _new(
             SliceBackward0 if type(last) is slice else SelectBackward0 if type(last) is int
             else UnsqueezeBackward0 if last is None else AliasBackward0
-        )(self._sizes, index, indexing.plain_geometry)
-        if not lean:
-            record(node, (self,), (view,))
-            return make_view(self, view, (_basic_part, index if type(index) is tuple else (index,)))
-        # ``record``, inlined for one input whose history is up to date
+        )
         if fn is not None:
             node.next_functions = ((fn, self._output_nr),)
         else:
@@ -538,9 +540,13 @@ def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
         metadata = None if by_sizes is None else by_sizes.get(sizes)
         node.input_metadata = metadata if metadata is not None and metadata[0][1] is dtype \
             else single_metadata(sizes, dtype)
+        node.sequence_nr = _next_sequence_nr()
+        if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+            anomaly_mode.record_creation(node.metadata)
+        node.input_sizes = self._sizes
+        node._rel = index
+        node._rel_fn = indexing.plain_geometry
         view._grad_fn = node
-    elif not lean:
-        return make_view(self, view, (_basic_part, index if type(index) is tuple else (index,)))
     # ``make_view`` and ``ViewMeta.__init__``, inlined (every slot of ViewMeta is set)
     meta = _new(ViewMeta)
     if vm is None:
@@ -559,6 +565,13 @@ def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
     meta.attr_version = 0 if counter is None else counter.value
     view._view_meta = meta
     return view
+
+
+def _plain_node_type(index: Any) -> type[ViewBackward]:
+    """The node of ``x[index]`` for a plain index: named after its last item, as PyTorch's."""
+    last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
+    return SliceBackward0 if type(last) is slice else SelectBackward0 if type(last) is int \
+        else UnsqueezeBackward0 if last is None else AliasBackward0
 
 
 def basic_step(index: Any) -> Step:
