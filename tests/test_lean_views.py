@@ -251,6 +251,19 @@ def test_lean_meta_has_every_slot_and_state() -> None:
         assert a.grad_fn.sequence_nr < b.grad_fn.sequence_nr
 
 
+def test_sequence_numbers_as_general_path() -> None:
+    """The view's node takes the next sequence number, as on the general path (also when
+    its leaf gets its AccumulateGrad on this first use)."""
+    numbers = []
+    for path in (contextlib.nullcontext, general_path):
+        y = jitgrad.randn(3, requires_grad=True) * 1.0
+        x = jitgrad.randn(4, 5, requires_grad=True)
+        with path():
+            v = x[1:, 2]
+        numbers.append(v.grad_fn._sequence_nr() - y.grad_fn._sequence_nr())
+    assert numbers == [1, 1]
+
+
 def test_anomaly_mode_records_view_creation() -> None:
     x = jitgrad.randn(4, 5, requires_grad=True)
     with jitgrad.autograd.detect_anomaly():

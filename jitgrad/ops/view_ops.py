@@ -529,6 +529,10 @@ def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
             SliceBackward0 if type(last) is slice else SelectBackward0 if type(last) is int
             else UnsqueezeBackward0 if last is None else AliasBackward0
         )
+        # (numbered first, as ``__init__`` does)
+        node.sequence_nr = _next_sequence_nr()
+        if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+            anomaly_mode.record_creation(node.metadata)
         if fn is not None:
             node.next_functions = ((fn, self._output_nr),)
         else:
@@ -540,9 +544,6 @@ def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
         metadata = None if by_sizes is None else by_sizes.get(sizes)
         node.input_metadata = metadata if metadata is not None and metadata[0][1] is dtype \
             else single_metadata(sizes, dtype)
-        node.sequence_nr = _next_sequence_nr()
-        if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
-            anomaly_mode.record_creation(node.metadata)
         node.input_sizes = self._sizes
         node._rel = index
         node._rel_fn = indexing.plain_geometry
