@@ -12,21 +12,29 @@ adjoint, give every view op its exact backward and double backward.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .. import indexing, regions, views
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.graph import ScatterGrad, needs_grad, record
-from ..autograd.node import Grads, Node
+from ..autograd import anomaly_mode
+from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.graph import (
+    _SINGLE_METADATA, ScatterGrad, grad_accumulator, needs_grad, record, single_metadata,
+)
+from ..autograd.node import Grads, Node, _next_sequence_nr
 from ..geometry import Geometry, contiguous_strides
 from ..geometry import views as vg
 from ..geometry.broadcast import infer_size
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor, sizes_arg
-from .view_meta import MULTI_OUTPUT_NODE, Step, make_view
+from ..storage import INFERENCE
+from .view_meta import DEFAULT, MULTI_OUTPUT_NODE, Step, ViewMeta, make_view
 from .operands import new_tensor
+
+_new = object.__new__
 
 
 class ViewBackward(Node):
@@ -38,7 +46,12 @@ class ViewBackward(Node):
     def __init__(
         self, input_sizes: tuple[int, ...], rel: Any, rel_fn: Callable[[Geometry, Any], Geometry] | None = None
     ) -> None:
-        Node.__init__(self)  # (not super(): one of the costs of every view)
+        # Node.__init__, written out (one frame less on every view)
+        self.next_functions = ()
+        self.input_metadata = ()
+        self.sequence_nr = _next_sequence_nr()
+        if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+            anomaly_mode.record_creation(self.metadata)
         self.input_sizes = input_sizes
         self._rel = rel
         self._rel_fn = rel_fn
@@ -458,21 +471,108 @@ def _immutable(index: Any) -> bool:
         return False
     return True
 
+# Note [Lean plain view]
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# ``x[i, j]``, ``x[1:, 2:]``, ``x[:, None]`` (a plain index: ints, int slices, None) are the
+# commonest ops of a DP or stencil program, so ``_plain_view`` does their bookkeeping in one
+# frame when ``self``'s history is up to date (grad mode on, not inference, and ``self``
+# not a view or a view whose grad_fn is current): ``Tensor._make``, the node's
+# ``__init__`` (``ViewBackward``'s and ``Node``'s), ``record`` (one edge, the shared
+# one-output metadata), ``make_view`` and ``ViewMeta.__init__`` are written out there.
+# Anything else (no_grad, inference, a stale view, a view without history) takes
+# ``record`` + ``make_view``. If you add a slot to Tensor, ViewMeta or ViewBackward, or a
+# field to Node.__init__, set it there too: tests/test_lean_views.py compares every
+# Tensor, ViewMeta and node slot and the graph with the general path, and the values and
+# gradients with PyTorch.
+
 
 def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
     """``self[index]`` for a plain index (ints, int slices and None) whose view has geometry
     ``plain``. The index is immutable, so the view node's relative geometry can wait until
-    a gradient needs it (``ViewBackward.rel``)."""
+    a gradient needs it (``ViewBackward.rel``). See Note [Lean plain view]."""
     sizes, strides, offset = plain
+    storage = self._storage
     root = self._base
-    view = Tensor._make(self._storage, sizes, strides, offset, self if root is None else root)
-    if needs_grad(self):
-        last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
-        node_type = SliceBackward0 if type(last) is slice else SelectBackward0 if type(last) is int \
+    vm = self._view_meta
+    if storage.inference or not _grad_state.enabled or INFERENCE.enabled:
+        lean = False
+    elif vm is None:
+        lean = True
+    else:  # a view whose history is up to date (``current_grad_fn``'s test, inlined)
+        counter = storage._counter
+        lean = self._grad_fn is not None and vm.attr_version == (0 if counter is None else counter.value)
+    if not lean:
+        view = Tensor._make(storage, sizes, strides, offset, self if root is None else root)
+        if needs_grad(self):
+            record(_plain_node_type(index)(self._sizes, index, indexing.plain_geometry), (self,), (view,))
+        return make_view(self, view, (_basic_part, index if type(index) is tuple else (index,)))
+    # ``Tensor._make``, inlined (every slot of Tensor is set)
+    view = _new(Tensor)
+    view._storage = storage
+    view._sizes = sizes
+    view._strides = strides
+    view._offset = offset
+    view._base = self if root is None else root
+    view._requires_grad = False
+    view._grad = None
+    view._grad_fn = None
+    view._output_nr = 0
+    view._grad_accumulator = None
+    view._hooks = None
+    view._retains_grad = False
+    fn = self._grad_fn
+    if fn is not None or self._requires_grad:
+        # the node (``ViewBackward.__init__``) and ``record``, inlined for one input whose
+        # history is up to date
+        last = (index[-1] if index else Ellipsis) if type(index) is tuple else index  # (_plain_node_type)
+        node = _new(
+            SliceBackward0 if type(last) is slice else SelectBackward0 if type(last) is int
             else UnsqueezeBackward0 if last is None else AliasBackward0
-        sizes = self._sizes
-        record(node_type(sizes, index, indexing.plain_geometry), (self,), (view,))
-    return make_view(self, view, (_basic_part, index if type(index) is tuple else (index,)))
+        )
+        # (numbered first, as ``__init__`` does)
+        node.sequence_nr = _next_sequence_nr()
+        if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+            anomaly_mode.record_creation(node.metadata)
+        if fn is not None:
+            node.next_functions = ((fn, self._output_nr),)
+        else:
+            ref = self._grad_accumulator
+            acc = ref() if ref is not None else None
+            node.next_functions = ((grad_accumulator(self) if acc is None else acc, 0),)
+        dtype = storage.buffer.dtype
+        by_sizes = _SINGLE_METADATA.get(dtype.type)
+        metadata = None if by_sizes is None else by_sizes.get(sizes)
+        node.input_metadata = metadata if metadata is not None and metadata[0][1] is dtype \
+            else single_metadata(sizes, dtype)
+        node.input_sizes = self._sizes
+        node._rel = index
+        node._rel_fn = indexing.plain_geometry
+        view._grad_fn = node
+    # ``make_view`` and ``ViewMeta.__init__``, inlined (every slot of ViewMeta is set)
+    meta = _new(ViewMeta)
+    if vm is None:
+        meta.base = self if root is None else root
+        meta.parent = meta.parent_meta = None
+        meta.creation = DEFAULT
+    else:
+        meta.base = vm.base
+        meta.parent = weakref.ref(self)
+        meta.parent_meta = vm
+        meta.creation = vm.creation
+    meta.step_fn = _basic_part
+    meta.step_args = index if type(index) is tuple else (index,)
+    meta._view_fn = None
+    counter = storage._counter
+    meta.attr_version = 0 if counter is None else counter.value
+    view._view_meta = meta
+    return view
+
+
+def _plain_node_type(index: Any) -> type[ViewBackward]:
+    """The node of ``x[index]`` for a plain index: named after its last item, as PyTorch's."""
+    last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
+    return SliceBackward0 if type(last) is slice else SelectBackward0 if type(last) is int \
+        else UnsqueezeBackward0 if last is None else AliasBackward0
 
 
 def basic_step(index: Any) -> Step:

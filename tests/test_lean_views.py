@@ -1,0 +1,271 @@
+"""The lean path of plain views (``x[i, j]``, ``x[1:, 2:]``, ``x[:, None]``) against the
+general path and PyTorch.
+
+``view_ops._plain_view`` records the view's node and ``ViewMeta`` inline when the tensor's
+history is up to date (Note [Lean plain view]). Each program here runs three ways — lean
+path, general path (``record`` + ``make_view``, as before the lean path) and PyTorch — and
+must give the same graph (node names and edges), view tracking (every ``ViewMeta`` slot,
+``_base``, ``_is_view``), version counters, errors, values and gradients, with writes
+through the views (CopySlices), hooks, ``retain_grad`` and both view modes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitgrad
+from conftest import budget
+from jitgrad.autograd.graph import needs_grad, record
+from jitgrad.autograd.view_mode import view_replay
+from jitgrad.ops import view_ops
+from jitgrad.ops.view_meta import ViewMeta, make_view
+from jitgrad.tensor import Tensor
+from test_plain_writes import graph_signature
+
+SHAPE = (4, 5)
+
+
+def _general_plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
+    """``_plain_view`` through the general helpers only (the path before the lean one)."""
+    sizes, strides, offset = plain
+    root = self._base
+    view = Tensor._make(self._storage, sizes, strides, offset, self if root is None else root)
+    if needs_grad(self):
+        last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
+        node_type = view_ops.SliceBackward0 if type(last) is slice else view_ops.SelectBackward0 \
+            if type(last) is int else view_ops.UnsqueezeBackward0 if last is None \
+            else view_ops.AliasBackward0
+        record(node_type(self._sizes, index, jitgrad.indexing.plain_geometry), (self,), (view,))
+    return make_view(self, view, (view_ops._basic_part, index if type(index) is tuple else (index,)))
+
+
+def general_path() -> Any:
+    return mock.patch.object(view_ops, "_plain_view", _general_plain_view)
+
+
+def meta_state(t: Any) -> Any:
+    """Everything view tracking remembers about ``t`` (every ViewMeta slot: a slot the lean
+    path forgets to set raises here)."""
+    vm = t._view_meta
+    if vm is None:
+        return (t._base is None, t._is_view())
+    state = []
+    for name in ViewMeta.__slots__:
+        value = getattr(vm, name)
+        if name == "parent":
+            value = None if value is None else id(value())
+        elif name in ("base", "parent_meta"):
+            value = None if value is None else id(value)
+        state.append((name, value))
+    return (id(t._base), t._is_view(), tuple(state), t._version, t._output_nr)
+
+
+def _index(draw: Callable[..., Any], sizes: tuple[int, ...]) -> Any:
+    items: list[Any] = []
+    dims = list(sizes)
+    while dims and draw(st.booleans()):
+        kind = draw(st.sampled_from(["int", "slice", "none"]))
+        if kind == "none":
+            items.append(None)
+            continue
+        size = dims.pop(0)
+        if kind == "int":
+            items.append(draw(st.integers(-size - 1, size)))  # out of range: IndexError
+        else:
+            bound = st.none() | st.integers(-size - 1, size + 1)
+            items.append(slice(draw(bound), draw(bound), draw(st.none() | st.integers(1, 3))))
+    if draw(st.booleans()):
+        items.append(None)
+    if len(items) == 1 and draw(st.booleans()):
+        return items[0]
+    return tuple(items)
+
+
+SOURCES = ("leaf", "nonleaf", "view", "stale_view", "nograd_view", "plain", "detached")
+
+
+@st.composite
+def programs(draw: Callable[..., Any]) -> dict[str, Any]:
+    source = draw(st.sampled_from(SOURCES))
+    sizes = (3, 5) if source in ("view", "stale_view", "nograd_view") else SHAPE
+    first = _index(draw, sizes)
+    return {
+        "source": source,
+        "first": first,
+        "second": _index(draw, (5,)) if draw(st.booleans()) else None,
+        "mode": draw(st.sampled_from(["grad", "no_grad", "inference"])),
+        "write": draw(st.sampled_from([None, "mul_", "base"])),
+        "replay": draw(st.booleans()),
+        "hooks": draw(st.booleans()),
+    }
+
+
+def run(lib: Any, program: dict[str, Any]) -> dict[str, Any]:
+    f64 = lib.float64
+    x = lib.arange(20, dtype=f64).reshape(SHAPE).requires_grad_()
+    table = x * 1.0
+    source = program["source"]
+    if source == "leaf":
+        t = x
+    elif source == "nonleaf":
+        t = table
+    elif source == "view":
+        t = table[1:]
+    elif source == "stale_view":
+        t = table[1:]
+        table.mul_(2)
+    elif source == "nograd_view":
+        with lib.no_grad():
+            t = table[1:]
+    elif source == "plain":
+        t = lib.arange(20, dtype=f64).reshape(SHAPE)
+    else:
+        t = table.detach()
+    seen: list[Any] = []
+    mode = {"grad": contextlib.nullcontext, "no_grad": lib.no_grad,
+            "inference": lib.inference_mode}[program["mode"]]
+    out: dict[str, Any] = {}
+    try:
+        with mode():
+            v = t[program["first"]]
+            if program["second"] is not None and v.dim() >= 1 and v.shape[-1] == 5:
+                v = v[..., 1:] if program["second"] == () else v[(Ellipsis,) + (
+                    program["second"] if type(program["second"]) is tuple else (program["second"],))]
+    except (IndexError, RuntimeError) as exc:
+        return {"error": (type(exc).__name__, str(exc) if lib is jitgrad else None)}
+    out["shape"] = tuple(v.shape)
+    out["requires_grad"] = v.requires_grad
+    out["is_view"] = v._is_view()
+    out["base_is_root"] = v._base is (t if t._base is None else t._base)
+    if lib is jitgrad:
+        out["graph"] = graph_signature(v)
+    # (hooks only on views made with grad on, and not across a write to the base: jitgrad's
+    # retain_grad refuses a no_grad view, and keeps hooks across a rebase; see the report)
+    hooks = program["hooks"] and program["mode"] == "grad" and program["write"] != "base"
+    if hooks and v.requires_grad:
+        v.retain_grad()
+        v.register_hook(lambda g: seen.append(g.detach().numpy().copy()))
+    try:
+        if program["write"] == "mul_":
+            v.mul_(3.0)
+        elif program["write"] == "base":
+            with (lib.no_grad() if not table.requires_grad else contextlib.nullcontext()):
+                table.add_(1.0)
+    except RuntimeError as exc:
+        out["write_error"] = (type(exc).__name__, str(exc) if lib is jitgrad else None)
+    try:
+        out["versions"] = (v._version, t._version)
+        out["values"] = v.detach().numpy().tolist()
+        if v.requires_grad and v.numel():
+            loss = (v * v).sum() + (table * table).sum()
+            out["grad"] = lib.autograd.grad(loss, x, retain_graph=True, create_graph=True)[0] \
+                .detach().numpy().tolist()
+            if hooks:
+                loss.backward()
+                out["retained"] = None if v.grad is None else v.grad.numpy().tolist()
+                out["hooked"] = [g.tolist() for g in seen]
+    except RuntimeError as exc:  # a stale no_grad view read with grad on
+        out["late_error"] = (type(exc).__name__, str(exc) if lib is jitgrad else None)
+    if lib is jitgrad:  # (reading grad_fn of a stale no_grad view raises: jitgrad only)
+        try:
+            out["graph_after"] = graph_signature(v) if v.requires_grad else None
+        except RuntimeError as exc:
+            out["graph_after"] = str(exc)
+    return out
+
+
+def _compare(program: dict[str, Any]) -> None:
+    import torch
+
+    mode = view_replay(program["replay"])
+    with mode:
+        lean = run(jitgrad, program)
+    with mode, general_path():
+        general = run(jitgrad, program)
+    assert lean == general
+    theirs = run(torch, program)
+    for key in ("graph", "graph_after"):
+        lean.pop(key, None)
+    if "error" in lean:
+        assert lean["error"][0] == theirs["error"][0]
+        return
+    for key in ("write_error", "late_error"):
+        if key in lean or key in theirs:
+            assert lean[key][0] == theirs[key][0]
+            lean.pop(key), theirs.pop(key)
+    for key, value in lean.items():
+        if key in ("values", "grad", "retained", "hooked"):
+            np.testing.assert_allclose(np.asarray(value, dtype=float),
+                                       np.asarray(theirs[key], dtype=float), rtol=0, atol=0)
+        else:
+            assert value == theirs[key], key
+
+
+@settings(max_examples=budget(300), deadline=None)
+@given(programs())
+def test_plain_views_lean_vs_general_vs_pytorch(program: dict[str, Any]) -> None:
+    _compare(program)
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("index", [(3, 4), (slice(1, None), slice(2, None)), slice(1, -1),
+                                   (slice(None), None), -1, (None,), ()])
+@pytest.mark.parametrize("replay", [False, True])
+def test_common_plain_views(source: str, index: Any, replay: bool) -> None:
+    _compare({"source": source, "first": index, "second": None, "mode": "grad",
+              "write": "mul_", "replay": replay, "hooks": True})
+
+
+def test_lean_meta_has_every_slot_and_state() -> None:
+    x = jitgrad.randn(4, 5, requires_grad=True)
+    y = x * 2
+    rows = y[1:]
+    lean = [rows[2, None], x[0], y[:, None]]
+    with general_path():
+        general = [rows[2, None], x[0], y[:, None]]
+    for a, b in zip(lean, general):
+        sa, sb = meta_state(a), meta_state(b)
+        # (same structure; ids of the view objects themselves differ)
+        assert [n for n, _ in sa[2]] == [n for n, _ in sb[2]] == list(ViewMeta.__slots__)
+        assert a._view_meta.base is b._view_meta.base
+        assert a._view_meta.creation == b._view_meta.creation
+        assert a._view_meta.view_fn[-1][1] == b._view_meta.view_fn[-1][1]
+        assert a.grad_fn.name() == b.grad_fn.name()
+        assert graph_signature(a) == graph_signature(b)
+        for name in ("input_sizes", "_rel", "_rel_fn"):  # the node's own slots
+            assert getattr(a.grad_fn, name) == getattr(b.grad_fn, name), name
+        assert a.grad_fn.rel == b.grad_fn.rel
+        assert a.grad_fn.__dict__ == b.grad_fn.__dict__ == {}
+        for name in Tensor.__slots__:  # every slot set, as Tensor._make sets it
+            if name in ("__weakref__", "_grad_fn", "_view_meta"):
+                continue
+            assert getattr(a, name) is getattr(b, name) or getattr(a, name) == getattr(b, name), name
+        assert a.grad_fn.input_metadata == b.grad_fn.input_metadata
+        assert a.grad_fn.sequence_nr < b.grad_fn.sequence_nr
+
+
+def test_sequence_numbers_as_general_path() -> None:
+    """The view's node takes the next sequence number, as on the general path (also when
+    its leaf gets its AccumulateGrad on this first use)."""
+    numbers = []
+    for path in (contextlib.nullcontext, general_path):
+        y = jitgrad.randn(3, requires_grad=True) * 1.0
+        x = jitgrad.randn(4, 5, requires_grad=True)
+        with path():
+            v = x[1:, 2]
+        numbers.append(v.grad_fn._sequence_nr() - y.grad_fn._sequence_nr())
+    assert numbers == [1, 1]
+
+
+def test_anomaly_mode_records_view_creation() -> None:
+    x = jitgrad.randn(4, 5, requires_grad=True)
+    with jitgrad.autograd.detect_anomaly():
+        v = x[1:, 2]
+    assert v.grad_fn.metadata  # where the node was created (Node.__init__'s anomaly trace)
