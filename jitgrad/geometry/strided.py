@@ -48,14 +48,23 @@ def numel(sizes: Sequence[int]) -> int:
 
 
 def _numel_overflows(sizes: Sequence[int]) -> bool:
-    """PyTorch multiplies sizes left to right in int64 and fails on overflow, even when a
-    later size is 0."""
+    """PyTorch's ``safe_compute_numel``: sizes multiplied left to right in uint64 must not
+    overflow it, even when a later size is 0, and the product must fit in int64
+    (``(2, 2**62, 0)`` is fine, ``(2**62, 4, 0)`` and ``(2, 2**62)`` are not)."""
     n = 1
     for s in sizes:
         n *= s
-        if n >= 2**63:
+        if n >= 2**64:
             return True
-    return False
+    return n >= 2**63
+
+
+def check_numel(op: str, sizes: Sequence[int]) -> None:
+    """Refuse sizes whose element count PyTorch cannot compute (``_numel_overflows``)."""
+    if _numel_overflows(sizes):
+        raise RuntimeError(f"{op}: the product of sizes {list(sizes)} overflows (taken left to "
+                           "right in uint64, as PyTorch does); expected every partial product "
+                           "below 2**64 and the whole below 2**63")
 
 
 def contiguous_strides(sizes: Sequence[int]) -> tuple[int, ...]:
@@ -129,9 +138,7 @@ def check_in_bounds(
     if max((*sizes, *strides, offset), default=0) >= 2**63:  # PyTorch: TypeError on parsing
         raise RuntimeError(f"{op}: sizes {list(sizes)}, strides {list(strides)} and storage "
                            f"offset {offset} must each be below 2**63 (they are int64)")
-    if _numel_overflows(sizes):  # as PyTorch: every element count must fit in int64
-        raise RuntimeError(f"{op}: the product of sizes {list(sizes)} overflows int64 (taken "
-                           "left to right, as PyTorch does); expected it below 2**63 throughout")
+    check_numel(op, sizes)
     needed = required_storage(sizes, strides, offset)
     if needed > storage_size:
         raise RuntimeError(

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from .broadcast import infer_size
 from .strided import (
-    _numel_overflows,
+    check_numel,
     Geometry,
     as_int,
     as_int_tuple,
@@ -212,9 +212,7 @@ def expand(g: Geometry, shape: Ints) -> Geometry:
         if target < 0:
             raise RuntimeError(f"expand: got a negative size {target} in {list(shape)}")
         sizes[i], strides[i] = target, stride
-    if _numel_overflows(sizes):  # as PyTorch: every element count must fit in int64
-        raise RuntimeError(f"expand: the product of sizes {sizes} overflows int64 (taken left "
-                           "to right, as PyTorch does); expected it below 2**63 throughout")
+    check_numel("expand", sizes)
     return Geometry(tuple(sizes), tuple(strides), g.storage_offset)
 
 

@@ -292,3 +292,26 @@ def test_numpy_of_a_view_numpy_cannot_hold(geometry):
         view.numpy()
     fits = jitgrad.from_numpy(np.arange(4.0)).as_strided((2**59,), (0,), 1).numpy()
     assert fits.shape == (2**59,) and fits.strides == (0,) and fits[2**59 - 1] == 1.0
+
+
+NUMEL_EDGES = [(2, 2**62, 0), (0, 2**62, 4), (2**62, 4, 0), (4, 2**62, 1), (2, 2**62, 1), (2, 2**62),
+               (3, 2**62, 0), (2**63 - 1, 2, 0), (2**63 - 1, 3, 0)]
+
+
+@pytest.mark.parametrize("sizes", NUMEL_EDGES)
+@pytest.mark.parametrize("how", ["as_strided", "expand"])
+def test_element_count_overflow_is_pytorchs(how: str, sizes: tuple[int, ...]) -> None:
+    """PyTorch's safe_compute_numel: partial products in uint64 (below 2**64, even when a
+    later size is 0), the whole below 2**63 — accepted and refused alike."""
+    outcomes = []
+    for L in (jitgrad, torch):
+        base = L.zeros(4)
+        try:
+            if how == "as_strided":
+                base.as_strided(sizes, (0,) * len(sizes))
+            else:
+                base[:1].reshape((1,) * len(sizes)).expand(*sizes)
+            outcomes.append(None)
+        except RuntimeError as exc:
+            outcomes.append(type(exc))
+    assert outcomes[0] == outcomes[1]
