@@ -16,15 +16,22 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+FUZZ_SCALE = float(os.environ.get("JITGRAD_FUZZ_SCALE", "1"))
+
+# The default suite (what CI runs) draws the same Hypothesis examples on every run, so a
+# failure there is a change's doing and reproduces; the fuzz runs (``tasks.py test-slow``,
+# JITGRAD_FUZZ_SCALE > 1, or JITGRAD_FUZZ_RANDOM=1) draw new ones each time to find new bugs.
+EXPLORE = FUZZ_SCALE > 1 or os.environ.get("JITGRAD_FUZZ_RANDOM") == "1"
+
 settings.register_profile(
     "jitgrad",
-    database=DirectoryBasedExampleDatabase(str(Path(__file__).parent / ".hypothesis-db")),
+    # (failures found while exploring are kept and replayed by the next exploring run)
+    database=DirectoryBasedExampleDatabase(str(Path(__file__).parent / ".hypothesis-db")) if EXPLORE else None,
     deadline=None,
+    derandomize=not EXPLORE,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile("jitgrad")
-
-FUZZ_SCALE = float(os.environ.get("JITGRAD_FUZZ_SCALE", "1"))
 
 
 def budget(n: int) -> int:
