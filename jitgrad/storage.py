@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,26 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 # the command-line programs (the bench's scenarios, the demos) use the library as a user
 # does: the walk to the user's frame in ``Storage.bump`` stops at theirs
 _CLI_DIR = os.path.join(_PACKAGE_DIR, "cli") + os.sep
+
+
+def library_file(name: str) -> bool:
+    """Whether a frame of file ``name`` is jitgrad's own, not its user's. The command-line
+    programs (the bench's scenarios, the demos) use the library as a user does: theirs are
+    user frames."""
+    return name.startswith(_PACKAGE_DIR) and not name.startswith(_CLI_DIR)
+
+
+def user_frame(skip: int = 1) -> FrameType | None:
+    """The innermost frame outside jitgrad (``library_file``), looking from ``skip`` frames
+    above the caller (1: the caller's caller) outwards; None if there is none."""
+    frame: FrameType | None = sys._getframe(skip + 1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        # (library_file, inlined: this walk runs on every in-place write)
+        if not name.startswith(_PACKAGE_DIR) or name.startswith(_CLI_DIR):
+            return frame
+        frame = frame.f_back
+    return None
 
 
 class OutOfMemoryError(RuntimeError, MemoryError):
@@ -195,12 +216,7 @@ class Storage:
             counter = self._counter = VersionCounter()
         counter.value += 1
         counter._op = op
-        frame = sys._getframe(skip)  # the innermost caller outside the jitgrad package
-        while frame is not None:
-            name = frame.f_code.co_filename
-            if not name.startswith(_PACKAGE_DIR) or name.startswith(_CLI_DIR):
-                break
-            frame = frame.f_back  # type: ignore[assignment]
+        frame = user_frame(skip)
         if frame is None:
             counter._file = None
         else:

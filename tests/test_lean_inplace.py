@@ -459,6 +459,27 @@ def test_writes_in_the_command_line_programs_name_their_line() -> None:
         assert where.endswith(f"bench_small_ops.py:{op.__code__.co_firstlineno}")
 
 
+def test_every_walk_to_the_users_frame_stops_in_the_command_line_programs() -> None:
+    """One rule for "the user's frame" (``storage.library_file``): version errors, anomaly
+    mode's creation trace and the compiler's line all stop in jitgrad/cli, and skip the rest
+    of the package."""
+    import os
+
+    from jitgrad import storage
+    from jitgrad.cli import bench_small_ops
+
+    package = os.path.dirname(jitgrad.__file__)
+    assert storage.library_file(os.path.join(package, "ops", "inplace.py"))
+    assert not storage.library_file(bench_small_ops.__file__)
+    assert not storage.library_file(__file__)
+    assert storage.user_frame(0).f_code is test_every_walk_to_the_users_frame_stops_in_the_command_line_programs.__code__
+    op = bench_small_ops._setitem_grad(jitgrad)
+    with jitgrad.autograd.detect_anomaly():
+        op()
+        written = max((c.cell_contents for c in op.__closure__), key=lambda t: t.numel())
+    assert written.grad_fn.metadata["created_at"].endswith(f"bench_small_ops.py:{op.__code__.co_firstlineno}")
+
+
 def test_a_view_written_into_its_own_place() -> None:
     """``t[i] = t[i]`` (how ``t[i] += x`` ends): a write with nothing to move, as on the
     general path and in PyTorch (version, graph, gradients, errors)."""

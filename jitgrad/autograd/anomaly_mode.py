@@ -26,7 +26,7 @@ from typing import Any, Callable, TypeVar
 
 import numpy as np
 
-from ..storage import _PACKAGE_DIR
+from ..storage import library_file
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -104,7 +104,7 @@ def user_frames() -> list[tuple[str, int, str]]:
     frame = sys._getframe(1)
     while frame is not None and len(frames) < _TRACEBACK_FRAMES:
         code = frame.f_code
-        if not code.co_filename.startswith(_PACKAGE_DIR):
+        if not library_file(code.co_filename):
             frames.append((code.co_filename, frame.f_lineno, code.co_name))
         frame = frame.f_back  # type: ignore[assignment]
     frames.reverse()

@@ -11,13 +11,12 @@ float32: one per program).
 from __future__ import annotations
 
 import math
-import sys
 from threading import get_ident
 from typing import Any, Sequence
 
 import numpy as np
 
-from ..storage import _PACKAGE_DIR
+from ..storage import user_frame
 from ..tensor import Tensor
 from . import _interp_jit as K
 
@@ -61,9 +60,7 @@ class DataDependentError(RuntimeError):
 
 def user_line() -> str:
     """``file:line: code`` of the innermost frame outside jitgrad (the user's line)."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame = frame.f_back  # type: ignore[assignment]
+    frame = user_frame(1)
     if frame is None:
         return "<unknown>"
     import linecache
