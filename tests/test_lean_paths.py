@@ -320,6 +320,27 @@ def test_logsumexp_lean_path_is_the_general_path(data: st.DataObject) -> None:
         np.testing.assert_array_equal(shortcut.numpy(), general_formula.detach().numpy())
 
 
+@pytest.mark.parametrize("n", [1, 3, 16, 17])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logsumexp_of_a_few_elements_takes_the_max_in_python(n: int, dtype: str) -> None:
+    """Up to 16 elements the lean path takes the max with Python's ``max`` (a nan falls
+    back to NumPy's): with nans, infinities of both signs and zeros of both signs, the
+    general path's bits and PyTorch's values."""
+    rng = np.random.default_rng(n)
+    specials = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1e30, -1e-30]
+    for trial in range(40):
+        values = rng.standard_normal(n) * 10
+        for i in range(n):
+            if rng.integers(0, 3) == 0:
+                values[i] = specials[rng.integers(0, len(specials))]
+        x = jitgrad.tensor(values, dtype=getattr(jitgrad, dtype), requires_grad=True)
+        lean, slow = _both(lambda: jitgrad.logsumexp(x, 0))
+        _check_pair(lean, slow)
+        _same(jitgrad.autograd.grad(lean, x)[0], jitgrad.autograd.grad(slow, x)[0])
+        theirs = torch.logsumexp(torch.tensor(values, dtype=getattr(torch, dtype)), 0)
+        np.testing.assert_allclose(lean.item(), theirs.item(), rtol=1e-6 if dtype == "float32" else 1e-14)
+
+
 def test_logsumexp_lean_path_matches_pytorch() -> None:
     values = np.array([0.5, -1.0, 2.0])
     for extra in (0.0, math.inf, -math.inf):

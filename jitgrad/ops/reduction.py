@@ -7,6 +7,7 @@ through all of them.
 
 from __future__ import annotations
 
+import builtins
 import numbers
 from typing import Any, NamedTuple, Sequence
 
@@ -414,20 +415,32 @@ class LogsumexpBackward0(SavingNode):
 
 
 _INF = float("inf")
+_py_max, _py_sum = builtins.max, builtins.sum  # (this module defines ``max`` and ``sum``)
 
 
 def _lean_logsumexp(self: Tensor, keepdim: bool) -> Tensor | None:
     """``logsumexp`` of a non-empty 1-D tensor on the lean path (Note [Lean elementwise path]
-    in ``operands.py``): the general path's steps on the flat buffer, with the max a NumPy
-    scalar, into the result's own buffer (the same operations, so the same bits)."""
+    in ``operands.py``): the general path's steps on the flat buffer, with the max a scalar,
+    into the result's own buffer (the same operations, so the same bits)."""
     x = lean_data(self)
-    if x is None or len(self._sizes) != 1 or not self._sizes[0]:
+    if x is None:
         return None
+    m = None
+    if len(x) <= 16:
+        # a few elements: the max as a Python float, cheaper than a ufunc's reduction and
+        # equal to it (a zero's sign may differ, which no later step can tell) unless there
+        # is a nan, which Python's ``max`` does not propagate (the sum is nan then, as it is
+        # for ``inf - inf``, whose max is inf either way)
+        elements = x.tolist()
+        total = _py_sum(elements)
+        if total == total:
+            m = _py_max(elements)
+    if m is None:
+        m = np.maximum.reduce(x)
+    if m == _INF or m == -_INF:  # np.isinf, without a ufunc call on a scalar
+        m = 0.0
     token = QUIET.set(IGNORE_ALL)
     try:
-        m = np.maximum.reduce(x)
-        if m == _INF or m == -_INF:  # np.isinf, without a ufunc call on a scalar
-            m = x.dtype.type(0)
         shifted = x - m
         values = np.add.reduce(np.exp(shifted, out=shifted), keepdims=True)
         np.log(values, out=values)
@@ -473,7 +486,7 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     if dim.__class__ is int:
         ndim = len(self._sizes)
         d = 0  # the dim reduced: the node's dims are set when not the class default (0,)
-        if ndim == 1 and (dim == 0 or dim == -1):
+        if ndim == 1 and (dim == 0 or dim == -1) and self._sizes[0]:
             out = _lean_logsumexp(self, keepdim)
         elif ndim > 1 and -ndim <= dim < ndim:
             d = dim % ndim

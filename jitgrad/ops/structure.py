@@ -145,6 +145,18 @@ class CatBackward0(Node):
         return tuple(out)
 
 
+class StackBackward0(Node):
+    """Input ``i``'s gradient is ``grad.select(dim, i)``."""
+
+    dim: int = 0  # set on the node when the join was along another dim (no __init__ call)
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        assert g is not None
+        n = len(self.next_functions)
+        return tuple(select(g, self.dim, i) if self.needs_input_grad(i) else None for i in range(n))
+
+
 def _cat_node(dim: int, sizes: tuple[tuple[int, ...], ...]) -> CatBackward0:
     node = CatBackward0()
     node.sizes = sizes
@@ -177,23 +189,25 @@ def _result_dtype(tensors: Sequence[Tensor]) -> Any:
 def _lean_join(tensors: Any, stacked: bool, dim: Any) -> Tensor | None:
     """``cat(tensors, dim)`` or ``stack(tensors, dim)`` along their first dim (``dim`` 0, or
     -1 when that is the first: 1-D inputs to ``cat``, 0-d ones to ``stack``) on the lean
-    path (Note [Lean elementwise path] in ``operands.py``): a list or tuple of tensors of one
-    floating dtype, each contiguous, of one shape (``cat``: one number of dimensions, at
-    least one, and one shape after the first). Their flat buffers, concatenated, are the
-    result's buffer. None otherwise (the general path then checks, promotes and raises as
-    PyTorch)."""
+    path (Note [Lean elementwise path] in ``operands.py``), its node recorded: a list or
+    tuple of tensors of one floating dtype, each contiguous, of one shape (``cat``: one
+    number of dimensions, at least one, and one shape after the first). Their flat buffers
+    (0-d ones: their elements, without an array each), concatenated, are the result's
+    buffer. None otherwise (the general path then checks, promotes and raises as PyTorch)."""
     if (tensors.__class__ is not list and tensors.__class__ is not tuple) or not tensors \
-            or dim.__class__ is not int:
+            or dim.__class__ is not int or _tracing.ACTIVE is not None:
         return None
     first = tensors[0]
-    if first.__class__ is not Tensor or _tracing.ACTIVE is not None:
+    if first.__class__ is not Tensor:
         return None
     sizes = first._sizes
     if dim != 0 and (dim != -1 or len(sizes) + stacked != 1):
         return None
     dtype = first._storage.buffer.dtype
-    if not sizes:  # scalars (stack only): element by element, without an array per input
-        if not stacked or dtype not in operands.LEAN_DTYPES:
+    if dtype not in operands.LEAN_DTYPES:
+        return None
+    if not sizes:  # scalars (stack only): element by element
+        if not stacked:
             return None
         values = np.empty(len(tensors), dtype)
         k = 0
@@ -205,27 +219,64 @@ def _lean_join(tensors: Any, stacked: bool, dim: Any) -> Tensor | None:
                 return None
             values[k] = buffer[t._offset]
             k += 1
-        return fresh_result(values, (k,), (1,))
-    if dtype not in operands.LEAN_DTYPES:
-        return None
+        out = fresh_result(values, (k,), (1,))
+    else:
+        arrays = _lean_buffers(tensors, sizes, dtype)
+        if arrays is not None:  # one shape
+            n = len(tensors)
+            shape = (n,) + sizes if stacked else (sizes[0] * n,) + sizes[1:]
+            shapes = (sizes,) * n
+        elif stacked:
+            return None
+        else:  # cat of several lengths along dim 0
+            arrays = _lean_parts(tensors, sizes, dtype)
+            if arrays is None:
+                return None
+            shapes = tuple([t._sizes for t in tensors])
+            total = 0
+            for shape in shapes:
+                total += shape[0]
+            shape = (total,) + sizes[1:]
+        out = fresh_result(np.concatenate(arrays), shape, layout(shape)[0])
+    if needs_grad(*tensors):
+        record(StackBackward0() if stacked else _cat_node(0, shapes), tensors, (out,))
+    return out
+
+
+def _lean_buffers(tensors: Sequence[Any], sizes: tuple[int, ...], dtype: Any) -> list[np.ndarray] | None:
+    """The flat elements of each of ``tensors`` when all are contiguous tensors of ``sizes``
+    and ``dtype`` (``lean_data``, inlined: the dtype is tested once); None otherwise."""
+    strides, n = _LAYOUTS.get(sizes) or layout(sizes)
     arrays = []
-    total = 0
-    for t in tensors:  # (lean_data, inlined: the dtype is tested once)
+    for t in tensors:
+        if t.__class__ is not Tensor:
+            return None
+        buffer = t._storage.buffer
+        if buffer.dtype is not dtype or t._strides != strides or t._sizes != sizes:
+            return None
+        start = t._offset
+        arrays.append(buffer if start == 0 and buffer.shape[0] == n else buffer[start:start + n])
+    return arrays
+
+
+def _lean_parts(tensors: Sequence[Any], sizes: tuple[int, ...], dtype: Any) -> list[np.ndarray] | None:
+    """``_lean_buffers`` for ``cat``'s tensors of one shape but for their first dim."""
+    arrays = []
+    ndim = len(sizes)
+    rest = sizes[1:]
+    for t in tensors:
         if t.__class__ is not Tensor:
             return None
         buffer = t._storage.buffer
         shape = t._sizes
-        if buffer.dtype is not dtype or (
-            shape != sizes and (stacked or len(shape) != len(sizes) or shape[1:] != sizes[1:])):
+        if buffer.dtype is not dtype or len(shape) != ndim or shape[1:] != rest:
             return None
         strides, n = _LAYOUTS.get(shape) or layout(shape)
         if t._strides != strides:
             return None
         start = t._offset
         arrays.append(buffer if start == 0 and buffer.shape[0] == n else buffer[start:start + n])
-        total += shape[0]
-    shape = (len(tensors),) + sizes if stacked else (total,) + sizes[1:]
-    return fresh_result(np.concatenate(arrays), shape, layout(shape)[0])
+    return arrays
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -233,8 +284,6 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     1-D tensors of size 0 are skipped whatever their shape partners are."""
     out = _lean_join(tensors, False, dim)
     if out is not None:
-        if needs_grad(*tensors):
-            record(_cat_node(0, tuple([t._sizes for t in tensors])), tensors, (out,))
         return out
     tensors = _tensor_list("cat", tensors)
     if not tensors:
@@ -273,24 +322,10 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     return out
 
 
-class StackBackward0(Node):
-    """Input ``i``'s gradient is ``grad.select(dim, i)``."""
-
-    dim: int = 0  # set on the node when the join was along another dim (no __init__ call)
-
-    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        g = grads[0]
-        assert g is not None
-        n = len(self.next_functions)
-        return tuple(select(g, self.dim, i) if self.needs_input_grad(i) else None for i in range(n))
-
-
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join equally shaped tensors along a new dimension ``dim`` (dtypes are promoted)."""
     out = _lean_join(tensors, True, dim)
     if out is not None:
-        if needs_grad(*tensors):
-            record(StackBackward0(), tensors, (out,))
         return out
     tensors = _tensor_list("stack", tensors)
     if not tensors:
