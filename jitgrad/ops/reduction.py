@@ -440,11 +440,8 @@ def _lean_logsumexp(self: Tensor, keepdim: bool) -> Tensor | None:
     if m == _INF or m == -_INF:  # np.isinf, without a ufunc call on a scalar
         m = 0.0
     token = QUIET.set(IGNORE_ALL)
-    try:
-        shifted = x - m
-        values = np.add.reduce(np.exp(shifted, out=shifted), keepdims=True)
-        np.log(values, out=values)
-        values += m
+    try:  # (new arrays: NumPy writes into a one-element array in place more slowly)
+        values = np.log(np.add.reduce(np.exp(x - m), keepdims=True)) + m
     finally:
         QUIET.reset(token)
     return fresh_result(values, (1,), (1,)) if keepdim else fresh_result(values, (), ())
@@ -472,9 +469,7 @@ def _lean_logsumexp_dim(self: Tensor, d: int, keepdim: bool) -> Tensor | None:
         if infinite:  # _shifted's where
             m = np.where(np.isinf(m), 0, m).astype(x.dtype)
         shifted = x - m
-        values = np.add.reduce(np.exp(shifted, out=shifted), d, None, None, True)
-        np.log(values, out=values)
-        values += m
+        values = np.log(np.add.reduce(np.exp(shifted, out=shifted), d, None, None, True)) + m
     finally:
         QUIET.reset(token)
     shape = sizes[:d] + ((1,) if keepdim else ()) + sizes[d + 1:]
