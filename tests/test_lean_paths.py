@@ -284,6 +284,39 @@ def test_stack_and_cat_lean_path_match_pytorch() -> None:
             np.testing.assert_array_equal(o.grad.numpy(), th.grad.numpy())
 
 
+def test_cat_lean_path_with_repeated_and_empty_inputs() -> None:
+    """One tensor several times, with legacy empty 1-D inputs among them (their gradient is
+    empty): the node's sizes and skipped inputs as the general path's, gradients as
+    PyTorch's."""
+    for pieces in (["a", "e", "a"], ["a", "a", "a"], ["e", "a"], ["e", "e"], ["a", "b", "a"]):
+        results = []
+        for lean in (True, False):
+            with contextlib.nullcontext() if lean else general():
+                a = jitgrad.tensor([1.0, -2.0], requires_grad=True)
+                b = jitgrad.tensor([3.0], requires_grad=True)
+                e = jitgrad.zeros(0, requires_grad=True)
+                named = {"a": a * 1.0, "b": b * 1.0, "e": e * 1.0}
+                r = jitgrad.cat([named[p] for p in pieces])
+                up = jitgrad.arange(r.numel(), dtype=r.dtype) + 1.0
+                results.append((r, jitgrad.autograd.grad(r, [a, b, e], up, allow_unused=True)))
+        ta = torch.tensor([1.0, -2.0], dtype=torch.float64, requires_grad=True)
+        tb = torch.tensor([3.0], dtype=torch.float64, requires_grad=True)
+        te = torch.zeros(0, dtype=torch.float64, requires_grad=True)
+        named_t = {"a": ta * 1.0, "b": tb * 1.0, "e": te * 1.0}
+        rt = torch.cat([named_t[p] for p in pieces])
+        gt = torch.autograd.grad(rt, [ta, tb, te], torch.arange(rt.numel(), dtype=rt.dtype) + 1.0,
+                                 allow_unused=True)
+        (r_lean, g_lean), (r_slow, g_slow) = results
+        _same(r_lean, r_slow)
+        assert r_lean.grad_fn.sizes == r_slow.grad_fn.sizes
+        assert r_lean.grad_fn.skipped == r_slow.grad_fn.skipped
+        for x, y, z in zip(g_lean, g_slow, gt):
+            assert (x is None) == (y is None) == (z is None)
+            if x is not None:
+                _same(x, y)
+                np.testing.assert_array_equal(x.numpy(), z.numpy())
+
+
 def test_join_errors_unchanged() -> None:
     a = jitgrad.ones(2)
     with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size"):

@@ -461,8 +461,8 @@ def _lean_logsumexp_dim(self: Tensor, d: int, keepdim: bool) -> Tensor | None:
     try:
         m = np.maximum.reduce(x, d, None, None, True)
         if m.size <= 64:  # a few maxima: Python's test is cheaper than a ufunc's
-            maxima = m.ravel().tolist()
-            infinite = _INF in maxima or -_INF in maxima
+            total = _py_sum(m.ravel().tolist())
+            infinite = total - total != 0  # (or a nan: then the where changes nothing)
         else:
             total = np.add.reduce(m, None)
             infinite = total - total != 0  # (or a nan: then the where changes nothing)

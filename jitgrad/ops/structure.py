@@ -226,6 +226,7 @@ def _lean_join(tensors: Any, stacked: bool, dim: Any) -> Tensor | None:
             n = len(tensors)
             shape = (n,) + sizes if stacked else (sizes[0] * n,) + sizes[1:]
             shapes = (sizes,) * n
+            one_shape = True
         elif stacked:
             return None
         else:  # cat of several lengths along dim 0
@@ -233,13 +234,21 @@ def _lean_join(tensors: Any, stacked: bool, dim: Any) -> Tensor | None:
             if arrays is None:
                 return None
             shapes = tuple([t._sizes for t in tensors])
+            one_shape = False
             total = 0
             for shape in shapes:
                 total += shape[0]
             shape = (total,) + sizes[1:]
         out = fresh_result(np.concatenate(arrays), shape, layout(shape)[0])
     if needs_grad(*tensors):
-        record(StackBackward0() if stacked else _cat_node(0, shapes), tensors, (out,))
+        if stacked:
+            node: Node = StackBackward0()
+        elif one_shape and sizes[0]:  # not legacy empty 1-D inputs: _cat_node's check not needed
+            node = CatBackward0()
+            node.sizes = shapes
+        else:
+            node = _cat_node(0, shapes)
+        record(node, tensors, (out,))
     return out
 
 
