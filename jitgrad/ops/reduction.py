@@ -457,9 +457,10 @@ def _lean_logsumexp_dim(self: Tensor, d: int, keepdim: bool) -> Tensor | None:
     if x is None or not sizes[d] or len(x) == 0:
         return None
     x = x.reshape(sizes)
+    kept = d != 0  # (maxima and sums over the first dim broadcast against it as they are)
     token = QUIET.set(IGNORE_ALL)
     try:
-        m = np.maximum.reduce(x, d, None, None, True)
+        m = np.maximum.reduce(x, d, None, None, kept)
         if m.size <= 64:  # a few maxima: Python's test is cheaper than a ufunc's
             total = _py_sum(m.ravel().tolist())
             infinite = total - total != 0  # (or a nan: then the where changes nothing)
@@ -469,11 +470,11 @@ def _lean_logsumexp_dim(self: Tensor, d: int, keepdim: bool) -> Tensor | None:
         if infinite:  # _shifted's where
             m = np.where(np.isinf(m), 0, m).astype(x.dtype)
         shifted = x - m
-        values = np.log(np.add.reduce(np.exp(shifted, out=shifted), d, None, None, True)) + m
+        values = np.log(np.add.reduce(np.exp(shifted, out=shifted), d, None, None, kept)) + m
     finally:
         QUIET.reset(token)
     shape = sizes[:d] + ((1,) if keepdim else ()) + sizes[d + 1:]
-    return fresh_result(values.ravel(), shape, layout(shape)[0])
+    return fresh_result(values if values.ndim == 1 else values.ravel(), shape, layout(shape)[0])
 
 
 def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
