@@ -374,6 +374,33 @@ def test_logsumexp_of_a_few_elements_takes_the_max_in_python(n: int, dtype: str)
         np.testing.assert_allclose(lean.item(), theirs.item(), rtol=1e-6 if dtype == "float32" else 1e-14)
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 16, 17])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax_of_a_few_elements_in_python_is_the_general_path(op: str, n: int, dtype: str) -> None:
+    """Up to 16 elements the lean softmax takes the max with Python's ``max`` and the
+    reciprocal of the sum as a Python float (float32's too: rounded from float64's, it is
+    float32's own quotient): with nans, infinities, zeros of both signs and ordinary
+    values, the general path's bits and PyTorch's values."""
+    rng = np.random.default_rng(10 * n + len(op))
+    specials = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1e30, -1e-30]
+    for trial in range(60):
+        values = rng.standard_normal(n) * 10.0 ** int(rng.integers(-3, 4))
+        if trial % 2:
+            for i in range(n):
+                if rng.integers(0, 3) == 0:
+                    values[i] = specials[rng.integers(0, len(specials))]
+        x = jitgrad.tensor(values, dtype=getattr(jitgrad, dtype), requires_grad=True)
+        lean, slow = _both(lambda: getattr(jitgrad, op)(x, 0))
+        _check_pair(lean, slow)
+        up = jitgrad.tensor(rng.standard_normal(n), dtype=getattr(jitgrad, dtype))
+        _same(jitgrad.autograd.grad(lean, x, up)[0], jitgrad.autograd.grad(slow, x, up)[0])
+        theirs = getattr(torch, op)(torch.tensor(values, dtype=getattr(torch, dtype)), 0)
+        np.testing.assert_allclose(lean.detach().numpy(), theirs.numpy(),
+                                   rtol=1e-5 if dtype == "float32" else 1e-12,
+                                   atol=1e-5 if dtype == "float32" else 1e-12)
+
+
 def test_logsumexp_lean_path_matches_pytorch() -> None:
     values = np.array([0.5, -1.0, 2.0])
     for extra in (0.0, math.inf, -math.inf):

@@ -418,6 +418,20 @@ _INF = float("inf")
 _py_max, _py_sum = builtins.max, builtins.sum  # (this module defines ``max`` and ``sum``)
 
 
+def _few_max(x: np.ndarray) -> float | None:
+    """The max of a 1-D array of at most 16 elements as a Python float: cheaper than a
+    ufunc's reduction, and equal to it (with or without ``initial=-inf``) but for the sign
+    of a zero, which none of the softmax family's later steps can tell (a max of either
+    zero gives a sum of at least 2 when both are there). None for more elements, and for a
+    nan, which Python's ``max`` does not propagate (the sum is nan then, as it is for
+    ``inf - inf``, whose max is inf either way)."""
+    if len(x) > 16:
+        return None
+    elements = x.tolist()
+    total = _py_sum(elements)
+    return _py_max(elements) if total == total else None
+
+
 def _lean_logsumexp(self: Tensor, keepdim: bool) -> Tensor | None:
     """``logsumexp`` of a non-empty 1-D tensor on the lean path (Note [Lean elementwise path]
     in ``operands.py``): the general path's steps on the flat buffer, with the max a scalar,
@@ -425,16 +439,7 @@ def _lean_logsumexp(self: Tensor, keepdim: bool) -> Tensor | None:
     x = lean_data(self)
     if x is None:
         return None
-    m = None
-    if len(x) <= 16:
-        # a few elements: the max as a Python float, cheaper than a ufunc's reduction and
-        # equal to it (a zero's sign may differ, which no later step can tell) unless there
-        # is a nan, which Python's ``max`` does not propagate (the sum is nan then, as it is
-        # for ``inf - inf``, whose max is inf either way)
-        elements = x.tolist()
-        total = _py_sum(elements)
-        if total == total:
-            m = _py_max(elements)
+    m = _few_max(x)
     if m is None:
         m = np.maximum.reduce(x)
     if m == _INF or m == -_INF:  # np.isinf, without a ufunc call on a scalar
@@ -526,9 +531,7 @@ class SoftmaxBackward0(SavingNode):
     """``y * (grad - sum(grad * y, dim))`` with ``y`` the softmax (PyTorch's
     ``_softmax_backward_data``)."""
 
-    def __init__(self, dim: int) -> None:
-        super().__init__()
-        self.dim = dim
+    dim: int = 0  # the softmax's dim: set on the node when another (no __init__ call)
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         (y,) = self.unpack()
@@ -540,9 +543,7 @@ class SoftmaxBackward0(SavingNode):
 class LogSoftmaxBackward0(SavingNode):
     """``grad - exp(y) * sum(grad, dim)`` with ``y`` the log-softmax."""
 
-    def __init__(self, dim: int) -> None:
-        super().__init__()
-        self.dim = dim
+    dim: int = 0  # the softmax's dim: set on the node when another (no __init__ call)
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         (y,) = self.unpack()
@@ -575,7 +576,9 @@ def _softmax_out(
     else:
         out = from_result(values.reshape(self._sizes), self.dtype)
     if needs_grad(self):
-        node = node_type(d)  # type: ignore[call-arg]
+        node = node_type()
+        if d:
+            node.dim = d  # type: ignore[attr-defined]
         record(node, (self,), (out,))
         node.save(out, outputs=(out,))
     return out
@@ -598,14 +601,28 @@ def _softmax_operand(op: str, self: Tensor, dim: Any, dtype: Any) -> tuple[Tenso
     return self, self.numpy().reshape(self._sizes or (1,)), d, False
 
 
+def _softmax_max(x: np.ndarray, d: int, lean: bool) -> Any:
+    """The max along ``d`` (kept as size 1): a Python float for a few elements on the lean
+    path (``_few_max``), else ``np.max`` with ``initial=-inf``, undispatched."""
+    m = _few_max(x) if lean and x.ndim == 1 else None
+    return np.maximum.reduce(x, d, None, None, True, -np.inf) if m is None else m
+
+
 def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x), dim)``, computed after subtracting the max along ``dim``."""
     self, x, d, lean = _softmax_operand("softmax", self, dim, dtype)
     token = QUIET.set(IGNORE_ALL)  # (nan and inf silently, as PyTorch)
     try:
-        # (np.max and np.sum, undispatched)
-        e = np.exp(x - np.maximum.reduce(x, d, None, None, True, -np.inf))
-        values = e * (1 / np.add.reduce(e, d, None, None, True))  # PyTorch multiplies too
+        e = np.exp(x - _softmax_max(x, d, lean))
+        values = None
+        if lean and x.ndim == 1:
+            # the reciprocal of the sum in Python (float32's too: a float32 quotient rounded
+            # from float64's is float32's own), saving an array; NumPy's for a nan sum
+            total = np.add.reduce(e).item()
+            if total > 0:
+                values = e * (1 / total)
+        if values is None:
+            values = e * (1 / np.add.reduce(e, d, None, None, True))  # PyTorch multiplies too
     finally:
         QUIET.reset(token)
     return _softmax_out(SoftmaxBackward0, self, d, values, lean)
@@ -616,7 +633,7 @@ def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     self, x, d, lean = _softmax_operand("log_softmax", self, dim, dtype)
     token = QUIET.set(IGNORE_ALL)
     try:
-        shifted = x - np.maximum.reduce(x, d, None, None, True, -np.inf)
+        shifted = x - _softmax_max(x, d, lean)
         values = shifted - np.log(np.add.reduce(np.exp(shifted), d, None, None, True))
     finally:
         QUIET.reset(token)
