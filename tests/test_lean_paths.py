@@ -246,6 +246,18 @@ def _join_inputs(data: st.DataObject, stacked: bool) -> list[Any]:
     return out
 
 
+def _same_join_grads(lean: Any, slow: Any, tensors: list[Any]) -> None:
+    """The gradients of a join's lean and general results for the inputs that require grad."""
+    leaves = [t for t in tensors if t.requires_grad]
+    up = jitgrad.arange(lean.numel(), dtype=lean.dtype).reshape(lean.shape)
+    ga = jitgrad.autograd.grad(lean, leaves, up, allow_unused=True)
+    gb = jitgrad.autograd.grad(slow, leaves, up, allow_unused=True)
+    for a, b in zip(ga, gb):
+        assert (a is None) == (b is None)
+        if a is not None:
+            _same(a, b)
+
+
 @settings(max_examples=budget(300), deadline=None)
 @given(st.data())
 def test_stack_and_cat_lean_path_is_the_general_path(data: st.DataObject) -> None:
@@ -257,14 +269,52 @@ def test_stack_and_cat_lean_path_is_the_general_path(data: st.DataObject) -> Non
     lean, slow = _both(lambda: fn(tuple(tensors) if as_tuple else tensors, dim))
     _check_pair(lean, slow)
     if isinstance(lean, jitgrad.Tensor) and lean.requires_grad and lean.dtype in (jitgrad.float32, jitgrad.float64):
-        leaves = [t for t in tensors if t.requires_grad]
-        up = jitgrad.arange(lean.numel(), dtype=lean.dtype).reshape(lean.shape)
-        ga = jitgrad.autograd.grad(lean, leaves, up, allow_unused=True)
-        gb = jitgrad.autograd.grad(slow, leaves, up, allow_unused=True)
-        for a, b in zip(ga, gb):
-            assert (a is None) == (b is None)
-            if a is not None:
-                _same(a, b)
+        _same_join_grads(lean, slow, tensors)
+
+
+@settings(max_examples=budget(300), deadline=None)
+@given(st.data())
+def test_stack_and_cat_along_any_dim_lean_path_is_the_general_path(data: st.DataObject) -> None:
+    """Along a dim other than the first (NumPy concatenates the N-d forms): ``cat``'s inputs
+    of several lengths along ``dim``, out-of-range and negative dims, mismatches."""
+    stacked = data.draw(st.booleans())
+    shape = data.draw(st.sampled_from([(2,), (2, 3), (2, 1, 3), (3, 0), (1, 2, 2)]))
+    ndim = len(shape) + stacked
+    dim = data.draw(st.integers(-ndim - 1, ndim))
+    dtype = data.draw(st.sampled_from(FLOATS))
+    tensors = []
+    for _ in range(data.draw(st.integers(1, 3))):
+        s = list(shape)
+        if not stacked and -ndim <= dim < ndim and data.draw(st.booleans()):
+            s[dim] = data.draw(st.integers(0, 3))  # cat: any length along ``dim``
+        if data.draw(st.integers(0, 9)) == 0:  # a mismatch: the general path's error
+            s = list(data.draw(st.sampled_from([(2,), (2, 4), (4, 1, 3)])))
+        tensors.append(_operand(data, dtype, tuple(s), data.draw(st.booleans())))
+    fn = jitgrad.stack if stacked else jitgrad.cat
+    lean, slow = _both(lambda: fn(tensors, dim))
+    _check_pair(lean, slow)
+    if isinstance(lean, jitgrad.Tensor) and lean.requires_grad:
+        assert lean.grad_fn.dim == slow.grad_fn.dim
+        _same_join_grads(lean, slow, tensors)
+
+
+def test_stack_and_cat_along_a_later_dim_match_pytorch() -> None:
+    rng = np.random.default_rng(5)
+    for fn, pieces, dim in (("stack", [(2, 3)] * 3, 1), ("stack", [(2, 3)] * 2, -1), ("cat", [(2, 1), (2, 3)], 1),
+                            ("cat", [(2, 2, 1), (2, 2, 2)], -1), ("stack", [(3,), (3,)], 1)):
+        arrays = [rng.standard_normal(s) for s in pieces]
+        ours = [jitgrad.tensor(a, requires_grad=True) for a in arrays]
+        theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+        r = getattr(jitgrad, fn)([o * 2.0 for o in ours], dim)
+        t = getattr(torch, fn)([o * 2.0 for o in theirs], dim)
+        assert r.grad_fn.name() == t.grad_fn.name()
+        assert tuple(r.shape) == tuple(t.shape) and r.stride() == t.stride()
+        np.testing.assert_array_equal(r.detach().numpy(), t.detach().numpy())
+        up = rng.standard_normal(tuple(r.shape))
+        r.backward(jitgrad.tensor(up))
+        t.backward(torch.tensor(up))
+        for o, th in zip(ours, theirs):
+            np.testing.assert_array_equal(o.grad.numpy(), th.grad.numpy())
 
 
 def test_stack_and_cat_lean_path_match_pytorch() -> None:

@@ -187,13 +187,14 @@ def _result_dtype(tensors: Sequence[Tensor]) -> Any:
 
 
 def _lean_join(tensors: Any, stacked: bool, dim: Any) -> Tensor | None:
-    """``cat(tensors, dim)`` or ``stack(tensors, dim)`` along their first dim (``dim`` 0, or
-    -1 when that is the first: 1-D inputs to ``cat``, 0-d ones to ``stack``) on the lean
-    path (Note [Lean elementwise path] in ``operands.py``), its node recorded: a list or
-    tuple of tensors of one floating dtype, each contiguous, of one shape (``cat``: one
-    number of dimensions, at least one, and one shape after the first). Their flat buffers
-    (0-d ones: their elements, without an array each), concatenated, are the result's
-    buffer. None otherwise (the general path then checks, promotes and raises as PyTorch)."""
+    """``cat(tensors, dim)`` or ``stack(tensors, dim)`` on the lean path (Note [Lean
+    elementwise path] in ``operands.py``), its node recorded: an int ``dim`` in range, a list
+    or tuple of tensors of one floating dtype, each contiguous, of one shape (``cat``: one
+    number of dimensions, at least one, and one shape but along ``dim``). Along the first
+    dim their flat buffers (0-d ones: their elements, without an array each), concatenated,
+    are the result's buffer; along another NumPy concatenates their N-d forms into a new
+    C-contiguous array, the layout the general path gives. None otherwise (the general path
+    then checks, promotes and raises as PyTorch)."""
     if (tensors.__class__ is not list and tensors.__class__ is not tuple) or not tensors \
             or dim.__class__ is not int or _tracing.ACTIVE is not None:
         return None
@@ -201,8 +202,11 @@ def _lean_join(tensors: Any, stacked: bool, dim: Any) -> Tensor | None:
     if first.__class__ is not Tensor:
         return None
     sizes = first._sizes
-    if dim != 0 and (dim != -1 or len(sizes) + stacked != 1):
-        return None
+    if dim:
+        ndim = len(sizes) + stacked  # the result's
+        if not -ndim <= dim < ndim:
+            return None
+        dim %= ndim
     dtype = first._storage.buffer.dtype
     if dtype not in operands.LEAN_DTYPES:
         return None
@@ -224,30 +228,45 @@ def _lean_join(tensors: Any, stacked: bool, dim: Any) -> Tensor | None:
         arrays = _lean_buffers(tensors, sizes, dtype)
         if arrays is not None:  # one shape
             n = len(tensors)
-            shape = (n,) + sizes if stacked else (sizes[0] * n,) + sizes[1:]
             shapes = (sizes,) * n
             one_shape = True
+            if not dim:
+                shape = (n,) + sizes if stacked else (sizes[0] * n,) + sizes[1:]
+            elif stacked:
+                shape = sizes[:dim] + (n,) + sizes[dim:]
+                part = sizes[:dim] + (1,) + sizes[dim:]  # each input's place in it
+                arrays = [a.reshape(part) for a in arrays]
+            else:
+                shape = sizes[:dim] + (sizes[dim] * n,) + sizes[dim + 1:]
+                arrays = [a.reshape(sizes) for a in arrays]
         elif stacked:
             return None
-        else:  # cat of several lengths along dim 0
-            arrays = _lean_parts(tensors, sizes, dtype)
+        else:  # cat of several lengths along ``dim``
+            arrays = _lean_parts(tensors, sizes, dtype, dim)
             if arrays is None:
                 return None
             shapes = tuple([t._sizes for t in tensors])
             one_shape = False
             total = 0
             for shape in shapes:
-                total += shape[0]
-            shape = (total,) + sizes[1:]
-        out = fresh_result(np.concatenate(arrays), shape, layout(shape)[0])
+                total += shape[dim]
+            shape = sizes[:dim] + (total,) + sizes[dim + 1:]
+        if dim:
+            out = fresh_result(np.concatenate(arrays, dim).ravel(), shape, layout(shape)[0])
+        else:
+            out = fresh_result(np.concatenate(arrays), shape, layout(shape)[0])
     if needs_grad(*tensors):
         if stacked:
             node: Node = StackBackward0()
-        elif one_shape and sizes[0]:  # not legacy empty 1-D inputs: _cat_node's check not needed
+            if dim:
+                node.dim = dim  # type: ignore[attr-defined]
+        elif one_shape and (sizes[0] or len(sizes) > 1):  # not legacy empty 1-D inputs: no check
             node = CatBackward0()
             node.sizes = shapes
+            if dim:
+                node.dim = dim
         else:
-            node = _cat_node(0, shapes)
+            node = _cat_node(dim, shapes)
         record(node, tensors, (out,))
     return out
 
@@ -268,23 +287,26 @@ def _lean_buffers(tensors: Sequence[Any], sizes: tuple[int, ...], dtype: Any) ->
     return arrays
 
 
-def _lean_parts(tensors: Sequence[Any], sizes: tuple[int, ...], dtype: Any) -> list[np.ndarray] | None:
-    """``_lean_buffers`` for ``cat``'s tensors of one shape but for their first dim."""
+def _lean_parts(tensors: Sequence[Any], sizes: tuple[int, ...], dtype: Any, dim: int) -> list[np.ndarray] | None:
+    """``_lean_buffers`` for ``cat``'s tensors of one shape but along ``dim`` (N-d arrays
+    when ``dim`` is not the first)."""
     arrays = []
     ndim = len(sizes)
-    rest = sizes[1:]
+    before, after = sizes[:dim], sizes[dim + 1:]
     for t in tensors:
         if t.__class__ is not Tensor:
             return None
         buffer = t._storage.buffer
         shape = t._sizes
-        if buffer.dtype is not dtype or len(shape) != ndim or shape[1:] != rest:
+        if buffer.dtype is not dtype or len(shape) != ndim or shape[dim + 1:] != after or \
+                shape[:dim] != before:
             return None
         strides, n = _LAYOUTS.get(shape) or layout(shape)
         if t._strides != strides:
             return None
         start = t._offset
-        arrays.append(buffer if start == 0 and buffer.shape[0] == n else buffer[start:start + n])
+        flat = buffer if start == 0 and buffer.shape[0] == n else buffer[start:start + n]
+        arrays.append(flat.reshape(shape) if dim else flat)
     return arrays
 
 
