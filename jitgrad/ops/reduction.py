@@ -602,8 +602,9 @@ def _softmax_operand(op: str, self: Tensor, dim: Any, dtype: Any) -> tuple[Tenso
 
 
 def _softmax_max(x: np.ndarray, d: int, lean: bool) -> Any:
-    """The max along ``d`` (kept as size 1): a Python float for a few elements on the lean
-    path (``_few_max``), else ``np.max`` with ``initial=-inf``, undispatched."""
+    """The max along ``d``, to subtract: a Python float for a 1-D tensor of a few elements
+    on the lean path (``_few_max``), else ``np.max`` with ``initial=-inf`` and the dim kept
+    as size 1, undispatched."""
     m = _few_max(x) if lean and x.ndim == 1 else None
     return np.maximum.reduce(x, d, None, None, True, -np.inf) if m is None else m
 
