@@ -34,14 +34,28 @@ def _numpy_ok(n: int, *stride_lists: Ints) -> bool:
 def _use_numpy(n: int, buffers: tuple[np.ndarray, ...], *stride_lists: Ints) -> bool:
     """NumPy for small regions, and always for dtypes the kernels are not compiled for
     (float16, int32, ...: ``dtypes.KERNEL``); the kernels would refuse those buffers."""
+    if n <= SMALL:  # (_numpy_ok, spelled out: every gradient scatter asks)
+        small = True
+        for st in stride_lists:
+            for s in st:
+                if not -_MAX_BYTE_STRIDE < s < _MAX_BYTE_STRIDE:
+                    small = False
+        if small:
+            return True
     for b in buffers:
         if b.dtype not in dtypes.KERNEL:
             return True
-    return _numpy_ok(n, *stride_lists)
+    return False
 
 
 def as_array(buffer: np.ndarray, offset: int, strides: Ints, sizes: Ints) -> np.ndarray:
     """The region as a NumPy view (NumPy refuses one that does not fit in ``buffer``)."""
+    if len(sizes) == 1:  # a row or a column: a slice of the buffer, checked to fit
+        n, step = sizes[0], strides[0]
+        if 0 < n and 0 < step < _MAX_BYTE_STRIDE and 0 <= offset:
+            end = offset + (n - 1) * step + 1
+            if end <= buffer.shape[0]:
+                return buffer[offset:end:step]
     item = buffer.itemsize
     return np.ndarray(
         tuple(sizes), buffer.dtype, buffer=buffer, offset=offset * item,
@@ -95,6 +109,18 @@ def add_region(
             QUIET.reset(token)
     else:
         kernels.strided_add(dst, dst_offset, dst_strides, src, src_offset, src_strides, sizes)
+
+
+def row_copy(buffer: np.ndarray, offset: int, strides: Ints, sizes: Ints) -> np.ndarray | None:
+    """A small 1-D region (a row or a column) copied into a new flat buffer of its own, by
+    one slice copy; None for any other region."""
+    if len(sizes) == 1:
+        n, step = sizes[0], strides[0]
+        if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 <= offset:
+            end = offset + (n - 1) * step + 1
+            if end <= buffer.shape[0]:
+                return buffer[offset:end:step].copy()
+    return None
 
 
 def region_offsets(offset: int, strides: Ints, sizes: Ints) -> np.ndarray:

@@ -164,36 +164,46 @@ class CopySlices(Node):
             )
         buffer = result._storage.buffer
         offset = result._offset + view.storage_offset - base.storage_offset
-        piece = Tensor._make(Storage(allocate(numel(view.sizes), grad.dtype)), view.sizes,
-                             contiguous_strides(view.sizes))
-        regions.copy_region(piece._storage.buffer, 0, piece._strides, buffer, offset, view.strides, view.sizes)
-        needed = self._needed_for_fn()
+        sizes, strides = view.sizes, view.strides
+        overlap = regions.has_overlap(sizes, strides)
+        data = regions.row_copy(buffer, offset, strides, sizes)
+        if data is None:
+            data = allocate(numel(sizes), grad.dtype)
+            regions.copy_region(data, 0, contiguous_strides(sizes), buffer, offset, strides, sizes)
+        piece = Tensor._make(Storage._fresh(data), sizes, contiguous_strides(sizes))
+        mine = self._needed  # (_needed_for_fn: CopySlices's edges are fn's, the first the base's)
+        n = len(fn.next_functions)
+        needed = tuple([nxt is not None for nxt, _ in self.next_functions[:n]]) if mine is None \
+            else mine[:n]
         overwrites = fn.overwrites_view
         if overwrites:  # fn's first output would be zeros: fill the slice instead (below)
             needed = (False,) + needed[1:]
         fn._needed = needed
-        self._set_locations(fn)
+        if overlap:
+            self._set_locations(fn)
         try:
             res = fn.apply_owned([piece], (True,)) if fn.takes_owned else fn.apply([piece])
         finally:
             fn._needed = None
-            fn._locations = None
+            if overlap:
+                fn._locations = None
         first = res[0]
         if overwrites and self.needs_input_grad(0):
-            regions.fill_region(buffer, offset, view.strides, view.sizes, 0)
+            regions.fill_region(buffer, offset, strides, sizes, 0)
         elif first is not None and self.needs_input_grad(0):
-            if regions.has_overlap(view.sizes, view.strides):
-                self._zero_overwritten(fn, result._alias(Geometry(view.sizes, view.strides, offset)))
+            if overlap:
+                self._zero_overwritten(fn, result._alias(Geometry(sizes, strides, offset)))
             else:  # fn may have scaled ``piece`` in place and returned it
                 regions.copy_region(
-                    buffer, offset, view.strides, first._storage.buffer, first._offset,
-                    first._strides, view.sizes,
+                    buffer, offset, strides, first._storage.buffer, first._offset,
+                    first._strides, sizes,
                 )
         declared = getattr(res, "owned", None)
-        rest = list(res[1:])
         # ``piece`` is ours: once written back it may go on, owned, as another gradient
-        handed = [True] + [bool(declared and declared[i + 1]) or r is piece for i, r in enumerate(rest)]
-        return OwnedGrads([result] + rest, handed)
+        handed = [True]
+        for i in range(1, len(res)):
+            handed.append(bool(declared and declared[i]) or res[i] is piece)
+        return OwnedGrads((result,) + tuple(res[1:]), handed)
 
     def _set_locations(self, fn: Node) -> None:
         """Tell an order-free write ``fn`` where a self-overlapping view's elements land in
