@@ -357,8 +357,10 @@ class GraphTask:
                     fresh = handed is not None and handed[i]
                     meta = nxt.input_metadata[nr]
                     # validate_outputs, inlined for a gradient that already fits
-                    if not (grad.__class__ is Tensor and grad._sizes == meta[0]
-                            and grad._storage.buffer.dtype is meta[1]):
+                    kind = grad.__class__
+                    if not (grad._sizes == meta[0] and grad._storage.buffer.dtype is meta[1]
+                            if kind is Tensor else kind is ScatterGrad and grad.sizes == meta[0]
+                            and grad.values._storage.buffer.dtype is meta[1]):
                         validated = _validate(node, i, grad, meta)
                         fresh = fresh or (validated is not grad and validated._base is None)
                         grad = validated

@@ -131,8 +131,11 @@ def handed_over(
                     if handed is None:
                         handed = [False] * len(outputs)
                     handed[hits[0]] = True
-    if handed is not None:  # one buffer reaching two outputs is nobody's alone
+    if handed is not None and len(outputs) > 1:  # one buffer reaching two outputs is nobody's alone
         for i, o in enumerate(outputs):
-            if handed[i] and sum(1 for x in outputs if x is o) > 1:
-                handed[i] = False
+            if handed[i]:
+                for j, x in enumerate(outputs):
+                    if x is o and j != i:
+                        handed[i] = False
+                        break
     return handed

@@ -76,10 +76,11 @@ class ViewBackward(Node):
 
     def apply(self, grads: Grads) -> tuple[Any, ...]:
         g = grads[0]
-        if not is_grad_enabled() and not regions.has_overlap(self.rel.sizes, self.rel.strides):
+        rel = self.rel
+        if not is_grad_enabled() and not regions.has_overlap(rel.sizes, rel.strides):
             # the engine adds the slice into its buffer: O(slice), never dense zeros + add
-            return (ScatterGrad(g, self.input_sizes, self.rel),)
-        return (view_scatter(g, self.input_sizes, self.rel),)  # type: ignore[arg-type]
+            return (ScatterGrad(g, self.input_sizes, rel),)
+        return (view_scatter(g, self.input_sizes, rel),)  # type: ignore[arg-type]
 
 
 class AsStridedScatterBackward0(Node):
