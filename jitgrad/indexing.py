@@ -99,6 +99,36 @@ def plain_index(
         elif index >= size:
             return None
         return sizes[1:], strides[1:], offset + index * strides[0]
+    # x[a:b]: the loop's slice case below, written out for the first dim on purpose (a third
+    # off a stepper's every view); tests/test_lean_views.py checks that the two agree
+    if type(index) is slice and sizes:
+        start, stop, step = index.start, index.stop, index.step
+        size = sizes[0]
+        if start is None:
+            start = 0
+        elif type(start) is not int:
+            return None
+        elif start < 0:
+            start = start + size if start > -size else 0
+        elif start > size:
+            start = size
+        if stop is None:
+            stop = size
+        elif type(stop) is not int:
+            return None
+        elif stop < 0:
+            stop = stop + size if stop > -size else 0
+        elif stop > size:
+            stop = size
+        stride = strides[0]
+        if step is None:
+            length = stop - start if stop > start else 0
+        elif type(step) is not int or step <= 0:
+            return None
+        else:
+            length = (stop - start + step - 1) // step if stop > start else 0
+            stride *= step
+        return (length,) + sizes[1:], (stride,) + strides[1:], offset + start * strides[0]
     items = index if type(index) is tuple else (index,)
     ndim = len(sizes)
     out_sizes: list[int] | None = None

@@ -596,3 +596,23 @@ def test_lean_view_write_sets_every_slot_as_the_general_path(hooks: bool) -> Non
     with general_path():
         general = _view_write_state(hooks)
     assert lean == general
+
+
+def test_copy_slices_init_does_what_node_init_does() -> None:
+    """``CopySlices.__init__`` writes ``Node.__init__`` out: every field Node's sets (slots
+    and ``__dict__``, also under anomaly mode) is set there too, the sequence number next."""
+    from jitgrad.autograd.node import Node
+    from jitgrad.geometry import Geometry
+    from jitgrad.ops.copy_slices import CopySlices
+
+    base = jitgrad.zeros(4, dtype=jitgrad.float64) * 1.0
+    for anomaly in (False, True):
+        with jitgrad.autograd.set_detect_anomaly(anomaly):
+            plain = Node()
+            made = CopySlices(base, Geometry((2,), (1,), 1), None, plain)
+        assert made.sequence_nr == plain.sequence_nr + 1
+        for name in Node.__slots__:
+            if name not in ("__weakref__", "__dict__", "sequence_nr"):
+                assert getattr(made, name) == getattr(plain, name), name
+        assert set(made.__dict__) == set(plain.__dict__)
+        assert bool(made.__dict__.get("_metadata")) == bool(plain.__dict__.get("_metadata")) == anomaly

@@ -35,7 +35,8 @@ import numpy as np
 
 from .. import regions
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.node import Grads, Node, OwnedGrads, _FREED
+from ..autograd import anomaly_mode
+from ..autograd.node import Grads, Node, OwnedGrads, _FREED, _next_sequence_nr
 from ..creation import zeros
 from ..geometry import Geometry, contiguous_strides, is_non_overlapping_and_dense, numel, required_storage
 from ..storage import Storage, allocate
@@ -94,7 +95,12 @@ class CopySlices(Node):
     __slots__ = ("base", "view", "view_fn", "fn")
 
     def __init__(self, base: Tensor, view: Geometry, view_fn: tuple[Step, ...] | None, fn: Node) -> None:
-        super().__init__()
+        # Node.__init__, written out (one frame less on every write through a view)
+        self.next_functions = ()
+        self.input_metadata = ()
+        self.sequence_nr = _next_sequence_nr()
+        if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+            anomaly_mode.record_creation(self.metadata)
         previous = base._grad_fn
         geometry = previous.base if type(previous) is CopySlices else None
         if geometry is not None and geometry[2] == base._offset and geometry[0] == base._sizes \

@@ -588,6 +588,14 @@ def _basic_part(t: Tensor, *index: Any) -> Tensor:
 def getitem(self: Tensor, index: Any) -> Tensor:
     """Basic indices give a differentiable view; advanced ones then gather from that view
     (a copy whose backward scatter-adds)."""
+    if type(index) is int:  # x[i] in range (``plain_index``'s first case, inlined)
+        sizes = self._sizes
+        if sizes:
+            size = sizes[0]
+            i = index + size if index < 0 else index
+            if 0 <= i < size:
+                strides = self._strides
+                return _plain_view(self, (sizes[1:], strides[1:], self._offset + i * strides[0]), index)
     plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
     if plain is not None:  # ints and int slices: the commonest index
         return _plain_view(self, plain, index)
