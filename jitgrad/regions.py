@@ -97,8 +97,8 @@ def add_region(
     src: np.ndarray, src_offset: int, src_strides: Ints, sizes: Ints,
 ) -> None:
     """``dst[region] += src[region]``; ``dst``'s region must not overlap itself."""
-    if len(sizes) == 1 and dst.dtype is src.dtype:  # a row or a column: slices of the buffers
-        n, step, src_step = sizes[0], dst_strides[0], src_strides[0]
+    if len(sizes) < 2 and dst.dtype is src.dtype:  # a row, a column, an element: slices
+        n, step, src_step = (sizes[0], dst_strides[0], src_strides[0]) if sizes else (1, 1, 1)
         if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 < src_step < _MAX_BYTE_STRIDE:
             end, src_end = dst_offset + (n - 1) * step + 1, src_offset + (n - 1) * src_step + 1
             if 0 <= dst_offset and end <= dst.shape[0] and 0 <= src_offset and src_end <= src.shape[0]:

@@ -47,7 +47,7 @@ class InputBuffers:
         """Add ``grad`` for output ``nr`` of ``node``; ``fresh``: nothing else references it,
         so the engine owns it (and ``node`` may overwrite it)."""
         buf = self.grads.get(node)
-        if buf is None:
+        if buf is None:  # (``GraphTask.send`` inlines this case for a one-output node's Tensor)
             n = len(node.input_metadata)
             if n == 1:
                 self.grads[node] = [grad]

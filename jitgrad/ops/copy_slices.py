@@ -42,6 +42,7 @@ from ..geometry import Geometry, contiguous_strides, is_non_overlapping_and_dens
 from ..storage import Storage, allocate
 from ..tensor import Tensor
 from .compare import where
+from .operands import layout
 from .view_meta import Step, replay
 
 
@@ -172,11 +173,12 @@ class CopySlices(Node):
         offset = result._offset + view.storage_offset - base.storage_offset
         sizes, strides = view.sizes, view.strides
         overlap = regions.has_overlap(sizes, strides)
+        dense, n = layout(sizes)
         data = regions.row_copy(buffer, offset, strides, sizes)
         if data is None:
-            data = allocate(numel(sizes), grad.dtype)
-            regions.copy_region(data, 0, contiguous_strides(sizes), buffer, offset, strides, sizes)
-        piece = Tensor._make(Storage._fresh(data), sizes, contiguous_strides(sizes))
+            data = allocate(n, grad.dtype)
+            regions.copy_region(data, 0, dense, buffer, offset, strides, sizes)
+        piece = Tensor._make(Storage._fresh(data), sizes, dense)
         mine = self._needed  # (_needed_for_fn: CopySlices's edges are fn's, the first the base's)
         n = len(fn.next_functions)
         needed = tuple([nxt is not None for nxt, _ in self.next_functions[:n]]) if mine is None \

@@ -32,7 +32,7 @@ from ..geometry.strided import wrap_dim
 from ..tensor import Tensor, sizes_arg
 from ..storage import INFERENCE
 from .view_meta import DEFAULT, MULTI_OUTPUT_NODE, Step, ViewMeta, make_view
-from .operands import new_tensor
+from .operands import layout, new_tensor
 
 _new = object.__new__
 
@@ -65,7 +65,11 @@ class ViewBackward(Node):
         fn = self._rel_fn
         if fn is not None:
             sizes = self.input_sizes
-            self._rel = fn(Geometry(sizes, contiguous_strides(sizes), 0), self._rel)
+            strides = layout(sizes)[0]
+            if fn is indexing.plain_geometry:  # (an index that was plain for ``sizes``)
+                self._rel = Geometry(*indexing.plain_index(sizes, strides, 0, self._rel))
+            else:
+                self._rel = fn(Geometry(sizes, strides, 0), self._rel)
             self._rel_fn = None
         return self._rel  # type: ignore[no-any-return]
 
