@@ -152,6 +152,10 @@ def scatter_add(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, values
 
 
 def fill_region(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, value: Any) -> None:
+    if len(sizes) == 1 and 0 < sizes[0] <= SMALL and -_MAX_BYTE_STRIDE < strides[0] < _MAX_BYTE_STRIDE:
+        # a row or a column (``_use_numpy``'s case): a slice of the buffer
+        as_array(dst, offset, strides, sizes).fill(value)
+        return
     n = numel(sizes)
     if n == 0:
         return

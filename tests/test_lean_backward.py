@@ -144,3 +144,21 @@ def test_row_views_and_copies_are_the_strided_ones(size: int, n: int, step: int,
     if copy is not None:
         assert inside and copy.base is None and copy.flags.c_contiguous
         assert np.array_equal(copy, buffer[offset:offset + (n - 1) * step + 1:step])
+
+
+def test_owned_copy_of_a_gradient_is_dense_copy() -> None:
+    """The engine's copy of a first gradient when a second one arrives (``input_buffer._own``)
+    is ``dense_copy``'s: same values, sizes, strides and dtype, on memory of its own."""
+    from jitgrad.autograd.graph import dense_copy
+    from jitgrad.autograd.input_buffer import _own
+
+    table = jitgrad.arange(24, dtype=jitgrad.float64).reshape(4, 6) / 7
+    cases = [table[1, 2], table[2], table[1:3, 2], table[:, 1:], table, table[0, 2:2],
+             jitgrad.tensor(1.5, dtype=jitgrad.float32), table.reshape(-1)[3:9]]
+    for t in cases:
+        ours, general = _own(t), dense_copy(t)
+        assert (ours._sizes, ours._strides, ours._offset, ours.dtype) == \
+            (general._sizes, general._strides, general._offset, general.dtype)
+        assert _bits(ours) == _bits(general)
+        assert not np.shares_memory(ours._storage.buffer, t._storage.buffer)
+        assert ours._storage.buffer.base is None and ours._base is None

@@ -21,9 +21,9 @@ from .. import regions, views
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import ScatterGrad, needs_grad, record
 from ..autograd.node import Grads, Node
-from ..geometry import Geometry, contiguous_strides, numel
+from ..geometry import Geometry, contiguous_strides
 from ..tensor import Tensor
-from .operands import new_tensor
+from .operands import layout, new_tensor
 from .view_meta import ADDRESSES_STORAGE, AS_STRIDED_BACKWARD, make_view
 
 
@@ -114,7 +114,8 @@ def region_within(inp: Geometry, view: Geometry) -> Geometry | None:
     backward of ``as_strided`` is a scatter of the gradient into that region, zeros
     elsewhere (``restride`` with nothing to divide and no element outside ``inp``)."""
     sizes, strides = view.sizes, view.strides
-    if inp.strides != contiguous_strides(inp.sizes) or not sizes:
+    dense, count = layout(inp.sizes)
+    if inp.strides != dense or not sizes:
         return None
     rel = view.storage_offset - inp.storage_offset
     last = rel
@@ -122,7 +123,7 @@ def region_within(inp: Geometry, view: Geometry) -> Geometry | None:
         if n == 0 or st < 0:
             return None
         last += (n - 1) * st
-    if rel < 0 or last >= numel(inp.sizes) or regions.has_overlap(sizes, strides):
+    if rel < 0 or last >= count or regions.has_overlap(sizes, strides):
         return None
     return Geometry(sizes, strides, rel)
 
