@@ -34,7 +34,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import regions
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import _state as _grad_state
 from ..autograd import anomaly_mode
 from ..autograd.node import Grads, Node, OwnedGrads, _FREED, _next_sequence_nr
 from ..creation import zeros
@@ -131,7 +131,7 @@ class CopySlices(Node):
             raise RuntimeError(_FREED)
         if grad is None:
             return (None,) * len(self.next_functions)
-        if not is_grad_enabled():
+        if not _grad_state.enabled:  # (is_grad_enabled)
             return self._apply_data(fn, grad, bool(owned and owned[0]))
         result = self._result(grad)
         if self.view_fn is not None:
@@ -183,6 +183,7 @@ class CopySlices(Node):
         n = len(fn.next_functions)
         needed = tuple([nxt is not None for nxt, _ in self.next_functions[:n]]) if mine is None \
             else mine[:n]
+        base_wanted = needed[0]  # (self.needs_input_grad(0))
         overwrites = fn.overwrites_view
         if overwrites:  # fn's first output would be zeros: fill the slice instead (below)
             needed = (False,) + needed[1:]
@@ -196,9 +197,9 @@ class CopySlices(Node):
             if overlap:
                 fn._locations = None
         first = res[0]
-        if overwrites and self.needs_input_grad(0):
+        if overwrites and base_wanted:
             regions.fill_region(buffer, offset, strides, sizes, 0)
-        elif first is not None and self.needs_input_grad(0):
+        elif first is not None and base_wanted:
             if overlap:
                 self._zero_overwritten(fn, result._alias(Geometry(sizes, strides, offset)))
             else:  # fn may have scaled ``piece`` in place and returned it
