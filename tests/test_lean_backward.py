@@ -162,3 +162,27 @@ def test_owned_copy_of_a_gradient_is_dense_copy() -> None:
         assert _bits(ours) == _bits(general)
         assert not np.shares_memory(ours._storage.buffer, t._storage.buffer)
         assert ours._storage.buffer.base is None and ours._base is None
+
+
+def test_view_nodes_called_directly_give_dense_gradients() -> None:
+    """A view's grad_fn called by the user (under no_grad too) returns a dense tensor, as in
+    PyTorch: the ScatterGrad it hands the engine never leaves it. (jitgrad's nodes return a
+    tuple, PyTorch's one-output nodes the tensor.)"""
+    def first(out: Any) -> Any:
+        return out[0] if isinstance(out, tuple) else out
+
+    def calls(lib: Any) -> list[Any]:
+        x = lib.arange(6, dtype=lib.float64).requires_grad_() * 1.0
+        v = x[1:4]
+        out = []
+        with lib.no_grad():
+            out.append(first(v.grad_fn(lib.ones(3, dtype=lib.float64))))
+        v += 1.0  # now an AsStridedBackward0
+        for ctx in (lib.no_grad, lib.enable_grad):
+            with ctx():
+                out.append(first(v.grad_fn(lib.ones(3, dtype=lib.float64))))
+        return out
+
+    for ours, theirs in zip(calls(jitgrad), calls(torch)):
+        assert type(ours) is jitgrad.Tensor
+        assert ours.tolist() == theirs.tolist()

@@ -24,7 +24,7 @@ from ..autograd.node import Grads, Node
 from ..geometry import Geometry, contiguous_strides
 from ..tensor import Tensor
 from .operands import layout, new_tensor
-from .view_meta import ADDRESSES_STORAGE, AS_STRIDED_BACKWARD, make_view
+from .view_meta import ADDRESSES_STORAGE, AS_STRIDED_BACKWARD, dense_call, make_view
 
 
 def _span(*geoms: Geometry) -> tuple[int, int]:
@@ -98,6 +98,9 @@ class AsStridedBackward0(Node):
         super().__init__()
         self.input_geometry = input_geometry
         self.geometry = geometry
+
+    def __call__(self, *grads: Tensor | None) -> tuple[Tensor | None, ...]:
+        return dense_call(self, grads)
 
     def apply(self, grads: Grads) -> tuple[Any, ...]:
         if not is_grad_enabled():  # the engine adds the region into its buffer: O(view)

@@ -31,7 +31,7 @@ from ..geometry.broadcast import infer_size
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor, sizes_arg
 from ..storage import INFERENCE
-from .view_meta import DEFAULT, MULTI_OUTPUT_NODE, Step, ViewMeta, make_view
+from .view_meta import DEFAULT, MULTI_OUTPUT_NODE, Step, ViewMeta, dense_call, make_view
 from .operands import layout, new_tensor
 
 _new = object.__new__
@@ -77,6 +77,9 @@ class ViewBackward(Node):
     def rel(self, value: Geometry) -> None:
         self._rel = value
         self._rel_fn = None
+
+    def __call__(self, *grads: Tensor | None) -> tuple[Tensor | None, ...]:
+        return dense_call(self, grads)
 
     def apply(self, grads: Grads) -> tuple[Any, ...]:
         g = grads[0]
