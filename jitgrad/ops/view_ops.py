@@ -18,7 +18,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import indexing, regions, views
-from ..autograd.grad_mode import is_grad_enabled
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import (
@@ -83,8 +82,11 @@ class ViewBackward(Node):
 
     def apply(self, grads: Grads) -> tuple[Any, ...]:
         g = grads[0]
+        # a plain index (ints, slices of positive step, None) of a contiguous tensor reaches
+        # every element once: no overlap to look for
+        plain = self._rel_fn is indexing.plain_geometry
         rel = self.rel
-        if not is_grad_enabled() and not regions.has_overlap(rel.sizes, rel.strides):
+        if not _grad_state.enabled and (plain or not regions.has_overlap(rel.sizes, rel.strides)):
             # the engine adds the slice into its buffer: O(slice), never dense zeros + add
             return (ScatterGrad(g, self.input_sizes, rel),)
         return (view_scatter(g, self.input_sizes, rel),)  # type: ignore[arg-type]
