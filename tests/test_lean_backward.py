@@ -25,7 +25,7 @@ from jitgrad import regions
 from jitgrad.autograd.graph import ScatterGrad
 from jitgrad.geometry import Geometry, contiguous_strides
 from jitgrad.ops import reduction
-from jitgrad.ops.as_strided import AsStridedBackward0, as_strided_backward, region_within
+from jitgrad.ops.as_strided import as_strided_backward, region_within
 
 
 def _bits(t: Any) -> bytes:

@@ -38,7 +38,7 @@ from ..autograd.grad_mode import _state as _grad_state
 from ..autograd import anomaly_mode
 from ..autograd.node import Grads, Node, OwnedGrads, _FREED, _next_sequence_nr
 from ..creation import zeros
-from ..geometry import Geometry, contiguous_strides, is_non_overlapping_and_dense, numel, required_storage
+from ..geometry import Geometry, is_non_overlapping_and_dense, required_storage
 from ..storage import Storage, allocate
 from ..tensor import Tensor
 from .compare import where
@@ -173,10 +173,10 @@ class CopySlices(Node):
         offset = result._offset + view.storage_offset - base.storage_offset
         sizes, strides = view.sizes, view.strides
         overlap = regions.has_overlap(sizes, strides)
-        dense, n = layout(sizes)
+        dense, count = layout(sizes)
         data = regions.row_copy(buffer, offset, strides, sizes)
         if data is None:
-            data = allocate(n, grad.dtype)
+            data = allocate(count, grad.dtype)
             regions.copy_region(data, 0, dense, buffer, offset, strides, sizes)
         piece = Tensor._make(Storage._fresh(data), sizes, dense)
         mine = self._needed  # (_needed_for_fn: CopySlices's edges are fn's, the first the base's)
