@@ -68,8 +68,8 @@ def copy_region(
     src: np.ndarray, src_offset: int, src_strides: Ints, sizes: Ints,
 ) -> None:
     """``dst[region] = src[region]`` with dtype conversion (regions must not partly overlap)."""
-    if len(sizes) == 1 and dst.dtype == src.dtype:  # a row or a column of a table
-        n, step, src_step = sizes[0], dst_strides[0], src_strides[0]
+    if len(sizes) < 2 and dst.dtype == src.dtype:  # a row, a column or a cell of a table
+        n, step, src_step = (sizes[0], dst_strides[0], src_strides[0]) if sizes else (1, 1, 1)
         if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 < src_step < _MAX_BYTE_STRIDE:
             end, src_end = dst_offset + (n - 1) * step + 1, src_offset + (n - 1) * src_step + 1
             if 0 <= dst_offset and end <= dst.shape[0] and 0 <= src_offset and src_end <= src.shape[0]:
@@ -124,10 +124,10 @@ def add_region(
 
 
 def row_copy(buffer: np.ndarray, offset: int, strides: Ints, sizes: Ints) -> np.ndarray | None:
-    """A small 1-D region (a row or a column) copied into a new flat buffer of its own, by
-    one slice copy; None for any other region."""
-    if len(sizes) == 1:
-        n, step = sizes[0], strides[0]
+    """A small 1-D region (a row or a column) or one element copied into a new flat buffer
+    of its own, by one slice copy; None for any other region."""
+    if len(sizes) < 2:
+        n, step = (sizes[0], strides[0]) if sizes else (1, 1)
         if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 <= offset:
             end = offset + (n - 1) * step + 1
             if end <= buffer.shape[0]:
@@ -155,6 +155,9 @@ def fill_region(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, value:
     if len(sizes) == 1 and 0 < sizes[0] <= SMALL and -_MAX_BYTE_STRIDE < strides[0] < _MAX_BYTE_STRIDE:
         # a row or a column (``_use_numpy``'s case): a slice of the buffer
         as_array(dst, offset, strides, sizes).fill(value)
+        return
+    if not sizes and 0 <= offset < dst.shape[0]:  # one element (a table's cell)
+        dst[offset:offset + 1].fill(value)
         return
     n = numel(sizes)
     if n == 0:

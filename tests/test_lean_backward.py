@@ -186,3 +186,23 @@ def test_view_nodes_called_directly_give_dense_gradients() -> None:
     for ours, theirs in zip(calls(jitgrad), calls(torch)):
         assert type(ours) is jitgrad.Tensor
         assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_one_element_regions_are_the_strided_ones(dtype: Any) -> None:
+    """A 0-d region (a cell) goes through slices of the buffers: the same as NumPy's 0-d
+    strided views, and refused past the buffer's end as those are."""
+    for size, offset in ((5, 0), (5, 4), (1, 0)):
+        buffer = np.arange(size, dtype=dtype) + 1
+        copy = regions.row_copy(buffer, offset, (), ())
+        assert copy is not None and copy.base is None and copy.tolist() == [buffer[offset]]
+        other = np.full(3, 7, dtype=dtype)
+        regions.copy_region(other, 1, (), buffer, offset, (), ())
+        assert other.tolist() == [7, buffer[offset], 7]
+        regions.add_region(other, 2, (), buffer, offset, (), ())
+        assert other.tolist() == [7, buffer[offset], 7 + buffer[offset]]
+        regions.fill_region(buffer, offset, (), (), 0)
+        assert buffer[offset] == 0 and buffer.sum() == sum(range(1, size + 1)) - (offset + 1)
+    assert regions.row_copy(np.zeros(3), 3, (), ()) is None
+    with pytest.raises(ValueError):
+        regions.copy_region(np.zeros(3), 3, (), np.zeros(3), 0, (), ())
