@@ -50,12 +50,19 @@ def _use_numpy(n: int, buffers: tuple[np.ndarray, ...], *stride_lists: Ints) -> 
 
 def as_array(buffer: np.ndarray, offset: int, strides: Ints, sizes: Ints) -> np.ndarray:
     """The region as a NumPy view (NumPy refuses one that does not fit in ``buffer``)."""
-    if len(sizes) == 1:  # a row or a column: a slice of the buffer, checked to fit
+    ndim = len(sizes)
+    if ndim == 1:  # a row or a column: a slice of the buffer, checked to fit
         n, step = sizes[0], strides[0]
         if 0 < n and 0 < step < _MAX_BYTE_STRIDE and 0 <= offset:
             end = offset + (n - 1) * step + 1
             if end <= buffer.shape[0]:
                 return buffer[offset:end:step]
+    elif ndim == 2 and strides[1] == 1:  # a block of a row-major table: rows of its rows
+        (n0, n1), width = sizes, strides[0]
+        if 1 < n0 and 0 < n1 <= width < _MAX_BYTE_STRIDE and 0 <= offset and buffer.shape[0] % width == 0:
+            row, col = divmod(offset, width)
+            if col + n1 <= width and (row + n0) * width <= buffer.shape[0]:
+                return buffer.reshape(-1, width)[row:row + n0, col:col + n1]
     item = buffer.itemsize
     return np.ndarray(
         tuple(sizes), buffer.dtype, buffer=buffer, offset=offset * item,

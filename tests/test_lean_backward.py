@@ -206,3 +206,30 @@ def test_one_element_regions_are_the_strided_ones(dtype: Any) -> None:
     assert regions.row_copy(np.zeros(3), 3, (), ()) is None
     with pytest.raises(ValueError):
         regions.copy_region(np.zeros(3), 3, (), np.zeros(3), 0, (), ())
+
+
+@settings(max_examples=budget(300))
+@given(st.integers(1, 8), st.integers(1, 8), st.integers(0, 9), st.integers(0, 9), st.integers(0, 70),
+       st.integers(0, 2))
+def test_blocks_of_tables_are_the_strided_views(rows: int, width: int, n0: int, n1: int, offset: int,
+                                                 extra: int) -> None:
+    """A 2-D region with unit steps along its rows (a block ``u[1:-1, 1:-1]`` of a table) is
+    a slice of the buffer's rows: NumPy's strided view of it, refused where that is."""
+    buffer = np.arange(rows * width + extra, dtype=np.float64)
+    sizes, strides = (n0, n1), (width, 1)
+    try:
+        expected = np.ndarray(sizes, buffer.dtype, buffer=buffer, offset=offset * 8,
+                              strides=(0 if n0 == 1 else width * 8, 0 if n1 == 1 else 8))
+    except ValueError:
+        expected = None
+    try:
+        got = regions.as_array(buffer, offset, strides, sizes)
+    except ValueError:
+        got = None
+    assert (got is None) == (expected is None)
+    if got is not None:
+        assert got.shape == expected.shape and np.array_equal(got, expected)
+        if got.size:
+            assert np.shares_memory(got, buffer)
+            got[...] = -1.0  # writes reach the buffer where the strided view's do
+            assert np.all(expected == -1.0)
