@@ -63,6 +63,11 @@ def as_array(buffer: np.ndarray, offset: int, strides: Ints, sizes: Ints) -> np.
             row, col = divmod(offset, width)
             if col + n1 <= width and (row + n0) * width <= buffer.shape[0]:
                 return buffer.reshape(-1, width)[row:row + n0, col:col + n1]
+    if not buffer.shape[0] and numel(sizes):  # (NumPy accepts any view of an empty buffer)
+        raise ValueError(
+            f"region of sizes {list(sizes)} at offset {offset} outside an empty buffer; expected "
+            "a region inside the buffer"
+        )
     item = buffer.itemsize
     return np.ndarray(
         tuple(sizes), buffer.dtype, buffer=buffer, offset=offset * item,

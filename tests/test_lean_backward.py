@@ -233,3 +233,12 @@ def test_blocks_of_tables_are_the_strided_views(rows: int, width: int, n0: int, 
             assert np.shares_memory(got, buffer)
             got[...] = -1.0  # writes reach the buffer where the strided view's do
             assert np.all(expected == -1.0)
+
+
+def test_no_region_of_an_empty_buffer() -> None:
+    """NumPy accepts any strided view of a zero-length buffer (and reads past it); a region
+    there is refused as one past a buffer's end is."""
+    for sizes, strides in (((1,), (1,)), ((3,), (0,)), ((2, 2), (2, 1)), ((1, 1), (5, 1))):
+        with pytest.raises(ValueError):
+            regions.as_array(np.zeros(0), 0, strides, sizes)
+    assert regions.as_array(np.zeros(0), 0, (1,), (0,)).shape == (0,)
