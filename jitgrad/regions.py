@@ -34,14 +34,40 @@ def _numpy_ok(n: int, *stride_lists: Ints) -> bool:
 def _use_numpy(n: int, buffers: tuple[np.ndarray, ...], *stride_lists: Ints) -> bool:
     """NumPy for small regions, and always for dtypes the kernels are not compiled for
     (float16, int32, ...: ``dtypes.KERNEL``); the kernels would refuse those buffers."""
+    if n <= SMALL:  # (_numpy_ok, spelled out: every gradient scatter asks)
+        small = True
+        for st in stride_lists:
+            for s in st:
+                if not -_MAX_BYTE_STRIDE < s < _MAX_BYTE_STRIDE:
+                    small = False
+        if small:
+            return True
     for b in buffers:
         if b.dtype not in dtypes.KERNEL:
             return True
-    return _numpy_ok(n, *stride_lists)
+    return False
 
 
 def as_array(buffer: np.ndarray, offset: int, strides: Ints, sizes: Ints) -> np.ndarray:
     """The region as a NumPy view (NumPy refuses one that does not fit in ``buffer``)."""
+    ndim = len(sizes)
+    if ndim == 1:  # a row or a column: a slice of the buffer, checked to fit
+        n, step = sizes[0], strides[0]
+        if 0 < n and 0 < step < _MAX_BYTE_STRIDE and 0 <= offset:
+            end = offset + (n - 1) * step + 1
+            if end <= buffer.shape[0]:
+                return buffer[offset:end:step]
+    elif ndim == 2 and strides[1] == 1:  # a block of a row-major table: rows of its rows
+        (n0, n1), width = sizes, strides[0]
+        if 1 < n0 and 0 < n1 <= width < _MAX_BYTE_STRIDE and 0 <= offset and buffer.shape[0] % width == 0:
+            row, col = divmod(offset, width)
+            if col + n1 <= width and (row + n0) * width <= buffer.shape[0]:
+                return buffer.reshape(-1, width)[row:row + n0, col:col + n1]
+    if not buffer.shape[0] and numel(sizes):  # (NumPy accepts any view of an empty buffer)
+        raise ValueError(
+            f"region of sizes {list(sizes)} at offset {offset} outside an empty buffer; expected "
+            "a region inside the buffer"
+        )
     item = buffer.itemsize
     return np.ndarray(
         tuple(sizes), buffer.dtype, buffer=buffer, offset=offset * item,
@@ -54,8 +80,8 @@ def copy_region(
     src: np.ndarray, src_offset: int, src_strides: Ints, sizes: Ints,
 ) -> None:
     """``dst[region] = src[region]`` with dtype conversion (regions must not partly overlap)."""
-    if len(sizes) == 1 and dst.dtype == src.dtype:  # a row or a column of a table
-        n, step, src_step = sizes[0], dst_strides[0], src_strides[0]
+    if len(sizes) < 2 and dst.dtype == src.dtype:  # a row, a column or a cell of a table
+        n, step, src_step = (sizes[0], dst_strides[0], src_strides[0]) if sizes else (1, 1, 1)
         if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 < src_step < _MAX_BYTE_STRIDE:
             end, src_end = dst_offset + (n - 1) * step + 1, src_offset + (n - 1) * src_step + 1
             if 0 <= dst_offset and end <= dst.shape[0] and 0 <= src_offset and src_end <= src.shape[0]:
@@ -83,6 +109,18 @@ def add_region(
     src: np.ndarray, src_offset: int, src_strides: Ints, sizes: Ints,
 ) -> None:
     """``dst[region] += src[region]``; ``dst``'s region must not overlap itself."""
+    if len(sizes) < 2 and dst.dtype is src.dtype:  # a row, a column, an element: slices
+        n, step, src_step = (sizes[0], dst_strides[0], src_strides[0]) if sizes else (1, 1, 1)
+        if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 < src_step < _MAX_BYTE_STRIDE:
+            end, src_end = dst_offset + (n - 1) * step + 1, src_offset + (n - 1) * src_step + 1
+            if 0 <= dst_offset and end <= dst.shape[0] and 0 <= src_offset and src_end <= src.shape[0]:
+                out = dst[dst_offset:end:step]
+                token = QUIET.set(IGNORE_ALL)  # inf + -inf is nan, silently, as in PyTorch
+                try:
+                    np.add(out, src[src_offset:src_end:src_step], out=out)
+                finally:
+                    QUIET.reset(token)
+                return
     n = numel(sizes)
     if n == 0:
         return
@@ -95,6 +133,18 @@ def add_region(
             QUIET.reset(token)
     else:
         kernels.strided_add(dst, dst_offset, dst_strides, src, src_offset, src_strides, sizes)
+
+
+def row_copy(buffer: np.ndarray, offset: int, strides: Ints, sizes: Ints) -> np.ndarray | None:
+    """A small 1-D region (a row or a column) or one element copied into a new flat buffer
+    of its own, by one slice copy; None for any other region."""
+    if len(sizes) < 2:
+        n, step = (sizes[0], strides[0]) if sizes else (1, 1)
+        if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 <= offset:
+            end = offset + (n - 1) * step + 1
+            if end <= buffer.shape[0]:
+                return buffer[offset:end:step].copy()
+    return None
 
 
 def region_offsets(offset: int, strides: Ints, sizes: Ints) -> np.ndarray:
@@ -114,6 +164,13 @@ def scatter_add(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, values
 
 
 def fill_region(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, value: Any) -> None:
+    if len(sizes) == 1 and 0 < sizes[0] <= SMALL and -_MAX_BYTE_STRIDE < strides[0] < _MAX_BYTE_STRIDE:
+        # a row or a column (``_use_numpy``'s case): a slice of the buffer
+        as_array(dst, offset, strides, sizes).fill(value)
+        return
+    if not sizes and 0 <= offset < dst.shape[0]:  # one element (a table's cell)
+        dst[offset:offset + 1].fill(value)
+        return
     n = numel(sizes)
     if n == 0:
         return

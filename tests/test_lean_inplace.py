@@ -24,7 +24,7 @@ import jitgrad
 import lean_switch
 from conftest import budget
 from jitgrad.autograd.view_mode import view_replay
-from jitgrad.ops import elementwise
+from jitgrad.ops import elementwise, inplace
 from test_plain_writes import general_path as general_setitem
 from test_plain_writes import graph_signature
 
@@ -532,3 +532,87 @@ def test_strided_data_of_odd_geometries(n: int, geometry: tuple[Any, ...]) -> No
         x.add_(jitgrad.ones(geometry[0], dtype=jitgrad.float64)).mul_(3.0)
     t.add_(jitgrad.ones(geometry[0], dtype=jitgrad.float64)).mul_(3.0)
     assert t._storage.buffer.tolist() == x._storage.buffer.tolist()
+
+
+# -- the lean write through a view (``u[1:-1] += x``): slot by slot against the general path --
+def _node_slots(node: Any) -> dict[str, Any]:
+    """Every slot of ``node`` (its class's and Node's) and its ``__dict__``: a slot the lean
+    path forgets to set raises here, one it sets differently shows in the comparison."""
+    out: dict[str, Any] = {"__class__": type(node).__name__,  # (hooks by key: closures differ)
+                           "__dict__": {k: sorted(v) if isinstance(v, dict) else v
+                                        for k, v in node.__dict__.items()}}
+    for klass in type(node).__mro__:
+        for name in getattr(klass, "__slots__", ()):
+            if name in ("__weakref__", "__dict__"):
+                continue
+            value = getattr(node, name)
+            if name == "next_functions":
+                value = tuple((type(f).__name__, nr) for f, nr in value)
+            elif name == "fn":
+                value = _node_slots(value)
+            elif name == "sequence_nr":
+                continue  # compared as differences below
+            out[name] = value
+    return out
+
+
+def _view_write_state(hooks: bool) -> list[Any]:
+    """Writes through views taken straight from their bases (the lean case), twice through
+    one place; the base's CopySlices and the view's regenerated grad_fn after each."""
+    f64 = jitgrad.float64
+    a = jitgrad.tensor(0.3, dtype=f64, requires_grad=True)
+    u = jitgrad.arange(12, dtype=f64) * a
+    g = jitgrad.arange(36, dtype=f64).reshape(6, 6) * a
+    if hooks:
+        u.retain_grad()
+    marker = (a * 1.0).grad_fn
+    states = []
+    for base, index, value in ((u, slice(1, -1), a * jitgrad.ones(10, dtype=f64)),
+                               (u, slice(1, -1), 2.0),
+                               (g, (slice(1, -1), slice(1, -1)), a * jitgrad.ones(4, 4, dtype=f64)),
+                               (g, (slice(2, None), 1), jitgrad.ones(4, dtype=f64))):
+        view = base[index]
+        if hooks:
+            view.retain_grad()
+        view += value
+        for fn in (base.grad_fn, view.grad_fn):
+            states.append((_node_slots(fn), fn.sequence_nr - marker.sequence_nr))
+        assert view.grad_fn.next_functions[0][0] is base.grad_fn
+        states.append((base._version, view._version, view._view_meta.attr_version))
+        states.append((sorted((base.grad_fn._retains_grad_hooks or {}).keys()),
+                       sorted((view.grad_fn._retains_grad_hooks or {}).keys())))
+    loss = (u * u).sum() + (g * g).sum()
+    states.append(tuple(t.tolist() for t in jitgrad.autograd.grad(loss, (a,))))
+    return states
+
+
+@pytest.mark.parametrize("hooks", [False, True])
+def test_lean_view_write_sets_every_slot_as_the_general_path(hooks: bool) -> None:
+    def not_called(*args: Any) -> Any:
+        raise AssertionError("the lean write through a view took rebase_history")
+
+    with lean_switch.replaced(inplace, "rebase_history", not_called):
+        lean = _view_write_state(hooks)
+    with general_path():
+        general = _view_write_state(hooks)
+    assert lean == general
+
+
+def test_copy_slices_init_does_what_node_init_does() -> None:
+    """``CopySlices.__init__`` writes ``Node.__init__`` out: every field Node's sets (slots
+    and ``__dict__``, also under anomaly mode) is set there too, the sequence number next."""
+    from jitgrad.autograd.node import Node
+    from jitgrad.geometry import Geometry
+    from jitgrad.ops.copy_slices import CopySlices
+
+    base = jitgrad.zeros(4, dtype=jitgrad.float64) * 1.0
+    for anomaly in (False, True):
+        with jitgrad.autograd.set_detect_anomaly(anomaly):
+            plain = Node()
+            made = CopySlices(base, Geometry((2,), (1,), 1), None, plain)
+        assert made.sequence_nr == plain.sequence_nr + 1
+        for name in Node.__slots__:
+            if name not in ("__weakref__", "__dict__", "sequence_nr"):
+                assert getattr(made, name) == getattr(plain, name), name
+        assert set(made.__dict__) == set(plain.__dict__)
+        assert bool(made.__dict__.get("_metadata")) == bool(plain.__dict__.get("_metadata")) == anomaly

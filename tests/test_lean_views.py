@@ -269,3 +269,19 @@ def test_anomaly_mode_records_view_creation() -> None:
     with jitgrad.autograd.detect_anomaly():
         v = x[1:, 2]
     assert v.grad_fn.metadata  # where the node was created (Node.__init__'s anomaly trace)
+
+
+def test_one_slice_is_the_loops_slice() -> None:
+    """``plain_index``'s case for one slice repeats the loop's slice case: both agree on every
+    small slice (and refuse the same ones)."""
+    from jitgrad.indexing import plain_index
+
+    bounds = [None, -7, -5, -2, -1, 0, 1, 2, 4, 5, 6, True, np.int64(1)]
+    for sizes, strides, offset in (((5,), (1,), 0), ((5, 3), (3, 1), 2), ((5, 2), (1, 5), 1), ((0, 2), (2, 1), 0)):
+        for start in bounds:
+            for stop in bounds:
+                for step in (None, 1, 2, 3, 0, -1):
+                    index = slice(start, stop, step)
+                    assert plain_index(sizes, strides, offset, index) == \
+                        plain_index(sizes, strides, offset, (index,)), (sizes, index)
+    assert plain_index((), (), 0, slice(None)) is None

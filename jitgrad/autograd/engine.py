@@ -348,6 +348,8 @@ class GraphTask:
         When it is the only ready node it is returned, to run next, rather than queued
         (the queue would give it back at once: a chain never touches the heap)."""
         buffers, deps, ready = self.buffers, self.deps, self.ready
+        slots = buffers.grads
+        mine = not buffers.create_graph  # (buffers may own what they are handed)
         following = None
         i = 0
         for nxt, nr in node.next_functions:
@@ -357,12 +359,19 @@ class GraphTask:
                     fresh = handed is not None and handed[i]
                     meta = nxt.input_metadata[nr]
                     # validate_outputs, inlined for a gradient that already fits
-                    if not (grad.__class__ is Tensor and grad._sizes == meta[0]
-                            and grad._storage.buffer.dtype is meta[1]):
+                    kind = grad.__class__
+                    if not (grad._sizes == meta[0] and grad._storage.buffer.dtype is meta[1]
+                            if kind is Tensor else kind is ScatterGrad and grad.sizes == meta[0]
+                            and grad.values._storage.buffer.dtype is meta[1]):
                         validated = _validate(node, i, grad, meta)
                         fresh = fresh or (validated is not grad and validated._base is None)
                         grad = validated
-                    buffers.add(nxt, nr, grad, fresh)
+                    if nxt not in slots and grad.__class__ is Tensor and len(nxt.input_metadata) == 1:
+                        slots[nxt] = [grad]  # (InputBuffers.add's first gradient, inlined)
+                        if fresh and mine:
+                            buffers.owned[nxt] = [True]
+                    else:
+                        buffers.add(nxt, nr, grad, fresh)
                 else:
                     buffers.touch(nxt)
                 d = deps[nxt] - 1

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Sequence
 
+from ..storage import Storage
 from ..tensor import Tensor
 from .graph import OPS, ScatterGrad, add_inplace, dense_copy
 from .node import Node, OwnedGrads
@@ -47,7 +48,7 @@ class InputBuffers:
         """Add ``grad`` for output ``nr`` of ``node``; ``fresh``: nothing else references it,
         so the engine owns it (and ``node`` may overwrite it)."""
         buf = self.grads.get(node)
-        if buf is None:
+        if buf is None:  # (``GraphTask.send`` inlines this case for a one-output node's Tensor)
             n = len(node.input_metadata)
             if n == 1:
                 self.grads[node] = [grad]
@@ -96,12 +97,23 @@ class InputBuffers:
             old = buf[k] = old.materialize()
             flags[k] = True
         elif not flags[k]:
-            old = buf[k] = dense_copy(old)
+            old = buf[k] = _own(old)
             flags[k] = True
         if grad.__class__ is ScatterGrad:
             grad.add_into(old)  # O(slice), not O(buffer)
         else:
             add_inplace(old, grad)
+
+
+def _own(t: Tensor) -> Tensor:
+    """``dense_copy(t)``: a contiguous copy on a storage of its own; a 0-d or contiguous 1-D
+    tensor (a stepper's row, a scalar) by one slice copy."""
+    sizes = t._sizes
+    if not sizes or (len(sizes) == 1 and t._strides[0] == 1):
+        start = t._offset
+        data = t._storage.buffer[start:start + (sizes[0] if sizes else 1)].copy()
+        return Tensor._make(Storage._fresh(data), sizes, t._strides)
+    return dense_copy(t)
 
 
 def _materialize(grads: list[Any], flags: list[bool] | None) -> list[bool]:
@@ -119,20 +131,28 @@ def handed_over(
 ) -> list[bool] | None:
     """Which outputs the next nodes may overwrite (Note [Gradient buffer ownership]): those
     the node declared owned, and owned inputs passed through to exactly one output."""
-    if not flags and outputs.__class__ is not OwnedGrads:
+    declared = outputs.owned if outputs.__class__ is OwnedGrads else None  # type: ignore[attr-defined]
+    if declared is None and not flags:
         return None
-    declared = getattr(outputs, "owned", None)
     handed = list(declared) if declared is not None else None
+    n = len(outputs)
     if flags:
         for k, g in enumerate(grads):
-            if flags[k] and g is not None:
-                hits = [i for i, o in enumerate(outputs) if o is g]
-                if len(hits) == 1:
+            if g is not None and flags[k]:
+                hit = -1  # the one output that is ``g`` (-2: several)
+                for i in range(n):
+                    if outputs[i] is g:
+                        hit = i if hit == -1 else -2
+                if hit >= 0:
                     if handed is None:
-                        handed = [False] * len(outputs)
-                    handed[hits[0]] = True
-    if handed is not None:  # one buffer reaching two outputs is nobody's alone
-        for i, o in enumerate(outputs):
-            if handed[i] and sum(1 for x in outputs if x is o) > 1:
-                handed[i] = False
+                        handed = [False] * n
+                    handed[hit] = True
+    if handed is not None and n > 1:  # one buffer reaching two outputs is nobody's alone
+        for i in range(n):
+            if handed[i]:
+                o = outputs[i]
+                for j in range(n):
+                    if j != i and outputs[j] is o:
+                        handed[i] = False
+                        break
     return handed

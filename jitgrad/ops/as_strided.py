@@ -13,17 +13,18 @@ Its adjoint is ``restride(h, dst, src, scale)``, so double backward comes for fr
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from .. import regions, views
-from ..autograd.graph import needs_grad, record
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.graph import ScatterGrad, needs_grad, record
 from ..autograd.node import Grads, Node
 from ..geometry import Geometry, contiguous_strides
 from ..tensor import Tensor
-from .operands import new_tensor
-from .view_meta import ADDRESSES_STORAGE, AS_STRIDED_BACKWARD, make_view
+from .operands import layout, new_tensor
+from .view_meta import ADDRESSES_STORAGE, AS_STRIDED_BACKWARD, dense_call, make_view
 
 
 def _span(*geoms: Geometry) -> tuple[int, int]:
@@ -98,8 +99,36 @@ class AsStridedBackward0(Node):
         self.input_geometry = input_geometry
         self.geometry = geometry
 
-    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+    def __call__(self, *grads: Tensor | None) -> tuple[Tensor | None, ...]:
+        return dense_call(self, grads)
+
+    def apply(self, grads: Grads) -> tuple[Any, ...]:
+        if not is_grad_enabled():  # the engine adds the region into its buffer: O(view)
+            region = region_within(self.input_geometry, self.geometry)
+            if region is not None:
+                return (ScatterGrad(grads[0], self.input_geometry.sizes, region),)
         return (as_strided_backward(grads[0], self.input_geometry, self.geometry),)  # type: ignore[arg-type]
+
+
+def region_within(inp: Geometry, view: Geometry) -> Geometry | None:
+    """``view`` as a region of a contiguous tensor shaped like ``inp``, when ``inp`` is
+    contiguous in storage, ``view`` does not overlap itself and every element of ``view``
+    is one of ``inp``'s (a view regenerated from its base is); None otherwise. Then the
+    backward of ``as_strided`` is a scatter of the gradient into that region, zeros
+    elsewhere (``restride`` with nothing to divide and no element outside ``inp``)."""
+    sizes, strides = view.sizes, view.strides
+    dense, count = layout(inp.sizes)
+    if inp.strides != dense or not sizes:
+        return None
+    rel = view.storage_offset - inp.storage_offset
+    last = rel
+    for n, st in zip(sizes, strides):
+        if n == 0 or st < 0:
+            return None
+        last += (n - 1) * st
+    if rel < 0 or last >= count or regions.has_overlap(sizes, strides):
+        return None
+    return Geometry(sizes, strides, rel)
 
 
 def as_strided_backward(grad: Tensor, input_geometry: Geometry, geometry: Geometry) -> Tensor:

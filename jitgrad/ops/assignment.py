@@ -173,7 +173,9 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
         return False
     record = False
     if _grad_state.enabled:
-        self_requires_grad = requires_grad(self)  # (the temporary view's requires_grad)
+        # (the temporary view's requires_grad: its base's, when ``self`` is not a view)
+        self_requires_grad = (self._requires_grad or self._grad_fn is not None) if vm is None \
+            else requires_grad(self)
         if self_requires_grad and base._grad_fn is None:
             return False  # in place into a view of a leaf that requires grad: refused
         record = self_requires_grad or (src is not None and requires_grad(src))

@@ -34,13 +34,15 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import regions
-from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.node import Grads, Node, OwnedGrads, _FREED
+from ..autograd.grad_mode import _state as _grad_state
+from ..autograd import anomaly_mode
+from ..autograd.node import Grads, Node, OwnedGrads, _FREED, _next_sequence_nr
 from ..creation import zeros
-from ..geometry import Geometry, contiguous_strides, is_non_overlapping_and_dense, numel, required_storage
+from ..geometry import Geometry, is_non_overlapping_and_dense, required_storage
 from ..storage import Storage, allocate
 from ..tensor import Tensor
 from .compare import where
+from .operands import layout
 from .view_meta import Step, replay
 
 
@@ -94,7 +96,12 @@ class CopySlices(Node):
     __slots__ = ("base", "view", "view_fn", "fn")
 
     def __init__(self, base: Tensor, view: Geometry, view_fn: tuple[Step, ...] | None, fn: Node) -> None:
-        super().__init__()
+        # Node.__init__, written out (one frame less on every write through a view)
+        self.next_functions = ()
+        self.input_metadata = ()
+        self.sequence_nr = _next_sequence_nr()
+        if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+            anomaly_mode.record_creation(self.metadata)
         previous = base._grad_fn
         geometry = previous.base if type(previous) is CopySlices else None
         if geometry is not None and geometry[2] == base._offset and geometry[0] == base._sizes \
@@ -124,7 +131,7 @@ class CopySlices(Node):
             raise RuntimeError(_FREED)
         if grad is None:
             return (None,) * len(self.next_functions)
-        if not is_grad_enabled():
+        if not _grad_state.enabled:  # (is_grad_enabled)
             return self._apply_data(fn, grad, bool(owned and owned[0]))
         result = self._result(grad)
         if self.view_fn is not None:
@@ -164,36 +171,48 @@ class CopySlices(Node):
             )
         buffer = result._storage.buffer
         offset = result._offset + view.storage_offset - base.storage_offset
-        piece = Tensor._make(Storage(allocate(numel(view.sizes), grad.dtype)), view.sizes,
-                             contiguous_strides(view.sizes))
-        regions.copy_region(piece._storage.buffer, 0, piece._strides, buffer, offset, view.strides, view.sizes)
-        needed = self._needed_for_fn()
+        sizes, strides = view.sizes, view.strides
+        overlap = regions.has_overlap(sizes, strides)
+        dense, count = layout(sizes)
+        data = regions.row_copy(buffer, offset, strides, sizes)
+        if data is None:
+            data = allocate(count, grad.dtype)
+            regions.copy_region(data, 0, dense, buffer, offset, strides, sizes)
+        piece = Tensor._make(Storage._fresh(data), sizes, dense)
+        mine = self._needed  # (_needed_for_fn: CopySlices's edges are fn's, the first the base's)
+        n = len(fn.next_functions)
+        needed = tuple([nxt is not None for nxt, _ in self.next_functions[:n]]) if mine is None \
+            else mine[:n]
+        base_wanted = needed[0]  # (self.needs_input_grad(0))
         overwrites = fn.overwrites_view
         if overwrites:  # fn's first output would be zeros: fill the slice instead (below)
             needed = (False,) + needed[1:]
         fn._needed = needed
-        self._set_locations(fn)
+        if overlap:
+            self._set_locations(fn)
         try:
             res = fn.apply_owned([piece], (True,)) if fn.takes_owned else fn.apply([piece])
         finally:
             fn._needed = None
-            fn._locations = None
+            if overlap:
+                fn._locations = None
         first = res[0]
-        if overwrites and self.needs_input_grad(0):
-            regions.fill_region(buffer, offset, view.strides, view.sizes, 0)
-        elif first is not None and self.needs_input_grad(0):
-            if regions.has_overlap(view.sizes, view.strides):
-                self._zero_overwritten(fn, result._alias(Geometry(view.sizes, view.strides, offset)))
+        if overwrites and base_wanted:
+            regions.fill_region(buffer, offset, strides, sizes, 0)
+        elif first is not None and base_wanted:
+            if overlap:
+                self._zero_overwritten(fn, result._alias(Geometry(sizes, strides, offset)))
             else:  # fn may have scaled ``piece`` in place and returned it
                 regions.copy_region(
-                    buffer, offset, view.strides, first._storage.buffer, first._offset,
-                    first._strides, view.sizes,
+                    buffer, offset, strides, first._storage.buffer, first._offset,
+                    first._strides, sizes,
                 )
         declared = getattr(res, "owned", None)
-        rest = list(res[1:])
         # ``piece`` is ours: once written back it may go on, owned, as another gradient
-        handed = [True] + [bool(declared and declared[i + 1]) or r is piece for i, r in enumerate(rest)]
-        return OwnedGrads([result] + rest, handed)
+        handed = [True]
+        for i in range(1, len(res)):
+            handed.append(bool(declared and declared[i]) or res[i] is piece)
+        return OwnedGrads((result,) + tuple(res[1:]), handed)
 
     def _set_locations(self, fn: Node) -> None:
         """Tell an order-free write ``fn`` where a self-overlapping view's elements land in

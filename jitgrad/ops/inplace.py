@@ -17,11 +17,15 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import _tracing
+from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import gradient_edge, requires_grad, single_metadata
-from ..autograd.node import Node
+from ..autograd.graph import _SINGLE_METADATA, gradient_edge, requires_grad, single_metadata
+from ..autograd.node import Node, _next_sequence_nr
+from ..autograd.view_mode import _mode as _VIEW_MODE
 from ..copying import check_inplace
 from ..geometry import Geometry, broadcast_shapes, is_non_overlapping_and_dense
+from ..regions import has_overlap
+from ..storage import INFERENCE, WRITE_HOOKS
 from ..tensor import Tensor
 from . import view_meta
 from .as_strided import AsStridedBackward0
@@ -31,6 +35,8 @@ from .operands import (
     LEAN_DTYPES, array_of, as_array, check_inplace_dtype, layout, lean_data, strided_data, wrapped_operand,
 )
 from .structure import clone
+
+_new = object.__new__
 
 
 def check_autograd_inplace(op: str, self: Tensor, inputs: Sequence[Tensor | None]) -> bool:
@@ -207,6 +213,14 @@ def apply_inplace(
 # is made before the write, as on the general path. Views made in no_grad mode and the
 # like, other dtypes, broadcasting, ``alpha``, subclasses, tracing: the general path
 # (tests/test_lean_inplace.py runs both and PyTorch).
+# A view taken straight from its base (``u[1:-1] += ...``, no parent view) whose history is
+# current, in as_strided mode, grad mode on, no anomaly mode, no write hooks, writable and
+# not self-overlapping, is written in one frame: the checks above are then all that can
+# fail, and ``rebase_history`` (``view_geometry``, ``rebase_base`` with ``CopySlices.
+# __init__``, the view's ``regenerate`` as ``AsStridedBackward0``) is written out below, the
+# nodes numbered in the general path's order. If you add a slot to CopySlices or
+# AsStridedBackward0, or a step to those functions, do it there too:
+# tests/test_lean_inplace.py compares every slot of the nodes made both ways.
 def lean_inplace(
     op: str, ufunc: np.ufunc, self: Tensor, other: Any, make_node: Callable[[], Node],
 ) -> Tensor | None:
@@ -250,8 +264,70 @@ def lean_inplace(
     else:
         return None
     vm = self._view_meta
-    if vm is not None and vm.creation != view_meta.DEFAULT:
-        return None
+    if vm is not None:
+        if vm.creation != view_meta.DEFAULT:
+            return None
+        storage = self._storage
+        counter = storage._counter
+        version = 0 if counter is None else counter.value
+        fn = self._grad_fn
+        if vm.parent is None and fn is not None and vm.attr_version == version and \
+                _grad_state.enabled and not _VIEW_MODE["replay"] and not anomaly_mode.enabled \
+                and not WRITE_HOOKS and not storage.inference and not INFERENCE.enabled:
+            base = vm.base
+            base_fn = base._grad_fn
+            if base_fn is not None and base._view_meta is None and buffer.flags.writeable and (
+                    flat or not has_overlap(self._sizes, self._strides)):
+                # a view of the base with current history (see the comment above)
+                node = make_node()
+                base_edge = (base_fn, base._output_nr)
+                node.next_functions = (base_edge, gradient_edge(tensor))
+                sizes = self._sizes
+                dtype = dst.dtype
+                by_sizes = _SINGLE_METADATA.get(dtype.type)  # (single_metadata's cache)
+                meta = None if by_sizes is None else by_sizes.get(sizes)
+                node.input_metadata = meta = meta if meta is not None and meta[0][1] is dtype \
+                    else single_metadata(sizes, dtype)
+                token = QUIET.set(IGNORE_ALL)
+                try:
+                    ufunc(dst, y, out=dst)
+                finally:
+                    QUIET.reset(token)
+                storage.bump(op, skip=3)  # (past this frame and the op's)
+                # ``rebase_history``: ``view_geometry``, ``rebase_base`` (``CopySlices.__init__``)
+                # and the view's ``regenerate`` in as_strided mode, written out
+                strides, offset = self._strides, self._offset
+                view = base_fn.view if type(base_fn) is CopySlices else None
+                if view is None or view[2] != offset or view[0] != sizes or view[1] != strides:
+                    view = Geometry(sizes, strides, offset)
+                copy_slices = _new(CopySlices)
+                copy_slices.sequence_nr = _next_sequence_nr()
+                whole = base_fn.base if type(base_fn) is CopySlices else None
+                if whole is None or whole[2] != base._offset or whole[0] != base._sizes \
+                        or whole[1] != base._strides:
+                    whole = Geometry(base._sizes, base._strides, base._offset)
+                copy_slices.base = whole
+                copy_slices.view = view
+                copy_slices.view_fn = None
+                copy_slices.fn = node
+                copy_slices.next_functions = node.next_functions
+                copy_slices.input_metadata = single_metadata(base._sizes, dtype)
+                base._grad_fn = copy_slices
+                base._output_nr = 0
+                if base_fn._retains_grad_hooks:
+                    view_meta.move_hooks(base, base_fn, copy_slices, keep_tensor_hooks=False)
+                regenerated = _new(AsStridedBackward0)
+                regenerated.sequence_nr = _next_sequence_nr()
+                regenerated.input_geometry = whole
+                regenerated.geometry = view
+                regenerated.next_functions = ((copy_slices, 0),)
+                regenerated.input_metadata = meta
+                self._grad_fn = regenerated
+                self._output_nr = 0
+                vm.attr_version = storage._counter.value
+                if fn._retains_grad_hooks:
+                    view_meta.move_hooks(self, fn, regenerated, keep_tensor_hooks=False)
+                return self
     record = check_autograd_inplace(op, self, (self, tensor))
     check_inplace(self, op)
     node = None

@@ -154,6 +154,10 @@ def sum_to(self: Tensor, shape: Sequence[int]) -> Tensor:
     shape = tuple(shape)
     if self._sizes == shape:
         return self
+    if not shape and not is_grad_enabled():  # (the engine reducing a scalar's gradient)
+        out = _lean_total(self)  # the sum over every dim, as below, without the view
+        if out is not None:
+            return out
     lead = self.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and self._sizes[lead + i] != 1

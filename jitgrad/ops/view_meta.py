@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.grad_mode import set_grad_enabled
-from ..autograd.graph import gradient_edge, requires_grad, single_metadata
+from ..autograd.graph import ScatterGrad, gradient_edge, requires_grad, single_metadata
 from ..autograd.view_mode import is_view_replay
 from ..storage import INFERENCE
 from ..tensor import Tensor
@@ -229,3 +229,10 @@ def handle_view_on_rebase(t: Tensor, indirect: bool) -> None:
             "Function."
         )
     raise RuntimeError(msg)
+
+
+def dense_call(node: Any, grads: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``node(*grads)`` called by the user rather than the engine: a view's backward may
+    return a ``ScatterGrad`` (a gradient the engine adds in O(slice)), which only the engine
+    may see; the caller gets it as a dense tensor."""
+    return tuple(g.materialize() if g.__class__ is ScatterGrad else g for g in node.apply(list(grads)))

@@ -18,7 +18,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import indexing, regions, views
-from ..autograd.grad_mode import is_grad_enabled
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import (
@@ -31,8 +30,8 @@ from ..geometry.broadcast import infer_size
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor, sizes_arg
 from ..storage import INFERENCE
-from .view_meta import DEFAULT, MULTI_OUTPUT_NODE, Step, ViewMeta, make_view
-from .operands import new_tensor
+from .view_meta import DEFAULT, MULTI_OUTPUT_NODE, Step, ViewMeta, dense_call, make_view
+from .operands import layout, new_tensor
 
 _new = object.__new__
 
@@ -65,7 +64,11 @@ class ViewBackward(Node):
         fn = self._rel_fn
         if fn is not None:
             sizes = self.input_sizes
-            self._rel = fn(Geometry(sizes, contiguous_strides(sizes), 0), self._rel)
+            strides = layout(sizes)[0]
+            if fn is indexing.plain_geometry:  # (an index that was plain for ``sizes``)
+                self._rel = Geometry(*indexing.plain_index(sizes, strides, 0, self._rel))
+            else:
+                self._rel = fn(Geometry(sizes, strides, 0), self._rel)
             self._rel_fn = None
         return self._rel  # type: ignore[no-any-return]
 
@@ -74,12 +77,19 @@ class ViewBackward(Node):
         self._rel = value
         self._rel_fn = None
 
+    def __call__(self, *grads: Tensor | None) -> tuple[Tensor | None, ...]:
+        return dense_call(self, grads)
+
     def apply(self, grads: Grads) -> tuple[Any, ...]:
         g = grads[0]
-        if not is_grad_enabled() and not regions.has_overlap(self.rel.sizes, self.rel.strides):
+        # a plain index (ints, slices of positive step, None) of a contiguous tensor reaches
+        # every element once: no overlap to look for
+        plain = self._rel_fn is indexing.plain_geometry
+        rel = self.rel
+        if not _grad_state.enabled and (plain or not regions.has_overlap(rel.sizes, rel.strides)):
             # the engine adds the slice into its buffer: O(slice), never dense zeros + add
-            return (ScatterGrad(g, self.input_sizes, self.rel),)
-        return (view_scatter(g, self.input_sizes, self.rel),)  # type: ignore[arg-type]
+            return (ScatterGrad(g, self.input_sizes, rel),)
+        return (view_scatter(g, self.input_sizes, rel),)  # type: ignore[arg-type]
 
 
 class AsStridedScatterBackward0(Node):
@@ -587,6 +597,14 @@ def _basic_part(t: Tensor, *index: Any) -> Tensor:
 def getitem(self: Tensor, index: Any) -> Tensor:
     """Basic indices give a differentiable view; advanced ones then gather from that view
     (a copy whose backward scatter-adds)."""
+    if type(index) is int:  # x[i] in range (``plain_index``'s first case, inlined)
+        sizes = self._sizes
+        if sizes:
+            size = sizes[0]
+            i = index + size if index < 0 else index
+            if 0 <= i < size:
+                strides = self._strides
+                return _plain_view(self, (sizes[1:], strides[1:], self._offset + i * strides[0]), index)
     plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
     if plain is not None:  # ints and int slices: the commonest index
         return _plain_view(self, plain, index)
