@@ -184,9 +184,15 @@ class ScatterGrad:
         return self.values.dtype
 
     def materialize(self) -> Tensor:
-        """A dense tensor of ``sizes`` (zeros outside the region), owned by the caller."""
+        """A dense tensor of ``sizes`` (zeros outside the region), owned by the caller. The
+        values are copied in, not added to the zeros, as PyTorch's ``slice_backward`` does:
+        ``0.0 + -0.0`` would turn a gradient's ``-0.0`` into ``+0.0``."""
         out = Tensor._from_buffer(allocate(numel(self.sizes), self.values.dtype, 0), self.sizes)
-        self.add_into(out)
+        r, v = self.region, self.values
+        regions.copy_region(
+            out._storage.buffer, r.storage_offset, r.strides,
+            v._storage.buffer, v._offset, v._strides, r.sizes,
+        )
         return out
 
     def add_into(self, dense: Tensor) -> None:
