@@ -437,6 +437,12 @@ class SavingNode(Node):
 
     __slots__ = ("_saved", "_compact", "_codes")
 
+    # A Python number operand of ``mul`` / ``div`` is, in PyTorch, wrapped as a 0-dim tensor
+    # and saved as one: ``grad_fn._saved_other`` is ``tensor(2)``, and it is freed by
+    # backward like any saved tensor (a second backward raises). jitgrad saves the number
+    # itself; these nodes free it all the same (``release_variables``).
+    saves_wrapped_numbers = False
+
     def __getattr__(self, name: str) -> Any:
         # only called for attributes not found otherwise: the slots before ``save`` ran,
         # ``_saved_<x>`` / ``_raw_saved_<x>``
@@ -449,6 +455,8 @@ class SavingNode(Node):
                 if key in names and names.index(key) < len(self.saved):
                     value = self.saved[names.index(key)]
                     if value.__class__ is not SavedTensor:  # a number, a shape, None
+                        if self.saves_wrapped_numbers and value is not None and not raw:
+                            return _wrapped_number(value)
                         return _Plain(value) if raw else value
                     return value if raw else value.unpack(self)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -531,10 +539,18 @@ class SavingNode(Node):
                 self._compact = tuple([
                     value if code is None else _RELEASED for value, code in zip(compact, codes)
                 ])
+            elif self.saves_wrapped_numbers:  # (a number is never saved beside a tensor)
+                self._compact = tuple([None if v is None else _RELEASED for v in compact])
+                self._codes = tuple([None if v is None else 0 for v in compact])
             return
         for s in self.saved:
             if s.__class__ is SavedTensor:
                 s.release()
+        if self.saves_wrapped_numbers:
+            self._saved = tuple([
+                s if s is None or s.__class__ is SavedTensor else _saved_from_code(_RELEASED, 0)
+                for s in self._saved
+            ])
 
 
 # stands for a compactly saved tensor after ``release_variables``
@@ -549,6 +565,13 @@ def _saved_from_code(t: Any, code: int) -> SavedTensor:
         s._freed = True
         return s
     return _saved_input(t, code >> 1, bool(code & 1))
+
+
+def _wrapped_number(value: Any) -> Tensor:
+    """A Python number as PyTorch wraps it for a Tensor operand: a 0-dim tensor (bool,
+    int64 or float64)."""
+    dtype = np.bool_ if isinstance(value, bool) else np.int64 if isinstance(value, int) else np.float64
+    return Tensor._from_buffer(np.array([value], dtype=dtype), ())
 
 
 class _Plain:

@@ -209,6 +209,7 @@ def rsub(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 # -- mul / div / neg / reciprocal -----------------------------------------------------------
 class MulBackward0(SavingNode):
     takes_owned = True
+    saves_wrapped_numbers = True
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return self.apply_owned(grads, ())
@@ -298,6 +299,8 @@ def _true_div_dtype(a: Any, b: Any) -> np.dtype:
 
 
 class DivBackward0(SavingNode):
+    saves_wrapped_numbers = True
+
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         a, b = self.unpack()

@@ -1,0 +1,102 @@
+"""Gaps between jitgrad and PyTorch closed one by one: each case runs the same code on both
+(float64) and compares values, dtypes, errors (type and message) — and, for bad input,
+that nothing was changed."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+import torch
+
+import jitgrad
+
+LIBS = (jitgrad, torch)
+
+
+def _outcome(f: Callable[[], Any]) -> tuple[str, Any]:
+    try:
+        return "ok", f()
+    except Exception as e:  # noqa: BLE001 - the very point: compare what each raises
+        return type(e).__name__, str(e)
+
+
+def _same(ours: Any, theirs: Any) -> None:
+    if isinstance(theirs, torch.Tensor):
+        assert isinstance(ours, jitgrad.Tensor), ours
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
+    elif isinstance(theirs, (tuple, list)):
+        assert len(ours) == len(theirs)
+        for a, b in zip(ours, theirs):
+            _same(a, b)
+    else:
+        assert ours == theirs
+
+
+# -- 1. a Python number saved by mul / div is freed by backward, as PyTorch's wrapped number --
+SECOND_BACKWARD: dict[str, Callable[[Any, Any], Any]] = {
+    "mul": lambda lib, x: x * 2,
+    "rmul": lambda lib, x: 2.5 * x,
+    "mul_bool": lambda lib, x: x * True,
+    "torch.mul": lambda lib, x: lib.mul(2, x),
+    "div": lambda lib, x: x / 2,
+    "true_divide": lambda lib, x: lib.true_divide(x, 2),
+    "mul_": lambda lib, x: x.clone().mul_(3),
+    "div_": lambda lib, x: x.clone().div_(3),
+    "add": lambda lib, x: x + 2,  # saves nothing: a second backward works in both
+    "sub_alpha": lambda lib, x: lib.sub(x, x.detach(), alpha=2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SECOND_BACKWARD))
+def test_second_backward_through_a_saved_number(case: str) -> None:
+    results = []
+    for lib in LIBS:
+        x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        loss = SECOND_BACKWARD[case](lib, x).sum()
+        loss.backward()
+        results.append((_outcome(loss.backward), x.grad))
+    (ours, ours_grad), (theirs, theirs_grad) = results
+    assert ours[0] == theirs[0] and (ours[0] == "ok" or ours[1] == theirs[1])
+    _same(ours_grad, theirs_grad)  # the failed second pass accumulated nothing
+
+
+@pytest.mark.parametrize("number", [2, 2.5, True])
+def test_saved_number_reads_as_a_wrapped_0_dim_tensor(number: Any) -> None:
+    got = []
+    for lib in LIBS:
+        x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        y, z = x * number, x / number
+        got.append((y.grad_fn._saved_other, y.grad_fn._saved_self, z.grad_fn._saved_other,
+                    lib.mul(number, x).grad_fn._saved_self))
+        y.sum().backward()
+        got.append(_outcome(lambda: y.grad_fn._saved_other))
+    _same(got[0], got[2])
+    assert got[1] == got[3] and got[1][0] == "RuntimeError"
+
+
+def test_retained_graph_keeps_the_saved_number() -> None:
+    for lib in LIBS:
+        x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        loss = (x * 2).sum()
+        loss.backward(retain_graph=True)
+        loss.backward()
+        assert x.grad.tolist() == [4.0, 4.0, 4.0]
+
+
+def test_saved_number_is_freed_under_anomaly_mode_and_saved_tensor_hooks() -> None:
+    for lib in LIBS:
+        x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+            loss = (x * 2).sum()
+        loss.backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            loss.backward()
+        with pytest.warns(UserWarning), lib.autograd.detect_anomaly():
+            loss = (x / 2).sum()
+            loss.backward()
+            with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+                loss.backward()
