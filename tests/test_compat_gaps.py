@@ -100,3 +100,105 @@ def test_saved_number_is_freed_under_anomaly_mode_and_saved_tensor_hooks() -> No
             loss.backward()
             with pytest.raises(RuntimeError, match="backward through the graph a second time"):
                 loss.backward()
+
+
+# -- 2. what a custom Function's backward and a hook may return --------------------------------
+def _function_returning(lib: Any, value: Callable[[Any], Any]) -> Any:
+    class F(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any, y: Any) -> Any:
+            return x * 1
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return value(g)
+
+    return F
+
+
+BACKWARD_RETURNS: dict[str, Callable[[Any], Any]] = {
+    "str": lambda g: ("abc", None),
+    "int": lambda g: (3, None),
+    "float": lambda g: (1.5, None),
+    "list": lambda g: ([1.0], None),
+    "ndarray": lambda g: (g.numpy(), None),
+    "too few": lambda g: "abc",
+    "extra None": lambda g: (g, None, None),
+    "for a non-tensor input": lambda g: (g, "abc"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BACKWARD_RETURNS))
+def test_custom_function_backward_returning_a_non_tensor(case: str) -> None:
+    got = []
+    for lib in LIBS:
+        x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        F = _function_returning(lib, BACKWARD_RETURNS[case])
+        y = 2.0 if case == "for a non-tensor input" else lib.ones(3, dtype=lib.float64)
+        kind, message = _outcome(lambda: F.apply(x, y).sum().backward())
+        got.append((kind, message, x.grad))
+    (kind, message, grad), (want_kind, want_message, want_grad) = got
+    assert kind == want_kind
+    if kind != "ok":
+        assert message.endswith(want_message) and grad is None and want_grad is None
+    else:
+        _same(grad, want_grad)
+
+
+HOOK_RETURNS: dict[str, Callable[[Any], Any]] = {
+    "str": lambda lib: "abc",
+    "tuple with a str": lambda lib: ("abc", None),
+    "1-tuple with a str": lambda lib: ("abc",),
+    "3-tuple": lambda lib: (None, None, None),
+    "list": lambda lib: [None, None],
+    "int": lambda lib: 3,
+    "ndarray": lambda lib: np.ones(3, dtype=np.float32),
+    "wrong shape": lambda lib: lib.ones(2),
+    "wrong dtype": lambda lib: lib.ones(3, dtype=lib.float64),
+    "tuple of wrong shape": lambda lib: (lib.ones(2), None),
+    "tuple of wrong dtype": lambda lib: (lib.ones(3, dtype=lib.float64), None),
+    "tuple of wrong dtype, 1": lambda lib: (lib.ones(3, dtype=lib.float64),),
+    "right": lambda lib: lib.full((3,), 2.0),
+    "right tuple": lambda lib: (lib.full((3,), 2.0), None),
+    "right 1-tuple": lambda lib: (lib.full((3,), 2.0),),
+}
+
+
+@pytest.mark.parametrize("kind", ["tensor", "pre", "post"])
+@pytest.mark.parametrize("case", sorted(HOOK_RETURNS))
+def test_hook_results_are_checked_as_in_pytorch(kind: str, case: str) -> None:
+    got = []
+    for lib in LIBS:
+        x = lib.ones(3, requires_grad=True)
+        w = lib.ones(3, requires_grad=True)
+        y = x * w
+        ret = HOOK_RETURNS[case](lib)
+
+        def hook(*args: Any) -> Any:
+            return ret
+
+        if kind == "tensor":
+            y.register_hook(hook)
+        elif kind == "pre":
+            y.grad_fn.register_prehook(hook)
+        else:
+            y.grad_fn.register_hook(hook)
+        outcome = _outcome(lambda: y.sum().backward())
+        got.append((outcome, x.grad))
+    ((kind_, message), grad), ((want_kind, want_message), want_grad) = got
+    if want_kind == "ok":
+        assert kind_ == "ok"
+        _same(grad, want_grad)
+    else:
+        assert (kind_, message) == (want_kind, want_message)
+        assert grad is None and want_grad is None
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=["jitgrad", "torch"])
+def test_backward_gradient_of_a_wrong_type(lib: Any) -> None:
+    x = lib.ones(3, requires_grad=True)
+    with pytest.raises(TypeError, match="gradients can be either Tensors or None, but got str"):
+        (x * 1).sum().backward(gradient="abc")
+    with pytest.raises(TypeError, match="gradients can be either Tensors or None, but got str"):
+        lib.autograd.grad((x * 1).sum(), x, grad_outputs=("abc",))
+    assert x.grad is None
