@@ -202,3 +202,53 @@ def test_backward_gradient_of_a_wrong_type(lib: Any) -> None:
     with pytest.raises(TypeError, match="gradients can be either Tensors or None, but got str"):
         lib.autograd.grad((x * 1).sum(), x, grad_outputs=("abc",))
     assert x.grad is None
+
+
+# -- 3. copy_ from a Python number (PyTorch wraps it as a 0-dim tensor) -------------------------
+COPY_NUMBERS = [
+    ("float64", 2), ("int64", 2.7), ("int64", -2.7), ("bool", 2), ("int64", True), ("int64", 2**63),
+    ("float64", 2**63 + 2**11), ("float32", 1e300), ("float64", 2**62 + 1), ("int32", 2**40),
+    ("float64", np.float32(1.1)), ("float64", np.int64(3)), ("float64", np.bool_(True)),
+]
+
+
+@pytest.mark.parametrize("dtype, number", COPY_NUMBERS, ids=[f"{d}-{n!r}" for d, n in COPY_NUMBERS])
+def test_copy_from_a_number(dtype: str, number: Any) -> None:
+    got = []
+    for lib in LIBS:
+        t = lib.zeros(3, dtype=getattr(lib, dtype))
+        out = t.copy_(number)
+        got.append((out is t, t, t._version))
+    _same(*got)
+
+
+def test_copy_from_a_number_through_a_view_is_differentiable() -> None:
+    got = []
+    for lib in LIBS:
+        x = lib.zeros(3, dtype=lib.float64, requires_grad=True)
+        y = x.clone()
+        y[1:].copy_(2)
+        (y * lib.arange(1.0, 4.0, dtype=lib.float64)).sum().backward()
+        got.append((y, x.grad, type(y.grad_fn).__name__, repr(y)[-22:]))
+    _same(*got)
+
+
+@pytest.mark.parametrize("value", [None, "a", np.array(2.0), [1.0], 10**30])
+def test_copy_from_something_else_raises_and_changes_nothing(value: Any) -> None:
+    got = []
+    for lib in LIBS:
+        t = lib.ones(3, dtype=lib.float64)
+        kind, _ = _outcome(lambda: t.copy_(value))
+        got.append((kind, t, t._version))
+    _same(*got)
+    assert got[0][0] in ("TypeError", "OverflowError")
+
+
+def test_copy_from_a_number_into_a_leaf_that_requires_grad() -> None:
+    for lib in LIBS:
+        x = lib.zeros(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+            x.copy_(2)
+        assert x.tolist() == [0.0, 0.0, 0.0] and x._version == 0
+        x.data.copy_(2)
+        assert x.tolist() == [2.0, 2.0, 2.0]

@@ -162,7 +162,7 @@ def repr_suffixes(self: Tensor) -> list[str]:
     except RuntimeError:  # e.g. a no_grad view whose base was then written in place
         return ["grad_fn=<Invalid>"]
     if fn is not None:
-        return [f"grad_fn=<{fn.name()}>"]
+        return [f"grad_fn=<{type(fn).__name__}>"]  # (PyTorch prints the class name)
     if self._requires_grad:
         return ["requires_grad=True"]
     return []
