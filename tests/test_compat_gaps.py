@@ -252,3 +252,31 @@ def test_copy_from_a_number_into_a_leaf_that_requires_grad() -> None:
         assert x.tolist() == [0.0, 0.0, 0.0] and x._version == 0
         x.data.copy_(2)
         assert x.tolist() == [2.0, 2.0, 2.0]
+
+
+# -- 4. retain_grad on a view made under no_grad of a tensor that requires grad ----------------
+@pytest.mark.parametrize("nonleaf_base", [False, True])
+def test_retain_grad_on_a_no_grad_view_is_a_leaf_no_op(nonleaf_base: bool) -> None:
+    got = []
+    for lib in LIBS:
+        x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        base = x.clone() if nonleaf_base else x
+        with lib.no_grad():
+            v = base[:2]
+        v.retain_grad()
+        v.retain_grad()
+        attrs = (v.requires_grad, v.is_leaf, v.grad_fn is None, v.retains_grad)
+        y = v * 2
+        y.sum().backward()
+        got.append((attrs, v.grad is None, x.grad is None, y.requires_grad, v.view(2).grad_fn.name()))
+    _same(*got)
+
+
+def test_retain_grad_on_a_detached_no_grad_view_raises() -> None:
+    for lib in LIBS:
+        x = lib.ones(3, requires_grad=True)
+        with lib.no_grad():
+            v = x.detach()[:2]
+        with pytest.raises(RuntimeError, match="can't retain_grad on Tensor that has requires_grad=False"):
+            v.retain_grad()
+        assert not v.retains_grad and not v.requires_grad

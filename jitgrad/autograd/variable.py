@@ -87,8 +87,8 @@ def retains_grad(self: Tensor) -> bool:
 
 def retain_grad(self: Tensor) -> None:
     """Keep ``.grad`` for a non-leaf tensor (a no-op on leaves)."""
-    if grad_fn_of(self) is None:
-        if not self._requires_grad:
+    if grad_fn_of(self) is None:  # a leaf (also a no_grad view of a tensor requiring grad)
+        if not graph.requires_grad(self):
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         return
     if self._retains_grad:
