@@ -280,3 +280,41 @@ def test_retain_grad_on_a_detached_no_grad_view_raises() -> None:
         with pytest.raises(RuntimeError, match="can't retain_grad on Tensor that has requires_grad=False"):
             v.retain_grad()
         assert not v.retains_grad and not v.requires_grad
+
+
+# -- 7. backward zeros and masked gradients are laid out as PyTorch's --------------------------
+ZERO_GRAD_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "floor": lambda lib, x: x.floor(),
+    "sign": lambda lib, x: x.sign(),
+    "pow0": lambda lib, x: x**0,
+    "pow_tensor0": lambda lib, x: lib.pow(x, lib.zeros((), dtype=lib.float64)),
+    "div_floor": lambda lib, x: lib.div(x, 2.0, rounding_mode="floor"),
+    "div_trunc": lambda lib, x: lib.div(x, lib.full((3, 4), 2.0, dtype=lib.float64), rounding_mode="trunc"),
+    "fill_": lambda lib, x: x.clone().fill_(1.0),
+    "zero_": lambda lib, x: x.clone().zero_(),
+    "relu": lambda lib, x: lib.relu(x - 5),
+    "hardtanh": lambda lib, x: lib.nn.functional.hardtanh(x),
+    "clamp": lambda lib, x: x.clamp(5, 6),
+}
+
+
+def _layouts(lib: Any, x_layout: str, g_layout: str) -> tuple[Any, Any]:
+    F = lib.float64
+    x = lib.arange(12.0, dtype=F).reshape(4, 3).t() if x_layout == "t" else lib.arange(12.0, dtype=F).reshape(3, 4)
+    g = {
+        "c": lambda: lib.arange(12.0, dtype=F).reshape(3, 4),
+        "t": lambda: lib.arange(12.0, dtype=F).reshape(4, 3).t(),
+        "s": lambda: lib.arange(24.0, dtype=F).reshape(3, 8)[:, ::2],
+    }[g_layout]()
+    return x.detach().requires_grad_(), g
+
+
+@pytest.mark.parametrize("x_layout, g_layout", [("c", "t"), ("c", "s"), ("t", "c")])
+@pytest.mark.parametrize("case", sorted(ZERO_GRAD_OPS))
+def test_backward_zeros_keep_pytorchs_layout(case: str, x_layout: str, g_layout: str) -> None:
+    got = []
+    for lib in LIBS:
+        x, g = _layouts(lib, x_layout, g_layout)
+        (gx,) = lib.autograd.grad(ZERO_GRAD_OPS[case](lib, x), x, g)
+        got.append((gx, gx.stride()))
+    _same(*got)

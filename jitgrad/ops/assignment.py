@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _tracing, copying, indexing, regions
-from ..creation import zeros
+from ..creation import zeros_like
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.node import Grads, Node
@@ -68,8 +68,9 @@ class FillBackward1(Node):
 
 
 def _zeros_like(g: Tensor | None) -> Tensor:
+    """PyTorch's ``zeros_like(grad)``: laid out as ``grad``."""
     assert g is not None
-    return zeros(g._sizes, dtype=g.dtype)
+    return zeros_like(g)
 
 
 def copy_(self: Tensor, src: Tensor | bool | int | float, non_blocking: bool = False) -> Tensor:

@@ -102,7 +102,9 @@ class Pointwise:
     PyTorch function, ``torch.`` implied). ``numbers_are_operands``: PyTorch wraps a number
     argument as a 0-d operand of its TensorIterator (``fmod(a, 2.0)``), which decides the
     result's strides (``output_strides``); False where it is a kernel argument (``lerp``'s
-    weight).
+    weight). ``layout_order``: the arguments in the order PyTorch's TensorIterator takes
+    them, where it differs (``threshold_backward`` adds ``self`` before ``grad_output``): the
+    first operand with a layout of its own decides the result's.
     """
 
     def __init__(
@@ -130,9 +132,11 @@ class Pointwise:
         domain: str = "real",
         reference: str | None = None,
         numbers_are_operands: bool = True,
+        layout_order: tuple[int, ...] | None = None,
     ) -> None:
         self.name = name
         self.numbers_are_operands = numbers_are_operands
+        self.layout_order = layout_order
         self.forward = forward
         self.grads: tuple[Formula, ...] = () if grads is None else (
             tuple(grads) if isinstance(grads, (tuple, list)) else (grads,))  # type: ignore[arg-type]
@@ -346,8 +350,9 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
         shape = args[0]._sizes if n == 1 else broadcast_shape(args[0], args[1])
     else:
         shape = broadcast_shapes(*(shape_of(a) for a in args))
-    out, view = new_output(shape, dtype, args if decl.numbers_are_operands else
-                           tuple(a for a in args if isinstance(a, Tensor)))
+    operands = args if decl.layout_order is None else tuple([args[i] for i in decl.layout_order])
+    out, view = new_output(shape, dtype, operands if decl.numbers_are_operands else
+                           tuple(a for a in operands if isinstance(a, Tensor)))
     token = QUIET.set(IGNORE_ALL)
     try:
         arrays = (as_array(args[0]), as_array(args[1])) if n == 2 else [as_array(a) for a in args]
