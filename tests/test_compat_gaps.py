@@ -318,3 +318,20 @@ def test_backward_zeros_keep_pytorchs_layout(case: str, x_layout: str, g_layout:
         (gx,) = lib.autograd.grad(ZERO_GRAD_OPS[case](lib, x), x, g)
         got.append((gx, gx.stride()))
     _same(*got)
+
+
+# -- 8. linalg.solve of a batch of vectors: one LinalgSolveExBackward0, as PyTorch -------------
+@pytest.mark.parametrize("sa, sb", [((2, 2), (2,)), ((3, 2, 2), (2,)), ((3, 2, 2), (3, 2)), ((3, 2, 2), (2, 4))])
+def test_solve_of_vectors_is_one_node(sa: tuple[int, ...], sb: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal(sa) + 3 * np.eye(2), rng.standard_normal(sb)
+    got = []
+    for lib in LIBS:
+        A, B = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        X = lib.linalg.solve(A, B)
+        g = lib.tensor(np.arange(X.numel(), dtype=np.float64).reshape(tuple(X.shape)))
+        gA, gB = lib.autograd.grad(X, (A, B), g)
+        got.append((X.grad_fn.name(), X.detach().numpy(), gA.numpy(), gB.numpy()))
+    assert got[0][0] == got[1][0]
+    for ours, theirs in zip(got[0][1:], got[1][1:]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)

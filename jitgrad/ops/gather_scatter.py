@@ -29,7 +29,7 @@ from .index_ops import gather as gather_at
 from .index_ops import index_put_zeros
 from ._index_args import (
     GatherBackward0, IndexSelectBackward0, TakeBackward0, broadcast, check_bounds, fill_value, flat,
-    gather_as, index_array, same_dtype, tensor_arg,
+    gather_as, index_array, same_dtype, saved_dim, saved_sizes, tensor_arg,
 )
 from .inplace_result import write_result
 from .masking import masked_fill
@@ -96,7 +96,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     tensor_arg("gather", "input", input)
     d, np_index = scatter_index("gather", input, dim, index, None)
     source = reshape(input, 1) if not input.ndim else input
-    out = gather_as(GatherBackward0, source, np_index)
+    out = gather_as(GatherBackward0, source, np_index, (input, index, saved_dim(dim), bool(sparse_grad)))
     return reshape(out, index._sizes) if out._sizes != index._sizes else out
 
 
@@ -130,7 +130,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     d = wrap_dim(dim, input.ndim, "index_select")
     source = reshape(input, 1) if not input.ndim else input
     idx = check_bounds("index_select", idx.reshape(-1), source._sizes[d], d, error=IndexError)
-    out = gather_as(IndexSelectBackward0, source, (slice(None),) * d + (idx,))
+    out = gather_as(IndexSelectBackward0, source, (slice(None),) * d + (idx,),
+                    (index, saved_dim(dim), saved_sizes(input)))
     return reshape(out, ()) if not input.ndim else out
 
 
@@ -140,7 +141,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     idx = index_array("take", index)
     n = input.numel()
     idx = check_bounds("take", idx, n, 0, negative=True, error=IndexError)
-    return gather_as(TakeBackward0, flat(input), (idx,))
+    return gather_as(TakeBackward0, flat(input), (idx,), (input, index))
 
 
 # -- scatters --------------------------------------------------------------------------------

@@ -164,8 +164,13 @@ atanh, atanh_ = ATANH.fn, ATANH.fn_
 # -- error function ------------------------------------------------------------------------
 ERF = Pointwise("erf", _numba("erf"), lambda g, x, r: mul(mul(exp(neg(mul(x, x))), _TWO_OVER_SQRT_PI), g), SELF)
 ERFC = Pointwise("erfc", _numba("erfc"), lambda g, x, r: mul(mul(exp(neg(mul(x, x))), -_TWO_OVER_SQRT_PI), g), SELF)
-ERFINV = Pointwise("erfinv", _numba("erfinv"), lambda g, x, r: mul(mul(exp(mul(r, r)), 0.5 * math.sqrt(math.pi)), g),
-                   RESULT, domain="unit")
+def _erfinv_grad(g: Any, x: Any, r: Any) -> Any:
+    """PyTorch's formula, which saves ``self`` and computes ``erfinv(self)`` again."""
+    e = erfinv(x)
+    return mul(mul(exp(mul(e, e)), 0.5 * math.sqrt(math.pi)), g)
+
+
+ERFINV = Pointwise("erfinv", _numba("erfinv"), _erfinv_grad, SELF, domain="unit")
 erf, erf_ = ERF.fn, ERF.fn_
 erfc, erfc_ = ERFC.fn, ERFC.fn_
 erfinv, erfinv_ = ERFINV.fn, ERFINV.fn_
