@@ -52,10 +52,13 @@ def _classify(item: Any) -> tuple[str, Any]:
         return "int", int(item)
     if isinstance(item, Tensor):
         if item.dtype not in (dtypes.int64, dtypes.bool_):
-            raise IndexError(
-                f"tensors used as indices must be long or bool tensors, got {item.dtype.name}"
-            )
-        array = item.numpy()
+            if item.dtype != dtypes.int32:  # (int32: taken as PyTorch takes it)
+                raise IndexError(
+                    f"tensors used as indices must be long, int or bool tensors, got {item.dtype.name}"
+                )
+            array = item.numpy().astype(np.int64)
+        else:
+            array = item.numpy()
     elif isinstance(item, (list, tuple, np.ndarray)):
         array = np.asarray(item)
         if array.size == 0 and array.dtype.kind == "f":

@@ -335,3 +335,111 @@ def test_solve_of_vectors_is_one_node(sa: tuple[int, ...], sb: tuple[int, ...]) 
     assert got[0][0] == got[1][0]
     for ours, theirs in zip(got[0][1:], got[1][1:]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)
+
+
+# -- 9. int32 index tensors, scatter(reduce=), sort(stable=) -----------------------------------
+INT32_OPS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "getitem": lambda lib, X, i: X[i],
+    "getitem_dim1": lambda lib, X, i: X[:, i],
+    "index_select": lambda lib, X, i: X.index_select(1, i),
+    "gather": lambda lib, X, i: X.gather(1, i[None].expand(2, 2)),
+    "scatter": lambda lib, X, i: X.scatter(1, i[None].expand(2, 2), 9.0),
+    "scatter_src": lambda lib, X, i: X.scatter(1, i[None].expand(2, 2), X[:, :2] * 2),
+    "scatter_add": lambda lib, X, i: X.scatter_add(1, i[None].expand(2, 2), X[:, :2]),
+    "scatter_reduce": lambda lib, X, i: X.scatter_reduce(1, i[None].expand(2, 2), X[:, :2], "amax"),
+    "index_add": lambda lib, X, i: X.index_add(1, i, X[:, :2]),
+    "index_put_": lambda lib, X, i: X.clone().index_put_((i,), lib.tensor(5.0, dtype=lib.float64)),
+    "setitem": lambda lib, X, i: X.clone().__setitem__(i, 7.0),
+    "embedding": lambda lib, X, i: lib.nn.functional.embedding(i, X),
+    "take": lambda lib, X, i: X.take(i),  # refused by both
+    "index_copy": lambda lib, X, i: X.index_copy(1, i, X[:, :2]),  # refused by both
+    "index_fill": lambda lib, X, i: X.index_fill(1, i, 5.0),  # refused by both (IndexError)
+    "take_along_dim": lambda lib, X, i: lib.take_along_dim(X, i[None].expand(2, 2), 1),  # refused
+    "out_of_range": lambda lib, X, i: X[i + 5],
+}
+
+
+@pytest.mark.parametrize("case", sorted(INT32_OPS))
+def test_int32_index_tensors(case: str) -> None:
+    got = []
+    for lib in LIBS:
+        X = lib.arange(6.0, dtype=lib.float64).reshape(2, 3).requires_grad_()
+        i = lib.tensor([0, 1], dtype=lib.int32)
+        kind, out = _outcome(lambda: INT32_OPS[case](lib, X, i))
+        grad = None
+        if kind == "ok" and out is not None and out.requires_grad:
+            (grad,) = lib.autograd.grad(out.sum(), X)
+        got.append((kind, out if kind == "ok" else None, grad, X))
+    (kind, out, grad, X), (want_kind, want_out, want_grad, want_X) = got
+    assert kind == want_kind
+    if kind == "ok" and want_out is not None:
+        _same(out, want_out)
+        _same(grad, want_grad)
+    _same(X, want_X)  # nothing changed
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int8"])
+def test_other_integer_index_tensors_are_refused(dtype: str) -> None:
+    for lib in LIBS:
+        X = lib.zeros(2, 3)
+        i = lib.tensor([0, 1], dtype=getattr(lib, dtype))
+        with pytest.raises(IndexError, match="tensors used as indices must be long, int"):
+            X[i]
+        with pytest.raises(RuntimeError, match="index_select\\(\\): Expected dtype int32"):
+            X.index_select(1, i)
+        with pytest.raises(RuntimeError, match="gather\\(\\): Expected dtype int32/int64 for index"):
+            X.gather(1, i[None].expand(2, 2))
+
+
+SCATTER_REDUCE: dict[str, Callable[[Any], Any]] = {
+    "add_number": lambda lib: lib.arange(6.0, dtype=lib.float64).reshape(2, 3).scatter(
+        1, lib.tensor([[0, 0], [1, 2]]), 3.0, reduce="add"),
+    "multiply_number": lambda lib: lib.arange(6.0, dtype=lib.float64).reshape(2, 3).scatter(
+        1, lib.tensor([[0, 0], [1, 2]]), 3.0, reduce="multiply"),
+    "add_tensor": lambda lib: lib.arange(6.0, dtype=lib.float64).reshape(2, 3).scatter(
+        1, lib.tensor([[0, 0], [1, 2]]), lib.full((2, 2), 3.0, dtype=lib.float64), reduce="add"),
+    "multiply_tensor_": lambda lib: lib.arange(6.0, dtype=lib.float64).reshape(2, 3).scatter_(
+        1, lib.tensor([[0, 0], [1, 2]]), lib.full((2, 2), 3.0, dtype=lib.float64), reduce="multiply"),
+    "int_multiply_float": lambda lib: lib.ones(3, dtype=lib.int64).scatter(0, lib.tensor([0, 0]), 2.5, reduce="multiply"),
+    "int_multiply": lambda lib: lib.ones(3, dtype=lib.int64).scatter(0, lib.tensor([0, 0]), lib.tensor([2, 3]), reduce="multiply"),
+    "bool_add": lambda lib: lib.ones(3, dtype=lib.bool).scatter(0, lib.tensor([0, 0]), False, reduce="add"),
+    "0d": lambda lib: lib.tensor(2.0, dtype=lib.float64).scatter(0, lib.tensor(0), lib.tensor(3.0, dtype=lib.float64), reduce="multiply"),
+    "int32_index": lambda lib: lib.ones(3, dtype=lib.float64).scatter(0, lib.tensor([1], dtype=lib.int32), 2.0, reduce="multiply"),
+    "bad_reduce": lambda lib: lib.ones(3).scatter(0, lib.tensor([0]), 1.0, reduce="max"),
+    "dtype_mismatch": lambda lib: lib.ones(3).scatter(0, lib.tensor([0]), lib.ones(1, dtype=lib.float64), reduce="add"),
+    "out_of_bounds": lambda lib: lib.ones(3).scatter(0, lib.tensor([5]), 1.0, reduce="add"),
+}
+
+
+@pytest.mark.filterwarnings("ignore:.*scatter")
+@pytest.mark.parametrize("case", sorted(SCATTER_REDUCE))
+def test_scatter_with_reduce(case: str) -> None:
+    (kind, out), (want_kind, want_out) = (_outcome(lambda: SCATTER_REDUCE[case](lib)) for lib in LIBS)
+    assert kind == want_kind
+    if kind == "ok":
+        _same(out, want_out)
+
+
+@pytest.mark.filterwarnings("ignore:.*scatter")
+@pytest.mark.parametrize("src", ["number", "tensor"])
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+def test_scatter_with_reduce_is_not_differentiable(reduce: str, src: str) -> None:
+    for lib in LIBS:
+        X = lib.arange(6.0, dtype=lib.float64).reshape(2, 3).requires_grad_()
+        s = 3.0 if src == "number" else lib.full((2, 2), 3.0, dtype=lib.float64)
+        y = X.scatter(1, lib.tensor([[0, 0], [1, 2]]), s, reduce=reduce)
+        assert y.grad_fn.name() == "torch::autograd::NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for aten::scatter is not implemented"):
+            y.sum().backward()
+        assert X.grad is None
+
+
+def test_sort_called_with_stable_is_sort_backward1() -> None:
+    for lib in LIBS:
+        x = lib.tensor([1.0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0], requires_grad=True)
+        names = [lib.sort(x, stable=True)[0].grad_fn.name(), lib.sort(x, stable=False)[0].grad_fn.name(),
+                 x.sort(stable=True)[0].grad_fn.name(), lib.sort(x)[0].grad_fn.name(), x.sort(0, True)[0].grad_fn.name()]
+        assert names == ["SortBackward1"] * 3 + ["SortBackward0"] * 2
+        # the stable order (jitgrad's always; PyTorch's with stable=True)
+        assert lib.sort(x, stable=True)[1].tolist() == list(range(1, 20, 2)) + list(range(0, 20, 2))
+        assert lib.sort(x, stable=True, descending=True)[1].tolist() == list(range(0, 20, 2)) + list(range(1, 20, 2))

@@ -422,6 +422,7 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
     "GatherBackward0": ("self", "index", "dim", "sparse_grad"),
     "IndexSelectBackward0": ("index", "dim", "self_sym_sizes"), "TakeBackward0": ("self", "index"),
     "MaskedSelectBackward0": ("self", "mask"), "SortBackward0": ("indices", "dim", "self_sym_sizes"),
+    "SortBackward1": ("indices", "dim", "self_sym_sizes"),
     "TopkBackward0": ("indices", "dim", "self_sym_sizes"),
 }
 

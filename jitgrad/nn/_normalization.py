@@ -34,9 +34,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     """Rows of ``weight`` picked by the integer ``input``; rows at ``padding_idx`` get no gradient."""
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not supported")
-    if input.dtype != dtypes.int64:
+    if input.dtype not in (dtypes.int64, dtypes.int32):
         raise RuntimeError(
-            f"embedding: expected the indices to be int64, got {input.dtype.name}"
+            f"embedding: expected the indices to be int64 or int32, got {input.dtype.name}"
         )
     n = weight.shape[0]
     idx = input.numpy()  # type: ignore[attr-defined]

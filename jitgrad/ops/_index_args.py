@@ -27,11 +27,17 @@ def tensor_arg(op: str, name: str, x: Any) -> Tensor:
     return x
 
 
-def index_array(op: str, index: Any, name: str = "index") -> np.ndarray:
-    """The int64 index tensor as a NumPy array (TypeError / RuntimeError as PyTorch)."""
+def index_array(op: str, index: Any, name: str = "index", int32: bool = False,
+                error: type[Exception] = RuntimeError) -> np.ndarray:
+    """The int64 index tensor as a NumPy array (TypeError / RuntimeError as PyTorch);
+    ``int32``: an int32 one is taken too (converted), as PyTorch's gather/scatter family,
+    ``index_select`` and ``index_add`` take it (``take``, ``index_copy`` do not)."""
     tensor_arg(op, name, index)
     if index.dtype != dtypes.int64:
-        raise RuntimeError(f"{op}(): Expected dtype int64 for {name}, got {index.dtype.name}")
+        if int32 and index.dtype == dtypes.int32:
+            return index.numpy().astype(np.int64)
+        expected = "int32/int64" if int32 else "int64"
+        raise error(f"{op}(): Expected dtype {expected} for {name}, got {index.dtype.name}")
     return index.numpy()
 
 
@@ -111,6 +117,10 @@ class MaskedSelectBackward0(GatherBackward0):
 
 class SortBackward0(GatherBackward0):
     pass
+
+
+class SortBackward1(SortBackward0):
+    """``sort`` called with ``stable=`` (PyTorch's ``sort.stable`` overload)."""
 
 
 class TopkBackward0(GatherBackward0):

@@ -13,13 +13,14 @@ the overwritten positions get no gradient, the source gets the gradient gathered
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes
 from ..autograd.graph import needs_grad, record
-from ..autograd.node import Grads, SavingNode
+from ..autograd.node import Grads, Node, SavingNode
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 from .operands import from_result
@@ -75,7 +76,7 @@ def scatter_index(
 ) -> tuple[int, tuple[Any, ...]]:
     """``(dim, NumPy index)`` of a scatter/gather of ``index`` along ``dim`` into ``self``."""
     d = wrap_dim(dim, self.ndim, op)
-    idx = index_array(op, index)
+    idx = index_array(op, index, int32=True)
     _check_scatter_shapes(op, self, d, index, src)
     idx = check_bounds(op, idx, (self._sizes or (1,))[d], d)
     if not self.ndim:  # a 0-d self is read as 1-D of size 1
@@ -124,7 +125,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices of ``input`` along ``dim`` at the 1-D ``index`` (repeats allowed)."""
     tensor_arg("index_select", "input", input)
-    idx = index_array("index_select", index)
+    idx = index_array("index_select", index, int32=True)
     if index.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector, got {index.ndim} dims")
     d = wrap_dim(dim, input.ndim, "index_select")
@@ -196,11 +197,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     op = "scatter"
     tensor_arg(op, "input", input)
     if reduce is not None:
-        if reduce not in ("add", "multiply"):
-            raise RuntimeError(f"{op}(): reduce argument must be either add or multiply, got {reduce!r}")
-        if reduce == "add" and isinstance(src, Tensor):
-            return scatter_add(input, dim, index, src)
-        raise NotImplementedError(f"{op}(): reduce={reduce!r} is not supported by jitgrad; use scatter_add")
+        return _scatter_with_reduce(input, dim, index, value if src is None else src, reduce)
     if src is None:
         src = value
     if isinstance(src, Tensor) and src.ndim:
@@ -210,6 +207,49 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         return _overwrite(op, ScatterBackward0, input, np_index, part)
     _, np_index = scatter_index(op, input, dim, index, None)
     return masked_fill(input, _mask_at(input, np_index), fill_value(op, input, src))
+
+
+class NotImplementedBackward(Node):
+    """PyTorch's ``torch::autograd::NotImplemented``: the op has no derivative; backward
+    through it raises."""
+
+    def __init__(self, op: str) -> None:
+        super().__init__()
+        self.op = op
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src: Any, reduce: str) -> Tensor:
+    """``scatter(..., reduce='add' | 'multiply')``: ``src`` (or a number, cast to
+    ``input``'s dtype first) added or multiplied into the copy at the scattered positions.
+    Not differentiable, as in PyTorch (its deprecated form of ``scatter_reduce``)."""
+    op = "scatter"
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError(f"{op}(): reduce argument must be either add or multiply, got {reduce!r}")
+    if isinstance(src, Tensor):
+        warnings.warn(
+            "scatter(): the reduce argument with a Tensor src is deprecated in PyTorch; use "
+            "scatter_reduce (more reductions, and differentiable)", UserWarning, stacklevel=3,
+        )
+        same_dtype(op, input, src)
+        _, np_index = scatter_index(op, input, dim, index, src)
+        part = source_part(src, index).numpy()
+        part = part.reshape(-1)[: len(np_index[0])] if not input.ndim else part
+    else:
+        _, np_index = scatter_index(op, input, dim, index, None)
+        part = np.asarray(fill_value(op, input, src)).astype(input.dtype)  # type: ignore[assignment]
+    values = np.array(input.numpy().reshape(input._sizes or (1,)), copy=True)
+    with np.errstate(all="ignore"):
+        (np.add if reduce == "add" else np.multiply).at(values, np_index, part)
+    out = from_result(values.reshape(input._sizes), input.dtype)
+    if needs_grad(input, src if isinstance(src, Tensor) else None):
+        record(NotImplementedBackward(op), (input, src if isinstance(src, Tensor) else None), (out,))
+    return out
 
 
 def _mask_at(self: Tensor, np_index: tuple[Any, ...]) -> Tensor:
@@ -239,7 +279,7 @@ def _index_along(
     """``(dim, NumPy index)`` for ``index_add``/``index_copy``/``index_fill``: whole slices
     of ``self`` along ``dim`` at the 1-D ``index``."""
     d = wrap_dim(dim, self.ndim, op)
-    idx = index_array(op, index)
+    idx = index_array(op, index, int32=op == "index_add", error=IndexError if op == "index_fill" else RuntimeError)
     if index.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector, got {index.ndim} dims")
     sizes = self._sizes or (1,)
