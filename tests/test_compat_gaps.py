@@ -443,3 +443,48 @@ def test_sort_called_with_stable_is_sort_backward1() -> None:
         # the stable order (jitgrad's always; PyTorch's with stable=True)
         assert lib.sort(x, stable=True)[1].tolist() == list(range(1, 20, 2)) + list(range(0, 20, 2))
         assert lib.sort(x, stable=True, descending=True)[1].tolist() == list(range(0, 20, 2)) + list(range(1, 20, 2))
+
+
+# -- Python operators: %, //, unary + ------------------------------------------------------------
+OPERATORS: dict[str, Callable[[Any], Any]] = {
+    "mod": lambda x: x % 2,
+    "mod_tensor": lambda x: x % (x.detach() + 4),
+    "rmod": lambda x: 7 % x.detach(),
+    "floordiv": lambda x: x.detach() // 2,
+    "rfloordiv": lambda x: 7 // x.detach(),
+    "pos": lambda x: +x,
+    "imod": lambda x: x.detach().clone().__imod__(2),
+    "ifloordiv": lambda x: x.detach().clone().__ifloordiv__(2),
+    "int_mod": lambda x: x.detach().long() % 3,
+    "int_rmod": lambda x: 7 % (x.detach().long() + 6),
+    "int_floordiv": lambda x: x.detach().long() // -2,
+    "int_mod_zero": lambda x: x.detach().long() % 0,
+    "pos_bool": lambda x: +(x > 0),
+    "mod_str": lambda x: x % "a",
+}
+
+
+@pytest.mark.parametrize("case", sorted(OPERATORS))
+def test_python_operators(case: str) -> None:
+    got = []
+    for lib in LIBS:
+        x = lib.tensor([1.5, -2.5, 3.0, 7.0], dtype=lib.float64, requires_grad=True)
+        kind, out = _outcome(lambda: OPERATORS[case](x))
+        grad = None
+        if kind == "ok" and out.grad_fn is not None and out.grad_fn.name() != "torch::autograd::NotImplemented":
+            (grad,) = lib.autograd.grad(out.sum(), x)
+        got.append((kind, out if kind == "ok" else None, grad, kind == "ok" and out is x))
+    (kind, out, grad, same), (want_kind, want_out, want_grad, want_same) = got
+    assert (kind, same) == (want_kind, want_same)
+    if kind == "ok":
+        _same(out, want_out)
+        _same(grad, want_grad)
+
+
+def test_in_place_operators_keep_the_tensor() -> None:
+    for lib in LIBS:
+        y = lib.tensor([5.0, -3.0], dtype=lib.float64)
+        z = y
+        y %= 2
+        y //= 0.5
+        assert z is y and y.tolist() == [2.0, 2.0] and y._version == 2

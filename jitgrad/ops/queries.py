@@ -1,5 +1,6 @@
 """Function forms of tensor queries and copies: ``is_tensor``, ``is_floating_point``,
-``is_complex``, ``numel``, ``clone``, ``detach``, and the ``type_as``/``is_complex`` methods."""
+``is_complex``, ``numel``, ``clone``, ``detach``, ``positive`` (``+x``), and the
+``type_as``/``is_complex`` methods."""
 
 from __future__ import annotations
 
@@ -71,3 +72,10 @@ def type_method(self: Tensor, dtype: Any = None, non_blocking: bool = False, **k
             raise ValueError(f"type(): invalid type: '{dtype}'")
         dtype = dtypes.to_dtype(by_name[short], "type")
     return self.to(dtype)  # type: ignore[attr-defined,no-any-return]
+
+
+def positive(input: Tensor) -> Tensor:
+    """``+input``: the very tensor, as PyTorch (refused for bool)."""
+    if _tensor("positive", input).dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
