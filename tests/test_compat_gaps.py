@@ -488,3 +488,32 @@ def test_in_place_operators_keep_the_tensor() -> None:
         y %= 2
         y //= 0.5
         assert z is y and y.tolist() == [2.0, 2.0] and y._version == 2
+
+
+# -- index errors in PyTorch's words ---------------------------------------------------------------
+INDEX_ERRORS: dict[str, Callable[[Any, Any], Any]] = {
+    "int": lambda lib, X: X[5],
+    "int_negative": lambda lib, X: X[-3],
+    "int_second_dim": lambda lib, X: X[0, 7],
+    "int_after_none": lambda lib, X: X[None, 0, 7],
+    "int_after_ellipsis": lambda lib, X: X[..., 7],
+    "int_after_nones": lambda lib, X: X[None, None, 0, 7],
+    "int_after_none_ellipsis": lambda lib, X: X[..., None, 7],
+    "int_after_bool": lambda lib, X: X[True, 0, 7],
+    "int_after_slice": lambda lib, X: X[1:, 7],
+    "tensor": lambda lib, X: X[lib.tensor([5])],
+    "tensor_negative": lambda lib, X: X[lib.tensor([-3])],
+    "list": lambda lib, X: X[[0, 5]],
+    "setitem": lambda lib, X: X.__setitem__(lib.tensor([5]), 1.0),
+    "index_put_": lambda lib, X: X.index_put_((lib.tensor([3]),), lib.tensor(1.0)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INDEX_ERRORS))
+def test_index_out_of_range_messages(case: str) -> None:
+    got = []
+    for lib in LIBS:
+        X = lib.arange(6.0).reshape(2, 3)
+        kind, message = _outcome(lambda: INDEX_ERRORS[case](lib, X))
+        got.append((kind, message, X._version, X.tolist()))
+    assert got[0] == got[1] and got[0][0] == "IndexError"
