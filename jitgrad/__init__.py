@@ -264,6 +264,18 @@ __all__ += [  # gaps
     "bincount", "histc",
 ]
 
+# -- PyTorch's alias names (ops/aliases.py) --
+from .ops.aliases import (  # noqa: E402
+    absolute, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, divide, fix, greater,
+    greater_equal, is_nonzero, less, less_equal, multiply, negative, not_equal, ravel, subtract,
+)
+
+__all__ += [
+    "absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "divide",
+    "fix", "greater", "greater_equal", "is_nonzero", "less", "less_equal", "multiply", "negative",
+    "not_equal", "ravel", "subtract",
+]
+
 # -- compile (jitgrad/compiler) --
 from .compiler import compile  # noqa: E402  (loads the compiler, and Numba, on first use)
 

@@ -468,3 +468,42 @@ from .ops import counting  # noqa: E402
 Tensor.bincount = counting.bincount_method
 Tensor.histc = counting.histc_method
 Tensor.type = queries.type_method
+
+# -- PyTorch's alias names: the very same functions (ops/aliases.py) -----------------------------
+from .ops import aliases  # noqa: E402
+
+Tensor.absolute = Tensor.abs
+Tensor.absolute_ = Tensor.abs_
+Tensor.arccos = Tensor.acos
+Tensor.arccos_ = Tensor.acos_
+Tensor.arcsin = Tensor.asin
+Tensor.arcsin_ = Tensor.asin_
+Tensor.arctan = Tensor.atan
+Tensor.arctan_ = Tensor.atan_
+Tensor.arccosh = Tensor.acosh
+Tensor.arccosh_ = Tensor.acosh_
+Tensor.arcsinh = Tensor.asinh
+Tensor.arcsinh_ = Tensor.asinh_
+Tensor.arctanh = Tensor.atanh
+Tensor.arctanh_ = Tensor.atanh_
+Tensor.arctan2 = Tensor.atan2
+Tensor.arctan2_ = Tensor.atan2_
+Tensor.divide = Tensor.div
+Tensor.divide_ = Tensor.div_
+Tensor.multiply = Tensor.mul
+Tensor.multiply_ = Tensor.mul_
+Tensor.subtract = Tensor.sub
+Tensor.subtract_ = Tensor.sub_
+Tensor.negative = Tensor.neg
+Tensor.negative_ = Tensor.neg_
+Tensor.greater = Tensor.gt
+Tensor.greater_equal = Tensor.ge
+Tensor.less = Tensor.lt
+Tensor.less_equal = Tensor.le
+Tensor.not_equal = Tensor.ne
+Tensor.fix = Tensor.trunc
+Tensor.fix_ = Tensor.trunc_
+Tensor.ndimension = Tensor.dim
+Tensor.ravel = aliases.ravel
+Tensor.is_nonzero = aliases.is_nonzero
+Tensor.__contains__ = aliases.contains

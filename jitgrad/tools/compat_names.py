@@ -33,6 +33,8 @@ NAMES: dict[str, list[str]] = {
         transpose movedim narrow select gather scatter scatter_add index_select masked_fill
         masked_select take take_along_dim nonzero searchsorted bucketize histc bincount
         clone detach as_strided
+        absolute arccos arcsin arctan arctan2 divide multiply subtract negative greater
+        greater_equal less less_equal not_equal fix ravel is_nonzero
     """.split(),
     "Tensor": """
         shape size dim ndim numel dtype device is_leaf requires_grad requires_grad_ grad grad_fn
