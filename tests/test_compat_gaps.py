@@ -575,3 +575,56 @@ def test_alias_names(case: str) -> None:
     assert (kind, name) == (want_kind, want_name)
     _same(out, want_out)
     _same(grad, want_grad)
+
+
+# -- what declared ops save: only what a needed formula reads (PyTorch's rule) -----------------
+SAVES_ONLY_NEEDED: dict[str, Callable[[Any, Any, Any, Any], Any]] = {
+    "fmod_number": lambda lib, x, y, w: lib.fmod(x, 2.5),
+    "fmod_tensor_const": lambda lib, x, y, w: lib.fmod(x, y.detach() + 5),
+    "fmod_tensor": lambda lib, x, y, w: lib.fmod(x, y + 5),
+    "remainder_number": lambda lib, x, y, w: x.remainder(2.5),
+    "remainder_tensor": lambda lib, x, y, w: lib.remainder(x.detach(), y + 5),
+    "lerp_number": lambda lib, x, y, w: lib.lerp(x, y, 0.3),
+    "lerp_tensor": lambda lib, x, y, w: lib.lerp(x, y.detach(), w),
+    "lerp_weight_only": lambda lib, x, y, w: lib.lerp(x.detach(), y.detach(), w),
+    "addcmul_self": lambda lib, x, y, w: lib.addcmul(x, y.detach(), w.detach(), value=2),
+    "addcmul_t1": lambda lib, x, y, w: lib.addcmul(x.detach(), y, w.detach()),
+    "addcmul_all": lambda lib, x, y, w: lib.addcmul(x, y, w, value=0.5),
+    "addcdiv_t1": lambda lib, x, y, w: lib.addcdiv(x, y, w.detach() + 2),
+    "addcdiv_t2": lambda lib, x, y, w: lib.addcdiv(x.detach(), y.detach(), w + 2),
+    "lerp_": lambda lib, x, y, w: x.clone().lerp_(y, 0.3),
+    "fmod_": lambda lib, x, y, w: x.clone().fmod_(2.5),
+    "addcmul_": lambda lib, x, y, w: x.clone().addcmul_(y.detach(), w.detach()),
+}
+
+
+def _three(lib: Any) -> tuple[Any, Any, Any]:
+    f = lib.float64
+    return (lib.tensor([1.5, -2.5, 3.0], dtype=f, requires_grad=True),
+            lib.tensor([0.5, 2.0, -1.0], dtype=f, requires_grad=True),
+            lib.tensor([0.25, 0.75, 1.5], dtype=f, requires_grad=True))
+
+
+@pytest.mark.parametrize("case", sorted(SAVES_ONLY_NEEDED))
+def test_declared_ops_save_only_what_is_read(case: str) -> None:
+    got = []
+    for lib in LIBS:
+        inputs = _three(lib)
+        out = SAVES_ONLY_NEEDED[case](lib, *inputs)
+        loss = (out * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)).sum()
+        loss.backward(retain_graph=False)
+        second = _outcome(loss.backward)  # freed or not: as PyTorch
+        got.append((out.grad_fn.name(), second[0], [t.grad for t in inputs]))
+        # an input written in place after the forward: refused only where PyTorch saved it
+        inputs = _three(lib)
+        copies = [t * 1 for t in inputs]
+        out = SAVES_ONLY_NEEDED[case](lib, *copies)
+        for c in copies:
+            c.add_(0.0)
+        got.append(_outcome(lambda: out.sum().backward())[0])
+    (name, second, grads), written, (want_name, want_second, want_grads), want_written = got
+    assert (name, second, written) == (want_name, want_second, want_written)
+    for g, want in zip(grads, want_grads):
+        assert (g is None) == (want is None)
+        if want is not None:
+            np.testing.assert_allclose(g.numpy(), want.numpy(), rtol=1e-15)

@@ -104,7 +104,10 @@ class Pointwise:
     result's strides (``output_strides``); False where it is a kernel argument (``lerp``'s
     weight). ``layout_order``: the arguments in the order PyTorch's TensorIterator takes
     them, where it differs (``threshold_backward`` adds ``self`` before ``grad_output``): the
-    first operand with a layout of its own decides the result's.
+    first operand with a layout of its own decides the result's. ``reads``: for each input's
+    formula, the inputs it reads; then (with ``saves=SELF``) only the tensors a needed
+    formula reads are saved, as PyTorch's nodes save them (``fmod(x, 2)`` saves nothing, so
+    a second backward or a write to ``x`` is no error), numbers always.
     """
 
     def __init__(
@@ -133,10 +136,12 @@ class Pointwise:
         reference: str | None = None,
         numbers_are_operands: bool = True,
         layout_order: tuple[int, ...] | None = None,
+        reads: tuple[tuple[int, ...], ...] | None = None,
     ) -> None:
         self.name = name
         self.numbers_are_operands = numbers_are_operands
         self.layout_order = layout_order
+        self.reads = reads
         self.forward = forward
         self.grads: tuple[Formula, ...] = () if grads is None else (
             tuple(grads) if isinstance(grads, (tuple, list)) else (grads,))  # type: ignore[arg-type]
@@ -280,6 +285,15 @@ def _tensor_or_none(x: Any) -> Tensor | None:
     return x if isinstance(x, Tensor) else None
 
 
+def _read(decl: Pointwise, args: Sequence[Any], needed: Sequence[bool]) -> tuple[Any, ...]:
+    """``args`` with None for each tensor no needed formula reads (``decl.reads``)."""
+    kept: set[int] = set()
+    for i, reads in enumerate(decl.reads):  # type: ignore[arg-type]
+        if needed[i]:
+            kept.update(reads)
+    return tuple([a if j in kept or not isinstance(a, Tensor) else None for j, a in enumerate(args)])
+
+
 def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any] | None = None,
                    inplace: bool = False) -> Tensor:
     """The forward of every declared op (``inplace``: of its in-place variant, written into
@@ -375,7 +389,10 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
                       else decl.new_node(args, params), edges, (out,))
         saves = decl.saves  # the inputs, then the result: only what the formulas read (``apply``)
         if saves == SELF:
-            node.save(*args)  # type: ignore[attr-defined]
+            if decl.reads is None:
+                node.save(*args)  # type: ignore[attr-defined]
+            else:
+                node.save(*_read(decl, args, [fn is not None for fn, _ in node.next_functions]))  # type: ignore[attr-defined]
         elif saves == RESULT:
             node.save(out, outputs=(out,))  # type: ignore[attr-defined]
         elif saves == BOTH:
@@ -404,7 +421,11 @@ def _call_inplace(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any]
     def make_node() -> Node:  # runs before the write: a copy of the old self, if read
         node = decl.new_node(args, params)
         if saves & SELF:
-            node.save(original(self), *others)
+            if decl.reads is None:
+                node.save(original(self), *others)
+            else:
+                kept = _read(decl, args, [isinstance(a, Tensor) and needs_grad(a) for a in args])
+                node.save(None if kept[0] is None else original(self), *kept[1:])
         return node
 
     def save_result(node: Node) -> None:  # after the write: the result is self
