@@ -106,23 +106,24 @@ from .ops.elementwise import (  # noqa: A004
     maximum, minimum, neg, reciprocal,
 )
 from .ops.pointwise import (  # noqa: A004
-    abs, acos, acosh, asin, asinh, atan, atanh, ceil, cos, cosh, erf, erfc, erfinv, exp, exp2,
-    expm1, floor, frac, isfinite, isinf, isnan, isneginf, isposinf, log, log10, log1p, log2,
-    nan_to_num, round, rsqrt, sgn, sigmoid, sign, signbit, sin, sinh, sqrt, tan, tanh, trunc,
+    abs, acos, acosh, asin, asinh, atan, atanh, ceil, cos, cosh, deg2rad, erf, erfc, erfinv, exp,
+    exp2, expm1, floor, frac, isfinite, isinf, isnan, isneginf, isposinf, log, log10, log1p, log2,
+    nan_to_num, rad2deg, round, rsqrt, sgn, sigmoid, sign, signbit, sin, sinc, sinh, sqrt, tan,
+    tanh, trunc,
 )
 from .ops.activations import (  # noqa: A004
     logit, relu,
 )
 from .ops.binary_math import (  # noqa: A004
-    addcdiv, addcmul, atan2, fmod, hypot, lerp, logaddexp, logaddexp2, remainder, xlogy,
+    addcdiv, addcmul, atan2, copysign, fmod, hypot, lerp, logaddexp, logaddexp2, remainder, xlogy,
 )
 __all__ += [
     "abs", "acos", "acosh", "addcdiv", "addcmul", "asin", "asinh", "atan", "atan2", "atanh",
-    "ceil", "cos", "cosh", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "floor", "fmod",
-    "frac", "hypot", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "lerp", "log", "log10",
-    "log1p", "log2", "logaddexp", "logaddexp2", "logit", "maximum", "minimum", "nan_to_num", "neg",
-    "reciprocal", "relu", "remainder", "round", "rsqrt", "sgn", "sigmoid", "sign", "signbit",
-    "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "xlogy",
+    "ceil", "copysign", "cos", "cosh", "deg2rad", "erf", "erfc", "erfinv", "exp", "exp2", "expm1",
+    "floor", "fmod", "frac", "hypot", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "lerp",
+    "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logit", "maximum", "minimum",
+    "nan_to_num", "neg", "rad2deg", "reciprocal", "relu", "remainder", "round", "rsqrt", "sgn",
+    "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "sqrt", "tan", "tanh", "trunc", "xlogy",
 ]
 # END GENERATED
 # -- dtypes, devices, creation (dtypes.py, device.py, creation.py, ranges.py, randomness.py) ----

@@ -207,6 +207,12 @@ Tensor.frac = pointwise.frac
 Tensor.frac_ = pointwise.frac_
 Tensor.nan_to_num = pointwise.nan_to_num
 Tensor.nan_to_num_ = pointwise.nan_to_num_
+Tensor.deg2rad = pointwise.deg2rad
+Tensor.deg2rad_ = pointwise.deg2rad_
+Tensor.rad2deg = pointwise.rad2deg
+Tensor.rad2deg_ = pointwise.rad2deg_
+Tensor.sinc = pointwise.sinc
+Tensor.sinc_ = pointwise.sinc_
 Tensor.isnan = pointwise.isnan
 Tensor.isinf = pointwise.isinf
 Tensor.isfinite = pointwise.isfinite
@@ -235,6 +241,8 @@ Tensor.addcmul = binary_math.addcmul
 Tensor.addcmul_ = binary_math.addcmul_
 Tensor.addcdiv = binary_math.addcdiv
 Tensor.addcdiv_ = binary_math.addcdiv_
+Tensor.copysign = binary_math.copysign
+Tensor.copysign_ = binary_math.copysign_
 # END GENERATED
 
 # reductions (ops/reduction.py)

@@ -80,6 +80,9 @@ CASES: dict[str, tuple[Callable[[Any, Any, Any, Any, Any], Any], tuple[str, ...]
     "sort": (lambda lib, x, p, q, sq: x.sort(1)[0], ("indices", "dim", "self_sym_sizes")),
     "sort_descending": (lambda lib, x, p, q, sq: lib.sort(x, 0, descending=True)[0], ("indices", "dim")),
     "topk": (lambda lib, x, p, q, sq: x.topk(2)[0], ("indices", "dim", "self_sym_sizes")),
+    "sinc": (lambda lib, x, p, q, sq: lib.sinc(x), ("self",)),
+    "copysign": (lambda lib, x, p, q, sq: lib.copysign(x, q), ("self", "result")),
+    "copysign_number": (lambda lib, x, p, q, sq: x.copysign(-1.0), ("self", "result")),
 }
 
 

@@ -424,6 +424,8 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
     "MaskedSelectBackward0": ("self", "mask"), "SortBackward0": ("indices", "dim", "self_sym_sizes"),
     "SortBackward1": ("indices", "dim", "self_sym_sizes"),
     "TopkBackward0": ("indices", "dim", "self_sym_sizes"),
+    "SincBackward0": ("self",), "CopysignBackward0": ("self", "-", "result"),
+    "CopysignBackward1": ("self", "-", "result"),
 }
 
 

@@ -18,6 +18,7 @@ from .compare import compare, logical_and, where
 from .declare import BOTH, FLOAT_ONLY, NO_BOOL, SAME, SELF, Pointwise
 from .elementwise import add, check_integer_division, div, mul, neg, reciprocal, sub
 from .pointwise import exp, exp2
+from ..creation import zeros_like
 
 
 def _is_t(x: Any) -> bool:
@@ -185,3 +186,15 @@ ADDCDIV = Pointwise(
     reads=((), (2,), (1, 2)))
 addcmul, addcmul_ = ADDCMUL.fn, ADDCMUL.fn_
 addcdiv, addcdiv_ = ADDCDIV.fn, ADDCDIV.fn_
+
+
+# -- copysign ----------------------------------------------------------------------------------
+def _copysign_self_grad(g: Any, x: Any, y: Any, r: Any) -> Any:
+    """PyTorch's ``copysign_tensor_self_backward``: ``g * result / self``, 0 where self is 0."""
+    return mul(g, where(compare(np.equal, x, 0), 0.0, div(r, x)))
+
+
+COPYSIGN = Pointwise(
+    "copysign", np.copysign, (_copysign_self_grad, lambda g, x, y, r: zeros_like(y)), BOTH, arity=2,
+    variant=lambda x=None, y=None: int(not _is_t(y)), check=_first_is_tensor)
+copysign, copysign_ = COPYSIGN.fn, COPYSIGN.fn_

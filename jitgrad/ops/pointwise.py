@@ -20,6 +20,7 @@ import numpy as np
 from .. import dtypes
 from ..creation import zeros_like
 from ..kernels import special as _special
+from .compare import eq as compare_eq
 from .compare import where
 from .declare import BOOL, FLOAT_ONLY, NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise
 from .elementwise import add, div, mul, neg, sub
@@ -198,6 +199,36 @@ trunc, trunc_ = TRUNC.fn, TRUNC.fn_
 round, round_ = ROUND.fn, ROUND.fn_  # noqa: A001
 frac, frac_ = FRAC.fn, FRAC.fn_
 nan_to_num, nan_to_num_ = NAN_TO_NUM.fn, NAN_TO_NUM.fn_
+
+# -- deg2rad, rad2deg, sinc ------------------------------------------------------------------
+def _np_scaled(factor: float) -> Any:
+    def forward(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
+        return np.multiply(x, factor, out=out, dtype=dtype, casting=casting)  # type: ignore[no-any-return]
+    return forward
+
+
+def _np_sinc(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
+    """``sin(pi x) / (pi x)``, 1 at 0 (ATen's kernel)."""
+    x = np.asarray(x, dtype=dtype)
+    y = np.multiply(x, math.pi, dtype=dtype)
+    np.copyto(out, np.where(x == 0, 1, np.sin(y) / y), casting=casting)
+    return out
+
+
+def _sinc_grad(g: Any, x: Any, r: Any) -> Any:
+    """PyTorch's ``sinc_backward``: ``g (pi x cos(pi x) - sin(pi x)) / (pi x^2)``, 0 at 0."""
+    x_pi = mul(x, math.pi)
+    x_squared_pi = mul(mul(x, x), math.pi)
+    out = div(mul(g, sub(mul(x_pi, cos(x_pi)), sin(x_pi))), x_squared_pi)
+    return where(compare_eq(x_squared_pi, 0.0), 0.0, out)
+
+
+DEG2RAD = Pointwise("deg2rad", _np_scaled(math.pi / 180), lambda g, x, r: mul(g, math.pi / 180), NOTHING)
+RAD2DEG = Pointwise("rad2deg", _np_scaled(180 / math.pi), lambda g, x, r: mul(g, 180 / math.pi), NOTHING)
+SINC = Pointwise("sinc", _np_sinc, _sinc_grad, SELF)
+deg2rad, deg2rad_ = DEG2RAD.fn, DEG2RAD.fn_
+rad2deg, rad2deg_ = RAD2DEG.fn, RAD2DEG.fn_
+sinc, sinc_ = SINC.fn, SINC.fn_
 
 # -- predicates (bool results, not differentiable) ------------------------------------------
 ISNAN = Pointwise("isnan", _np_predicate(np.isnan), None, dtype=BOOL, inplace=False, domain="special")

@@ -34,7 +34,7 @@ NAMES: dict[str, list[str]] = {
         masked_select take take_along_dim nonzero searchsorted bucketize histc bincount
         clone detach as_strided
         absolute arccos arcsin arctan arctan2 divide multiply subtract negative greater
-        greater_equal less less_equal not_equal fix ravel is_nonzero
+        greater_equal less less_equal not_equal fix ravel is_nonzero deg2rad rad2deg sinc copysign
     """.split(),
     "Tensor": """
         shape size dim ndim numel dtype device is_leaf requires_grad requires_grad_ grad grad_fn
