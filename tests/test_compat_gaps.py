@@ -628,3 +628,48 @@ def test_declared_ops_save_only_what_is_read(case: str) -> None:
         assert (g is None) == (want is None)
         if want is not None:
             np.testing.assert_allclose(g.numpy(), want.numpy(), rtol=1e-15)
+
+
+# -- small queries and index tables -----------------------------------------------------------
+QUERIES: dict[str, Callable[[Any, Any], Any]] = {
+    "argwhere": lambda lib, x: lib.argwhere(x),
+    "argwhere_method": lambda lib, x: x.argwhere(),
+    "argwhere_0d": lambda lib, x: (lib.argwhere(x[0, 0]), lib.argwhere(x[0, 1])),
+    "isin": lambda lib, x: lib.isin(x, lib.tensor([2.0, 3.0])),
+    "isin_number": lambda lib, x: (lib.isin(x, 2.0), lib.isin(2.0, x), lib.isin(7.0, x)),
+    "isin_invert": lambda lib, x: lib.isin(x, lib.tensor([2.0, 3.0]), invert=True),
+    "isin_int_float": lambda lib, x: lib.isin(lib.tensor([1, 2]), lib.tensor([2.0])),
+    "isin_two_numbers": lambda lib, x: lib.isin(2.0, 3.0),
+    "is_same_size": lambda lib, x: (x.is_same_size(x * 2), x.is_same_size(x[0])),
+    "nbytes": lambda lib, x: (x.nbytes, x.itemsize, x[:, 0].nbytes, x.expand(3, 2, 2).nbytes,
+                              lib.ones(3, dtype=lib.int32).itemsize),
+    "reversed": lambda lib, x: reversed(x),
+    "reversed_0d": lambda lib, x: reversed(x[0, 0]),
+    "tril_indices": lambda lib, x: (lib.tril_indices(3, 2, 1), lib.tril_indices(4, 3), lib.tril_indices(0, 3),
+                                    lib.tril_indices(3, 3, -5), lib.tril_indices(3, 3, dtype=lib.int32)),
+    "triu_indices": lambda lib, x: (lib.triu_indices(3, 3, -1), lib.triu_indices(2, 4, 10), lib.triu_indices(4, 2, 1)),
+    "tril_indices_negative": lambda lib, x: lib.tril_indices(-1, 3),
+    "tril_indices_float": lambda lib, x: lib.tril_indices(3, 3, dtype=lib.float32),
+}
+
+
+@pytest.mark.parametrize("case", sorted(QUERIES))
+def test_small_queries(case: str) -> None:
+    got = []
+    for lib in LIBS:
+        x = lib.tensor([[1.0, 0.0], [2.0, 3.0]], requires_grad=True)
+        kind, out = _outcome(lambda: QUERIES[case](lib, x))
+        got.append((kind, out if kind == "ok" else None))
+    (kind, out), (want_kind, want_out) = got
+    assert kind == want_kind
+    _same(out, want_out)
+
+
+def test_reversed_is_differentiable_as_flip() -> None:
+    got = []
+    for lib in LIBS:
+        x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        y = reversed(x)
+        (g,) = lib.autograd.grad((y * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)).sum(), x)
+        got.append((y.grad_fn.name(), g))
+    _same(*got)
