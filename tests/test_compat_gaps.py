@@ -673,3 +673,13 @@ def test_reversed_is_differentiable_as_flip() -> None:
         (g,) = lib.autograd.grad((y * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)).sum(), x)
         got.append((y.grad_fn.name(), g))
     _same(*got)
+
+
+def test_number_saved_beside_a_tensor_is_freed_too() -> None:
+    for lib in LIBS:
+        x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        y = lib.div(2, x)
+        assert y.grad_fn._saved_self.item() == 2 and y.grad_fn._saved_self.dtype == lib.int64
+        y.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            y.grad_fn._saved_self

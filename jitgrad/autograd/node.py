@@ -538,6 +538,12 @@ class SavingNode(Node):
                 return compact
         return tuple([s.unpack(self) if s.__class__ is SavedTensor else s for s in self.saved])
 
+    def _release_numbers(self) -> None:
+        """Release the numbers saved compactly as the tensors they stand for (0-dim, version 0)."""
+        self._codes = tuple([0 if code is None and v is not None else code
+                             for v, code in zip(self._compact, self._codes)])
+        self._compact = tuple([None if v is None else _RELEASED for v in self._compact])
+
     def release_variables(self) -> None:
         compact = self._compact
         if compact is not None:
@@ -546,9 +552,10 @@ class SavingNode(Node):
                 self._compact = tuple([
                     value if code is None else _RELEASED for value, code in zip(compact, codes)
                 ])
-            elif self.saves_wrapped_numbers:  # (a number is never saved beside a tensor)
-                self._compact = tuple([None if v is None else _RELEASED for v in compact])
-                self._codes = tuple([None if v is None else 0 for v in compact])
+                if self.saves_wrapped_numbers and None in codes:  # and a number: div(2, x)
+                    self._release_numbers()
+            elif self.saves_wrapped_numbers:
+                self._release_numbers()
             return
         for s in self.saved:
             if s.__class__ is SavedTensor:

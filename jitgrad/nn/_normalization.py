@@ -1,4 +1,5 @@
-"""``layer_norm``, ``embedding``, ``one_hot``, ``cosine_similarity``: composed from jitgrad ops."""
+"""``layer_norm``, ``embedding``, ``one_hot``, ``cosine_similarity``, ``pairwise_distance``:
+composed from jitgrad ops."""
 
 from __future__ import annotations
 
@@ -68,3 +69,12 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     n1 = (x1 * x1).sum(dim, keepdim=True).sqrt().clamp(min=eps)  # type: ignore[attr-defined]
     n2 = (x2 * x2).sum(dim, keepdim=True).sqrt().clamp(min=eps)  # type: ignore[attr-defined]
     return ((x1 / n1) * (x2 / n2)).sum(dim)  # type: ignore[attr-defined]
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """The ``p``-norm of ``x1 - x2 + eps`` along the last dim of the broadcast (ATen's
+    ``pairwise_distance``)."""
+    from ..ops.norms import vector_norm
+
+    return vector_norm(x1 - x2 + eps, p, -1 if max(x1.ndim, x2.ndim) else None, keepdim)

@@ -17,17 +17,17 @@ from ._activations import (
     dropout, elu, gelu, hardtanh, leaky_relu, mish, relu, sigmoid, silu, softplus, tanh,
 )
 from ._losses import (
-    binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
-    mse_loss, nll_loss, smooth_l1_loss,
+    binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, gaussian_nll_loss,
+    huber_loss, kl_div, l1_loss, mse_loss, nll_loss, smooth_l1_loss,
 )
-from ._normalization import cosine_similarity, embedding, layer_norm, one_hot
+from ._normalization import cosine_similarity, embedding, layer_norm, one_hot, pairwise_distance
 
 __all__ = [
     "avg_pool1d", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_similarity",
     "cross_entropy", "dropout", "elu", "embedding", "gelu", "hardtanh", "huber_loss", "l1_loss",
     "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool1d", "mish", "mse_loss", "nll_loss",
     "normalize", "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
-    "softplus", "tanh",
+    "softplus", "tanh", "kl_div", "gaussian_nll_loss", "pairwise_distance",
 ]
 
 
