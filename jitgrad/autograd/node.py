@@ -555,7 +555,10 @@ class SavingNode(Node):
                 if self.saves_wrapped_numbers and None in codes:  # and a number: div(2, x)
                     self._release_numbers()
             elif self.saves_wrapped_numbers:
-                self._release_numbers()
+                if len(compact) == 2 and compact[0] is None and compact[1] is not None:  # x * 2
+                    self._compact, self._codes = _OTHER_RELEASED
+                else:
+                    self._release_numbers()
             return
         for s in self.saved:
             if s.__class__ is SavedTensor:
@@ -569,6 +572,8 @@ class SavingNode(Node):
 
 # stands for a compactly saved tensor after ``release_variables``
 _RELEASED = object()
+# (``_compact``, ``_codes``) of a node that saved ``(None, number)`` after it was released
+_OTHER_RELEASED = ((None, _RELEASED), (None, 0))
 
 
 def _saved_from_code(t: Any, code: int) -> SavedTensor:
