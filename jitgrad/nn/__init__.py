@@ -9,7 +9,7 @@ from .modules import (
     ModuleDict, ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU, Sequential,
     Sigmoid, SiLU, SmoothL1Loss, Softmax, Softplus, Tanh, Unflatten,
 )
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 __all__ = [
     "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten",
@@ -17,5 +17,5 @@ __all__ = [
     "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList", "NLLLoss", "Parameter",
     "ParameterDict", "ParameterList", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss",
     "Softmax", "Softplus", "Tanh", "Unflatten", "functional", "init", "utils", "KLDivLoss",
-    "GaussianNLLLoss",
+    "GaussianNLLLoss", "Buffer",
 ]
