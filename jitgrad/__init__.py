@@ -277,11 +277,12 @@ __all__ += [
     "not_equal", "ravel", "subtract",
 ]
 
+from .ops.gather_scatter import index_put  # noqa: E402
 from .ops.queries import isin  # noqa: E402
 from .ops.sorting import nonzero as argwhere  # noqa: E402
 from .ranges import tril_indices, triu_indices  # noqa: E402
 
-__all__ += ["argwhere", "isin", "tril_indices", "triu_indices"]
+__all__ += ["argwhere", "index_put", "isin", "tril_indices", "triu_indices"]
 
 # -- compile (jitgrad/compiler) --
 from .compiler import compile  # noqa: E402  (loads the compiler, and Numba, on first use)

@@ -521,3 +521,4 @@ Tensor.is_same_size = queries.is_same_size
 Tensor.nbytes = property(queries.nbytes)
 Tensor.itemsize = property(queries.itemsize)
 Tensor.__reversed__ = lambda self: self if not self._sizes else self.flip(0)  # (as PyTorch)
+Tensor.index_put = gather_scatter.index_put

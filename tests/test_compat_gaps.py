@@ -683,3 +683,34 @@ def test_number_saved_beside_a_tensor_is_freed_too() -> None:
         y.sum().backward()
         with pytest.raises(RuntimeError, match="backward through the graph a second time"):
             y.grad_fn._saved_self
+
+
+# -- index_put (out of place) ------------------------------------------------------------------
+INDEX_PUT: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "rows": lambda lib, x, v: x.index_put((lib.tensor([0, 2]),), v),
+    "accumulate": lambda lib, x, v: lib.index_put(x, (lib.tensor([0, 0]),), v[0], accumulate=True),
+    "pairs": lambda lib, x, v: x.index_put((lib.tensor([0, 2]), lib.tensor([1, 0])), v),
+    "number_like": lambda lib, x, v: x.index_put((lib.tensor([1]),), lib.tensor(5.0, dtype=lib.float64)),
+    "mask": lambda lib, x, v: x.index_put((x > 2,), lib.tensor(-1.0, dtype=lib.float64)),
+    "out_of_range": lambda lib, x, v: x.index_put((lib.tensor([5]),), v),
+    "dtype_mismatch": lambda lib, x, v: x.index_put((lib.tensor([0]),), v.float()),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INDEX_PUT))
+def test_index_put(case: str) -> None:
+    got = []
+    for lib in LIBS:
+        x = lib.arange(6.0, dtype=lib.float64).reshape(2, 3).t().requires_grad_()
+        v = lib.tensor([7.0, 8.0], dtype=lib.float64, requires_grad=True)
+        kind, out = _outcome(lambda: INDEX_PUT[case](lib, x, v))
+        if kind != "ok":
+            got.append((kind, None, None, None, x._version))
+            continue
+        w = lib.arange(6.0, dtype=lib.float64).reshape(3, 2)
+        grads = lib.autograd.grad((out * w).sum(), (x, v), allow_unused=True)
+        got.append((kind, out, (out.stride(), out._version, out.grad_fn.name()), grads, x._version))
+    (kind, out, meta, grads, version), (want_kind, want_out, want_meta, want_grads, want_version) = got
+    assert (kind, meta, version) == (want_kind, want_meta, want_version)
+    _same(out, want_out)
+    _same(grads, want_grads)

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import copying, dtypes, indexing
+from ..storage import Storage
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavingNode
 from ..geometry.strided import wrap_dim
@@ -32,6 +33,7 @@ from ._index_args import (
     GatherBackward0, IndexSelectBackward0, TakeBackward0, broadcast, check_bounds, fill_value, flat,
     gather_as, index_array, same_dtype, saved_dim, saved_sizes, tensor_arg,
 )
+from .assignment import IndexPutBackward0
 from .inplace_result import write_result
 from .masking import masked_fill
 from .view_ops import expand, reshape
@@ -383,3 +385,22 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     return write_result("index_fill_", self, index_fill(self, dim, index, value))
+
+
+# -- index_put (out of place) --------------------------------------------------------------------
+def index_put(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` (laid out as it) with ``values`` written at ``indices`` (added
+    with ``accumulate``): ``index_put_`` on a copy, recorded as one ``IndexPutBackward0`` on
+    ``input`` and ``values``, the result at version 0, as PyTorch's."""
+    tensor_arg("index_put", "input", input)
+    g, advanced = indexing.split_index(input._geometry, tuple(indices))
+    if g != input._geometry:
+        raise IndexError("index_put: indices must all be index tensors or arrays")
+    np_index = indexing.numpy_index(input.ndim, advanced)
+    scratch = copying.clone(input)
+    indexing.write_advanced(scratch, np_index, values, bool(accumulate), "index_put")
+    out = Tensor._make(Storage(scratch._storage.buffer), scratch._sizes, scratch._strides, scratch._offset)
+    value = values if isinstance(values, Tensor) else None
+    if needs_grad(input, value):
+        record(IndexPutBackward0(np_index, bool(accumulate)), (input, value), (out,))
+    return out
