@@ -28,6 +28,7 @@ Tensor.output_nr = property(variable.output_nr)
 Tensor.retain_grad = variable.retain_grad
 Tensor.retains_grad = property(variable.retains_grad)
 Tensor.register_hook = variable.register_hook
+Tensor.register_post_accumulate_grad_hook = variable.register_post_accumulate_grad_hook
 Tensor.backward = variable.backward
 Tensor.detach_ = variable.detach_
 Tensor._repr_suffixes = variable.repr_suffixes

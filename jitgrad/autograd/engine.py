@@ -22,7 +22,7 @@ import threading
 from typing import Any, Sequence
 
 from ..tensor import Tensor
-from . import anomaly_mode, grad_mode, hook_results
+from . import anomaly_mode, grad_mode, hook_results, post_accumulate
 from .graph import OPS, AccumulateGrad, ScatterGrad, accumulate_grad, gradient_edge, is_fresh
 from .input_buffer import InputBuffers, handed_over
 from .node import Edge, Node, OwnedGrads
@@ -275,12 +275,15 @@ class GraphTask:
         """Run one ready node and send its gradients on (PyTorch's ``evaluate_function``);
         returns the node to run next when it is the only one ready (see ``send``)."""
         grads, flags = self.buffers.pop(node)
-        if node._tensor_pre_hooks or node._retains_grad_hooks:
-            grads = _call_tensor_pre_hooks(node, grads)
-            flags = None  # a hook may have kept a reference: nothing is owned any more
         capture = self.capture
         if capture is not None:
             targeted = node in capture.nodes
+            if not targeted and not capture.must_run(node, False, self.accumulate):
+                return None  # off every path to the inputs: not executed, its hooks not run
+        if node._tensor_pre_hooks or node._retains_grad_hooks:
+            grads = _call_tensor_pre_hooks(node, grads)
+            flags = None  # a hook may have kept a reference: nothing is owned any more
+        if capture is not None:
             if targeted:
                 capture.take(node, grads)
                 flags = None  # returned to the caller: must not be overwritten
@@ -406,6 +409,8 @@ def _commit(staged: list[tuple[AccumulateGrad, Tensor | None, bool]], create_gra
         if node._hooks:
             for hook in list(node._hooks.values()):
                 hook((), (grad,))
+        if post_accumulate.HOOKS:
+            post_accumulate.run(node.variable)
 
 
 # -- backward() and autograd.grad() --------------------------------------------------------

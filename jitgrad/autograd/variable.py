@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from .. import dtypes
 from ..tensor import Tensor
-from . import engine, graph
+from . import engine, graph, post_accumulate
 from .graph import grad_accumulator, grad_fn_of
 from .node import Node, RemovableHandle, add_hook
 
@@ -131,6 +131,17 @@ def register_hook(self: Tensor, hook: Callable[[Tensor], Any]) -> RemovableHandl
         grad_accumulator(self)._tensor_pre_hooks = {0: self._hooks}
         return add_hook(self._hooks, hook)
     return self._grad_fn._add_tensor_pre_hook(self._output_nr, hook)
+
+
+def register_post_accumulate_grad_hook(self: Tensor, hook: Callable[[Tensor], None]) -> RemovableHandle:
+    """``hook(tensor)`` runs after a backward pass accumulated into this leaf's ``.grad``
+    (not for ``autograd.grad``); it must return None. Kept by the tensor, as in PyTorch
+    (jitgrad commits leaf gradients when the pass succeeded: the hooks run then)."""
+    if not requires_grad(self):
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if grad_fn_of(self) is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    return add_hook(post_accumulate.hooks_of(self), hook)
 
 
 def backward(

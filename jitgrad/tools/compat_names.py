@@ -39,7 +39,8 @@ NAMES: dict[str, list[str]] = {
     """.split(),
     "Tensor": """
         shape size dim ndim numel dtype device is_leaf requires_grad requires_grad_ grad grad_fn
-        backward retain_grad register_hook detach detach_ item tolist numpy clone contiguous
+        backward retain_grad register_hook register_post_accumulate_grad_hook detach detach_ item
+        tolist numpy clone contiguous
         is_contiguous stride storage_offset data data_ptr to cpu cuda float double long int bool
         type_as view view_as reshape reshape_as flatten squeeze unsqueeze expand expand_as
         permute transpose t T mT H movedim narrow select unfold unbind split chunk diagonal
