@@ -132,6 +132,16 @@ DIFFERENCES: dict[str, str] = {
     "torch.empty": "negative sizes are always refused (PyTorch accepts one beside a size 0)",
     "torch.floor_divide": "differentiable with a zero gradient, as div(rounding_mode='floor') "
                           "(PyTorch raises 'derivative for floor_divide is not implemented')",
+    "torch.remainder": "remainder(number, tensor) (and number % tensor) is differentiable "
+                       "(PyTorch records a NotImplemented node there)",
+    "torch.sort": "ties keep their index order (PyTorch's order with stable=True; its order "
+                  "without is not reproduced)",
+    "torch.topk": "ties: the lower index first (PyTorch's order among equal values is not "
+                  "reproduced)",
+    "Tensor.sort": "ties keep their index order (PyTorch's order with stable=True; its order "
+                   "without is not reproduced)",
+    "Tensor.topk": "ties: the lower index first (PyTorch's order among equal values is not "
+                   "reproduced)",
     "torch.seed": "seeds jitgrad's NumPy generator: reproducible, but not PyTorch's numbers",
     "torch.get_rng_state": "the state of jitgrad's NumPy generator (PCG64, 40 bytes), not PyTorch's",
     "torch.set_rng_state": "takes only a state from jitgrad's get_rng_state",
