@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..creation import zeros_like
+from ..creation import zeros, zeros_like
 from ..kernels import special as _special
 from .compare import eq as compare_eq
 from .compare import where
@@ -178,7 +178,12 @@ erfinv, erfinv_ = ERFINV.fn, ERFINV.fn_
 
 # -- sigmoid, abs, sign, rounding ----------------------------------------------------------
 SIGMOID = Pointwise("sigmoid", _np_sigmoid, lambda g, x, r: mul(mul(g, sub(1, r)), r), RESULT)
-SGN = Pointwise("sgn", _np_sgn, _zero, NOTHING, dtype=SAME, domain="kinks")
+def _contiguous_zeros(g: Any, *inputs: Any, **params: Any) -> Any:
+    """PyTorch's ``sgn`` derivative of a real input: a ZeroTensor, which is contiguous."""
+    return zeros(g._sizes, dtype=g.dtype)
+
+
+SGN = Pointwise("sgn", _np_sgn, _contiguous_zeros, NOTHING, dtype=SAME, domain="kinks")
 SIGN = Pointwise("sign", _np_sgn, _zero, NOTHING, dtype=SAME, domain="kinks")
 ABS = Pointwise("abs", np.absolute, lambda g, x, r: mul(g, sgn(x)), SELF, dtype=SAME, refuse=NO_BOOL, domain="kinks")
 FLOOR = Pointwise("floor", np.floor, _zero, NOTHING, dtype=SAME, refuse=NO_BOOL, domain="away")
