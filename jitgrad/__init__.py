@@ -280,9 +280,13 @@ __all__ += [
 from .ops.gather_scatter import index_put  # noqa: E402
 from .ops.queries import isin  # noqa: E402
 from .ops.sorting import nonzero as argwhere  # noqa: E402
+from .ops.splits import dsplit, hsplit, tensor_split, unflatten, vsplit  # noqa: E402
 from .ranges import tril_indices, triu_indices  # noqa: E402
 
-__all__ += ["argwhere", "index_put", "isin", "tril_indices", "triu_indices"]
+__all__ += [
+    "argwhere", "dsplit", "hsplit", "index_put", "isin", "tensor_split", "tril_indices",
+    "triu_indices", "unflatten", "vsplit",
+]
 
 # -- compile (jitgrad/compiler) --
 from .compiler import compile  # noqa: E402  (loads the compiler, and Numba, on first use)

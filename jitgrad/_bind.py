@@ -523,3 +523,10 @@ Tensor.nbytes = property(queries.nbytes)
 Tensor.itemsize = property(queries.itemsize)
 Tensor.__reversed__ = lambda self: self if not self._sizes else self.flip(0)  # (as PyTorch)
 Tensor.index_put = gather_scatter.index_put
+from .ops import splits  # noqa: E402
+
+Tensor.tensor_split = splits.tensor_split
+Tensor.hsplit = splits.hsplit
+Tensor.vsplit = splits.vsplit
+Tensor.dsplit = splits.dsplit
+Tensor.unflatten = splits.unflatten

@@ -715,3 +715,54 @@ def test_index_put(case: str) -> None:
     assert (kind, meta, version) == (want_kind, want_meta, want_version)
     _same(out, want_out)
     _same(grads, want_grads)
+
+
+# -- tensor_split, hsplit/vsplit/dsplit, unflatten ---------------------------------------------
+SPLITS: dict[str, Callable[[Any, Any], Any]] = {
+    "sections": lambda lib, x: lib.tensor_split(x, 3, dim=1),
+    "sections_uneven": lambda lib, x: lib.tensor_split(x, 4, dim=1),
+    "sections_more_than_size": lambda lib, x: x.tensor_split(5, 0),
+    "indices": lambda lib, x: lib.tensor_split(x, [1, 4], dim=1),
+    "indices_crossing": lambda lib, x: lib.tensor_split(x, [2, 2, 9, 1], dim=-1),
+    "indices_negative": lambda lib, x: lib.tensor_split(x, [-2], dim=1),
+    "tensor_indices": lambda lib, x: x.tensor_split(lib.tensor([1, 5]), 1),
+    "tensor_sections": lambda lib, x: x.tensor_split(lib.tensor(2), 1),
+    "tensor_float": lambda lib, x: x.tensor_split(lib.tensor([1.0]), 1),
+    "zero_sections": lambda lib, x: lib.tensor_split(x, 0),
+    "hsplit": lambda lib, x: lib.hsplit(x, 2),
+    "hsplit_indices": lambda lib, x: x.hsplit([1, 3]),
+    "hsplit_1d": lambda lib, x: lib.hsplit(x[0], 3),
+    "hsplit_not_dividing": lambda lib, x: lib.hsplit(x, 4),
+    "vsplit": lambda lib, x: lib.vsplit(x, [1]),
+    "vsplit_1d": lambda lib, x: lib.vsplit(x[0], 2),
+    "dsplit": lambda lib, x: lib.dsplit(x.reshape(2, 2, 6), 3),
+    "dsplit_2d": lambda lib, x: lib.dsplit(x, 2),
+    "unflatten": lambda lib, x: (x.unflatten(1, (2, 3)),),
+    "unflatten_infer": lambda lib, x: (lib.unflatten(x, -1, (-1, 2)),),
+    "unflatten_transposed": lambda lib, x: (x.t().unflatten(0, (3, 2)),),
+    "unflatten_bad": lambda lib, x: x.unflatten(1, (4, 2)),
+    "unflatten_empty": lambda lib, x: x.unflatten(1, ()),
+    "unflatten_two_inferred": lambda lib, x: x.unflatten(1, (-1, -1)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPLITS))
+def test_splits(case: str) -> None:
+    got = []
+    for lib in LIBS:
+        x = lib.arange(24.0, dtype=lib.float64).reshape(4, 6).requires_grad_()
+        kind, pieces = _outcome(lambda: SPLITS[case](lib, x))
+        if kind != "ok":
+            got.append((kind, pieces.split("\n")[-1][-40:] if lib is torch else pieces[-40:], None, None))
+            continue
+        names = [p.grad_fn.name() for p in pieces]
+        loss = sum((p * (i + 1)).sum() for i, p in enumerate(pieces))
+        (grad,) = lib.autograd.grad(loss, x)
+        got.append((kind, names, pieces, grad))
+    (kind, names, pieces, grad), (want_kind, want_names, want_pieces, want_grad) = got
+    assert kind == want_kind
+    if kind == "ok":
+        assert names == want_names
+        _same(pieces, want_pieces)
+        _same(grad, want_grad)
+        assert [p.stride() for p in pieces] == [p.stride() for p in want_pieces]

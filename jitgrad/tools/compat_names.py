@@ -35,7 +35,7 @@ NAMES: dict[str, list[str]] = {
         clone detach as_strided
         absolute arccos arcsin arctan arctan2 divide multiply subtract negative greater
         greater_equal less less_equal not_equal fix ravel is_nonzero deg2rad rad2deg sinc copysign
-        argwhere isin tril_indices triu_indices
+        argwhere isin tril_indices triu_indices tensor_split hsplit vsplit dsplit unflatten index_put
     """.split(),
     "Tensor": """
         shape size dim ndim numel dtype device is_leaf requires_grad requires_grad_ grad grad_fn
@@ -55,7 +55,7 @@ NAMES: dict[str, list[str]] = {
         copy_ fill_ zero_ index_put_ index_add_ index_copy_ scatter_ scatter_add_ gather
         index_select masked_select nonzero uniform_ normal_ bernoulli_ exponential_
         remainder floor_divide __mod__ __rmod__ __floordiv__ __rfloordiv__ __pos__ index_put
-        nbytes itemsize is_same_size __contains__ __reversed__
+        nbytes itemsize is_same_size __contains__ __reversed__ tensor_split unflatten
         __getitem__ __setitem__ __len__ __iter__ __array__ __dlpack__
     """.split(),
     "torch.nn": """
