@@ -530,3 +530,7 @@ Tensor.hsplit = splits.hsplit
 Tensor.vsplit = splits.vsplit
 Tensor.dsplit = splits.dsplit
 Tensor.unflatten = splits.unflatten
+from . import serialization  # noqa: E402
+
+Tensor.__deepcopy__ = serialization.deepcopy
+Tensor.__reduce_ex__ = serialization.reduce_ex

@@ -72,6 +72,18 @@ class Buffer(Tensor):
     def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
         pass  # everything happened in __new__
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Buffer:
+        if id(self) not in memo:
+            memo[id(self)] = Buffer(self.detach().clone(), persistent=self.persistent)  # type: ignore[attr-defined]
+        return memo[id(self)]  # type: ignore[no-any-return]
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_rebuild_buffer, (self.detach().clone(), self.persistent))  # type: ignore[attr-defined]
+
+
+def _rebuild_buffer(data: Tensor, persistent: bool) -> Buffer:
+    return Buffer(data, persistent=persistent)
+
 
 def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:
     return Parameter(data, requires_grad)
