@@ -282,10 +282,11 @@ from .ops.queries import isin  # noqa: E402
 from .ops.sorting import nonzero as argwhere  # noqa: E402
 from .ops.splits import dsplit, hsplit, tensor_split, unflatten, vsplit  # noqa: E402
 from .ranges import tril_indices, triu_indices  # noqa: E402
+from .saving import load, save  # noqa: E402
 
 __all__ += [
     "argwhere", "dsplit", "hsplit", "index_put", "isin", "tensor_split", "tril_indices",
-    "triu_indices", "unflatten", "vsplit",
+    "triu_indices", "unflatten", "vsplit", "save", "load",
 ]
 
 # -- compile (jitgrad/compiler) --
