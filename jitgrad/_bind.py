@@ -534,3 +534,15 @@ from . import serialization  # noqa: E402
 
 Tensor.__deepcopy__ = serialization.deepcopy
 Tensor.__reduce_ex__ = serialization.reduce_ex
+from .ops import misc_math  # noqa: E402
+
+Tensor.resolve_conj = aliases.resolve_conj
+Tensor.resolve_neg = aliases.resolve_neg
+Tensor.is_conj = aliases.is_conj
+Tensor.is_neg = aliases.is_conj
+Tensor.real = property(aliases.real)
+Tensor.imag = property(aliases.imag)
+Tensor.isreal = aliases.isreal
+Tensor.heaviside = misc_math.heaviside
+Tensor.vdot = misc_math.vdot
+Tensor.pinverse = misc_math.pinverse

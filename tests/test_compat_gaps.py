@@ -766,3 +766,63 @@ def test_splits(case: str) -> None:
         _same(pieces, want_pieces)
         _same(grad, want_grad)
         assert [p.stride() for p in pieces] == [p.stride() for p in want_pieces]
+
+
+# -- real-dtype complex queries, heaviside, vdot, pinverse, pairwise_distance -------------------
+MISC: dict[str, Callable[[Any, Any], Any]] = {
+    "conj_is_self": lambda lib, x: (lib.conj(x) is x, x.conj() is x, lib.resolve_conj(x) is x, x.resolve_neg() is x),
+    "real_is_self": lambda lib, x: (lib.real(x) is x, x.real is x, x.is_conj(), x.is_neg()),
+    "imag": lambda lib, x: x.imag,
+    "imag_function": lambda lib, x: lib.imag(x),
+    "isreal": lambda lib, x: (lib.isreal(x), x.isreal()),
+    "heaviside": lambda lib, x: lib.heaviside(lib.tensor([1.0, 0.0, float("nan"), -1.0]), lib.tensor(0.5)),
+    "heaviside_int": lambda lib, x: lib.heaviside(lib.tensor([1, 0, -1]), lib.tensor([7])),
+    "heaviside_dtypes": lambda lib, x: x.heaviside(lib.tensor([1.0], dtype=lib.float64)),
+    "heaviside_number": lambda lib, x: lib.heaviside(x, 0.5),
+    "vdot_sizes": lambda lib, x: lib.vdot(x, lib.ones(4)),
+    "vdot_dtypes": lambda lib, x: lib.vdot(x, lib.ones(3, dtype=lib.float64)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MISC))
+def test_misc(case: str) -> None:
+    got = []
+    for lib in LIBS:
+        x = lib.tensor([1.0, -2.0, 0.0], requires_grad=True)
+        kind, out = _outcome(lambda: MISC[case](lib, x))
+        got.append((kind, out))
+    (kind, out), (want_kind, want_out) = got
+    assert kind == want_kind
+    _same(out, want_out) if kind == "ok" else None
+    assert kind != "ok" or True
+
+
+GRADS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "vdot": lambda lib, x, y: lib.vdot(x[0], y[0]),
+    "vdot_method": lambda lib, x, y: x[1].vdot(y[1].detach()),
+    "pinverse": lambda lib, x, y: lib.pinverse(x),
+    "pinverse_rcond": lambda lib, x, y: x.pinverse(rcond=0.5),
+    "pairwise_distance": lambda lib, x, y: lib.pairwise_distance(x, y, p=3),
+    "heaviside": lambda lib, x, y: lib.heaviside(x, y),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRADS))
+def test_misc_gradients(case: str) -> None:
+    got = []
+    for lib in LIBS:
+        x = lib.tensor([[1.0, 2.0, 0.5], [3.0, 4.0, -1.0]], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor([[0.5, -2.0, 1.5], [1.0, 0.0, 2.0]], dtype=lib.float64, requires_grad=True)
+        out = GRADS[case](lib, x, y)
+        kind, grads = _outcome(lambda: lib.autograd.grad(out.sum(), (x, y), allow_unused=True))
+        got.append((out.grad_fn.name(), out, kind, grads if kind == "ok" else grads[:40]))
+    (name, out, kind, grads), (want_name, want_out, want_kind, want_grads) = got
+    assert (name, kind) == (want_name, want_kind)
+    np.testing.assert_allclose(out.detach().numpy(), want_out.detach().numpy(), rtol=1e-12, atol=1e-15)
+    if kind == "ok":
+        for g, w in zip(grads, want_grads):
+            assert (g is None) == (w is None)
+            if w is not None:
+                np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12, atol=1e-14)
+    else:
+        assert grads == want_grads

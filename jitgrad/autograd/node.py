@@ -413,6 +413,7 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
     "MedianBackward0": ("self", "result"), "CummaxBackward0": ("self", "indices", "dim"),
     "CumminBackward0": ("self", "indices", "dim"), "CumprodBackward0": ("self", "result"),
     "LogcumsumexpBackward0": ("self", "result"), "LinalgVectorNormBackward0": ("self", "result"),
+    "NormBackward1": ("self", "result"),
     "CdistBackward0": ("x1", "x2", "result"), "LinalgInvExBackward0": ("inverse",),
     "LinalgDetBackward0": ("A", "result"), "LinalgSlogdetBackward0": ("A", "sign"),
     "LinalgCholeskyExBackward0": ("L",), "LinalgSolveExBackward0": ("A", "result", "left"),
@@ -424,7 +425,7 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
     "MaskedSelectBackward0": ("self", "mask"), "SortBackward0": ("indices", "dim", "self_sym_sizes"),
     "SortBackward1": ("indices", "dim", "self_sym_sizes"),
     "TopkBackward0": ("indices", "dim", "self_sym_sizes"),
-    "SincBackward0": ("self",), "CopysignBackward0": ("self", "-", "result"),
+    "SincBackward0": ("self",), "VdotBackward0": ("self", "other"), "CopysignBackward0": ("self", "-", "result"),
     "CopysignBackward1": ("self", "-", "result"),
 }
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..tensor import Tensor
 from .compare import eq, ge, gt, le, lt, ne
 from .elementwise import div, mul, neg, sub
@@ -48,3 +50,31 @@ def contains(self: Tensor, element: Any) -> bool:
             f"{type(element)}."
         )
     return bool((eq(self, element)).any().item())  # type: ignore[attr-defined]
+
+
+# -- complex-number queries of real tensors: the tensor itself, as PyTorch ----------------------
+def resolve_conj(input: Tensor) -> Tensor:
+    """The tensor itself (jitgrad's dtypes are real; PyTorch returns ``input`` too)."""
+    return input
+
+
+resolve_neg = resolve_conj
+
+
+def real(input: Tensor) -> Tensor:
+    return input
+
+
+def imag(input: Tensor) -> Tensor:
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def isreal(input: Tensor) -> Tensor:
+    """True everywhere (every jitgrad dtype is real)."""
+    from ..creation import ones_like
+
+    return ones_like(input, dtype=np.bool_)
+
+
+def is_conj(input: Tensor) -> bool:
+    return False
