@@ -3,7 +3,8 @@ API of ``torch.nn``."""
 
 from . import functional, init, utils
 from .modules import (
-    ELU, GELU, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, Flatten,
+    ELU, GELU, BatchNorm1d, BatchNorm2d, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Dropout,
+    Embedding, Flatten,
     GaussianNLLLoss, Hardtanh, HuberLoss, Identity, KLDivLoss, L1Loss, LayerNorm, LeakyReLU,
     Linear, LogSoftmax, Module,
     ModuleDict, ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU, Sequential,
@@ -17,5 +18,5 @@ __all__ = [
     "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList", "NLLLoss", "Parameter",
     "ParameterDict", "ParameterList", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss",
     "Softmax", "Softplus", "Tanh", "Unflatten", "functional", "init", "utils", "KLDivLoss",
-    "GaussianNLLLoss", "Buffer",
+    "GaussianNLLLoss", "Buffer", "BatchNorm1d", "BatchNorm2d",
 ]

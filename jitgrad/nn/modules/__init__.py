@@ -4,6 +4,7 @@ from .activation import (
     ELU, GELU, Dropout, Hardtanh, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus,
     Tanh,
 )
+from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .linear import Flatten, Identity, Linear
 from .loss import (
@@ -19,5 +20,5 @@ __all__ = [
     "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList", "NLLLoss", "ParameterDict",
     "ParameterList",
     "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Tanh",
-    "Unflatten", "KLDivLoss", "GaussianNLLLoss",
+    "Unflatten", "KLDivLoss", "GaussianNLLLoss", "BatchNorm1d", "BatchNorm2d",
 ]
