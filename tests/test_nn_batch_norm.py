@@ -97,3 +97,48 @@ def test_repr_and_functional_with_running_stats() -> None:
         got.append((y.numpy(), rm.numpy(), rv.numpy(), rm._version))
     for a, b in zip(got[0], got[1]):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+# -- F.bilinear / nn.Bilinear (same file: the other parametrised layers) -----------------------
+BILINEAR: dict[str, Callable[[Any, Any, Any, Any, Any], Any]] = {
+    "batch": lambda lib, a, b, w, c: lib.nn.functional.bilinear(a, b, w, c),
+    "no_bias": lambda lib, a, b, w, c: lib.nn.functional.bilinear(a, b, w),
+    "one_sample": lambda lib, a, b, w, c: lib.nn.functional.bilinear(a[0], b[0], w, c),
+    "batch_mismatch": lambda lib, a, b, w, c: lib.nn.functional.bilinear(a, b[:3], w),
+    "input1_mismatch": lambda lib, a, b, w, c: lib.nn.functional.bilinear(a, b, w[:, :1]),
+    "bias_mismatch": lambda lib, a, b, w, c: lib.nn.functional.bilinear(a, b, w, c[:2]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BILINEAR))
+def test_bilinear(case: str) -> None:
+    arrays = (RNG.standard_normal((4, 2)), RNG.standard_normal((4, 3)), RNG.standard_normal((5, 2, 3)),
+              RNG.standard_normal(5))
+    got = []
+    for lib in (jitgrad, torch):
+        ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+        try:
+            y = BILINEAR[case](lib, *ts)
+        except RuntimeError as e:
+            got.append(str(e))
+            continue
+        grads = lib.autograd.grad(y.sum(), ts, allow_unused=True)
+        got.append((y.detach().numpy(), [None if g is None else g.numpy() for g in grads]))
+    if isinstance(got[1], str):
+        assert got[0] == got[1]
+        return
+    np.testing.assert_allclose(got[0][0], got[1][0], rtol=1e-12)
+    for g, w in zip(got[0][1], got[1][1]):
+        assert (g is None) == (w is None)
+        if w is not None:
+            np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_bilinear_module() -> None:
+    for lib in (jitgrad, torch):
+        m = lib.nn.Bilinear(2, 3, 4)
+        assert repr(m) == "Bilinear(in1_features=2, in2_features=3, out_features=4, bias=True)"
+        assert tuple(m.weight.shape) == (4, 2, 3) and tuple(m(lib.ones(5, 2), lib.ones(5, 3)).shape) == (5, 4)
+        assert float(m.weight.abs().max()) <= 1 / np.sqrt(2)
+        with pytest.raises(ValueError, match="in1_features must be > 0"):
+            lib.nn.Bilinear(0, 3, 4)

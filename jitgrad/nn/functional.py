@@ -28,7 +28,7 @@ __all__ = [
     "cross_entropy", "dropout", "elu", "embedding", "gelu", "hardtanh", "huber_loss", "l1_loss",
     "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool1d", "mish", "mse_loss", "nll_loss",
     "normalize", "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
-    "softplus", "tanh", "kl_div", "gaussian_nll_loss", "pairwise_distance", "batch_norm",
+    "softplus", "tanh", "kl_div", "gaussian_nll_loss", "pairwise_distance", "batch_norm", "bilinear",
 ]
 
 
@@ -53,6 +53,28 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"weight {list(weight.shape)}"
         )
     out = input.matmul(weight.t())  # type: ignore[attr-defined]
+    return out if bias is None else out + bias
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y_k = input1 A_k input2^T + b_k`` over the shared leading dims (an einsum)."""
+    from ..ops.einsum import einsum
+
+    if input1.shape[:-1] != input2.shape[:-1]:
+        for d, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):
+            if a != b:
+                raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got {a} and {b}")
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {list(input1.shape)} and {list(input2.shape)}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(
+            f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(
+            f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but expected {weight.shape[2]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(
+            f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected {weight.shape[0]}")
+    out = einsum("...i,kij,...j->...k", input1, weight, input2)
     return out if bias is None else out + bias
 
 
