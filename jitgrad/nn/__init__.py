@@ -3,7 +3,7 @@ API of ``torch.nn``."""
 
 from . import functional, init, utils
 from .modules import (
-    ELU, GELU, BatchNorm1d, BatchNorm2d, BCELoss, Bilinear, BCEWithLogitsLoss, CrossEntropyLoss, Dropout,
+    ELU, GELU, BatchNorm1d, BatchNorm2d, BCELoss, Bilinear, Conv1d, Conv2d, BCEWithLogitsLoss, CrossEntropyLoss, Dropout,
     Embedding, Flatten,
     GaussianNLLLoss, Hardtanh, HuberLoss, Identity, KLDivLoss, L1Loss, LayerNorm, LeakyReLU,
     Linear, LogSoftmax, Module,
@@ -19,5 +19,5 @@ __all__ = [
     "ParameterDict", "ParameterList", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss",
     "Softmax", "Softplus", "Tanh", "Unflatten", "functional", "init", "utils", "KLDivLoss",
     "GaussianNLLLoss", "Buffer", "BatchNorm1d", "BatchNorm2d",
-    "Bilinear",
+    "Bilinear", "Conv1d", "Conv2d",
 ]

@@ -5,6 +5,7 @@ from .activation import (
     Tanh,
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d
+from .conv import Conv1d, Conv2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .linear import Bilinear, Flatten, Identity, Linear
 from .loss import (
@@ -20,5 +21,5 @@ __all__ = [
     "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList", "NLLLoss", "ParameterDict",
     "ParameterList",
     "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Tanh",
-    "Unflatten", "KLDivLoss", "GaussianNLLLoss", "BatchNorm1d", "BatchNorm2d", "Bilinear",
+    "Unflatten", "KLDivLoss", "GaussianNLLLoss", "BatchNorm1d", "BatchNorm2d", "Bilinear", "Conv1d", "Conv2d",
 ]
