@@ -5,15 +5,12 @@ and bias initialised as PyTorch (Kaiming-uniform with ``a = sqrt(5)``; bias unif
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from ... import creation
 from ...tensor import Tensor
 from .. import functional as F
-from .. import init
 from .._conv import _tuple, reversed_padding
-from ..parameter import Parameter
+from .linear import kaiming_reset, weight_and_bias
 from .module import Module
 
 
@@ -49,20 +46,11 @@ class _ConvNd(Module):
         else:
             self.padding = _tuple("padding", padding, n)
         self.padding_mode = padding_mode
-        self.weight = Parameter(creation.empty((out_channels, in_channels // groups) + self.kernel_size, dtype=dtype))
-        if bias:
-            self.bias = Parameter(creation.empty(out_channels, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        weight_and_bias(self, (out_channels, in_channels // groups) + self.kernel_size, bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        kaiming_reset(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         conv = F.conv1d if self._n == 1 else F.conv2d
