@@ -97,3 +97,28 @@ def test_module_repr_and_init_bounds() -> None:
         m = lib.nn.Conv1d(2, 4, 3)
         bound = 1 / np.sqrt(2 * 3)
         assert float(m.weight.abs().max()) <= bound and float(m.bias.abs().max()) <= bound
+
+
+UNFOLD = [((2, 3, 5, 4), dict(kernel_size=(2, 3), padding=1, stride=(2, 1))), ((3, 5, 4), dict(kernel_size=2)),
+          ((1, 2, 6, 6), dict(kernel_size=3, dilation=2, stride=2)), ((2, 1, 4, 4), dict(kernel_size=(1, 4)))]
+
+
+@pytest.mark.parametrize("shape, kw", UNFOLD, ids=[str(i) for i in range(len(UNFOLD))])
+def test_unfold(shape: tuple[int, ...], kw: dict[str, Any]) -> None:
+    x0 = np.random.default_rng(2).standard_normal(shape)
+    res = []
+    for lib in (jitgrad, torch):
+        x = lib.tensor(x0, requires_grad=True)
+        u = lib.nn.functional.unfold(x, **kw)
+        w = lib.tensor(np.linspace(-1, 1, u.numel()).reshape(tuple(u.shape)))
+        (g,) = lib.autograd.grad((u * w).sum(), x)
+        res.append((u.detach().numpy(), g.numpy()))
+    for a, b in zip(*res):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+
+def test_unfold_errors() -> None:
+    for lib in (jitgrad, torch):
+        with pytest.raises(RuntimeError, match="calculated shape of the array of sliding blocks as"):
+            lib.nn.functional.unfold(lib.ones(2, 3, 5, 4), 7)

@@ -117,3 +117,36 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
 def reversed_padding(padding: Sequence[int]) -> list[int]:
     """``F.pad``'s list for symmetric ``padding`` per dim (last dim first)."""
     return [p for size in reversed(padding) for p in (size, size)]
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+    """The sliding blocks of a batched ``(N, C, H, W)`` (or unbatched) input as columns:
+    ``(N, C * kH * kW, L)`` (PyTorch's im2col), read as one ``as_strided`` view."""
+    from .functional import pad as _pad
+
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)")
+    batched = input.ndim == 4
+    x = input if batched else input.unsqueeze(0)  # type: ignore[attr-defined]
+    kernel, dil = _tuple("kernel_size", kernel_size, 2), _tuple("dilation", dilation, 2)
+    pads, strides = _tuple("padding", padding, 2), _tuple("stride", stride, 2)
+    spatial = tuple(x.shape[2:])
+    blocks = tuple((s + 2 * p - d * (k - 1) - 1) // st + 1
+                   for s, p, d, k, st in zip(spatial, pads, dil, kernel, strides))
+    if any(b < 1 for b in blocks):
+        raise RuntimeError(
+            f"Given input with spatial size {spatial}, kernel_size={kernel}, dilation={dil}, padding={pads}, "
+            f"calculated shape of the array of sliding blocks as {blocks}, but its components must be at least one."
+        )
+    if any(pads):
+        x = _pad(x, reversed_padding(pads))
+    x = x.contiguous()  # type: ignore[attr-defined]
+    st = x.stride()  # type: ignore[attr-defined]
+    n, c = x.shape[0], x.shape[1]
+    windows = x.as_strided(  # type: ignore[attr-defined]
+        (n, c) + kernel + blocks,
+        (st[0], st[1], st[2] * dil[0], st[3] * dil[1], st[2] * strides[0], st[3] * strides[1]),
+        x.storage_offset(),  # type: ignore[attr-defined]
+    )
+    out = windows.reshape(n, c * kernel[0] * kernel[1], blocks[0] * blocks[1])
+    return out if batched else out.squeeze(0)  # type: ignore[no-any-return]

@@ -21,7 +21,7 @@ from ._losses import (
     huber_loss, kl_div, l1_loss, mse_loss, nll_loss, smooth_l1_loss,
 )
 from ._batch_norm import batch_norm
-from ._conv import conv1d, conv2d
+from ._conv import conv1d, conv2d, unfold
 from ._normalization import cosine_similarity, embedding, layer_norm, one_hot, pairwise_distance
 
 __all__ = [
@@ -29,7 +29,7 @@ __all__ = [
     "cross_entropy", "dropout", "elu", "embedding", "gelu", "hardtanh", "huber_loss", "l1_loss",
     "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool1d", "mish", "mse_loss", "nll_loss",
     "normalize", "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
-    "softplus", "tanh", "kl_div", "gaussian_nll_loss", "pairwise_distance", "batch_norm", "bilinear", "conv1d", "conv2d",
+    "softplus", "tanh", "kl_div", "gaussian_nll_loss", "pairwise_distance", "batch_norm", "bilinear", "conv1d", "conv2d", "unfold",
 ]
 
 
