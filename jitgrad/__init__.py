@@ -286,12 +286,13 @@ from .saving import load, save  # noqa: E402
 from .ops.aliases import imag, isreal, real, resolve_conj, resolve_neg  # noqa: E402
 from .ops.view_ops import conj  # noqa: E402
 from .ops.misc_math import heaviside, pinverse, vdot  # noqa: E402
+from .ops.matrix_exp import matrix_exp  # noqa: E402
 from .nn._normalization import pairwise_distance  # noqa: E402
 
 __all__ += [
     "argwhere", "dsplit", "hsplit", "index_put", "isin", "tensor_split", "tril_indices",
     "triu_indices", "unflatten", "vsplit", "save", "load", "conj", "imag", "isreal", "real",
-    "resolve_conj", "resolve_neg", "heaviside", "pinverse", "vdot", "pairwise_distance",
+    "resolve_conj", "resolve_neg", "heaviside", "pinverse", "vdot", "pairwise_distance", "matrix_exp",
 ]
 
 # -- compile (jitgrad/compiler) --

@@ -546,3 +546,6 @@ Tensor.isreal = aliases.isreal
 Tensor.heaviside = misc_math.heaviside
 Tensor.vdot = misc_math.vdot
 Tensor.pinverse = misc_math.pinverse
+from .ops import matrix_exp as _matrix_exp  # noqa: E402
+
+Tensor.matrix_exp = _matrix_exp.matrix_exp

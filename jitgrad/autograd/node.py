@@ -425,7 +425,8 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
     "MaskedSelectBackward0": ("self", "mask"), "SortBackward0": ("indices", "dim", "self_sym_sizes"),
     "SortBackward1": ("indices", "dim", "self_sym_sizes"),
     "TopkBackward0": ("indices", "dim", "self_sym_sizes"),
-    "SincBackward0": ("self",), "VdotBackward0": ("self", "other"), "CopysignBackward0": ("self", "-", "result"),
+    "SincBackward0": ("self",), "VdotBackward0": ("self", "other"),
+    "LinalgMatrixExpBackward0": ("self",), "CopysignBackward0": ("self", "-", "result"),
     "CopysignBackward1": ("self", "-", "result"),
 }
 
