@@ -15,6 +15,7 @@ from .ops.linalg import matmul
 from .ops.norms import matrix_norm, norm, vector_norm
 from .ops.products import linalg_cross as cross
 from .ops.products import multi_dot, vecdot
+from .ops.lstsq import lstsq
 from .ops.matrix_exp import matrix_exp
 from .ops.spectral import eigh, eigvalsh, matrix_rank, pinv, qr, svd, svdvals
 
@@ -26,6 +27,7 @@ __all__ = [
     "eigh",
     "eigvalsh",
     "inv",
+    "lstsq",
     "matmul",
     "matrix_exp",
     "matrix_norm",
