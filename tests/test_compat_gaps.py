@@ -826,3 +826,14 @@ def test_misc_gradients(case: str) -> None:
                 np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12, atol=1e-14)
     else:
         assert grads == want_grads
+
+
+@pytest.mark.parametrize("values", [[3, 1, 2, 1, 3, 7, -1, 7], [3.0, 1, 2, 1, 3, 7, -1, 7, 0.5], [True, False, True]])
+def test_unique_unsorted_matches_pytorch(values: list[Any]) -> None:
+    got = []
+    for lib in LIBS:
+        t = lib.tensor(values)
+        got.append([r.tolist() for r in lib.unique(t, sorted=False, return_inverse=True, return_counts=True)])
+        got.append([r.tolist() for r in lib.unique(t.reshape(-1, 1) if len(values) % 2 else t.reshape(-1, 2),
+                                                   sorted=False, return_inverse=True, return_counts=True, dim=0)])
+    assert got[:2] == got[2:]
