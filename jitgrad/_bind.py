@@ -549,3 +549,9 @@ Tensor.pinverse = misc_math.pinverse
 from .ops import matrix_exp as _matrix_exp  # noqa: E402
 
 Tensor.matrix_exp = _matrix_exp.matrix_exp
+from .ops import composites  # noqa: E402
+
+Tensor.dist = composites.dist
+Tensor.float_power = composites.float_power
+Tensor.cov = composites.cov
+Tensor.corrcoef = composites.corrcoef

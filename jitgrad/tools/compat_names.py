@@ -37,6 +37,8 @@ NAMES: dict[str, list[str]] = {
         greater_equal less less_equal not_equal fix ravel is_nonzero deg2rad rad2deg sinc copysign
         argwhere isin tril_indices triu_indices tensor_split hsplit vsplit dsplit unflatten index_put
         save load conj real imag isreal resolve_conj heaviside vdot pinverse pairwise_distance
+        matrix_exp trapezoid cumulative_trapezoid cartesian_prod block_diag cov corrcoef dist
+        float_power
     """.split(),
     "Tensor": """
         shape size dim ndim numel dtype device is_leaf requires_grad requires_grad_ grad grad_fn
