@@ -287,6 +287,7 @@ from .ops.aliases import imag, isreal, real, resolve_conj, resolve_neg  # noqa: 
 from .ops.view_ops import conj  # noqa: E402
 from .ops.misc_math import heaviside, pinverse, vdot  # noqa: E402
 from .ops.matrix_exp import matrix_exp  # noqa: E402
+from .ops.quantile import nanquantile, quantile  # noqa: E402
 from .ops.composites import (  # noqa: E402
     block_diag, cartesian_prod, corrcoef, cov, cumulative_trapezoid, dist, float_power, trapezoid,
 )
@@ -297,6 +298,7 @@ __all__ += [
     "triu_indices", "unflatten", "vsplit", "save", "load", "conj", "imag", "isreal", "real",
     "resolve_conj", "resolve_neg", "heaviside", "pinverse", "vdot", "pairwise_distance", "matrix_exp", "block_diag",
     "cartesian_prod", "corrcoef", "cov", "cumulative_trapezoid", "dist", "float_power", "trapezoid",
+    "quantile", "nanquantile",
 ]
 
 # -- compile (jitgrad/compiler) --

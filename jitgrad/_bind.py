@@ -555,3 +555,7 @@ Tensor.dist = composites.dist
 Tensor.float_power = composites.float_power
 Tensor.cov = composites.cov
 Tensor.corrcoef = composites.corrcoef
+from .ops import quantile as _quantile  # noqa: E402
+
+Tensor.quantile = _quantile.quantile
+Tensor.nanquantile = _quantile.nanquantile
