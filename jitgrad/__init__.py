@@ -288,6 +288,7 @@ from .ops.view_ops import conj  # noqa: E402
 from .ops.misc_math import heaviside, pinverse, vdot  # noqa: E402
 from .ops.matrix_exp import matrix_exp  # noqa: E402
 from .ops.quantile import nanquantile, quantile  # noqa: E402
+from .ops.integer_ops import bitwise_left_shift, bitwise_right_shift, gcd, lcm  # noqa: E402
 from .ops.composites import (  # noqa: E402
     block_diag, cartesian_prod, corrcoef, cov, cumulative_trapezoid, dist, float_power, trapezoid,
 )
@@ -298,7 +299,7 @@ __all__ += [
     "triu_indices", "unflatten", "vsplit", "save", "load", "conj", "imag", "isreal", "real",
     "resolve_conj", "resolve_neg", "heaviside", "pinverse", "vdot", "pairwise_distance", "matrix_exp", "block_diag",
     "cartesian_prod", "corrcoef", "cov", "cumulative_trapezoid", "dist", "float_power", "trapezoid",
-    "quantile", "nanquantile",
+    "quantile", "nanquantile", "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm",
 ]
 
 # -- compile (jitgrad/compiler) --

@@ -559,3 +559,19 @@ from .ops import quantile as _quantile  # noqa: E402
 
 Tensor.quantile = _quantile.quantile
 Tensor.nanquantile = _quantile.nanquantile
+from .ops import integer_ops  # noqa: E402
+
+Tensor.bitwise_left_shift = integer_ops.bitwise_left_shift
+Tensor.bitwise_right_shift = integer_ops.bitwise_right_shift
+Tensor.bitwise_left_shift_ = integer_ops.bitwise_left_shift_
+Tensor.bitwise_right_shift_ = integer_ops.bitwise_right_shift_
+Tensor.__lshift__ = integer_ops.bitwise_left_shift
+Tensor.__rshift__ = integer_ops.bitwise_right_shift
+Tensor.__rlshift__ = lambda self, other: integer_ops.bitwise_left_shift(other, self)
+Tensor.__rrshift__ = lambda self, other: integer_ops.bitwise_right_shift(other, self)
+Tensor.__ilshift__ = integer_ops.bitwise_left_shift_
+Tensor.__irshift__ = integer_ops.bitwise_right_shift_
+Tensor.gcd = integer_ops.gcd
+Tensor.lcm = integer_ops.lcm
+Tensor.gcd_ = integer_ops.gcd_
+Tensor.lcm_ = integer_ops.lcm_
