@@ -10,6 +10,10 @@ from .modules import (
     ModuleDict, ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU, Sequential,
     Sigmoid, SiLU, SmoothL1Loss, Softmax, Softplus, Tanh, Unflatten,
 )
+from .modules import (
+    CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, ReLU6, RMSNorm, Softmin,
+    Softshrink, Softsign, Tanhshrink, Threshold,
+)
 from .parameter import Buffer, Parameter
 
 __all__ = [
@@ -19,5 +23,5 @@ __all__ = [
     "ParameterDict", "ParameterList", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss",
     "Softmax", "Softplus", "Tanh", "Unflatten", "functional", "init", "utils", "KLDivLoss",
     "GaussianNLLLoss", "Buffer", "BatchNorm1d", "BatchNorm2d",
-    "Bilinear", "Conv1d", "Conv2d",
+    "Bilinear", "Conv1d", "Conv2d", "CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "ReLU6", "RMSNorm", "SELU", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
 ]

@@ -23,6 +23,10 @@ from ._losses import (
 from ._batch_norm import batch_norm
 from ._conv import conv1d, conv2d, unfold
 from ._interpolate import interpolate
+from ._more_activations import (
+    celu, glu, hardshrink, hardsigmoid, hardswish, logsigmoid, relu6, rms_norm, selu, softmin,
+    softshrink, softsign, tanhshrink, threshold,
+)
 from ._normalization import cosine_similarity, embedding, layer_norm, one_hot, pairwise_distance
 
 __all__ = [
@@ -31,6 +35,8 @@ __all__ = [
     "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool1d", "mish", "mse_loss", "nll_loss",
     "normalize", "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
     "softplus", "tanh", "kl_div", "gaussian_nll_loss", "pairwise_distance", "batch_norm", "bilinear", "conv1d", "conv2d", "unfold", "interpolate",
+    "celu", "glu", "hardshrink", "hardsigmoid", "hardswish", "logsigmoid", "relu6", "rms_norm", "selu",
+    "softmin", "softshrink", "softsign", "tanhshrink", "threshold",
 ]
 
 

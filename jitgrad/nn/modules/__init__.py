@@ -4,6 +4,10 @@ from .activation import (
     ELU, GELU, Dropout, Hardtanh, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus,
     Tanh,
 )
+from .activation_more import (
+    CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, ReLU6, RMSNorm, Softmin,
+    Softshrink, Softsign, Tanhshrink, Threshold,
+)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .conv import Conv1d, Conv2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
@@ -22,4 +26,5 @@ __all__ = [
     "ParameterList",
     "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Tanh",
     "Unflatten", "KLDivLoss", "GaussianNLLLoss", "BatchNorm1d", "BatchNorm2d", "Bilinear", "Conv1d", "Conv2d",
+    "CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "ReLU6", "RMSNorm", "SELU", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
 ]
