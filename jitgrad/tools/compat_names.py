@@ -67,13 +67,16 @@ NAMES: dict[str, list[str]] = {
         Dropout ReLU LeakyReLU ELU GELU SiLU Tanh Sigmoid Softplus Softmax LogSoftmax Hardtanh
         MSELoss L1Loss SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss
         KLDivLoss GaussianNLLLoss init functional utils
+        BatchNorm2d ReLU6 Hardsigmoid Hardswish LogSigmoid Softsign Tanhshrink SELU CELU GLU Softmin
+        Threshold Hardshrink Softshrink RMSNorm
     """.split(),
     "torch.nn.functional": """
         linear relu leaky_relu elu gelu silu softplus sigmoid tanh hardtanh softmax log_softmax
         dropout pad avg_pool1d max_pool1d conv1d conv2d unfold normalize one_hot embedding
         layer_norm batch_norm mse_loss l1_loss smooth_l1_loss huber_loss cross_entropy nll_loss
         binary_cross_entropy binary_cross_entropy_with_logits kl_div cosine_similarity
-        pairwise_distance interpolate
+        pairwise_distance interpolate bilinear relu6 hardsigmoid hardswish logsigmoid softsign
+        tanhshrink selu celu glu softmin threshold hardshrink softshrink rms_norm gaussian_nll_loss
     """.split(),
     "torch.nn.init": """
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_
