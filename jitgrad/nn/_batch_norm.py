@@ -4,7 +4,6 @@ updated in place outside the graph (the unbiased variance, as PyTorch)."""
 
 from __future__ import annotations
 
-from typing import Any
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor

@@ -6,7 +6,7 @@ the input's float type); gradients through ``index_select``."""
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

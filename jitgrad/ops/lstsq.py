@@ -4,7 +4,7 @@ residuals, rank and singular values each LAPACK driver reports in PyTorch."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 

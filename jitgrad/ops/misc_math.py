@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import needs_grad, record
