@@ -285,7 +285,7 @@ from .ranges import tril_indices, triu_indices  # noqa: E402
 from .saving import load, save  # noqa: E402
 from .ops.aliases import imag, isreal, real, resolve_conj, resolve_neg  # noqa: E402
 from .ops.view_ops import conj  # noqa: E402
-from .ops.misc_math import heaviside, pinverse, vdot  # noqa: E402
+from .ops.misc_math import heaviside, mvlgamma, nextafter, pinverse, unique_consecutive, vdot  # noqa: E402
 from .ops.matrix_exp import matrix_exp  # noqa: E402
 from .ops.quantile import nanquantile, quantile  # noqa: E402
 from .ops.integer_ops import bitwise_left_shift, bitwise_right_shift, gcd, lcm  # noqa: E402
@@ -300,6 +300,7 @@ __all__ += [
     "resolve_conj", "resolve_neg", "heaviside", "pinverse", "vdot", "pairwise_distance", "matrix_exp", "block_diag",
     "cartesian_prod", "corrcoef", "cov", "cumulative_trapezoid", "dist", "float_power", "trapezoid",
     "quantile", "nanquantile", "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm",
+    "mvlgamma", "nextafter", "unique_consecutive",
 ]
 
 # -- compile (jitgrad/compiler) --

@@ -513,3 +513,47 @@ def test_unique_unsorted_matches_pytorch(values: list[Any]) -> None:
         got.append([r.tolist() for r in lib.unique(t.reshape(-1, 1) if len(values) % 2 else t.reshape(-1, 2),
                                                    sorted=False, return_inverse=True, return_counts=True, dim=0)])
     assert got[:2] == got[2:]
+
+
+# -- fill_diagonal_, unique_consecutive, nextafter, mvlgamma, sum_to_size ----------------------
+MORE: dict[str, Callable[[Any], Any]] = {
+    "fill_diagonal": lambda L: (lambda x: (x.fill_diagonal_(2.0) is x, x))(L.zeros(5, 3)),
+    "fill_diagonal_wrap": lambda L: L.zeros(7, 3).fill_diagonal_(1, wrap=True),
+    "fill_diagonal_wide": lambda L: L.zeros(2, 4).fill_diagonal_(1, wrap=True),
+    "fill_diagonal_3d": lambda L: L.zeros(2, 2, 2).fill_diagonal_(1),
+    "fill_diagonal_transposed": lambda L: L.zeros(3, 4).t().fill_diagonal_(5),
+    "fill_diagonal_unequal": lambda L: L.zeros(2, 3, 2).fill_diagonal_(1),
+    "fill_diagonal_1d": lambda L: L.zeros(3).fill_diagonal_(1),
+    "unique_consecutive": lambda L: L.unique_consecutive(L.tensor([1, 1, 2, 2, 3, 1, 1, 2])),
+    "unique_consecutive_all": lambda L: L.tensor([1, 1, 2, 2, 3, 1, 1, 2]).unique_consecutive(
+        return_inverse=True, return_counts=True),
+    "unique_consecutive_dim": lambda L: L.unique_consecutive(L.tensor([[1, 2], [1, 2], [3, 4]]), dim=0,
+                                                             return_counts=True),
+    "unique_consecutive_2d_flat": lambda L: L.unique_consecutive(L.tensor([[1, 1], [1, 2]]), return_inverse=True),
+    "nextafter": lambda L: L.nextafter(L.tensor([1.0, 2.0, 0.0], dtype=L.float64), L.tensor([2.0, 1.0, -1.0], dtype=L.float64)),
+    "sum_to_size": lambda L: (L.ones(2, 3).sum_to_size(1, 3), L.ones(2, 3).sum_to_size((3,)), L.ones(2, 3).sum_to_size(2, 3)),
+    "sum_to_size_bad": lambda L: L.ones(2, 3).sum_to_size(2, 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MORE))
+def test_more(case: str) -> None:
+    (kind, out), (want_kind, want_out) = (_outcome(lambda: MORE[case](lib)) for lib in LIBS)
+    assert kind == want_kind
+    _same(out, want_out)
+
+
+def test_fill_diagonal_and_mvlgamma_gradients() -> None:
+    got = []
+    for lib in LIBS:
+        x = lib.tensor(np.arange(12.0).reshape(4, 3), requires_grad=True)
+        y = x.clone().fill_diagonal_(0.5, wrap=True)
+        z = lib.tensor([2.5, 3.0, 4.25], dtype=lib.float64, requires_grad=True)
+        m = lib.mvlgamma(z, 3)
+        got.append((type(y.grad_fn).__name__, lib.autograd.grad((y * y).sum(), x)[0], m,
+                    lib.autograd.grad(m.sum(), z)[0], x.sum_to_size(1, 3).grad_fn.name()))
+    (name, gx, m, gz, sname), (wname, wgx, wm, wgz, wsname) = got
+    assert (name, sname) == (wname, wsname)
+    _same(gx, wgx)
+    np.testing.assert_allclose(m.detach().numpy(), wm.detach().numpy(), rtol=1e-13)
+    np.testing.assert_allclose(gz.numpy(), wgz.numpy(), rtol=1e-8)

@@ -39,6 +39,7 @@ NAMES: dict[str, list[str]] = {
         save load conj real imag isreal resolve_conj heaviside vdot pinverse pairwise_distance
         matrix_exp trapezoid cumulative_trapezoid cartesian_prod block_diag cov corrcoef dist
         float_power quantile nanquantile bitwise_left_shift bitwise_right_shift gcd lcm
+        unique_consecutive nextafter mvlgamma
     """.split(),
     "Tensor": """
         shape size dim ndim numel dtype device is_leaf requires_grad requires_grad_ grad grad_fn
