@@ -106,23 +106,24 @@ from .ops.elementwise import (  # noqa: A004
     maximum, minimum, neg, reciprocal,
 )
 from .ops.pointwise import (  # noqa: A004
-    abs, acos, acosh, asin, asinh, atan, atanh, ceil, cos, cosh, erf, erfc, erfinv, exp, exp2,
-    expm1, floor, frac, isfinite, isinf, isnan, isneginf, isposinf, log, log10, log1p, log2,
-    nan_to_num, round, rsqrt, sgn, sigmoid, sign, signbit, sin, sinh, sqrt, tan, tanh, trunc,
+    abs, acos, acosh, asin, asinh, atan, atanh, ceil, cos, cosh, deg2rad, erf, erfc, erfinv, exp,
+    exp2, expm1, floor, frac, isfinite, isinf, isnan, isneginf, isposinf, log, log10, log1p, log2,
+    nan_to_num, rad2deg, round, rsqrt, sgn, sigmoid, sign, signbit, sin, sinc, sinh, sqrt, tan,
+    tanh, trunc,
 )
 from .ops.activations import (  # noqa: A004
     logit, relu,
 )
 from .ops.binary_math import (  # noqa: A004
-    addcdiv, addcmul, atan2, fmod, hypot, lerp, logaddexp, logaddexp2, remainder, xlogy,
+    addcdiv, addcmul, atan2, copysign, fmod, hypot, lerp, logaddexp, logaddexp2, remainder, xlogy,
 )
 __all__ += [
     "abs", "acos", "acosh", "addcdiv", "addcmul", "asin", "asinh", "atan", "atan2", "atanh",
-    "ceil", "cos", "cosh", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "floor", "fmod",
-    "frac", "hypot", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "lerp", "log", "log10",
-    "log1p", "log2", "logaddexp", "logaddexp2", "logit", "maximum", "minimum", "nan_to_num", "neg",
-    "reciprocal", "relu", "remainder", "round", "rsqrt", "sgn", "sigmoid", "sign", "signbit",
-    "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "xlogy",
+    "ceil", "copysign", "cos", "cosh", "deg2rad", "erf", "erfc", "erfinv", "exp", "exp2", "expm1",
+    "floor", "fmod", "frac", "hypot", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "lerp",
+    "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logit", "maximum", "minimum",
+    "nan_to_num", "neg", "rad2deg", "reciprocal", "relu", "remainder", "round", "rsqrt", "sgn",
+    "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "sqrt", "tan", "tanh", "trunc", "xlogy",
 ]
 # END GENERATED
 # -- dtypes, devices, creation (dtypes.py, device.py, creation.py, ranges.py, randomness.py) ----
@@ -250,7 +251,7 @@ from .ops.joins import (  # noqa: E402
     atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, broadcast_tensors, broadcast_to,
     column_stack, concat, concatenate, dstack, hstack, inner, row_stack, vstack,
 )
-from .ops.queries import clone, detach, is_complex, is_floating_point, is_tensor, numel  # noqa: E402
+from .ops.queries import clone, detach, is_complex, is_floating_point, is_tensor, numel, positive  # noqa: E402
 from .ops.counting import bincount, histc  # noqa: E402
 from .ops.gamma_fns import digamma, digamma_, lgamma, lgamma_, polygamma  # noqa: E402
 from .rng_state import get_rng_state, initial_seed, seed, set_rng_state  # noqa: E402
@@ -260,8 +261,46 @@ __all__ += [  # gaps
     "broadcast_to", "cholesky_solve", "clone", "column_stack", "concat", "concatenate", "detach",
     "dstack", "equal", "floor_divide", "fmax", "fmin", "get_rng_state", "hstack", "initial_seed",
     "inner", "is_complex", "is_floating_point", "is_tensor", "isclose", "numel", "row_stack",
-    "seed", "set_rng_state", "true_divide", "vstack", "digamma", "lgamma", "polygamma",
+    "seed", "set_rng_state", "true_divide", "vstack", "digamma", "lgamma", "polygamma", "positive",
     "bincount", "histc",
+]
+
+# -- PyTorch's alias names (ops/aliases.py) --
+from .ops.aliases import (  # noqa: E402
+    absolute, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, divide, fix, greater,
+    greater_equal, is_nonzero, less, less_equal, multiply, negative, not_equal, ravel, subtract,
+)
+
+__all__ += [
+    "absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "divide",
+    "fix", "greater", "greater_equal", "is_nonzero", "less", "less_equal", "multiply", "negative",
+    "not_equal", "ravel", "subtract",
+]
+
+from .ops.gather_scatter import index_put  # noqa: E402
+from .ops.queries import isin  # noqa: E402
+from .ops.sorting import nonzero as argwhere  # noqa: E402
+from .ops.splits import dsplit, hsplit, tensor_split, unflatten, vsplit  # noqa: E402
+from .ranges import tril_indices, triu_indices  # noqa: E402
+from .saving import load, save  # noqa: E402
+from .ops.aliases import imag, isreal, real, resolve_conj, resolve_neg  # noqa: E402
+from .ops.view_ops import conj  # noqa: E402
+from .ops.misc_math import heaviside, mvlgamma, nextafter, pinverse, unique_consecutive, vdot  # noqa: E402
+from .ops.matrix_exp import matrix_exp  # noqa: E402
+from .ops.quantile import nanquantile, quantile  # noqa: E402
+from .ops.integer_ops import bitwise_left_shift, bitwise_right_shift, gcd, lcm  # noqa: E402
+from .ops.composites import (  # noqa: E402
+    block_diag, cartesian_prod, corrcoef, cov, cumulative_trapezoid, dist, float_power, trapezoid,
+)
+from .nn._normalization import pairwise_distance  # noqa: E402
+
+__all__ += [
+    "argwhere", "dsplit", "hsplit", "index_put", "isin", "tensor_split", "tril_indices",
+    "triu_indices", "unflatten", "vsplit", "save", "load", "conj", "imag", "isreal", "real",
+    "resolve_conj", "resolve_neg", "heaviside", "pinverse", "vdot", "pairwise_distance", "matrix_exp", "block_diag",
+    "cartesian_prod", "corrcoef", "cov", "cumulative_trapezoid", "dist", "float_power", "trapezoid",
+    "quantile", "nanquantile", "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm",
+    "mvlgamma", "nextafter", "unique_consecutive",
 ]
 
 # -- compile (jitgrad/compiler) --

@@ -28,6 +28,7 @@ Tensor.output_nr = property(variable.output_nr)
 Tensor.retain_grad = variable.retain_grad
 Tensor.retains_grad = property(variable.retains_grad)
 Tensor.register_hook = variable.register_hook
+Tensor.register_post_accumulate_grad_hook = variable.register_post_accumulate_grad_hook
 Tensor.backward = variable.backward
 Tensor.detach_ = variable.detach_
 Tensor._repr_suffixes = variable.repr_suffixes
@@ -207,6 +208,12 @@ Tensor.frac = pointwise.frac
 Tensor.frac_ = pointwise.frac_
 Tensor.nan_to_num = pointwise.nan_to_num
 Tensor.nan_to_num_ = pointwise.nan_to_num_
+Tensor.deg2rad = pointwise.deg2rad
+Tensor.deg2rad_ = pointwise.deg2rad_
+Tensor.rad2deg = pointwise.rad2deg
+Tensor.rad2deg_ = pointwise.rad2deg_
+Tensor.sinc = pointwise.sinc
+Tensor.sinc_ = pointwise.sinc_
 Tensor.isnan = pointwise.isnan
 Tensor.isinf = pointwise.isinf
 Tensor.isfinite = pointwise.isfinite
@@ -235,6 +242,8 @@ Tensor.addcmul = binary_math.addcmul
 Tensor.addcmul_ = binary_math.addcmul_
 Tensor.addcdiv = binary_math.addcdiv
 Tensor.addcdiv_ = binary_math.addcdiv_
+Tensor.copysign = binary_math.copysign
+Tensor.copysign_ = binary_math.copysign_
 # END GENERATED
 
 # reductions (ops/reduction.py)
@@ -443,6 +452,15 @@ Tensor.equal = closeness.equal
 Tensor.fmax = division.fmax
 Tensor.fmin = division.fmin
 Tensor.floor_divide = division.floor_divide
+Tensor.floor_divide_ = division.floor_divide_
+Tensor.__floordiv__ = division.floor_divide
+Tensor.__rfloordiv__ = lambda self, other: division.floor_divide(other, self)
+Tensor.__ifloordiv__ = division.floor_divide_
+Tensor.__mod__ = binary_math.remainder
+Tensor.__rmod__ = lambda self, other: binary_math.remainder(other, self)
+Tensor.__imod__ = binary_math.remainder_
+Tensor.positive = queries.positive
+Tensor.__pos__ = queries.positive
 Tensor.true_divide = division.true_divide
 Tensor.inner = joins.inner
 Tensor.broadcast_to = joins.broadcast_to
@@ -459,3 +477,106 @@ from .ops import counting  # noqa: E402
 Tensor.bincount = counting.bincount_method
 Tensor.histc = counting.histc_method
 Tensor.type = queries.type_method
+
+# -- PyTorch's alias names: the very same functions (ops/aliases.py) -----------------------------
+from .ops import aliases  # noqa: E402
+
+Tensor.absolute = Tensor.abs
+Tensor.absolute_ = Tensor.abs_
+Tensor.arccos = Tensor.acos
+Tensor.arccos_ = Tensor.acos_
+Tensor.arcsin = Tensor.asin
+Tensor.arcsin_ = Tensor.asin_
+Tensor.arctan = Tensor.atan
+Tensor.arctan_ = Tensor.atan_
+Tensor.arccosh = Tensor.acosh
+Tensor.arccosh_ = Tensor.acosh_
+Tensor.arcsinh = Tensor.asinh
+Tensor.arcsinh_ = Tensor.asinh_
+Tensor.arctanh = Tensor.atanh
+Tensor.arctanh_ = Tensor.atanh_
+Tensor.arctan2 = Tensor.atan2
+Tensor.arctan2_ = Tensor.atan2_
+Tensor.divide = Tensor.div
+Tensor.divide_ = Tensor.div_
+Tensor.multiply = Tensor.mul
+Tensor.multiply_ = Tensor.mul_
+Tensor.subtract = Tensor.sub
+Tensor.subtract_ = Tensor.sub_
+Tensor.negative = Tensor.neg
+Tensor.negative_ = Tensor.neg_
+Tensor.greater = Tensor.gt
+Tensor.greater_equal = Tensor.ge
+Tensor.less = Tensor.lt
+Tensor.less_equal = Tensor.le
+Tensor.not_equal = Tensor.ne
+Tensor.fix = Tensor.trunc
+Tensor.fix_ = Tensor.trunc_
+Tensor.ndimension = Tensor.dim
+Tensor.ravel = aliases.ravel
+Tensor.is_nonzero = aliases.is_nonzero
+Tensor.__contains__ = aliases.contains
+Tensor.argwhere = sorting.nonzero
+Tensor.isin = queries.isin
+Tensor.is_same_size = queries.is_same_size
+Tensor.nbytes = property(queries.nbytes)
+Tensor.itemsize = property(queries.itemsize)
+Tensor.__reversed__ = lambda self: self if not self._sizes else self.flip(0)  # (as PyTorch)
+Tensor.index_put = gather_scatter.index_put
+from .ops import splits  # noqa: E402
+
+Tensor.tensor_split = splits.tensor_split
+Tensor.hsplit = splits.hsplit
+Tensor.vsplit = splits.vsplit
+Tensor.dsplit = splits.dsplit
+Tensor.unflatten = splits.unflatten
+from . import serialization  # noqa: E402
+
+Tensor.__deepcopy__ = serialization.deepcopy
+Tensor.__reduce_ex__ = serialization.reduce_ex
+from .ops import misc_math  # noqa: E402
+
+Tensor.resolve_conj = aliases.resolve_conj
+Tensor.resolve_neg = aliases.resolve_neg
+Tensor.is_conj = aliases.is_conj
+Tensor.is_neg = aliases.is_conj
+Tensor.real = property(aliases.real)
+Tensor.imag = property(aliases.imag)
+Tensor.isreal = aliases.isreal
+Tensor.heaviside = misc_math.heaviside
+Tensor.vdot = misc_math.vdot
+Tensor.pinverse = misc_math.pinverse
+from .ops import matrix_exp as _matrix_exp  # noqa: E402
+
+Tensor.matrix_exp = _matrix_exp.matrix_exp
+from .ops import composites  # noqa: E402
+
+Tensor.dist = composites.dist
+Tensor.float_power = composites.float_power
+Tensor.cov = composites.cov
+Tensor.corrcoef = composites.corrcoef
+from .ops import quantile as _quantile  # noqa: E402
+
+Tensor.quantile = _quantile.quantile
+Tensor.nanquantile = _quantile.nanquantile
+from .ops import integer_ops  # noqa: E402
+
+Tensor.bitwise_left_shift = integer_ops.bitwise_left_shift
+Tensor.bitwise_right_shift = integer_ops.bitwise_right_shift
+Tensor.bitwise_left_shift_ = integer_ops.bitwise_left_shift_
+Tensor.bitwise_right_shift_ = integer_ops.bitwise_right_shift_
+Tensor.__lshift__ = integer_ops.bitwise_left_shift
+Tensor.__rshift__ = integer_ops.bitwise_right_shift
+Tensor.__rlshift__ = lambda self, other: integer_ops.bitwise_left_shift(other, self)
+Tensor.__rrshift__ = lambda self, other: integer_ops.bitwise_right_shift(other, self)
+Tensor.__ilshift__ = integer_ops.bitwise_left_shift_
+Tensor.__irshift__ = integer_ops.bitwise_right_shift_
+Tensor.gcd = integer_ops.gcd
+Tensor.lcm = integer_ops.lcm
+Tensor.gcd_ = integer_ops.gcd_
+Tensor.lcm_ = integer_ops.lcm_
+Tensor.fill_diagonal_ = misc_math.fill_diagonal_
+Tensor.unique_consecutive = misc_math.unique_consecutive
+Tensor.nextafter = misc_math.nextafter
+Tensor.mvlgamma = misc_math.mvlgamma
+Tensor.sum_to_size = misc_math.sum_to_size

@@ -52,10 +52,13 @@ def _classify(item: Any) -> tuple[str, Any]:
         return "int", int(item)
     if isinstance(item, Tensor):
         if item.dtype not in (dtypes.int64, dtypes.bool_):
-            raise IndexError(
-                f"tensors used as indices must be long or bool tensors, got {item.dtype.name}"
-            )
-        array = item.numpy()
+            if item.dtype != dtypes.int32:  # (int32: taken as PyTorch takes it)
+                raise IndexError(
+                    f"tensors used as indices must be long, int or bool tensors, got {item.dtype.name}"
+                )
+            array = item.numpy().astype(np.int64)
+        else:
+            array = item.numpy()
     elif isinstance(item, (list, tuple, np.ndarray)):
         array = np.asarray(item)
         if array.size == 0 and array.dtype.kind == "f":
@@ -203,6 +206,7 @@ def split_index(g: Geometry, index: Any) -> tuple[Geometry, list[tuple[int, np.n
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     dim, advanced = 0, []
+    real_dim = 0  # where an item stands in the full index (PyTorch's errors name it; None counts)
     for kind, value in items:
         if _dims_used(kind, value) and dim >= len(g.sizes):  # after a second ellipsis
             # PyTorch skips a full slice there, and sees an int index against size 0
@@ -215,8 +219,10 @@ def split_index(g: Geometry, index: Any) -> tuple[Geometry, list[tuple[int, np.n
         if kind == "none":
             g = vg.unsqueeze(g, dim)
             dim += 1
+            real_dim += 1
         elif kind == "ellipsis":  # PyTorch lets every ellipsis skip the unindexed dims
             dim += ndim - consumed
+            real_dim += ndim - consumed
         elif kind == "slice":
             if value.step is not None and value.step <= 0:
                 raise ValueError(
@@ -225,20 +231,24 @@ def split_index(g: Geometry, index: Any) -> tuple[Geometry, list[tuple[int, np.n
             start, stop, step = value.indices(g.sizes[dim])
             g = vg.slice_dim(g, dim, start, max(start, stop), step)
             dim += 1
+            real_dim += 1
         elif kind == "int":
             size = g.sizes[dim]
             if not -size <= value < size:
                 raise IndexError(
-                    f"index {value} is out of bounds for dimension {dim} with size {size}"
+                    f"index {value} is out of bounds for dimension {real_dim} with size {size}"
                 )
             g = vg.select(g, dim, value)
+            real_dim += 1
         elif kind == "bool":  # PyTorch: a new size-1 dim, indexed by [0] (True) or [] (False)
             g = vg.unsqueeze(g, dim)
             advanced.append((dim, np.zeros(1 if value else 0, np.int64)))
             dim += 1
+            real_dim += 1
         else:
             advanced.append((dim, value))
             dim += _dims_used(kind, value)
+            real_dim += _dims_used(kind, value)
     for dim, value in advanced:  # after the basic parts, whose errors PyTorch reports first
         if value.dtype.kind == "b" and value.shape != g.sizes[dim : dim + value.ndim]:
             raise IndexError(
@@ -272,7 +282,16 @@ def result_shape(sizes: tuple[int, ...], np_index: tuple[Any, ...]) -> tuple[int
         shape = np.broadcast_to(np.bool_(False), tuple(stand_in))[np_index].shape
         if 0 in shape:
             return shape
-    return np.broadcast_to(np.bool_(False), sizes)[np_index].shape
+    return fancy(np.broadcast_to(np.bool_(False), sizes), np_index).shape
+
+
+def fancy(array: np.ndarray, np_index: tuple[Any, ...]) -> Any:
+    """``array[np_index]``, an index out of range reported in PyTorch's words ("dimension",
+    not NumPy's "axis")."""
+    try:
+        return array[np_index]
+    except IndexError as exc:
+        raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None
 
 
 def numpy_index(ndim: int, advanced: list[tuple[int, np.ndarray]]) -> tuple[Any, ...]:

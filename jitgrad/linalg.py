@@ -15,6 +15,8 @@ from .ops.linalg import matmul
 from .ops.norms import matrix_norm, norm, vector_norm
 from .ops.products import linalg_cross as cross
 from .ops.products import multi_dot, vecdot
+from .ops.lstsq import lstsq
+from .ops.matrix_exp import matrix_exp
 from .ops.spectral import eigh, eigvalsh, matrix_rank, pinv, qr, svd, svdvals
 
 __all__ = [
@@ -25,7 +27,9 @@ __all__ = [
     "eigh",
     "eigvalsh",
     "inv",
+    "lstsq",
     "matmul",
+    "matrix_exp",
     "matrix_norm",
     "matrix_power",
     "matrix_rank",

@@ -173,3 +173,29 @@ def eye(
     k = min(n, m)
     buffer[: k * (m + 1) : m + 1] = 1
     return _finish(Tensor._from_buffer(buffer, (n, m)), requires_grad)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None) -> Tensor:
+    """The ``(2, N)`` row and column indices of the lower triangle of a ``row x col`` matrix
+    (the diagonal ``offset`` and below), row by row."""
+    return _triangle_indices("tril_indices", row, col, offset, dtype, lower=True)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None) -> Tensor:
+    """The ``(2, N)`` row and column indices of the upper triangle (the diagonal ``offset``
+    and above), row by row."""
+    return _triangle_indices("triu_indices", row, col, offset, dtype, lower=False)
+
+
+def _triangle_indices(op: str, row: int, col: int, offset: int, dtype: Any, lower: bool) -> Tensor:
+    for name, v in (("row", row), ("col", col)):
+        if as_int(op, name, v) < 0:
+            raise RuntimeError(f"{name} must be non-negative, got{v}")
+    d = dtypes.int64 if dtype is None else dtypes.to_dtype(dtype, op)
+    if d not in dtypes.INTEGRAL:
+        raise NotImplementedError(f'"{op}" not implemented for \'{dtypes.name(d)}\'')
+    r, c = np.indices((row, col))
+    keep = (c - r <= offset) if lower else (c - r >= offset)
+    return from_numpy_copy(np.stack([r[keep], c[keep]]).astype(d))

@@ -33,7 +33,8 @@ def test_status_changes_when_a_name_appears(monkeypatch):
 def test_every_difference_names_a_listed_name():
     listed = {f"{ns}.{n}" for ns, names in NAMES.items() for n in names}
     assert set(DIFFERENCES) | set(ABSENT_BY_DESIGN) <= listed
-    assert compat_report.status("torch", "float16")[0] == "different"
+    assert compat_report.status("torch", "complex64")[0] == "different"
+    assert compat_report.status("torch", "float16")[0] == "supported"  # (and int8/16/32, uint8)
     assert compat_report.status("torch.nn.init", "orthogonal_") == ("not yet", "") or hasattr(jitgrad.nn.init, "orthogonal_")
     for names in NAMES.values():
         assert len(names) == len(set(names))

@@ -52,8 +52,8 @@ def test_plain_index_geometry_and_gradient_match_pytorch(data) -> None:
 
 def test_plain_index_errors_unchanged() -> None:
     x = jitgrad.zeros(3, 4)
-    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 4"):
-        x[1, 5]
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 1 with size 4"):
+        x[1, 5]  # (the dim in the full index, as PyTorch's message)
     with pytest.raises(IndexError, match="too many indices"):
         x[1, 2, 3]
     with pytest.raises(ValueError, match="step must be greater than zero"):

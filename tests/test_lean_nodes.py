@@ -59,11 +59,14 @@ def test_product_by_a_number_keeps_hooks_and_double_backward() -> None:
     np.testing.assert_array_equal(seen[0], [18.0, 36.0])
     (gg,) = jitgrad.autograd.grad(g.sum(), x)
     np.testing.assert_array_equal(gg.numpy(), [18.0, 18.0])
-    # a second backward through a node that saved only a number is allowed, as in PyTorch
-    z = x * 2.0
-    z.sum().backward()
-    z.sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [4.0, 4.0])
+    # the number is saved as PyTorch's wrapped 0-dim tensor: a second backward raises
+    for lib in (jitgrad, torch):
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        z = x * 2.0
+        z.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            z.sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
 
 
 @pytest.mark.parametrize("dim", [0, 1, -1])

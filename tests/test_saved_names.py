@@ -61,6 +61,28 @@ CASES: dict[str, tuple[Callable[[Any, Any, Any, Any, Any], Any], tuple[str, ...]
     "cholesky": (lambda lib, x, p, q, sq: lib.linalg.cholesky(sq), ("L",)),
     "eigh": (lambda lib, x, p, q, sq: lib.linalg.eigh(sq)[0], ("eigenvalues", "eigenvectors")),
     "svd": (lambda lib, x, p, q, sq: lib.linalg.svd(sq)[1], ("U", "S", "Vh")),
+    "det_lu": (lambda lib, x, p, q, sq: lib.linalg.det(sq), ("LU", "pivots")),
+    "det_lu_pivoting": (lambda lib, x, p, q, sq: lib.det(sq.flip(0)), ("A", "LU", "pivots", "result")),
+    "slogdet": (lambda lib, x, p, q, sq: lib.linalg.slogdet(sq)[1], ("A", "LU", "pivots", "sign")),
+    "solve": (lambda lib, x, p, q, sq: lib.linalg.solve(sq, p[:, :2]), ("A", "LU", "pivots", "result", "left")),
+    "solve_vector": (lambda lib, x, p, q, sq: lib.linalg.solve(sq, q[0, :2]), ("A", "LU", "pivots", "left")),
+    "cummax": (lambda lib, x, p, q, sq: lib.cummax(x, 1)[0], ("self", "indices", "dim")),
+    "cummin": (lambda lib, x, p, q, sq: x.cummin(-1)[0], ("self", "indices", "dim")),
+    "cholesky_solve": (lambda lib, x, p, q, sq: lib.cholesky_solve(p[:, :1], lib.linalg.cholesky(sq)),
+                       ("self", "input2", "result", "upper")),
+    "erfinv": (lambda lib, x, p, q, sq: (x / 3).erfinv(), ("self",)),
+    "erfinv_x": (lambda lib, x, p, q, sq: x.erfinv(), ("self",)),
+    "gather": (lambda lib, x, p, q, sq: x.gather(1, lib.tensor([[0, 2], [1, 0]])), ("self", "index", "dim", "sparse_grad")),
+    "take_along_dim": (lambda lib, x, p, q, sq: lib.take_along_dim(x, lib.tensor([[0], [2]]), 1), ("self", "index", "dim")),
+    "index_select": (lambda lib, x, p, q, sq: x.index_select(-1, lib.tensor([2, 0, 2])), ("index", "dim", "self_sym_sizes")),
+    "take": (lambda lib, x, p, q, sq: x.take(lib.tensor([0, -1, 3])), ("self", "index")),
+    "masked_select": (lambda lib, x, p, q, sq: x.masked_select(x > 0), ("self", "mask")),
+    "sort": (lambda lib, x, p, q, sq: x.sort(1)[0], ("indices", "dim", "self_sym_sizes")),
+    "sort_descending": (lambda lib, x, p, q, sq: lib.sort(x, 0, descending=True)[0], ("indices", "dim")),
+    "topk": (lambda lib, x, p, q, sq: x.topk(2)[0], ("indices", "dim", "self_sym_sizes")),
+    "sinc": (lambda lib, x, p, q, sq: lib.sinc(x), ("self",)),
+    "copysign": (lambda lib, x, p, q, sq: lib.copysign(x, q), ("self", "result")),
+    "copysign_number": (lambda lib, x, p, q, sq: x.copysign(-1.0), ("self", "result")),
 }
 
 
@@ -87,6 +109,46 @@ def test_names_pytorch_does_not_save_are_attribute_errors(case: str, name: str) 
         fn = build(lib, *_operands(lib)).grad_fn
         with pytest.raises(AttributeError):
             getattr(fn, f"_saved_{name}")
+
+
+SAVES_SELF = ["gather", "take", "masked_select", "cummax", "cholesky_solve", "erfinv_x"]
+
+
+@pytest.mark.parametrize("case", SAVES_SELF + ["sort", "topk", "index_select", "det", "slogdet", "solve"])
+def test_what_is_saved_is_freed_by_backward(case: str) -> None:
+    build, names = CASES[case]
+    got = []
+    for lib in (jitgrad, torch):
+        operands = _operands(lib)
+        y = build(lib, *operands)
+        loss = y.sum()
+        loss.backward()
+        kind, message = "ok", ""
+        try:
+            loss.backward()
+        except RuntimeError as e:
+            kind, message = "RuntimeError", str(e)
+        got.append((kind, message[:60], [None if t.grad is None else t.grad.numpy() for t in operands]))
+    (kind, message, grads), (want_kind, want_message, want_grads) = got
+    assert (kind, message) == (want_kind, want_message) and kind == "RuntimeError"
+    for grad, want in zip(grads, want_grads):  # the first backward's, untouched by the second
+        assert (grad is None) == (want is None)
+        if want is not None:
+            np.testing.assert_allclose(grad, want, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("case", SAVES_SELF)
+def test_writing_the_saved_input_in_place_is_refused(case: str) -> None:
+    build, _ = CASES[case]
+    for lib in (jitgrad, torch):
+        x, p, q, sq = (t.detach().clone().requires_grad_() for t in _operands(lib))
+        x2, p2, sq2 = x * 1, p * 1, sq * 1
+        y = build(lib, x2, p2, q, sq2)
+        for t in (x2, p2):
+            t.add_(0.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+        assert x.grad is None and p.grad is None
 
 
 def test_softmax_saved_result_is_the_output_and_checks_its_version() -> None:

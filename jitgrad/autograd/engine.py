@@ -22,7 +22,7 @@ import threading
 from typing import Any, Sequence
 
 from ..tensor import Tensor
-from . import anomaly_mode, grad_mode
+from . import anomaly_mode, grad_mode, hook_results, post_accumulate
 from .graph import OPS, AccumulateGrad, ScatterGrad, accumulate_grad, gradient_edge, is_fresh
 from .input_buffer import InputBuffers, handed_over
 from .node import Edge, Node, OwnedGrads
@@ -97,6 +97,7 @@ def _call_tensor_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tenso
                             "(that output received no gradient); expected None: a hook "
                             "can't replace a None gradient with a non-None value"
                         )
+                    hook_results.check_tensor_result(grads[nr], res, hook)
                     grads[nr] = res
     if node._retains_grad_hooks:
         for nr, hook in list(node._retains_grad_hooks.items()):
@@ -109,7 +110,7 @@ def _call_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | Non
     for hook in list(node._pre_hooks.values()):  # type: ignore[union-attr]
         res = hook(tuple(grads))
         if res is not None:
-            grads = list(res)
+            grads = list(hook_results.check_tuple_result(grads, res, hook))
     return grads
 
 
@@ -125,7 +126,7 @@ def _call_post_hooks(
     for hook in list(node._hooks.values()):  # type: ignore[union-attr]
         res = hook(tuple(result), tuple(grads))
         if res is not None:
-            result = validate_outputs(node, list(res))
+            result = validate_outputs(node, list(hook_results.check_tuple_result(result, res, hook)))
     return result
 
 
@@ -274,12 +275,15 @@ class GraphTask:
         """Run one ready node and send its gradients on (PyTorch's ``evaluate_function``);
         returns the node to run next when it is the only one ready (see ``send``)."""
         grads, flags = self.buffers.pop(node)
-        if node._tensor_pre_hooks or node._retains_grad_hooks:
-            grads = _call_tensor_pre_hooks(node, grads)
-            flags = None  # a hook may have kept a reference: nothing is owned any more
         capture = self.capture
         if capture is not None:
             targeted = node in capture.nodes
+            if not targeted and not capture.must_run(node, False, self.accumulate):
+                return None  # off every path to the inputs: not executed, its hooks not run
+        if node._tensor_pre_hooks or node._retains_grad_hooks:
+            grads = _call_tensor_pre_hooks(node, grads)
+            flags = None  # a hook may have kept a reference: nothing is owned any more
+        if capture is not None:
             if targeted:
                 capture.take(node, grads)
                 flags = None  # returned to the caller: must not be overwritten
@@ -414,6 +418,8 @@ def _commit(staged: list[tuple[AccumulateGrad, Tensor | None, bool]], create_gra
         if node._hooks:
             for hook in list(node._hooks.values()):
                 hook((), (grad,))
+        if post_accumulate.HOOKS:
+            post_accumulate.run(node.variable)
 
 
 # -- backward() and autograd.grad() --------------------------------------------------------
@@ -449,7 +455,7 @@ def _root_grads(
 
             g = ones(out._sizes, dtype=out.dtype)
         elif not isinstance(g, Tensor):
-            raise TypeError(f"{op}: gradients must be Tensors or None, got {type(g).__name__}")
+            raise TypeError(f"{op}: gradients can be either Tensors or None, but got {type(g).__name__}")
         elif g._sizes != out._sizes:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {list(g._sizes)} and "

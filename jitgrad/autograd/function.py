@@ -41,6 +41,7 @@ from typing import Any, Callable
 
 from ..tensor import Tensor
 from .grad_mode import is_grad_enabled, no_grad
+from .hook_results import typename
 from .graph import OPS, gradient_edge, requires_grad
 from .node import Grads, Node, SavedTensor, _FREED
 
@@ -143,6 +144,12 @@ class BackwardCFunction(Node, FunctionCtx):
                 raise RuntimeError(
                     f"function {name} returned a gradient different than None at position "
                     f"{k + 1}, but the corresponding forward input was not a Variable"
+                )
+        for k in self._tensor_inputs:
+            if result[k] is not None and not isinstance(result[k], Tensor):
+                raise RuntimeError(
+                    f"function {name} returned an invalid gradient at index {k} - expected "
+                    f"Variable or None (got {typename(result[k])})"
                 )
         return tuple(result[k] for k in self._tensor_inputs)
 

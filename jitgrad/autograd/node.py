@@ -393,7 +393,7 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
     "Exp2Backward0": ("result",), "RsqrtBackward0": ("result",),
     "AsinBackward0": ("self",), "AcosBackward0": ("self",), "AtanBackward0": ("self",),
     "SinhBackward0": ("self",), "CoshBackward0": ("self",), "AsinhBackward0": ("self",),
-    "AcoshBackward0": ("self",), "AtanhBackward0": ("self",), "ErfBackward0": ("self",),
+    "AcoshBackward0": ("self",), "AtanhBackward0": ("self",), "ErfBackward0": ("self",), "ErfinvBackward0": ("self",),
     "ErfcBackward0": ("self",), "DigammaBackward0": ("self",), "LgammaBackward0": ("self",),
     "PolygammaBackward0": ("self",), "Log2Backward0": ("self",), "Log10Backward0": ("self",),
     "Log1PBackward0": ("self",), "LogitBackward0": ("self",), "ClampBackward1": ("self",),
@@ -410,15 +410,24 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
     "StdBackward0": ("self", "result"), "AmaxBackward0": ("self", "result"),
     "AminBackward0": ("self", "result"), "MaxBackward0": ("indices",), "MinBackward0": ("indices",),
     "MaxBackward1": ("self", "result"), "MinBackward1": ("self", "result"),
-    "MedianBackward0": ("self", "result"), "CummaxBackward0": ("indices",),
-    "CumminBackward0": ("indices",), "CumprodBackward0": ("self", "result"),
+    "MedianBackward0": ("self", "result"), "CummaxBackward0": ("self", "indices", "dim"),
+    "CumminBackward0": ("self", "indices", "dim"), "CumprodBackward0": ("self", "result"),
     "LogcumsumexpBackward0": ("self", "result"), "LinalgVectorNormBackward0": ("self", "result"),
+    "NormBackward1": ("self", "result"),
     "CdistBackward0": ("x1", "x2", "result"), "LinalgInvExBackward0": ("inverse",),
-    "LinalgDetBackward0": ("A", "result"), "LinalgSlogdetBackward0": ("A",),
-    "LinalgCholeskyExBackward0": ("L",), "LinalgSolveExBackward0": ("A", "result"),
+    "LinalgDetBackward0": ("A", "result"), "LinalgSlogdetBackward0": ("A", "sign"),
+    "LinalgCholeskyExBackward0": ("L",), "LinalgSolveExBackward0": ("A", "result", "left"),
     "LinalgEighBackward0": ("eigenvalues", "eigenvectors"), "LinalgSvdBackward0": ("U", "S", "Vh"),
     "LinalgQrBackward0": ("Q", "R"), "LinalgPinvBackward0": ("self", "result"),
-    "CholeskySolveBackward0": ("input2", "result"),
+    "CholeskySolveBackward0": ("self", "input2", "result", "upper"),
+    "GatherBackward0": ("self", "index", "dim", "sparse_grad"),
+    "IndexSelectBackward0": ("index", "dim", "self_sym_sizes"), "TakeBackward0": ("self", "index"),
+    "MaskedSelectBackward0": ("self", "mask"), "SortBackward0": ("indices", "dim", "self_sym_sizes"),
+    "SortBackward1": ("indices", "dim", "self_sym_sizes"),
+    "TopkBackward0": ("indices", "dim", "self_sym_sizes"),
+    "SincBackward0": ("self",), "VdotBackward0": ("self", "other"),
+    "LinalgMatrixExpBackward0": ("self",), "CopysignBackward0": ("self", "-", "result"),
+    "CopysignBackward1": ("self", "-", "result"),
 }
 
 
@@ -437,6 +446,12 @@ class SavingNode(Node):
 
     __slots__ = ("_saved", "_compact", "_codes")
 
+    # A Python number operand of ``mul`` / ``div`` is, in PyTorch, wrapped as a 0-dim tensor
+    # and saved as one: ``grad_fn._saved_other`` is ``tensor(2)``, and it is freed by
+    # backward like any saved tensor (a second backward raises). jitgrad saves the number
+    # itself; these nodes free it all the same (``release_variables``).
+    saves_wrapped_numbers = False
+
     def __getattr__(self, name: str) -> Any:
         # only called for attributes not found otherwise: the slots before ``save`` ran,
         # ``_saved_<x>`` / ``_raw_saved_<x>``
@@ -449,6 +464,8 @@ class SavingNode(Node):
                 if key in names and names.index(key) < len(self.saved):
                     value = self.saved[names.index(key)]
                     if value.__class__ is not SavedTensor:  # a number, a shape, None
+                        if self.saves_wrapped_numbers and value is not None and not raw:
+                            return _wrapped_number(value)
                         return _Plain(value) if raw else value
                     return value if raw else value.unpack(self)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -523,6 +540,12 @@ class SavingNode(Node):
                 return compact
         return tuple([s.unpack(self) if s.__class__ is SavedTensor else s for s in self.saved])
 
+    def _release_numbers(self) -> None:
+        """Release the numbers saved compactly as the tensors they stand for (0-dim, version 0)."""
+        self._codes = tuple([0 if code is None and v is not None else code
+                             for v, code in zip(self._compact, self._codes)])
+        self._compact = tuple([None if v is None else _RELEASED for v in self._compact])
+
     def release_variables(self) -> None:
         compact = self._compact
         if compact is not None:
@@ -531,14 +554,28 @@ class SavingNode(Node):
                 self._compact = tuple([
                     value if code is None else _RELEASED for value, code in zip(compact, codes)
                 ])
+                if self.saves_wrapped_numbers and None in codes:  # and a number: div(2, x)
+                    self._release_numbers()
+            elif self.saves_wrapped_numbers:
+                if len(compact) == 2 and compact[0] is None and compact[1] is not None:  # x * 2
+                    self._compact, self._codes = _OTHER_RELEASED
+                else:
+                    self._release_numbers()
             return
         for s in self.saved:
             if s.__class__ is SavedTensor:
                 s.release()
+        if self.saves_wrapped_numbers:
+            self._saved = tuple([
+                s if s is None or s.__class__ is SavedTensor else _saved_from_code(_RELEASED, 0)
+                for s in self._saved
+            ])
 
 
 # stands for a compactly saved tensor after ``release_variables``
 _RELEASED = object()
+# (``_compact``, ``_codes``) of a node that saved ``(None, number)`` after it was released
+_OTHER_RELEASED = ((None, _RELEASED), (None, 0))
 
 
 def _saved_from_code(t: Any, code: int) -> SavedTensor:
@@ -549,6 +586,13 @@ def _saved_from_code(t: Any, code: int) -> SavedTensor:
         s._freed = True
         return s
     return _saved_input(t, code >> 1, bool(code & 1))
+
+
+def _wrapped_number(value: Any) -> Tensor:
+    """A Python number as PyTorch wraps it for a Tensor operand: a 0-dim tensor (bool,
+    int64 or float64)."""
+    dtype = np.bool_ if isinstance(value, bool) else np.int64 if isinstance(value, int) else np.float64
+    return Tensor._from_buffer(np.array([value], dtype=dtype), ())
 
 
 class _Plain:

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from .. import dtypes
 from ..tensor import Tensor
-from . import engine, graph
+from . import engine, graph, post_accumulate
 from .graph import grad_accumulator, grad_fn_of
 from .node import Node, RemovableHandle, add_hook
 
@@ -87,8 +87,8 @@ def retains_grad(self: Tensor) -> bool:
 
 def retain_grad(self: Tensor) -> None:
     """Keep ``.grad`` for a non-leaf tensor (a no-op on leaves)."""
-    if grad_fn_of(self) is None:
-        if not self._requires_grad:
+    if grad_fn_of(self) is None:  # a leaf (also a no_grad view of a tensor requiring grad)
+        if not graph.requires_grad(self):
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         return
     if self._retains_grad:
@@ -133,6 +133,17 @@ def register_hook(self: Tensor, hook: Callable[[Tensor], Any]) -> RemovableHandl
     return self._grad_fn._add_tensor_pre_hook(self._output_nr, hook)
 
 
+def register_post_accumulate_grad_hook(self: Tensor, hook: Callable[[Tensor], None]) -> RemovableHandle:
+    """``hook(tensor)`` runs after a backward pass accumulated into this leaf's ``.grad``
+    (not for ``autograd.grad``); it must return None. Kept by the tensor, as in PyTorch
+    (jitgrad commits leaf gradients when the pass succeeded: the hooks run then)."""
+    if not requires_grad(self):
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if grad_fn_of(self) is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    return add_hook(post_accumulate.hooks_of(self), hook)
+
+
 def backward(
     self: Tensor,
     gradient: Tensor | None = None,
@@ -162,7 +173,7 @@ def repr_suffixes(self: Tensor) -> list[str]:
     except RuntimeError:  # e.g. a no_grad view whose base was then written in place
         return ["grad_fn=<Invalid>"]
     if fn is not None:
-        return [f"grad_fn=<{fn.name()}>"]
+        return [f"grad_fn=<{type(fn).__name__}>"]  # (PyTorch prints the class name)
     if self._requires_grad:
         return ["requires_grad=True"]
     return []

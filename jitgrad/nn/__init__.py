@@ -3,17 +3,25 @@ API of ``torch.nn``."""
 
 from . import functional, init, utils
 from .modules import (
-    ELU, GELU, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, Flatten,
-    Hardtanh, HuberLoss, Identity, L1Loss, LayerNorm, LeakyReLU, Linear, LogSoftmax, Module,
+    ELU, GELU, BatchNorm1d, BatchNorm2d, BCELoss, Bilinear, Conv1d, Conv2d, BCEWithLogitsLoss, CrossEntropyLoss, Dropout,
+    Embedding, Flatten,
+    GaussianNLLLoss, Hardtanh, HuberLoss, Identity, KLDivLoss, L1Loss, LayerNorm, LeakyReLU,
+    Linear, LogSoftmax, Module,
     ModuleDict, ModuleList, MSELoss, NLLLoss, ParameterDict, ParameterList, ReLU, Sequential,
     Sigmoid, SiLU, SmoothL1Loss, Softmax, Softplus, Tanh, Unflatten,
 )
-from .parameter import Parameter
+from .modules import (
+    CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, ReLU6, RMSNorm, Softmin,
+    Softshrink, Softsign, Tanhshrink, Threshold,
+)
+from .parameter import Buffer, Parameter
 
 __all__ = [
     "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten",
     "GELU", "Hardtanh", "HuberLoss", "Identity", "L1Loss", "LayerNorm", "LeakyReLU", "Linear",
     "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList", "NLLLoss", "Parameter",
     "ParameterDict", "ParameterList", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss",
-    "Softmax", "Softplus", "Tanh", "Unflatten", "functional", "init", "utils",
+    "Softmax", "Softplus", "Tanh", "Unflatten", "functional", "init", "utils", "KLDivLoss",
+    "GaussianNLLLoss", "Buffer", "BatchNorm1d", "BatchNorm2d",
+    "Bilinear", "Conv1d", "Conv2d", "CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "ReLU6", "RMSNorm", "SELU", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
 ]

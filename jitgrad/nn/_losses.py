@@ -7,15 +7,18 @@ on the picked values, with PyTorch's weighted mean ``sum(w_i l_i) / sum(w_i)``.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import creation, dtypes, ranges
+from ..autograd.grad_mode import no_grad
+from ..ops.binary_math import xlogy
 from ..ops.compare import where
 from ..ops.reduction import log_softmax
-from ..ops.pointwise import abs as _abs, log
+from ..ops.pointwise import abs as _abs, exp, log
 from ..tensor import Tensor
 from ._activations import softplus
 
@@ -239,3 +242,58 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         soft = soft * ((pos_weight - 1) * target + 1)
     loss = (1 - target) * input + soft
     return apply_reduction(loss if weight is None else loss * weight, reduction)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """The pointwise KL divergence ``target * (log(target) - input)`` (``input`` holds
+    log-probabilities; ``target`` too with ``log_target``), as PyTorch's ``kl_div``:
+    ``xlogy(target, target) - target * input``; ``'batchmean'`` divides the sum by the batch
+    size, ``'mean'`` (with PyTorch's warning) by the number of elements."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce, reduction)
+    elif reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support size."
+            "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+            "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+            stacklevel=2,
+        )
+    if reduction not in _REDUCTIONS + ("batchmean",):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        loss = exp(target) * (target - input)
+    else:
+        loss = xlogy(target, target) - target * input
+    reduced = apply_reduction(loss, "sum" if reduction == "batchmean" else reduction)
+    if reduction == "batchmean" and input.ndim:
+        reduced = reduced / input.shape[0]
+    return reduced
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """The Gaussian negative log-likelihood ``0.5 (log(var) + (input - target)^2 / var)``
+    (plus ``0.5 log(2 pi)`` when ``full``), ``var`` clamped to ``eps`` outside the graph:
+    PyTorch's ``gaussian_nll_loss``, with its checks of ``var``'s size and sign."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * creation.ones_like(input)
+    elif bool((var < 0).any()):  # type: ignore[operator]
+        raise ValueError("var has negative entry/entries")
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)  # type: ignore[attr-defined]
+        elif not (input.ndim == var.ndim
+                  and sum(y for x, y in zip(input.shape, var.shape) if x != y) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()  # type: ignore[attr-defined]
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (log(var) + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    return apply_reduction(loss, reduction)

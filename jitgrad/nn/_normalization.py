@@ -1,4 +1,5 @@
-"""``layer_norm``, ``embedding``, ``one_hot``, ``cosine_similarity``: composed from jitgrad ops."""
+"""``layer_norm``, ``embedding``, ``one_hot``, ``cosine_similarity``, ``pairwise_distance``:
+composed from jitgrad ops."""
 
 from __future__ import annotations
 
@@ -34,9 +35,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     """Rows of ``weight`` picked by the integer ``input``; rows at ``padding_idx`` get no gradient."""
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not supported")
-    if input.dtype != dtypes.int64:
+    if input.dtype not in (dtypes.int64, dtypes.int32):
         raise RuntimeError(
-            f"embedding: expected the indices to be int64, got {input.dtype.name}"
+            f"embedding: expected the indices to be int64 or int32, got {input.dtype.name}"
         )
     n = weight.shape[0]
     idx = input.numpy()  # type: ignore[attr-defined]
@@ -68,3 +69,15 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     n1 = (x1 * x1).sum(dim, keepdim=True).sqrt().clamp(min=eps)  # type: ignore[attr-defined]
     n2 = (x2 * x2).sum(dim, keepdim=True).sqrt().clamp(min=eps)  # type: ignore[attr-defined]
     return ((x1 / n1) * (x2 / n2)).sum(dim)  # type: ignore[attr-defined]
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """The ``p``-norm of ``x1 - x2 + eps`` along the last dim of the broadcast (ATen's
+    ``pairwise_distance``, whose node is ``at::norm``'s ``NormBackward1``)."""
+    from ..ops.norms import LinalgVectorNormBackward0, NormBackward1, vector_norm
+
+    out = vector_norm(x1 - x2 + eps, p, -1 if max(x1.ndim, x2.ndim) else None, keepdim)
+    if out._grad_fn.__class__ is LinalgVectorNormBackward0:
+        out._grad_fn.__class__ = NormBackward1  # the same node under ATen's name
+    return out

@@ -17,17 +17,26 @@ from ._activations import (
     dropout, elu, gelu, hardtanh, leaky_relu, mish, relu, sigmoid, silu, softplus, tanh,
 )
 from ._losses import (
-    binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
-    mse_loss, nll_loss, smooth_l1_loss,
+    binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, gaussian_nll_loss,
+    huber_loss, kl_div, l1_loss, mse_loss, nll_loss, smooth_l1_loss,
 )
-from ._normalization import cosine_similarity, embedding, layer_norm, one_hot
+from ._batch_norm import batch_norm
+from ._conv import conv1d, conv2d, unfold
+from ._interpolate import interpolate
+from ._more_activations import (
+    celu, glu, hardshrink, hardsigmoid, hardswish, logsigmoid, relu6, rms_norm, selu, softmin,
+    softshrink, softsign, tanhshrink, threshold,
+)
+from ._normalization import cosine_similarity, embedding, layer_norm, one_hot, pairwise_distance
 
 __all__ = [
     "avg_pool1d", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_similarity",
     "cross_entropy", "dropout", "elu", "embedding", "gelu", "hardtanh", "huber_loss", "l1_loss",
     "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool1d", "mish", "mse_loss", "nll_loss",
     "normalize", "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
-    "softplus", "tanh",
+    "softplus", "tanh", "kl_div", "gaussian_nll_loss", "pairwise_distance", "batch_norm", "bilinear", "conv1d", "conv2d", "unfold", "interpolate",
+    "celu", "glu", "hardshrink", "hardsigmoid", "hardswish", "logsigmoid", "relu6", "rms_norm", "selu",
+    "softmin", "softshrink", "softsign", "tanhshrink", "threshold",
 ]
 
 
@@ -52,6 +61,28 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"weight {list(weight.shape)}"
         )
     out = input.matmul(weight.t())  # type: ignore[attr-defined]
+    return out if bias is None else out + bias
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y_k = input1 A_k input2^T + b_k`` over the shared leading dims (an einsum)."""
+    from ..ops.einsum import einsum
+
+    if input1.shape[:-1] != input2.shape[:-1]:
+        for d, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):
+            if a != b:
+                raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got {a} and {b}")
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {list(input1.shape)} and {list(input2.shape)}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(
+            f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(
+            f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but expected {weight.shape[2]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(
+            f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected {weight.shape[0]}")
+    out = einsum("...i,kij,...j->...k", input1, weight, input2)
     return out if bias is None else out + bias
 
 

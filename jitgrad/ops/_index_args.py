@@ -12,10 +12,11 @@ import numpy as np
 from .. import dtypes
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, SavingNode
 from ..geometry import broadcast_shapes
 from ..tensor import Tensor
-from .index_ops import IndexBackward0
 from .index_ops import gather as gather_at
+from .index_ops import index_put_zeros
 from .structure import to_dtype
 from .view_ops import reshape
 
@@ -26,11 +27,17 @@ def tensor_arg(op: str, name: str, x: Any) -> Tensor:
     return x
 
 
-def index_array(op: str, index: Any, name: str = "index") -> np.ndarray:
-    """The int64 index tensor as a NumPy array (TypeError / RuntimeError as PyTorch)."""
+def index_array(op: str, index: Any, name: str = "index", int32: bool = False,
+                error: type[Exception] = RuntimeError) -> np.ndarray:
+    """The int64 index tensor as a NumPy array (TypeError / RuntimeError as PyTorch);
+    ``int32``: an int32 one is taken too (converted), as PyTorch's gather/scatter family,
+    ``index_select`` and ``index_add`` take it (``take``, ``index_copy`` do not)."""
     tensor_arg(op, name, index)
     if index.dtype != dtypes.int64:
-        raise RuntimeError(f"{op}(): Expected dtype int64 for {name}, got {index.dtype.name}")
+        if int32 and index.dtype == dtypes.int32:
+            return index.numpy().astype(np.int64)
+        expected = "int32/int64" if int32 else "int64"
+        raise error(f"{op}(): Expected dtype {expected} for {name}, got {index.dtype.name}")
     return index.numpy()
 
 
@@ -80,9 +87,20 @@ def flat(x: Tensor) -> Tensor:
     return reshape(x, -1) if x.ndim != 1 else x
 
 
-class GatherBackward0(IndexBackward0):
+class GatherBackward0(SavingNode):
     """A gather's backward (a scatter-add into zeros) under PyTorch's names for the ops
-    built on it."""
+    built on it. It saves what PyTorch's node saves (``SAVED_NAMES``: the input, the index,
+    the dim...), though the scatter needs only the NumPy index: so that, as in PyTorch, a
+    second backward is refused, and so is one after a saved tensor was written in place."""
+
+    def __init__(self, input_sizes: tuple[int, ...], np_index: tuple[Any, ...]) -> None:
+        super().__init__()
+        self.input_sizes = input_sizes
+        self.np_index = np_index
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        self.unpack()  # (PyTorch's checks of what it saved)
+        return (index_put_zeros(grads[0], self.input_sizes, self.np_index),)  # type: ignore[arg-type]
 
 
 class IndexSelectBackward0(GatherBackward0):
@@ -101,14 +119,30 @@ class SortBackward0(GatherBackward0):
     pass
 
 
+class SortBackward1(SortBackward0):
+    """``sort`` called with ``stable=`` (PyTorch's ``sort.stable`` overload)."""
+
+
 class TopkBackward0(GatherBackward0):
     pass
 
 
-def gather_as(node_cls: type, source: Tensor, np_index: tuple[Any, ...]) -> Tensor:
-    """``source[np_index]`` (a copy) recorded as ``node_cls``."""
+def gather_as(node_cls: type, source: Tensor, np_index: tuple[Any, ...], saved: tuple[Any, ...] = ()) -> Tensor:
+    """``source[np_index]`` (a copy) recorded as ``node_cls``, which saves ``saved`` (what
+    PyTorch's node saves, in the order of its ``SAVED_NAMES``)."""
     with no_grad():
         out = gather_at(source, np_index)
     if needs_grad(source):
-        record(node_cls(source._sizes, np_index), (source,), (out,))
+        node = record(node_cls(source._sizes, np_index), (source,), (out,))
+        node.save(*saved)
     return out
+
+
+def saved_dim(dim: int) -> int:
+    """A dim as PyTorch's node shows it: as given, a negative one read as uint64
+    (``topk``'s default -1 is ``2**64 - 1``)."""
+    return dim % 2**64
+
+
+def saved_sizes(t: Tensor) -> tuple[int, ...]:
+    return tuple(t._sizes)

@@ -47,7 +47,7 @@ THRESHOLD_BACKWARD = Pointwise(
     (lambda gg, g, x, r, threshold: threshold_backward(gg, x, threshold=threshold),
      lambda gg, g, x, r, threshold: zeros_like(x)),
     SELF, dtype=SAME, refuse=NO_BOOL, arity=2, tensors_only=True, params={"threshold": 0.0}, names=("grad_output", "self"), inplace=False, method=False, export=False,
-    domain="grad-kinks", reference="ops.aten.threshold_backward")
+    domain="grad-kinks", reference="ops.aten.threshold_backward", layout_order=(1, 0))
 threshold_backward = THRESHOLD_BACKWARD.fn
 
 

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _tracing, copying, indexing, regions
-from ..creation import zeros
+from ..creation import zeros_like
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import gradient_edge, requires_grad, single_metadata
 from ..autograd.node import Grads, Node
@@ -68,18 +68,38 @@ class FillBackward1(Node):
 
 
 def _zeros_like(g: Tensor | None) -> Tensor:
+    """PyTorch's ``zeros_like(grad)``: laid out as ``grad``."""
     assert g is not None
-    return zeros(g._sizes, dtype=g.dtype)
+    return zeros_like(g)
 
 
-def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
-    """Copy ``src`` (broadcast to ``self``'s shape, converted to its dtype) into ``self``."""
+def copy_(self: Tensor, src: Tensor | bool | int | float, non_blocking: bool = False) -> Tensor:
+    """Copy ``src`` (broadcast to ``self``'s shape, converted to its dtype) into ``self``.
+    A Python number is first wrapped as a 0-dim tensor, as PyTorch's argument parser does."""
+    if not isinstance(src, Tensor) and isinstance(src, (numbers.Real, np.bool_)):
+        src = _wrapped_number("copy_", src, self.dtype)
     return _copy(self, src, "copy_")
+
+
+def _wrapped_number(op: str, value: bool | int | float, dtype: np.dtype) -> Tensor:
+    """PyTorch's wrapped number: a 0-dim bool, int64 or float64 tensor (an int from 2**63
+    on is a uint64 one, which wraps into integer dtypes: kept here as the int64 it wraps to,
+    or as the float it is for a floating ``dtype``)."""
+    scalar = copying.scalar_value(op, value)  # (OverflowError beyond [-2**63, 2**64))
+    if isinstance(scalar, bool):
+        buffer = np.array([scalar], dtype=np.bool_)
+    elif isinstance(scalar, int) and scalar >= 2**63:
+        buffer = np.array([float(scalar)]) if dtype.kind == "f" else np.array([scalar - 2**64], dtype=np.int64)
+    else:
+        buffer = np.array([scalar], dtype=np.int64 if isinstance(scalar, int) else np.float64)
+    return Tensor._from_buffer(buffer, ())
 
 
 def _copy(self: Tensor, src: Tensor, op: str) -> Tensor:
     if not isinstance(src, Tensor):
-        raise TypeError(f"{op}(): argument 'src' must be a Tensor, got {type(src).__name__}")
+        raise TypeError(
+            f"{op}(): argument 'src' must be a Tensor or a number, got {type(src).__name__}"
+        )
     out = inplace_write(
         op, self, (self, src), lambda: copying.copy_into(self, src, op), CopyBackwards,
         order_dependent=src.numel() != 1, write_bumps=True,

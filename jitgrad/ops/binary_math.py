@@ -18,6 +18,7 @@ from .compare import compare, logical_and, where
 from .declare import BOTH, FLOAT_ONLY, NO_BOOL, SAME, SELF, Pointwise
 from .elementwise import add, check_integer_division, div, mul, neg, reciprocal, sub
 from .pointwise import exp, exp2
+from ..creation import zeros_like
 
 
 def _is_t(x: Any) -> bool:
@@ -66,12 +67,13 @@ def _check_remainder(op: str, a: Any, b: Any) -> None:
 FMOD = Pointwise(
     "fmod", np.fmod,
     (lambda g, x, y, r: g, lambda g, x, y, r: mul(neg(g), div(x, y, rounding_mode="trunc"))),
-    SELF, dtype=SAME, refuse=NO_BOOL, arity=2, check=_check_modulo, variant=_tensor_other, domain="away-nonzero")
+    SELF, dtype=SAME, refuse=NO_BOOL, arity=2, check=_check_modulo, variant=_tensor_other, domain="away-nonzero",
+    reads=((), (0, 1)))
 REMAINDER = Pointwise(
     "remainder", np.remainder,
     (lambda g, x, y, r: g, lambda g, x, y, r: mul(neg(g), div(x, y, rounding_mode="floor"))),
     SELF, dtype=SAME, refuse=NO_BOOL, arity=2, check=_check_remainder, variant=_tensor_other,
-    domain="away-nonzero")
+    domain="away-nonzero", reads=((), (0, 1)))
 fmod, fmod_ = FMOD.fn, FMOD.fn_
 remainder, remainder_ = REMAINDER.fn, REMAINDER.fn_
 
@@ -139,9 +141,13 @@ def _check_lerp(op: str, a: Any, b: Any, w: Any) -> None:
 
 LERP = Pointwise(
     "lerp", _np_lerp,
-    (lambda g, a, b, w, r: mul(g, sub(1, w)), lambda g, a, b, w, r: mul(g, w), lambda g, a, b, w, r: mul(g, sub(b, a))),
+    # (a number weight: ``1 - w`` in Python, as PyTorch's ``1 - weight.toDouble()``; ``sub(1, w)``
+    # of two numbers would round it to the default dtype)
+    (lambda g, a, b, w, r: mul(g, sub(1, w) if _is_t(w) else 1 - w), lambda g, a, b, w, r: mul(g, w),
+     lambda g, a, b, w, r: mul(g, sub(b, a))),
     SELF, dtype=SAME, refuse=FLOAT_ONLY, arity=3, check=_check_lerp, names=("input", "end", "weight"),
-    variant=lambda a=None, b=None, w=None: int(_is_t(w)), domain="lerp", numbers_are_operands=False)
+    variant=lambda a=None, b=None, w=None: int(_is_t(w)), domain="lerp", numbers_are_operands=False,
+    reads=((2,), (2,), (0, 1)))
 lerp, lerp_ = LERP.fn, LERP.fn_
 
 
@@ -170,11 +176,25 @@ ADDCMUL = Pointwise(
     "addcmul", _np_addcmul,
     (lambda g, a, t1, t2, r, value: g, lambda g, a, t1, t2, r, value: mul(mul(g, t2), value),
      lambda g, a, t1, t2, r, value: mul(mul(g, t1), value)),
-    SELF, dtype=SAME, refuse=NO_BOOL, arity=3, params={"value": 1}, names=("input", "tensor1", "tensor2"))
+    SELF, dtype=SAME, refuse=NO_BOOL, arity=3, params={"value": 1}, names=("input", "tensor1", "tensor2"),
+    reads=((), (2,), (1,)))
 ADDCDIV = Pointwise(
     "addcdiv", _np_addcdiv,
     (lambda g, a, t1, t2, r, value: g, lambda g, a, t1, t2, r, value: mul(g, div(value, t2)),
      lambda g, a, t1, t2, r, value: div(mul(mul(neg(g), value), t1), mul(t2, t2))),
-    SELF, dtype=SAME, arity=3, params={"value": 1}, check=_check_addcdiv, names=("input", "tensor1", "tensor2"), domain="third-nonzero")
+    SELF, dtype=SAME, arity=3, params={"value": 1}, check=_check_addcdiv, names=("input", "tensor1", "tensor2"), domain="third-nonzero",
+    reads=((), (2,), (1, 2)))
 addcmul, addcmul_ = ADDCMUL.fn, ADDCMUL.fn_
 addcdiv, addcdiv_ = ADDCDIV.fn, ADDCDIV.fn_
+
+
+# -- copysign ----------------------------------------------------------------------------------
+def _copysign_self_grad(g: Any, x: Any, y: Any, r: Any) -> Any:
+    """PyTorch's ``copysign_tensor_self_backward``: ``g * result / self``, 0 where self is 0."""
+    return mul(g, where(compare(np.equal, x, 0), 0.0, div(r, x)))
+
+
+COPYSIGN = Pointwise(
+    "copysign", np.copysign, (_copysign_self_grad, lambda g, x, y, r: zeros_like(y)), BOTH, arity=2,
+    variant=lambda x=None, y=None: int(not _is_t(y)), check=_first_is_tensor)
+copysign, copysign_ = COPYSIGN.fn, COPYSIGN.fn_

@@ -26,7 +26,7 @@ class CholeskySolveBackward0(SavingNode):
         self.upper = upper
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        L, X = self.unpack()
+        _, L, X, _ = self.unpack()  # (``self``: saved as PyTorch saves it, not needed)
         gB = cholesky_solve(grads[0], L, upper=self.upper)  # type: ignore[arg-type]
         gL = None
         if self.needs_input_grad(1):
@@ -83,5 +83,5 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: N
     if needs_grad(input, input2):
         node = CholeskySolveBackward0(upper)
         record(node, (input, input2), (out_t,))
-        node.save(input2, out_t, outputs=(out_t,))
+        node.save(input, input2, out_t, bool(upper), outputs=(out_t,))
     return out_t

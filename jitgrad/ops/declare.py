@@ -102,7 +102,12 @@ class Pointwise:
     PyTorch function, ``torch.`` implied). ``numbers_are_operands``: PyTorch wraps a number
     argument as a 0-d operand of its TensorIterator (``fmod(a, 2.0)``), which decides the
     result's strides (``output_strides``); False where it is a kernel argument (``lerp``'s
-    weight).
+    weight). ``layout_order``: the arguments in the order PyTorch's TensorIterator takes
+    them, where it differs (``threshold_backward`` adds ``self`` before ``grad_output``): the
+    first operand with a layout of its own decides the result's. ``reads``: for each input's
+    formula, the inputs it reads; then (with ``saves=SELF``) only the tensors a needed
+    formula reads are saved, as PyTorch's nodes save them (``fmod(x, 2)`` saves nothing, so
+    a second backward or a write to ``x`` is no error), numbers always.
     """
 
     def __init__(
@@ -130,9 +135,13 @@ class Pointwise:
         domain: str = "real",
         reference: str | None = None,
         numbers_are_operands: bool = True,
+        layout_order: tuple[int, ...] | None = None,
+        reads: tuple[tuple[int, ...], ...] | None = None,
     ) -> None:
         self.name = name
         self.numbers_are_operands = numbers_are_operands
+        self.layout_order = layout_order
+        self.reads = reads
         self.forward = forward
         self.grads: tuple[Formula, ...] = () if grads is None else (
             tuple(grads) if isinstance(grads, (tuple, list)) else (grads,))  # type: ignore[arg-type]
@@ -276,6 +285,15 @@ def _tensor_or_none(x: Any) -> Tensor | None:
     return x if isinstance(x, Tensor) else None
 
 
+def _read(decl: Pointwise, args: Sequence[Any], needed: Sequence[bool]) -> tuple[Any, ...]:
+    """``args`` with None for each tensor no needed formula reads (``decl.reads``)."""
+    kept: set[int] = set()
+    for i, reads in enumerate(decl.reads):  # type: ignore[arg-type]
+        if needed[i]:
+            kept.update(reads)
+    return tuple([a if j in kept or not isinstance(a, Tensor) else None for j, a in enumerate(args)])
+
+
 def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any] | None = None,
                    inplace: bool = False) -> Tensor:
     """The forward of every declared op (``inplace``: of its in-place variant, written into
@@ -346,8 +364,9 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
         shape = args[0]._sizes if n == 1 else broadcast_shape(args[0], args[1])
     else:
         shape = broadcast_shapes(*(shape_of(a) for a in args))
-    out, view = new_output(shape, dtype, args if decl.numbers_are_operands else
-                           tuple(a for a in args if isinstance(a, Tensor)))
+    operands = args if decl.layout_order is None else tuple([args[i] for i in decl.layout_order])
+    out, view = new_output(shape, dtype, operands if decl.numbers_are_operands else
+                           tuple(a for a in operands if isinstance(a, Tensor)))
     token = QUIET.set(IGNORE_ALL)
     try:
         arrays = (as_array(args[0]), as_array(args[1])) if n == 2 else [as_array(a) for a in args]
@@ -370,7 +389,10 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
                       else decl.new_node(args, params), edges, (out,))
         saves = decl.saves  # the inputs, then the result: only what the formulas read (``apply``)
         if saves == SELF:
-            node.save(*args)  # type: ignore[attr-defined]
+            if decl.reads is None:
+                node.save(*args)  # type: ignore[attr-defined]
+            else:
+                node.save(*_read(decl, args, [fn is not None for fn, _ in node.next_functions]))  # type: ignore[attr-defined]
         elif saves == RESULT:
             node.save(out, outputs=(out,))  # type: ignore[attr-defined]
         elif saves == BOTH:
@@ -399,7 +421,11 @@ def _call_inplace(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any]
     def make_node() -> Node:  # runs before the write: a copy of the old self, if read
         node = decl.new_node(args, params)
         if saves & SELF:
-            node.save(original(self), *others)
+            if decl.reads is None:
+                node.save(original(self), *others)
+            else:
+                kept = _read(decl, args, [isinstance(a, Tensor) and needs_grad(a) for a in args])
+                node.save(None if kept[0] is None else original(self), *kept[1:])
         return node
 
     def save_result(node: Node) -> None:  # after the write: the result is self

@@ -26,6 +26,7 @@ from .operands import from_result
 from .compare import lt, where
 from .elementwise import add, mul
 from .linalg import matmul
+from .lu_saved import SavesLU
 
 
 class LinAlgError(RuntimeError):
@@ -125,21 +126,34 @@ def inv(A: Tensor) -> Tensor:
 
 
 # -- solve -----------------------------------------------------------------------------------
-class LinalgSolveExBackward0(SavingNode):
+class LinalgSolveExBackward0(SavesLU, SavingNode):
+    vector = False  # B (and X) a batch of vectors: solved as one-column matrices
+
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        A, X = self.unpack()
-        gB = _solve(_mT(A), grads[0])  # type: ignore[arg-type]
+        A, X, _ = self.unpack()
+        g = grads[0]
+        if self.vector:
+            g, X = g.unsqueeze(-1), X.unsqueeze(-1)  # type: ignore[union-attr]
+        gB = _solve(_mT(A), g)  # type: ignore[arg-type]
         gA = mul(matmul(gB, _mT(X)), -1) if self.needs_input_grad(0) else None
+        if self.vector:
+            gB = gB.squeeze(-1)  # type: ignore[attr-defined]
         return (gA, gB if self.needs_input_grad(1) else None)
 
 
-def _solve(A: Tensor, B: Tensor) -> Tensor:
-    """``A^{-1} B`` for matrices ``B`` (batch dims broadcast)."""
-    X = from_result(_lapack("linalg.solve", np.linalg.solve, A.numpy(), B.numpy()), A.dtype)
+def _solve(A: Tensor, B: Tensor, left: bool = True, vector: bool = False) -> Tensor:
+    """``A^{-1} B`` for matrices ``B`` (batch dims broadcast), or for vectors ``B`` as
+    one-column matrices (``vector``), in one node as PyTorch. ``left``: only saved (for
+    ``left=False`` the caller passes the transposed system)."""
+    b = B.numpy()
+    x = _lapack("linalg.solve", np.linalg.solve, A.numpy(), b[..., None] if vector else b)
+    X = from_result(x[..., 0] if vector else x, A.dtype)
     if needs_grad(A, B):
         node = LinalgSolveExBackward0()
+        if vector:
+            node.vector = True
         record(node, (A, B), (X,))
-        node.save(A, X, outputs=(X,))
+        node.save(A, X, left, outputs=(X,))
     return X
 
 
@@ -153,14 +167,23 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
             f"{A.dtype.name} and B of type {B.dtype.name} instead"
         )
-    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._sizes == A._sizes[:-1])
+    vector = _is_vector(A, B)
     if not left:
         if vector:
             raise RuntimeError(
                 "linalg.solve: Vector broadcasting of the left hand side is not supported for "
                 "left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)"
             )
-        return _mT(solve(_mT(A), _mT(B)))
+        At, Bt = _mT(A), _mT(B)  # X A = B is A^T X^T = B^T
+        return _mT(_solve_checked(At, Bt, _is_vector(At, Bt), left=False))
+    return _solve_checked(A, B, vector)
+
+
+def _is_vector(A: Tensor, B: Tensor) -> bool:
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and B._sizes == A._sizes[:-1])
+
+
+def _solve_checked(A: Tensor, B: Tensor, vector: bool = False, left: bool = True) -> Tensor:
     n = A._sizes[-1]
     rows = B._sizes[-1] if vector else B._sizes[-2]
     if rows != n:
@@ -169,16 +192,15 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
             f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
             f"({n}x{n} and {shape_b})"
         )
-    B = B.unsqueeze(-1) if vector else B  # type: ignore[attr-defined]
+    batch = B._sizes[:-1] if vector else B._sizes[:-2]
     try:
-        broadcast_shapes(A._sizes[:-2], B._sizes[:-2])
+        broadcast_shapes(A._sizes[:-2], batch)
     except RuntimeError:
         raise RuntimeError(
             f"linalg.solve: the batch dimensions of A {list(A._sizes[:-2])} and B "
-            f"{list(B._sizes[:-2])} do not broadcast"
+            f"{list(batch)} do not broadcast"
         ) from None
-    X = _solve(A, B)
-    return X.squeeze(-1) if vector else X  # type: ignore[attr-defined,no-any-return]
+    return _solve(A, B, left, vector)
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
@@ -200,7 +222,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
 
 
 # -- det, slogdet ----------------------------------------------------------------------------
-class LinalgDetBackward0(SavingNode):
+class LinalgDetBackward0(SavesLU, SavingNode):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         A, d = self.unpack()
         g = _unsqueeze2(grads[0])  # type: ignore[arg-type]
@@ -239,9 +261,9 @@ class slogdet_result(NamedTuple):
     logabsdet: Tensor
 
 
-class LinalgSlogdetBackward0(SavingNode):
+class LinalgSlogdetBackward0(SavesLU, SavingNode):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        (A,) = self.unpack()
+        A, _ = self.unpack()
         g = grads[1]
         if g is None:  # only the sign was used: its derivative is zero
             return (None,)
@@ -258,7 +280,7 @@ def slogdet(A: Tensor) -> slogdet_result:
     if needs_grad(A):
         node = LinalgSlogdetBackward0()
         record(node, (A,), (s, l))
-        node.save(A)
+        node.save(A, s, outputs=(s, l))
     return slogdet_result(s, l)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..tensor import Tensor
 from .compare import ge, le, logical_or, where
-from .elementwise import div
+from .elementwise import div, div_
 from .pointwise import isnan
 
 
@@ -29,6 +29,11 @@ def floor_divide(input: Any, other: Any, *, out: None = None) -> Tensor:
         raise TypeError(f"floor_divide(): expected at least one Tensor, got {type(input).__name__} "
                         f"and {type(other).__name__}")
     return div(input, other, rounding_mode="floor")
+
+
+def floor_divide_(self: Tensor, other: Any) -> Tensor:
+    """In-place ``floor_divide`` (``x //= other``)."""
+    return div_(self, other, rounding_mode="floor")
 
 
 def _no_out(op: str, out: Any) -> None:

@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import _tracing, dtypes
+from ..creation import zeros_like
 from .._quiet import IGNORE_ALL, QUIET
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import needs_grad, record
@@ -23,7 +24,7 @@ from ..autograd.node import Grads, Node, OwnedGrads, SavingNode
 from ..geometry import numel
 from ..tensor import Tensor
 from .operands import (
-    LEAN_DTYPES, as_array, binary, fresh_result, from_result, lean_binary, new_tensor, result_type, unary,
+    LEAN_DTYPES, as_array, binary, fresh_result, from_result, lean_binary, result_type, unary,
 )
 from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where
 from .declare import NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise, call_pointwise, call_pointwise_
@@ -31,10 +32,9 @@ from .inplace import apply_inplace, check_inplace_operands, compute, lean_inplac
 
 
 def _zero_grad(g: Tensor, *inputs: Any, **params: Any) -> Tensor:
-    """The derivative of a piecewise-constant function: zeros, as PyTorch's ``zeros_like(grad)``."""
-    out, view = new_tensor(g._sizes, g.dtype)
-    view[...] = 0
-    return out
+    """The derivative of a piecewise-constant function: zeros, as PyTorch's ``zeros_like(grad)``
+    (laid out as ``grad``)."""
+    return zeros_like(g)
 
 
 def _tensors(a: Any, b: Any) -> tuple[Tensor | None, Tensor | None]:
@@ -209,6 +209,7 @@ def rsub(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 # -- mul / div / neg / reciprocal -----------------------------------------------------------
 class MulBackward0(SavingNode):
     takes_owned = True
+    saves_wrapped_numbers = True
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         return self.apply_owned(grads, ())
@@ -298,6 +299,8 @@ def _true_div_dtype(a: Any, b: Any) -> np.dtype:
 
 
 class DivBackward0(SavingNode):
+    saves_wrapped_numbers = True
+
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         a, b = self.unpack()

@@ -13,13 +13,15 @@ the overwritten positions get no gradient, the source gets the gradient gathered
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import copying, dtypes, indexing
+from ..storage import Storage
 from ..autograd.graph import needs_grad, record
-from ..autograd.node import Grads, SavingNode
+from ..autograd.node import Grads, Node, SavingNode
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 from .operands import from_result
@@ -29,8 +31,9 @@ from .index_ops import gather as gather_at
 from .index_ops import index_put_zeros
 from ._index_args import (
     GatherBackward0, IndexSelectBackward0, TakeBackward0, broadcast, check_bounds, fill_value, flat,
-    gather_as, index_array, same_dtype, tensor_arg,
+    gather_as, index_array, same_dtype, saved_dim, saved_sizes, tensor_arg,
 )
+from .assignment import IndexPutBackward0
 from .inplace_result import write_result
 from .masking import masked_fill
 from .view_ops import expand, reshape
@@ -75,7 +78,7 @@ def scatter_index(
 ) -> tuple[int, tuple[Any, ...]]:
     """``(dim, NumPy index)`` of a scatter/gather of ``index`` along ``dim`` into ``self``."""
     d = wrap_dim(dim, self.ndim, op)
-    idx = index_array(op, index)
+    idx = index_array(op, index, int32=True)
     _check_scatter_shapes(op, self, d, index, src)
     idx = check_bounds(op, idx, (self._sizes or (1,))[d], d)
     if not self.ndim:  # a 0-d self is read as 1-D of size 1
@@ -96,7 +99,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     tensor_arg("gather", "input", input)
     d, np_index = scatter_index("gather", input, dim, index, None)
     source = reshape(input, 1) if not input.ndim else input
-    out = gather_as(GatherBackward0, source, np_index)
+    out = gather_as(GatherBackward0, source, np_index, (input, index, saved_dim(dim), bool(sparse_grad)))
     return reshape(out, index._sizes) if out._sizes != index._sizes else out
 
 
@@ -124,13 +127,14 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices of ``input`` along ``dim`` at the 1-D ``index`` (repeats allowed)."""
     tensor_arg("index_select", "input", input)
-    idx = index_array("index_select", index)
+    idx = index_array("index_select", index, int32=True)
     if index.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector, got {index.ndim} dims")
     d = wrap_dim(dim, input.ndim, "index_select")
     source = reshape(input, 1) if not input.ndim else input
     idx = check_bounds("index_select", idx.reshape(-1), source._sizes[d], d, error=IndexError)
-    out = gather_as(IndexSelectBackward0, source, (slice(None),) * d + (idx,))
+    out = gather_as(IndexSelectBackward0, source, (slice(None),) * d + (idx,),
+                    (index, saved_dim(dim), saved_sizes(input)))
     return reshape(out, ()) if not input.ndim else out
 
 
@@ -140,7 +144,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     idx = index_array("take", index)
     n = input.numel()
     idx = check_bounds("take", idx, n, 0, negative=True, error=IndexError)
-    return gather_as(TakeBackward0, flat(input), (idx,))
+    return gather_as(TakeBackward0, flat(input), (idx,), (input, index))
 
 
 # -- scatters --------------------------------------------------------------------------------
@@ -195,11 +199,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     op = "scatter"
     tensor_arg(op, "input", input)
     if reduce is not None:
-        if reduce not in ("add", "multiply"):
-            raise RuntimeError(f"{op}(): reduce argument must be either add or multiply, got {reduce!r}")
-        if reduce == "add" and isinstance(src, Tensor):
-            return scatter_add(input, dim, index, src)
-        raise NotImplementedError(f"{op}(): reduce={reduce!r} is not supported by jitgrad; use scatter_add")
+        return _scatter_with_reduce(input, dim, index, value if src is None else src, reduce)
     if src is None:
         src = value
     if isinstance(src, Tensor) and src.ndim:
@@ -209,6 +209,49 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         return _overwrite(op, ScatterBackward0, input, np_index, part)
     _, np_index = scatter_index(op, input, dim, index, None)
     return masked_fill(input, _mask_at(input, np_index), fill_value(op, input, src))
+
+
+class NotImplementedBackward(Node):
+    """PyTorch's ``torch::autograd::NotImplemented``: the op has no derivative; backward
+    through it raises."""
+
+    def __init__(self, op: str) -> None:
+        super().__init__()
+        self.op = op
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src: Any, reduce: str) -> Tensor:
+    """``scatter(..., reduce='add' | 'multiply')``: ``src`` (or a number, cast to
+    ``input``'s dtype first) added or multiplied into the copy at the scattered positions.
+    Not differentiable, as in PyTorch (its deprecated form of ``scatter_reduce``)."""
+    op = "scatter"
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError(f"{op}(): reduce argument must be either add or multiply, got {reduce!r}")
+    if isinstance(src, Tensor):
+        warnings.warn(
+            "scatter(): the reduce argument with a Tensor src is deprecated in PyTorch; use "
+            "scatter_reduce (more reductions, and differentiable)", UserWarning, stacklevel=3,
+        )
+        same_dtype(op, input, src)
+        _, np_index = scatter_index(op, input, dim, index, src)
+        part = source_part(src, index).numpy()
+        part = part.reshape(-1)[: len(np_index[0])] if not input.ndim else part
+    else:
+        _, np_index = scatter_index(op, input, dim, index, None)
+        part = np.asarray(fill_value(op, input, src)).astype(input.dtype)  # type: ignore[assignment]
+    values = np.array(input.numpy().reshape(input._sizes or (1,)), copy=True)
+    with np.errstate(all="ignore"):
+        (np.add if reduce == "add" else np.multiply).at(values, np_index, part)
+    out = from_result(values.reshape(input._sizes), input.dtype)
+    if needs_grad(input, src if isinstance(src, Tensor) else None):
+        record(NotImplementedBackward(op), (input, src if isinstance(src, Tensor) else None), (out,))
+    return out
 
 
 def _mask_at(self: Tensor, np_index: tuple[Any, ...]) -> Tensor:
@@ -238,7 +281,7 @@ def _index_along(
     """``(dim, NumPy index)`` for ``index_add``/``index_copy``/``index_fill``: whole slices
     of ``self`` along ``dim`` at the 1-D ``index``."""
     d = wrap_dim(dim, self.ndim, op)
-    idx = index_array(op, index)
+    idx = index_array(op, index, int32=op == "index_add", error=IndexError if op == "index_fill" else RuntimeError)
     if index.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector, got {index.ndim} dims")
     sizes = self._sizes or (1,)
@@ -342,3 +385,22 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     return write_result("index_fill_", self, index_fill(self, dim, index, value))
+
+
+# -- index_put (out of place) --------------------------------------------------------------------
+def index_put(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` (laid out as it) with ``values`` written at ``indices`` (added
+    with ``accumulate``): ``index_put_`` on a copy, recorded as one ``IndexPutBackward0`` on
+    ``input`` and ``values``, the result at version 0, as PyTorch's."""
+    tensor_arg("index_put", "input", input)
+    g, advanced = indexing.split_index(input._geometry, tuple(indices))
+    if g != input._geometry:
+        raise IndexError("index_put: indices must all be index tensors or arrays")
+    np_index = indexing.numpy_index(input.ndim, advanced)
+    scratch = copying.clone(input)
+    indexing.write_advanced(scratch, np_index, values, bool(accumulate), "index_put")
+    out = Tensor._make(Storage(scratch._storage.buffer), scratch._sizes, scratch._strides, scratch._offset)
+    value = values if isinstance(values, Tensor) else None
+    if needs_grad(input, value):
+        record(IndexPutBackward0(np_index, bool(accumulate)), (input, value), (out,))
+    return out

@@ -39,7 +39,7 @@ def gather(self: Tensor, np_index: tuple[Any, ...]) -> Tensor:
     if self.numel() == 0:  # PyTorch checks no index when there is nothing to gather
         values = np.empty(indexing.result_shape(self._sizes, np_index), self.dtype)
     else:
-        values = np.asarray(self.numpy()[np_index])
+        values = np.asarray(indexing.fancy(self.numpy(), np_index))
     out = from_result(values)
     if needs_grad(self):
         record(IndexBackward0(self._sizes, np_index), (self,), (out,))

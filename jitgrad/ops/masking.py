@@ -74,8 +74,8 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     source = expand(input, shape) if input._sizes != shape else input
     m = np.broadcast_to(mask.numpy(), shape)
     if not shape:
-        return gather_as(MaskedSelectBackward0, reshape(source, 1), np.nonzero(m.reshape(1)))
-    return gather_as(MaskedSelectBackward0, source, np.nonzero(m))
+        return gather_as(MaskedSelectBackward0, reshape(source, 1), np.nonzero(m.reshape(1)), (input, mask))
+    return gather_as(MaskedSelectBackward0, source, np.nonzero(m), (input, mask))
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:

@@ -71,6 +71,13 @@ class LinalgVectorNormBackward0(SavingNode):
         return (mul(scaled, where(eq(norm, 0), 0.0, div(g, pow(norm, p - 1)))),)
 
 
+class NormBackward1(LinalgVectorNormBackward0):
+    """``LinalgVectorNormBackward0`` under the name of ATen's ``at::norm(x, p, dim)`` node
+    (``pairwise_distance``)."""
+
+    __slots__ = ()
+
+
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
                 dtype: Any = None) -> Tensor:
     """``sum(|x|^ord)^(1/ord)`` over ``dim`` (all dims when None); ``ord`` may be ``inf``

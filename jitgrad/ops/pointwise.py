@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..creation import zeros_like
+from ..creation import zeros, zeros_like
 from ..kernels import special as _special
+from .compare import eq as compare_eq
 from .compare import where
 from .declare import BOOL, FLOAT_ONLY, NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise
 from .elementwise import add, div, mul, neg, sub
@@ -164,15 +165,25 @@ atanh, atanh_ = ATANH.fn, ATANH.fn_
 # -- error function ------------------------------------------------------------------------
 ERF = Pointwise("erf", _numba("erf"), lambda g, x, r: mul(mul(exp(neg(mul(x, x))), _TWO_OVER_SQRT_PI), g), SELF)
 ERFC = Pointwise("erfc", _numba("erfc"), lambda g, x, r: mul(mul(exp(neg(mul(x, x))), -_TWO_OVER_SQRT_PI), g), SELF)
-ERFINV = Pointwise("erfinv", _numba("erfinv"), lambda g, x, r: mul(mul(exp(mul(r, r)), 0.5 * math.sqrt(math.pi)), g),
-                   RESULT, domain="unit")
+def _erfinv_grad(g: Any, x: Any, r: Any) -> Any:
+    """PyTorch's formula, which saves ``self`` and computes ``erfinv(self)`` again."""
+    e = erfinv(x)
+    return mul(mul(exp(mul(e, e)), 0.5 * math.sqrt(math.pi)), g)
+
+
+ERFINV = Pointwise("erfinv", _numba("erfinv"), _erfinv_grad, SELF, domain="unit")
 erf, erf_ = ERF.fn, ERF.fn_
 erfc, erfc_ = ERFC.fn, ERFC.fn_
 erfinv, erfinv_ = ERFINV.fn, ERFINV.fn_
 
 # -- sigmoid, abs, sign, rounding ----------------------------------------------------------
 SIGMOID = Pointwise("sigmoid", _np_sigmoid, lambda g, x, r: mul(mul(g, sub(1, r)), r), RESULT)
-SGN = Pointwise("sgn", _np_sgn, _zero, NOTHING, dtype=SAME, domain="kinks")
+def _contiguous_zeros(g: Any, *inputs: Any, **params: Any) -> Any:
+    """PyTorch's ``sgn`` derivative of a real input: a ZeroTensor, which is contiguous."""
+    return zeros(g._sizes, dtype=g.dtype)
+
+
+SGN = Pointwise("sgn", _np_sgn, _contiguous_zeros, NOTHING, dtype=SAME, domain="kinks")
 SIGN = Pointwise("sign", _np_sgn, _zero, NOTHING, dtype=SAME, domain="kinks")
 ABS = Pointwise("abs", np.absolute, lambda g, x, r: mul(g, sgn(x)), SELF, dtype=SAME, refuse=NO_BOOL, domain="kinks")
 FLOOR = Pointwise("floor", np.floor, _zero, NOTHING, dtype=SAME, refuse=NO_BOOL, domain="away")
@@ -193,6 +204,36 @@ trunc, trunc_ = TRUNC.fn, TRUNC.fn_
 round, round_ = ROUND.fn, ROUND.fn_  # noqa: A001
 frac, frac_ = FRAC.fn, FRAC.fn_
 nan_to_num, nan_to_num_ = NAN_TO_NUM.fn, NAN_TO_NUM.fn_
+
+# -- deg2rad, rad2deg, sinc ------------------------------------------------------------------
+def _np_scaled(factor: float) -> Any:
+    def forward(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
+        return np.multiply(x, factor, out=out, dtype=dtype, casting=casting)  # type: ignore[no-any-return]
+    return forward
+
+
+def _np_sinc(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
+    """``sin(pi x) / (pi x)``, 1 at 0 (ATen's kernel)."""
+    x = np.asarray(x, dtype=dtype)
+    y = np.multiply(x, math.pi, dtype=dtype)
+    np.copyto(out, np.where(x == 0, 1, np.sin(y) / y), casting=casting)
+    return out
+
+
+def _sinc_grad(g: Any, x: Any, r: Any) -> Any:
+    """PyTorch's ``sinc_backward``: ``g (pi x cos(pi x) - sin(pi x)) / (pi x^2)``, 0 at 0."""
+    x_pi = mul(x, math.pi)
+    x_squared_pi = mul(mul(x, x), math.pi)
+    out = div(mul(g, sub(mul(x_pi, cos(x_pi)), sin(x_pi))), x_squared_pi)
+    return where(compare_eq(x_squared_pi, 0.0), 0.0, out)
+
+
+DEG2RAD = Pointwise("deg2rad", _np_scaled(math.pi / 180), lambda g, x, r: mul(g, math.pi / 180), NOTHING)
+RAD2DEG = Pointwise("rad2deg", _np_scaled(180 / math.pi), lambda g, x, r: mul(g, 180 / math.pi), NOTHING)
+SINC = Pointwise("sinc", _np_sinc, _sinc_grad, SELF)
+deg2rad, deg2rad_ = DEG2RAD.fn, DEG2RAD.fn_
+rad2deg, rad2deg_ = RAD2DEG.fn, RAD2DEG.fn_
+sinc, sinc_ = SINC.fn, SINC.fn_
 
 # -- predicates (bool results, not differentiable) ------------------------------------------
 ISNAN = Pointwise("isnan", _np_predicate(np.isnan), None, dtype=BOOL, inplace=False, domain="special")

@@ -1,5 +1,6 @@
 """Function forms of tensor queries and copies: ``is_tensor``, ``is_floating_point``,
-``is_complex``, ``numel``, ``clone``, ``detach``, and the ``type_as``/``is_complex`` methods."""
+``is_complex``, ``numel``, ``clone``, ``detach``, ``positive`` (``+x``), and the
+``type_as``/``is_complex`` methods."""
 
 from __future__ import annotations
 
@@ -71,3 +72,38 @@ def type_method(self: Tensor, dtype: Any = None, non_blocking: bool = False, **k
             raise ValueError(f"type(): invalid type: '{dtype}'")
         dtype = dtypes.to_dtype(by_name[short], "type")
     return self.to(dtype)  # type: ignore[attr-defined,no-any-return]
+
+
+def positive(input: Tensor) -> Tensor:
+    """``+input``: the very tensor, as PyTorch (refused for bool)."""
+    if _tensor("positive", input).dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each element of ``elements`` is in ``test_elements`` (either may be a number,
+    not both); ``invert``: whether it is not."""
+    from .operands import from_result
+
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError(
+            f"isin(): expected a Tensor for elements or test_elements, got "
+            f"{type(elements).__name__} and {type(test_elements).__name__}"
+        )
+    values = elements.numpy() if isinstance(elements, Tensor) else np.asarray(elements)
+    tests = test_elements.numpy() if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    return from_result(np.asarray(np.isin(values, tests, invert=bool(invert))))
+
+
+def is_same_size(self: Tensor, other: Tensor) -> bool:
+    return self._sizes == _tensor("is_same_size", other)._sizes
+
+
+def nbytes(self: Tensor) -> int:
+    """The bytes of the elements the tensor shows (``numel * itemsize``, not its storage's)."""
+    return self.numel() * self._storage.buffer.itemsize  # type: ignore[attr-defined,no-any-return]
+
+
+def itemsize(self: Tensor) -> int:
+    return self._storage.buffer.itemsize  # type: ignore[no-any-return]

@@ -186,7 +186,7 @@ class CummaxBackward0(ScanNode):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
-        (indices,) = self.unpack()
+        _, indices, _ = self.unpack()
         if not g.ndim:
             return (g,)
         return (index_put_zeros(g, g._sizes, along_index(indices.numpy(), self.dim)),)
@@ -219,7 +219,7 @@ def _cumextreme(op: str, input: Tensor, dim: int) -> Any:
     if needs_grad(input):
         node = (CummaxBackward0 if op == "cummax" else CumminBackward0)(d)
         record(node, (input,), (out,))
-        node.save(idx)
+        node.save(input, idx, dim % 2**64)  # (PyTorch's: the dim as given, read as uint64)
     return getattr(return_types, op)(out, idx)
 
 

@@ -19,7 +19,7 @@ from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 from .operands import from_result
 from .gather_scatter import along_index
-from ._index_args import SortBackward0, TopkBackward0, gather_as
+from ._index_args import SortBackward0, SortBackward1, TopkBackward0, gather_as, saved_dim, saved_sizes
 from .view_ops import reshape
 
 
@@ -44,22 +44,34 @@ def _order(x: np.ndarray, d: int, descending: bool) -> np.ndarray:
     return np.flip(n - 1 - reversed_order, d)
 
 
-def _gathered(input: Tensor, order: np.ndarray, d: int) -> Tensor:
-    return gather_as(SortBackward0, input, along_index(order, d))
+def _gathered(input: Tensor, order: np.ndarray, d: int, saved: tuple[Any, ...] = (),
+              node: type = SortBackward0) -> Tensor:
+    return gather_as(node, input, along_index(order, d), saved)
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False) -> Any:
-    """``(values, indices)`` sorted along ``dim`` (always stable)."""
-    return _sort("sort", input, dim, descending)
+class _Unset:
+    def __repr__(self) -> str:
+        return "False"
 
 
-def _sort(op: str, input: Tensor, dim: int, descending: bool) -> Any:
+_UNSET: Any = _Unset()  # ``stable`` not passed (PyTorch's ``sort`` overload, not ``sort.stable``)
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = _UNSET) -> Any:
+    """``(values, indices)`` sorted along ``dim`` (always stable: ties keep their order,
+    which is PyTorch's order with ``stable=True``)."""
+    return _sort("sort", input, dim, descending, SortBackward0 if stable is _UNSET else SortBackward1)
+
+
+def _sort(op: str, input: Tensor, dim: int, descending: bool, node: type = SortBackward0) -> Any:
     d = wrap_dim(dim, input.ndim, op)
     if not input.ndim:
-        return return_types.sort(_gathered(reshape(input, 1), np.zeros(1, np.int64), 0).reshape(()),
+        return return_types.sort(_gathered(reshape(input, 1), np.zeros(1, np.int64), 0, node=node).reshape(()),
                                  from_result(np.zeros((), np.int64)))
     order = _order(input.numpy(), d, bool(descending))
-    return return_types.sort(_gathered(input, order, d), from_result(order, dtypes.int64))
+    indices = from_result(order, dtypes.int64)
+    saved = (indices, saved_dim(dim), saved_sizes(input))
+    return return_types.sort(_gathered(input, order, d, saved, node), indices)
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
@@ -80,8 +92,9 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if not input.ndim:
         return return_types.topk(*_sort("topk", input, d, largest))
     order = np.take(_order(input.numpy(), d, bool(largest)), np.arange(k), axis=d)
-    values = gather_as(TopkBackward0, input, along_index(order, d))
-    return return_types.topk(values, from_result(order, dtypes.int64))
+    indices = from_result(order, dtypes.int64)
+    values = gather_as(TopkBackward0, input, along_index(order, d), (indices, saved_dim(dim), saved_sizes(input)))
+    return return_types.topk(values, indices)
 
 
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,

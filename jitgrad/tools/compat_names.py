@@ -12,11 +12,11 @@ NAMES: dict[str, list[str]] = {
         tensor as_tensor from_numpy from_dlpack zeros ones empty full zeros_like ones_like
         empty_like full_like arange linspace logspace eye rand randn randint randperm rand_like
         randn_like manual_seed seed get_rng_state set_rng_state
-        float32 float64 float16 bfloat16 int32 int64 int8 uint8 bool complex64 complex128
+        float32 float64 float16 bfloat16 int16 int32 int64 int8 uint8 bool complex64 complex128
         dtype device Size Tensor get_default_dtype set_default_dtype finfo iinfo
         is_tensor is_floating_point is_complex numel result_type promote_types can_cast
         no_grad enable_grad set_grad_enabled is_grad_enabled inference_mode
-        add sub mul div true_divide floor_divide remainder fmod neg reciprocal pow square
+        add sub mul div true_divide floor_divide remainder fmod neg positive reciprocal pow square
         abs sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan atan2
         sinh cosh tanh asinh acosh atanh sigmoid relu erf erfc erfinv lgamma digamma xlogy
         logaddexp hypot floor ceil round trunc frac clamp clip maximum minimum fmax fmin
@@ -33,10 +33,18 @@ NAMES: dict[str, list[str]] = {
         transpose movedim narrow select gather scatter scatter_add index_select masked_fill
         masked_select take take_along_dim nonzero searchsorted bucketize histc bincount
         clone detach as_strided
+        absolute arccos arcsin arctan arctan2 divide multiply subtract negative greater
+        greater_equal less less_equal not_equal fix ravel is_nonzero deg2rad rad2deg sinc copysign
+        argwhere isin tril_indices triu_indices tensor_split hsplit vsplit dsplit unflatten index_put
+        save load conj real imag isreal resolve_conj heaviside vdot pinverse pairwise_distance
+        matrix_exp trapezoid cumulative_trapezoid cartesian_prod block_diag cov corrcoef dist
+        float_power quantile nanquantile bitwise_left_shift bitwise_right_shift gcd lcm
+        unique_consecutive nextafter mvlgamma
     """.split(),
     "Tensor": """
         shape size dim ndim numel dtype device is_leaf requires_grad requires_grad_ grad grad_fn
-        backward retain_grad register_hook detach detach_ item tolist numpy clone contiguous
+        backward retain_grad register_hook register_post_accumulate_grad_hook detach detach_ item
+        tolist numpy clone contiguous
         is_contiguous stride storage_offset data data_ptr to cpu cuda float double long int bool
         type_as view view_as reshape reshape_as flatten squeeze unsqueeze expand expand_as
         permute transpose t T mT H movedim narrow select unfold unbind split chunk diagonal
@@ -50,6 +58,8 @@ NAMES: dict[str, list[str]] = {
         matmul mm bmm mv dot outer
         copy_ fill_ zero_ index_put_ index_add_ index_copy_ scatter_ scatter_add_ gather
         index_select masked_select nonzero uniform_ normal_ bernoulli_ exponential_
+        remainder floor_divide __mod__ __rmod__ __floordiv__ __rfloordiv__ __pos__ index_put
+        nbytes itemsize is_same_size __contains__ __reversed__ tensor_split unflatten
         __getitem__ __setitem__ __len__ __iter__ __array__ __dlpack__
     """.split(),
     "torch.nn": """
@@ -58,13 +68,16 @@ NAMES: dict[str, list[str]] = {
         Dropout ReLU LeakyReLU ELU GELU SiLU Tanh Sigmoid Softplus Softmax LogSoftmax Hardtanh
         MSELoss L1Loss SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss
         KLDivLoss GaussianNLLLoss init functional utils
+        BatchNorm2d ReLU6 Hardsigmoid Hardswish LogSigmoid Softsign Tanhshrink SELU CELU GLU Softmin
+        Threshold Hardshrink Softshrink RMSNorm
     """.split(),
     "torch.nn.functional": """
         linear relu leaky_relu elu gelu silu softplus sigmoid tanh hardtanh softmax log_softmax
         dropout pad avg_pool1d max_pool1d conv1d conv2d unfold normalize one_hot embedding
         layer_norm batch_norm mse_loss l1_loss smooth_l1_loss huber_loss cross_entropy nll_loss
         binary_cross_entropy binary_cross_entropy_with_logits kl_div cosine_similarity
-        pairwise_distance interpolate
+        pairwise_distance interpolate bilinear relu6 hardsigmoid hardswish logsigmoid softsign
+        tanhshrink selu celu glu softmin threshold hardshrink softshrink rms_norm gaussian_nll_loss
     """.split(),
     "torch.nn.init": """
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_
@@ -83,12 +96,12 @@ NAMES: dict[str, list[str]] = {
     "torch.special": "erf erfc erfinv expm1 log1p logit expit xlogy xlog1py gammaln digamma logsumexp softmax log_softmax".split(),
 }
 
-_FOUR_DTYPES = "four dtypes only (float32, float64, int64, bool)"
+_REAL_DTYPES = ("real dtypes only (bool, uint8, int8, int16, int32, int64, float16, float32, "
+                "float64): NumPy has no bfloat16, and jitgrad no complex")
 
 # names jitgrad leaves out on purpose (the scope the README states) -> why
 ABSENT_BY_DESIGN: dict[str, str] = {
-    **{f"torch.{name}": _FOUR_DTYPES
-       for name in ("float16", "bfloat16", "int32", "int8", "uint8", "complex64", "complex128")},
+    **{f"torch.{name}": _REAL_DTYPES for name in ("bfloat16", "complex64", "complex128")},
     "Tensor.cuda": "CPU only (NumPy buffers)",
 }
 
@@ -126,6 +139,16 @@ DIFFERENCES: dict[str, str] = {
     "torch.empty": "negative sizes are always refused (PyTorch accepts one beside a size 0)",
     "torch.floor_divide": "differentiable with a zero gradient, as div(rounding_mode='floor') "
                           "(PyTorch raises 'derivative for floor_divide is not implemented')",
+    "torch.remainder": "remainder(number, tensor) (and number % tensor) is differentiable "
+                       "(PyTorch records a NotImplemented node there)",
+    "torch.sort": "ties keep their index order (PyTorch's order with stable=True; its order "
+                  "without is not reproduced)",
+    "torch.topk": "ties: the lower index first (PyTorch's order among equal values is not "
+                  "reproduced)",
+    "Tensor.sort": "ties keep their index order (PyTorch's order with stable=True; its order "
+                   "without is not reproduced)",
+    "Tensor.topk": "ties: the lower index first (PyTorch's order among equal values is not "
+                   "reproduced)",
     "torch.seed": "seeds jitgrad's NumPy generator: reproducible, but not PyTorch's numbers",
     "torch.get_rng_state": "the state of jitgrad's NumPy generator (PCG64, 40 bytes), not PyTorch's",
     "torch.set_rng_state": "takes only a state from jitgrad's get_rng_state",

@@ -26,6 +26,7 @@ PROGRAMS: dict[str, str | None] = {
     "gp_likelihood": None,
     "probit_special": None,
     "segment_sum": None,
+    "conv_checkpoint": None,
 }
 
 

@@ -4,10 +4,17 @@ from .activation import (
     ELU, GELU, Dropout, Hardtanh, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus,
     Tanh,
 )
+from .activation_more import (
+    CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, ReLU6, RMSNorm, Softmin,
+    Softshrink, Softsign, Tanhshrink, Threshold,
+)
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .conv import Conv1d, Conv2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .linear import Flatten, Identity, Linear
+from .linear import Bilinear, Flatten, Identity, Linear
 from .loss import (
-    BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss,
+    BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, GaussianNLLLoss, HuberLoss, KLDivLoss, L1Loss,
+    MSELoss, NLLLoss, SmoothL1Loss,
 )
 from .module import Module
 from .normalization import Embedding, LayerNorm, Unflatten
@@ -18,5 +25,6 @@ __all__ = [
     "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList", "NLLLoss", "ParameterDict",
     "ParameterList",
     "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Tanh",
-    "Unflatten",
+    "Unflatten", "KLDivLoss", "GaussianNLLLoss", "BatchNorm1d", "BatchNorm2d", "Bilinear", "Conv1d", "Conv2d",
+    "CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "ReLU6", "RMSNorm", "SELU", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
 ]

@@ -16,7 +16,7 @@ from ... import dtypes
 from ...autograd import no_grad
 from ...autograd.node import RemovableHandle, add_hook
 from ...tensor import Tensor
-from ..parameter import Parameter, set_data
+from ..parameter import Buffer, Parameter, set_data
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -163,6 +163,8 @@ class Module:
                     "(jitgrad.nn.Module or None expected)"
                 )
             self._modules[name] = value
+        elif isinstance(value, Buffer):
+            self.register_buffer(name, value, value.persistent)
         elif d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(

@@ -1,0 +1,112 @@
+"""``interpolate`` for the modes ``nearest``, ``nearest-exact``, ``linear``, ``bilinear`` and
+``trilinear``: separable along each spatial dim, a gather of source indices (nearest) or of
+two neighbours mixed by their weights (linear), with ATen's index arithmetic (the scale in
+the input's float type); gradients through ``index_select``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import creation, dtypes
+from ..tensor import Tensor
+
+_LINEAR_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3}
+_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+
+
+def _scale(in_size: int, out_size: int, align_corners: bool, scale: float | None, ftype: Any) -> Any:
+    """ATen's ``area_pixel_compute_scale`` (``compute_scales_value`` for nearest)."""
+    if align_corners:
+        return ftype((in_size - 1) / (out_size - 1)) if out_size > 1 else ftype(0)
+    return ftype(1.0 / scale) if scale is not None and scale > 0 else ftype(in_size) / ftype(out_size)
+
+
+def _nearest(in_size: int, out_size: int, scale: float | None, exact: bool, ftype: Any) -> np.ndarray:
+    dst = np.arange(out_size)
+    if out_size == in_size and not exact:
+        return dst
+    if out_size == 2 * in_size and not exact:
+        return dst >> 1
+    s = _scale(in_size, out_size, False, scale, ftype)
+    src = np.floor((dst.astype(ftype) + ftype(0.5 if exact else 0)) * s).astype(np.int64)
+    return np.minimum(src, in_size - 1)
+
+
+def _linear(in_size: int, out_size: int, scale: float | None, align_corners: bool, ftype: Any
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    s = _scale(in_size, out_size, align_corners, scale, ftype)
+    dst = np.arange(out_size).astype(ftype)
+    src = s * dst if align_corners else np.maximum(s * (dst + ftype(0.5)) - ftype(0.5), ftype(0))
+    i0 = np.floor(src).astype(np.int64)
+    i0 = np.minimum(i0, in_size - 1)
+    i1 = np.where(i0 < in_size - 1, i0 + 1, i0)
+    lam1 = (src - i0).astype(ftype)
+    return i0, i1, lam1
+
+
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
+    """Resize the spatial dims (all after the first two) to ``size``, or by ``scale_factor``."""
+    if mode not in _MODES:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the modes: "
+            f"nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got {mode})"
+        )
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: linear | bilinear | "
+            "bicubic | trilinear"
+        )
+    if mode in ("bicubic", "area") or antialias:
+        raise NotImplementedError(f"interpolate: mode {mode!r} (or antialias) is not supported by jitgrad")
+    n = input.ndim - 2
+    if mode in _LINEAR_DIMS and n != _LINEAR_DIMS[mode]:
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR_DIMS[mode] + 2}D input")
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    spatial = list(input.shape[2:])
+    scales: list[float | None]
+    if size is not None:
+        sizes = [int(size)] * n if isinstance(size, (int, np.integer)) else [int(s) for s in size]
+        if len(sizes) != n:
+            raise ValueError(
+                "Input and output must have the same number of spatial dimensions, but got input with "
+                f"spatial dimensions of {spatial} and output size of {tuple(size)}. Please provide input "
+                "tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."
+            )
+        scales = [None] * n
+    elif scale_factor is not None:
+        factors = [float(scale_factor)] * n if not isinstance(scale_factor, (tuple, list)) else [
+            float(f) for f in scale_factor]
+        if len(factors) != n:
+            raise ValueError(
+                "Input and scale_factor must have the same number of spatial dimensions, but got input "
+                f"with spatial dimensions of {spatial} and scale_factor of shape {tuple(scale_factor)}. "
+                "Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, "
+                "s2, ...,sK) format."
+            )
+        sizes = [int(math.floor(s * f)) for s, f in zip(spatial, factors)]
+        scales = [None if recompute_scale_factor else f for f in factors]
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    ftype = input.dtype.type if input.dtype in dtypes.FLOATING else np.float32
+    out = input
+    for k, (in_size, out_size, scale) in enumerate(zip(spatial, sizes, scales)):
+        dim = 2 + k
+        if mode in ("nearest", "nearest-exact"):
+            idx = _nearest(in_size, out_size, scale, mode == "nearest-exact", ftype)
+            out = out.index_select(dim, creation.tensor(idx))  # type: ignore[attr-defined]
+            continue
+        i0, i1, lam1 = _linear(in_size, out_size, scale, bool(align_corners), ftype)
+        shape = [1] * out.ndim
+        shape[dim] = out_size
+        w1 = creation.tensor(lam1.reshape(shape), dtype=out.dtype)
+        w0 = creation.tensor((ftype(1) - lam1).reshape(shape), dtype=out.dtype)
+        x0 = out.index_select(dim, creation.tensor(i0))  # type: ignore[attr-defined]
+        x1 = out.index_select(dim, creation.tensor(i1))  # type: ignore[attr-defined]
+        out = x0 * w0 + x1 * w1
+    return out

@@ -1,0 +1,111 @@
+"""More activations of ``nn.functional``, each written so that its values and gradients are
+PyTorch's, boundaries included (``where`` picks the branch whose derivative PyTorch's
+backward uses): ``relu6``, ``hardsigmoid``, ``hardswish``, ``logsigmoid``, ``softsign``,
+``tanhshrink``, ``selu``, ``celu``, ``glu``, ``softmin``, ``threshold``, ``hardshrink``,
+``softshrink``, ``rms_norm``."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..ops.compare import where
+from ..ops.pointwise import exp, tanh
+from ..ops.reduction import softmax
+from ..tensor import Tensor
+from ._activations import _inplace, hardtanh, softplus
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """0 below -3, 1 above 3, ``x / 6 + 1/2`` between (gradient 1/6 strictly inside)."""
+    inside = (input > -3) & (input < 3)  # type: ignore[operator]
+    out = where(inside, input / 6 + 0.5, where(input >= 3, 1.0, 0.0).to(input.dtype))  # type: ignore[attr-defined]
+    return _inplace(input, out, inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6`` (PyTorch's gradient: 0 up to -3, ``x / 3 + 1/2`` strictly
+    inside, 1 from 3 on)."""
+    middle = input * (input + 3) / 6
+    out = where(input <= -3, 0.0, where(input < 3, middle, input))
+    return _inplace(input, out, inplace)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    return -softplus(-input)
+
+
+def softsign(input: Tensor) -> Tensor:
+    return input / (input.abs() + 1)  # type: ignore[attr-defined,no-any-return]
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    return input - tanh(input)  # type: ignore[no-any-return]
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    out = where(input > 0, input * _SELU_SCALE, (exp(input) - 1) * (_SELU_ALPHA * _SELU_SCALE))
+    return _inplace(input, out, inplace)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    out = where(input > 0, input, (exp(input * (1.0 / alpha)) - 1) * alpha)
+    return _inplace(input, out, inplace)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """``a * sigmoid(b)`` for the two halves ``a``, ``b`` of ``input`` along ``dim``."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim % input.ndim
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
+    a, b = input.chunk(2, d)  # type: ignore[attr-defined]
+    return a * b.sigmoid()  # type: ignore[no-any-return]
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    if dim is None:
+        raise TypeError("softmin(): dim must be given (PyTorch's implicit-dim choice is deprecated)")
+    return softmax(-input, dim, dtype)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    out = where(input > threshold, input, value)
+    return _inplace(input, out, inplace)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return where((input >= -lambd) & (input <= lambd), 0.0, input)  # type: ignore[operator]
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    if lambd < 0:
+        names = {"float32": "Float", "float64": "Double", "float16": "Half"}
+        raise RuntimeError(
+            f"lambda must be in range [0, {float(np.finfo(input.dtype).max):g}] for input dtype "
+            f"{names.get(input.dtype.name, input.dtype.name)}, but found {lambd:g}"
+        )
+    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))
+
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """``x / sqrt(mean(x^2) + eps)`` over the trailing ``normalized_shape`` (eps defaults to
+    the dtype's machine epsilon), times ``weight``."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise RuntimeError(
+            f"rms_norm: expected input with trailing shape {list(shape)}, got {list(input.shape)}")
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    e = float(np.finfo(input.dtype).eps) if eps is None else eps
+    out = input * ((input * input).mean(dims, keepdim=True) + e).rsqrt()  # type: ignore[attr-defined]
+    return out if weight is None else out * weight

@@ -1,0 +1,138 @@
+"""Functions PyTorch composes from other ops (ATen's ``CompositeImplicitAutograd``), written
+the same way here so values and gradients follow: ``trapezoid``, ``cumulative_trapezoid``,
+``cartesian_prod``, ``block_diag``, ``cov``, ``corrcoef``, ``dist``, ``float_power``."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from .. import creation, dtypes
+from ..tensor import Tensor
+
+
+def _spacing(x: Tensor, y: Tensor, dim: int) -> Tensor:
+    dx = x.diff(dim=-1 if x.ndim == 1 else dim)  # type: ignore[attr-defined]
+    if x.ndim == 1:  # (along ``dim`` of y)
+        shape = [1] * y.ndim
+        shape[dim] = dx.shape[0]
+        dx = dx.reshape(shape)
+    return dx  # type: ignore[no-any-return]
+
+
+def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """The trapezoidal rule along ``dim``: with sample points ``x``, or a spacing ``dx``
+    (default 1)."""
+    if x is not None and not isinstance(x, Tensor):
+        raise TypeError(f"trapezoid(): argument 'x' must be a Tensor (a spacing goes in dx=), got {type(x).__name__}")
+    d = dim % y.ndim if y.ndim else 0
+    n = y.shape[d]
+    if isinstance(x, Tensor):
+        if n == 0:
+            return y.sum(d) * 0  # type: ignore[attr-defined,no-any-return]
+        left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)  # type: ignore[attr-defined]
+        return (_spacing(x, y, d) * (right + left)).sum(d) / 2.0  # type: ignore[no-any-return]
+    step = 1 if dx is None else dx
+    if n == 0:
+        return y.sum(d) * 0  # type: ignore[attr-defined,no-any-return]
+    return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * step  # type: ignore[attr-defined,no-any-return]
+
+
+def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """The running trapezoidal integral along ``dim`` (one element fewer than ``y``)."""
+    if x is not None and not isinstance(x, Tensor):
+        raise TypeError(
+            f"cumulative_trapezoid(): argument 'x' must be a Tensor (a spacing goes in dx=), got {type(x).__name__}")
+    d = dim % y.ndim
+    n = y.shape[d]
+    left, right = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, 1, max(n - 1, 0)) if n else y  # type: ignore[attr-defined]
+    if isinstance(x, Tensor):
+        return (_spacing(x, y, d) * (right + left)).cumsum(d) / 2.0  # type: ignore[no-any-return]
+    step = 1 if dx is None else dx
+    return (step / 2.0 * (right + left)).cumsum(d)  # type: ignore[no-any-return]
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """All tuples of one element of each 1-D tensor, as rows (``meshgrid`` + ``stack``)."""
+    from .meshgrid import meshgrid
+
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    from .structure import stack
+
+    return stack([g.flatten() for g in grids], 1)  # type: ignore[attr-defined]
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The blocks (0-d and 1-D ones as one row) along the diagonal of a zero matrix."""
+    blocks = [t.reshape(1, -1) if t.ndim < 2 else t for t in tensors]  # type: ignore[attr-defined]
+    for i, t in enumerate(blocks):
+        if t.ndim != 2:
+            raise RuntimeError(
+                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                f"{t.ndim} dimensions"
+            )
+    from .operands import result_type
+
+    dtype = result_type(*blocks) if blocks else dtypes.DEFAULT_FLOAT
+    rows, cols = sum(t.shape[0] for t in blocks), sum(t.shape[1] for t in blocks)
+    out = creation.zeros(rows, cols, dtype=dtype)
+    r = c = 0
+    for t in blocks:
+        out[r:r + t.shape[0], c:c + t.shape[1]] = t.to(dtype)  # type: ignore[attr-defined]
+        r, c = r + t.shape[0], c + t.shape[1]
+    return out
+
+
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
+        aweights: Tensor | None = None) -> Tensor:
+    """The covariance of the rows (variables) over the columns (observations), ATen's
+    formula with frequency and observation weights."""
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.ndim} dimensions")
+    x = input.reshape(1, -1) if input.ndim < 2 else input  # type: ignore[attr-defined]
+    n = x.shape[1]
+    w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    w_sum = w.sum() if w is not None else creation.tensor(float(n), dtype=x.dtype)  # type: ignore[attr-defined]
+    avg = (x * w if w is not None else x).sum(1) / w_sum  # type: ignore[attr-defined]
+    if w is not None and aweights is not None and correction != 0:
+        norm = w_sum - correction * (w * aweights).sum() / w_sum  # type: ignore[attr-defined]
+    else:
+        norm = w_sum - correction
+    if float(norm) <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "number of observations.", UserWarning, stacklevel=2)
+        norm = norm * 0
+    x = x - avg.unsqueeze(1)  # type: ignore[attr-defined]
+    c = x.matmul((x * w if w is not None else x).t())  # type: ignore[attr-defined]
+    return (c / norm).squeeze()  # type: ignore[no-any-return]
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the rows, clipped to [-1, 1]."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c  # type: ignore[no-any-return]
+    stddev = c.diagonal().sqrt()  # type: ignore[attr-defined]
+    c = c / stddev.reshape(-1, 1)
+    c = c / stddev.reshape(1, -1)
+    return c.clip(-1, 1)  # type: ignore[attr-defined,no-any-return]
+
+
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The ``p``-norm of ``input - other`` (broadcast)."""
+    from .norms import vector_norm
+
+    return vector_norm(input - other, p)
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """``pow`` in float64 (both sides converted first)."""
+    from .power import pow as _pow
+
+    base = input.to(dtypes.float64) if isinstance(input, Tensor) else float(input)
+    exp = exponent.to(dtypes.float64) if isinstance(exponent, Tensor) else float(exponent)
+    return _pow(base, exp)  # type: ignore[no-any-return]

@@ -1,0 +1,41 @@
+"""What the PyTorch-compatibility tests share: run code on both libraries, compare what
+came out (values, dtypes, shapes; floats to the last bit NumPy's and PyTorch's libm may
+differ in) or what each raised."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+import jitgrad
+
+LIBS = (jitgrad, torch)
+
+
+def outcome(f: Callable[[], Any]) -> tuple[str, Any]:
+    """``("ok", result)`` or ``(exception type name, message)``."""
+    try:
+        return "ok", f()
+    except Exception as e:  # noqa: BLE001 - the very point: compare what each raises
+        return type(e).__name__, str(e)
+
+
+def same(ours: Any, theirs: Any) -> None:
+    """Assert a jitgrad result equals PyTorch's (tensors, nested tuples/lists, plain values)."""
+    if isinstance(theirs, torch.Tensor):
+        assert isinstance(ours, jitgrad.Tensor), ours
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        a, b = ours.detach().numpy(), theirs.detach().numpy(force=True)  # (force: a ZeroTensor too)
+        if a.dtype.kind == "f":
+            np.testing.assert_allclose(a, b, rtol=4e-16, atol=0)
+        else:
+            np.testing.assert_array_equal(a, b)
+    elif isinstance(theirs, (tuple, list)):
+        assert len(ours) == len(theirs)
+        for a, b in zip(ours, theirs):
+            same(a, b)
+    else:
+        assert ours == theirs
