@@ -141,6 +141,12 @@ def plain_index(
                 return None
             start = item.start
             stop = item.stop
+            step = item.step
+            if start is None and stop is None and step is None:  # ``:`` keeps the dim
+                out_sizes += (sizes[dim],)
+                out_strides += (strides[dim],)
+                dim += 1
+                continue
             size = sizes[dim]
             if start is None:
                 start = 0
@@ -158,7 +164,6 @@ def plain_index(
                 stop = stop + size if stop > -size else 0
             elif stop > size:
                 stop = size
-            step = item.step
             stride = strides[dim]
             offset += start * stride
             if step is None:
