@@ -285,3 +285,26 @@ def test_one_slice_is_the_loops_slice() -> None:
                     assert plain_index(sizes, strides, offset, index) == \
                         plain_index(sizes, strides, offset, (index,)), (sizes, index)
     assert plain_index((), (), 0, slice(None)) is None
+
+
+def test_full_slice_then_int_or_none_is_the_loops() -> None:
+    """``plain_index``'s case for ``x[:, j]`` and ``x[:, None]`` repeats the loop's: both agree
+    (the loop gets ``0:``, the same slice spelled so that the case above passes it by) on
+    every small geometry, and refuse the same indices; against PyTorch's view too."""
+    import torch
+
+    from jitgrad.indexing import plain_index
+
+    seconds = [None, -4, -3, -2, -1, 0, 1, 2, 3, True, np.int64(1)]
+    geometries = (((5,), (1,), 0), ((5, 3), (3, 1), 2), ((5, 2), (1, 5), 1), ((0, 2), (2, 1), 0),
+                  ((2, 3, 4), (12, 4, 1), 3), ((4, 0), (1, 1), 0), ((3, 1), (0, 7), 1))
+    for sizes, strides, offset in geometries:
+        for second in seconds:
+            ours = plain_index(sizes, strides, offset, (slice(None), second))
+            assert ours == plain_index(sizes, strides, offset, (slice(0, None), second)), (sizes, second)
+            if ours is None or type(second) is not int and second is not None:
+                continue
+            base = torch.zeros(100).as_strided(sizes, strides, offset)
+            view = base[:, second]
+            assert ours == (tuple(view.shape), view.stride(), view.storage_offset()), (sizes, second)
+    assert plain_index((), (), 0, (slice(None), None)) is None

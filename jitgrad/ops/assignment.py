@@ -275,6 +275,10 @@ def _lean_recorded_write(
     sb = src._storage.buffer
     if element:
         buffer[offset] = sb[src._offset]
+    elif strides == (1,) and src._strides == strides:  # a row from a contiguous row: one slice
+        n = sizes[0]  # (both regions lie in their buffers: NumPy checks the shapes anyway)
+        start = src._offset
+        buffer[offset:offset + n] = sb[start:start + n]
     else:
         regions.copy_region(buffer, offset, strides, sb, src._offset, src._strides, sizes)
     storage.bump(op, skip=4)  # (past this frame, _plain_setitem's and setitem's)

@@ -535,10 +535,7 @@ def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
         # the node (``ViewBackward.__init__``) and ``record``, inlined for one input whose
         # history is up to date
         last = (index[-1] if index else Ellipsis) if type(index) is tuple else index  # (_plain_node_type)
-        node = _new(
-            SliceBackward0 if type(last) is slice else SelectBackward0 if type(last) is int
-            else UnsqueezeBackward0 if last is None else AliasBackward0
-        )
+        node = _new(_NODE_OF_LAST.get(type(last), AliasBackward0))
         # (numbered first, as ``__init__`` does)
         node.sequence_nr = _next_sequence_nr()
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
@@ -578,11 +575,17 @@ def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
     return view
 
 
+# The node of ``x[index]`` for a plain index, by the type of its last item (an int, a slice,
+# None; none, or ``...``: AliasBackward0), as PyTorch names it
+_NODE_OF_LAST: dict[type, type[ViewBackward]] = {
+    int: SelectBackward0, slice: SliceBackward0, type(None): UnsqueezeBackward0,
+}
+
+
 def _plain_node_type(index: Any) -> type[ViewBackward]:
     """The node of ``x[index]`` for a plain index: named after its last item, as PyTorch's."""
     last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
-    return SliceBackward0 if type(last) is slice else SelectBackward0 if type(last) is int \
-        else UnsqueezeBackward0 if last is None else AliasBackward0
+    return _NODE_OF_LAST.get(type(last), AliasBackward0)
 
 
 def basic_step(index: Any) -> Step:
