@@ -32,16 +32,18 @@ from test_plain_writes import graph_signature
 SHAPE = (4, 5)
 
 
-def _general_plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
-    """``_plain_view`` through the general helpers only (the path before the lean one)."""
+def _general_plain_view(self: Tensor, plain: tuple[Any, ...], index: Any, known: Any = None) -> Tensor:
+    """``_plain_view`` through the general helpers only (the path before the lean one); the
+    node type a caller passes (``known``) must be the one the index gives."""
     sizes, strides, offset = plain
     root = self._base
     view = Tensor._make(self._storage, sizes, strides, offset, self if root is None else root)
+    last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
+    node_type = view_ops.SliceBackward0 if type(last) is slice else view_ops.SelectBackward0 \
+        if type(last) is int else view_ops.UnsqueezeBackward0 if last is None \
+        else view_ops.AliasBackward0
+    assert known is None or known is node_type, (index, known)
     if needs_grad(self):
-        last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
-        node_type = view_ops.SliceBackward0 if type(last) is slice else view_ops.SelectBackward0 \
-            if type(last) is int else view_ops.UnsqueezeBackward0 if last is None \
-            else view_ops.AliasBackward0
         record(node_type(self._sizes, index, jitgrad.indexing.plain_geometry), (self,), (view,))
     return make_view(self, view, (view_ops._basic_part, index if type(index) is tuple else (index,)))
 
