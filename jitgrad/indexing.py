@@ -132,6 +132,24 @@ def plain_index(
             length = (stop - start + step - 1) // step if stop > start else 0
             stride *= step
         return (length,) + sizes[1:], (stride,) + strides[1:], offset + start * strides[0]
+    # x[:, j] (a column) and x[:, None] (a column vector of a row): the loop's cases for a
+    # full slice then an int or None, written out (tests/test_lean_views.py checks them)
+    if type(index) is tuple and len(index) == 2 and sizes:
+        first, second = index
+        if type(first) is slice and first.start is None and first.stop is None \
+                and first.step is None:
+            if second is None:
+                return (sizes[0], 1) + sizes[1:], \
+                    (strides[0], sizes[1] * strides[1] if len(sizes) > 1 else 1) + strides[1:], offset
+            if type(second) is int and len(sizes) > 1:
+                size = sizes[1]
+                if second < 0:
+                    second += size
+                    if second < 0:
+                        return None
+                elif second >= size:
+                    return None
+                return (sizes[0],) + sizes[2:], (strides[0],) + strides[2:], offset + second * strides[1]
     items = index if type(index) is tuple else (index,)
     ndim = len(sizes)
     out_sizes: tuple[int, ...] = ()
@@ -144,6 +162,12 @@ def plain_index(
                 return None
             start = item.start
             stop = item.stop
+            step = item.step
+            if start is None and stop is None and step is None:  # ``:`` keeps the dim
+                out_sizes += (sizes[dim],)
+                out_strides += (strides[dim],)
+                dim += 1
+                continue
             size = sizes[dim]
             if start is None:
                 start = 0
@@ -161,7 +185,6 @@ def plain_index(
                 stop = stop + size if stop > -size else 0
             elif stop > size:
                 stop = size
-            step = item.step
             stride = strides[dim]
             offset += start * stride
             if step is None:

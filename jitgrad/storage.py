@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any
 
 import numpy as np
@@ -85,20 +85,38 @@ class VersionCounter:
     and the last write: its op, and the user's file and line (formatted only when an error
     message asks for ``last_write``)."""
 
-    __slots__ = ("value", "_op", "_file", "_line")
+    # The user's code object and instruction offset (``f_lasti``): its line is looked up
+    # only when a message asks. ``f_lineno`` on every write scans the code's line table from
+    # its start, a cost that grows with the length of the user's function (~1 us per write
+    # in the HMM's loop). ``_lasti`` is -1 when ``_line`` was read from the frame instead.
+    __slots__ = ("value", "_op", "_code", "_lasti", "_line")
 
     def __init__(self) -> None:
         self.value = 0
         self._op: str | None = None
-        self._file: str | None = None
-        self._line = 0
+        self._code: CodeType | None = None
+        self._lasti = -1
+        self._line: int | None = 0
 
     @property
     def last_write(self) -> tuple[str, str] | None:
         """``(op, "file:line")`` of the last write, or None."""
         if self._op is None:
             return None
-        return self._op, "<unknown>" if self._file is None else f"{self._file}:{self._line}"
+        code = self._code
+        if code is None:
+            return self._op, "<unknown>"
+        line = self._line if self._lasti < 0 else _line_of(code, self._lasti)
+        return self._op, f"{code.co_filename}:{line}"
+
+
+def _line_of(code: CodeType, lasti: int) -> int | None:
+    """The line of the instruction at byte offset ``lasti`` (what ``frame.f_lineno`` gives
+    while the frame runs it, untraced)."""
+    for start, end, line in code.co_lines():
+        if start <= lasti < end:
+            return line
+    return None
 
 
 # ``dtypes.SUPPORTED`` as a set: a membership test hashes instead of comparing nine dtypes
@@ -218,9 +236,14 @@ class Storage:
         counter._op = op
         frame = user_frame(skip)
         if frame is None:
-            counter._file = None
+            counter._code = None
         else:
-            counter._file, counter._line = frame.f_code.co_filename, frame.f_lineno
+            counter._code = frame.f_code
+            lasti = frame.f_lasti
+            if lasti < 0 or frame.f_trace is not None:  # (a tracer may set the line)
+                counter._lasti, counter._line = -1, frame.f_lineno
+            else:
+                counter._lasti = lasti
         if _tracing.ACTIVE is not None:  # jitgrad.compile: every write must be recorded
             _tracing.ACTIVE.bumped(self, op)
 

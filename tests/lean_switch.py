@@ -50,3 +50,24 @@ def lean_and_general(
         lean = run(jitgrad, program)
     with view_replay(program["replay"]), general():
         return lean, run(jitgrad, program)
+
+
+def node_slots(node: Any) -> dict[str, Any]:
+    """Every slot of ``node`` (its class's and Node's) and its ``__dict__``: a slot the lean
+    path forgets to set raises here, one it sets differently shows in the comparison."""
+    out: dict[str, Any] = {"__class__": type(node).__name__,  # (hooks by key: closures differ)
+                           "__dict__": {k: sorted(v) if isinstance(v, dict) else v
+                                        for k, v in node.__dict__.items()}}
+    for klass in type(node).__mro__:
+        for name in getattr(klass, "__slots__", ()):
+            if name in ("__weakref__", "__dict__"):
+                continue
+            value = getattr(node, name)
+            if name == "next_functions":
+                value = tuple((type(f).__name__, nr) for f, nr in value)
+            elif name == "fn":
+                value = node_slots(value)
+            elif name == "sequence_nr":
+                continue  # (numbers differ from run to run: compare differences)
+            out[name] = value
+    return out

@@ -4,6 +4,8 @@ the writes jitgrad deliberately refuses and the guarantee that a refused write c
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -267,3 +269,36 @@ def test_random_broadcasting_dtype_converting_copies_match_pytorch(case) -> None
     base = (np.arange(int(np.prod(shape))) % 5 - 2).reshape(shape).astype(dst_dtype)
     source = (np.arange(int(np.prod(src_shape))) * 0.75 - 1).reshape(src_shape).astype(src_dtype)
     compare(mutated(lambda L, x: x.permute(*perm).copy_(src(L, source))), base)
+
+
+def test_last_write_line_is_the_frames_line_in_long_functions_and_under_a_tracer() -> None:
+    """The version counter keeps the user's code and instruction and finds the line only
+    when asked: the line ``f_lineno`` gives, in a long function (many line-table entries
+    before the write), on a continued line, and under a tracer (which reads it eagerly)."""
+    import sys
+
+    lines = "".join(f"    y{i} = {i} * 2\n" for i in range(150))
+    src = (f"def long(t, v):\n{lines}    t[1] = (\n        v)\n"
+           "    return sys._getframe(0).f_lineno\n")
+    scope: dict[str, Any] = {"sys": sys}
+    exec(compile(src, "long_user_file.py", "exec"), scope)
+    expected = f"long_user_file.py:{152}"  # the line the CALL of __setitem__ is on
+    frames: list[Any] = []
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_code.co_name == "long":
+            frames.append(event)
+            return tracer
+        return None
+
+    for traced in (False, True):
+        t = jitgrad.zeros(3)
+        v = jitgrad.ones((), requires_grad=True) * 2.0
+        if traced:
+            sys.settrace(tracer)
+        try:
+            scope["long"](t, v)
+        finally:
+            sys.settrace(None)
+        assert t._storage.last_write == ("__setitem__", expected), traced
+    assert frames

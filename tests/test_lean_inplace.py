@@ -535,27 +535,6 @@ def test_strided_data_of_odd_geometries(n: int, geometry: tuple[Any, ...]) -> No
 
 
 # -- the lean write through a view (``u[1:-1] += x``): slot by slot against the general path --
-def _node_slots(node: Any) -> dict[str, Any]:
-    """Every slot of ``node`` (its class's and Node's) and its ``__dict__``: a slot the lean
-    path forgets to set raises here, one it sets differently shows in the comparison."""
-    out: dict[str, Any] = {"__class__": type(node).__name__,  # (hooks by key: closures differ)
-                           "__dict__": {k: sorted(v) if isinstance(v, dict) else v
-                                        for k, v in node.__dict__.items()}}
-    for klass in type(node).__mro__:
-        for name in getattr(klass, "__slots__", ()):
-            if name in ("__weakref__", "__dict__"):
-                continue
-            value = getattr(node, name)
-            if name == "next_functions":
-                value = tuple((type(f).__name__, nr) for f, nr in value)
-            elif name == "fn":
-                value = _node_slots(value)
-            elif name == "sequence_nr":
-                continue  # compared as differences below
-            out[name] = value
-    return out
-
-
 def _view_write_state(hooks: bool) -> list[Any]:
     """Writes through views taken straight from their bases (the lean case), twice through
     one place; the base's CopySlices and the view's regenerated grad_fn after each."""
@@ -576,7 +555,7 @@ def _view_write_state(hooks: bool) -> list[Any]:
             view.retain_grad()
         view += value
         for fn in (base.grad_fn, view.grad_fn):
-            states.append((_node_slots(fn), fn.sequence_nr - marker.sequence_nr))
+            states.append((lean_switch.node_slots(fn), fn.sequence_nr - marker.sequence_nr))
         assert view.grad_fn.next_functions[0][0] is base.grad_fn
         states.append((base._version, view._version, view._view_meta.attr_version))
         states.append((sorted((base.grad_fn._retains_grad_hooks or {}).keys()),

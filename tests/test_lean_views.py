@@ -32,16 +32,18 @@ from test_plain_writes import graph_signature
 SHAPE = (4, 5)
 
 
-def _general_plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
-    """``_plain_view`` through the general helpers only (the path before the lean one)."""
+def _general_plain_view(self: Tensor, plain: tuple[Any, ...], index: Any, known: Any = None) -> Tensor:
+    """``_plain_view`` through the general helpers only (the path before the lean one); the
+    node type a caller passes (``known``) must be the one the index gives."""
     sizes, strides, offset = plain
     root = self._base
     view = Tensor._make(self._storage, sizes, strides, offset, self if root is None else root)
+    last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
+    node_type = view_ops.SliceBackward0 if type(last) is slice else view_ops.SelectBackward0 \
+        if type(last) is int else view_ops.UnsqueezeBackward0 if last is None \
+        else view_ops.AliasBackward0
+    assert known is None or known is node_type, (index, known)
     if needs_grad(self):
-        last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
-        node_type = view_ops.SliceBackward0 if type(last) is slice else view_ops.SelectBackward0 \
-            if type(last) is int else view_ops.UnsqueezeBackward0 if last is None \
-            else view_ops.AliasBackward0
         record(node_type(self._sizes, index, jitgrad.indexing.plain_geometry), (self,), (view,))
     return make_view(self, view, (view_ops._basic_part, index if type(index) is tuple else (index,)))
 
@@ -285,3 +287,26 @@ def test_one_slice_is_the_loops_slice() -> None:
                     assert plain_index(sizes, strides, offset, index) == \
                         plain_index(sizes, strides, offset, (index,)), (sizes, index)
     assert plain_index((), (), 0, slice(None)) is None
+
+
+def test_full_slice_then_int_or_none_is_the_loops() -> None:
+    """``plain_index``'s case for ``x[:, j]`` and ``x[:, None]`` repeats the loop's: both agree
+    (the loop gets ``0:``, the same slice spelled so that the case above passes it by) on
+    every small geometry, and refuse the same indices; against PyTorch's view too."""
+    import torch
+
+    from jitgrad.indexing import plain_index
+
+    seconds = [None, -4, -3, -2, -1, 0, 1, 2, 3, True, np.int64(1)]
+    geometries = (((5,), (1,), 0), ((5, 3), (3, 1), 2), ((5, 2), (1, 5), 1), ((0, 2), (2, 1), 0),
+                  ((2, 3, 4), (12, 4, 1), 3), ((4, 0), (1, 1), 0), ((3, 1), (0, 7), 1))
+    for sizes, strides, offset in geometries:
+        for second in seconds:
+            ours = plain_index(sizes, strides, offset, (slice(None), second))
+            assert ours == plain_index(sizes, strides, offset, (slice(0, None), second)), (sizes, second)
+            if ours is None or type(second) is not int and second is not None:
+                continue
+            base = torch.zeros(100).as_strided(sizes, strides, offset)
+            view = base[:, second]
+            assert ours == (tuple(view.shape), view.stride(), view.storage_offset()), (sizes, second)
+    assert plain_index((), (), 0, (slice(None), None)) is None

@@ -260,3 +260,94 @@ def test_copy_region_row_fast_path_matches_numpy(data: Any) -> None:
     region(expected[offset:], (n,), (step * item,))[...] = source
     regions.copy_region(dst, offset, (step,), src, src_offset, (src_step,), (n,))
     assert dst.tobytes() == expected.tobytes()
+
+
+# -- Note [Lean recorded write]: slot by slot against _plain_setitem's general steps -----------
+def _recorded_write_state(hooks: bool) -> list[Any]:
+    """Rows, cells, a column and a block written with history into tables that are not
+    views (one without history, one with), twice through one place; the table's CopySlices
+    (and the CopyBackwards in it), version and last write after each; then gradients."""
+    f64 = jitgrad.float64
+    a = jitgrad.tensor(0.3, dtype=f64, requires_grad=True)
+    fresh = jitgrad.zeros(3, 4, dtype=f64)
+    nonleaf = jitgrad.arange(12, dtype=f64).reshape(3, 4) * a
+    vector = jitgrad.zeros(5, dtype=f64)
+    if hooks:
+        nonleaf.retain_grad()
+    marker = (a * 1.0).grad_fn
+    ones = jitgrad.ones
+    states = []
+    for table, index, value in (
+            (fresh, 0, a * ones(4, dtype=f64)),  # the first write: no history yet
+            (fresh, 2, a * ones(4, dtype=f64)),
+            (fresh, 2, a * 2.0 * ones(4, dtype=f64)),  # the same place again
+            (fresh, -1, ones(4, dtype=f64)),  # a source without history
+            (nonleaf, 1, a * ones(4, dtype=f64)),
+            (nonleaf, (2, 3), a * 2.0),  # a cell
+            (nonleaf, (slice(None), 1), a * ones(3, dtype=f64)),  # a column
+            (nonleaf, (slice(1, 3), slice(0, 2)), a * ones(2, 2, dtype=f64)),  # a block
+            (vector, 0, a * 3.0),
+            (vector, 1, vector[0].clone() * a),
+            (vector, slice(2, 5), a * ones(3, dtype=f64))):
+        table[index] = value
+        fn = table.grad_fn
+        states.append((lean_switch.node_slots(fn), fn.sequence_nr - marker.sequence_nr))
+        states.append((fn.fn.sequence_nr - marker.sequence_nr, table._version,
+                       table._storage._counter.last_write))
+        states.append(sorted((fn._retains_grad_hooks or {}).keys()))
+        states.append(graph_signature(table))
+    loss = (fresh * fresh).sum() + (nonleaf * nonleaf).sum() + (vector * vector).sum()
+    (g,) = jitgrad.autograd.grad(loss, (a,), create_graph=True)
+    (gg,) = jitgrad.autograd.grad(g, (a,))
+    states.append((g.item(), gg.item()))
+    return states
+
+
+@pytest.mark.parametrize("hooks", [False, True])
+def test_lean_recorded_write_sets_every_slot_as_the_general_steps(hooks: bool) -> None:
+    from jitgrad.ops import assignment
+    from jitgrad.storage import WRITE_HOOKS
+
+    taken = [0]
+    with lean_switch.counted(assignment, "_lean_recorded_write", taken, bool):
+        lean = _recorded_write_state(hooks)
+    assert taken[0] == 11
+    WRITE_HOOKS.append(lambda storage: None)  # (a write hook: the lean path declines)
+    try:
+        with lean_switch.counted(assignment, "_lean_recorded_write", taken, bool):
+            general = _recorded_write_state(hooks)
+    finally:
+        WRITE_HOOKS.pop()
+    assert taken[0] == 11
+    assert lean == general
+
+
+def test_lean_recorded_write_errors_are_the_general_paths() -> None:
+    """A read-only table and self-overlapping ones (a block, a row): the same error on both
+    paths, nothing written, and the table's history unchanged."""
+    from jitgrad.storage import WRITE_HOOKS
+
+    w = jitgrad.ones(3, dtype=jitgrad.float64, requires_grad=True)
+    ro = np.zeros((2, 3))
+    ro.flags.writeable = False
+    for make, index, value in (
+            (lambda: jitgrad.from_numpy(ro), 0, lambda: w * 2.0),
+            (lambda: jitgrad.from_numpy(ro), (1, 2), lambda: w[0] * 2.0),
+            (lambda: jitgrad.empty_strided((3, 3), (0, 1), dtype=jitgrad.float64),
+             slice(0, 2), lambda: w.expand(2, 3) * 2.0),
+            (lambda: jitgrad.empty_strided((3,), (0,), dtype=jitgrad.float64),
+             slice(0, 2), lambda: w[:2] * 2.0)):
+        messages = []
+        for hooked in (False, True):
+            if hooked:
+                WRITE_HOOKS.append(lambda storage: None)
+            try:
+                dst = make()
+                with pytest.raises(RuntimeError) as info:
+                    dst[index] = value()
+                messages.append(str(info.value))
+                assert dst._version == 0 and dst.grad_fn is None
+            finally:
+                if hooked:
+                    WRITE_HOOKS.pop()
+        assert messages[0] == messages[1]

@@ -15,19 +15,24 @@ import numpy as np
 from .. import _tracing, copying, indexing, regions
 from ..creation import zeros_like
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import gradient_edge, requires_grad, single_metadata
-from ..autograd.node import Grads, Node
-from ..autograd.view_mode import is_view_replay
+from ..autograd import anomaly_mode
+from ..autograd.graph import _SINGLE_METADATA, gradient_edge, requires_grad, single_metadata
+from ..autograd.node import Grads, Node, _next_sequence_nr
+from ..autograd.view_mode import _mode as _VIEW_MODE, is_view_replay
 from ..copying import check_inplace_geometry
-from ..geometry import numel
-from ..storage import INFERENCE
+from ..geometry import Geometry, numel
+from ..regions import has_overlap
+from ..storage import INFERENCE, WRITE_HOOKS
 from ..tensor import Tensor
 from . import view_meta
 from .compare import where
-from .copy_slices import CopyBackwards, once_per_location
+from .copy_slices import CopyBackwards, CopySlices, once_per_location
 from .index_ops import gather
 from .inplace import inplace_write, rebase_base, view_geometry
 from .view_ops import basic_step, basic_view
+
+_new = object.__new__
+_geometry = tuple.__new__  # (Geometry(...) without its Python-level __new__)
 
 
 class FillBackward0(Node):
@@ -210,6 +215,11 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
     # move, as in copy_into, but a write all the same
     itself = src is not None and src._storage is storage and src._offset == offset and \
         src._strides == strides and src._sizes == sizes
+    if record and vm is None and src is not None and (element or (
+            src._sizes == sizes and src._storage.buffer is not buffer
+            and src._storage.buffer.dtype is buffer.dtype)) \
+            and not anomaly_mode.enabled and not WRITE_HOOKS and not _VIEW_MODE["replay"]:
+        return _lean_recorded_write(self, sizes, strides, offset, src, element)
     if element:
         storage.check_writable(op)
     else:
@@ -242,6 +252,80 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
         if is_view_replay():
             view_fn = (vm.view_fn if vm is not None else ()) + (basic_step(index),)
         rebase_base(base, view_geometry(base, sizes, strides, offset), view_fn, node, base_edge)
+    return True
+
+
+# Note [Lean recorded write]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``alpha[t] = row`` (the HMM), ``cp[i] = x`` and ``R[i, j] = x`` (tridiagonal, soft-DTW):
+# a recorded write of a tensor of the view's shape on other memory of the same dtype (or of
+# one element into a cell) into a tensor that is not a view, in grad mode, without anomaly
+# mode, write hooks or view replay. ``_plain_setitem``'s general steps for it are
+# ``check_inplace_geometry`` (``check_writable``, ``has_overlap``), ``CopyBackwards()``,
+# the copy, the bump, ``view_geometry`` and ``rebase_base`` (``CopySlices.__init__``): they
+# are written out in ``_lean_recorded_write``, the nodes numbered in the same order. If you
+# add a check to ``check_writable``, a slot to CopySlices, or a step to those functions, do
+# it there too: tests/test_row_writes.py compares every slot of the nodes made both ways.
+def _lean_recorded_write(
+    self: Tensor, sizes: tuple[int, ...], strides: tuple[int, ...], offset: int, src: Tensor,
+    element: bool,
+) -> bool:
+    """``self[index] = src`` on the lean path (see the Note above); ``self`` is not a view."""
+    op = "__setitem__"
+    storage = self._storage
+    buffer = storage.buffer
+    # ``check_inplace_geometry`` (inference tensors and write hooks were ruled out)
+    if not buffer.flags.writeable:
+        storage.check_writable(op)  # (raises)
+    if not element and (len(sizes) > 1 or (sizes and sizes[0] > 1 and strides[0] <= 0)) \
+            and numel(src._sizes) != 1 and has_overlap(sizes, strides):
+        check_inplace_geometry(storage, sizes, strides, op, True)  # (raises)
+    # ``CopyBackwards()`` and its edges: the base's history, then the source's
+    base_fn = self._grad_fn
+    base_edge = (base_fn, self._output_nr) if base_fn is not None else gradient_edge(self)
+    node = _new(CopyBackwards)
+    node.sequence_nr = _next_sequence_nr()
+    edges = node.next_functions = (base_edge, gradient_edge(src))
+    dtype = buffer.dtype
+    by_sizes = _SINGLE_METADATA.get(dtype.type)  # (single_metadata's cache)
+    meta = None if by_sizes is None else by_sizes.get(sizes)
+    node.input_metadata = meta if meta is not None and meta[0][1] is dtype \
+        else single_metadata(sizes, dtype)
+    # the write (``copy_into``'s, for these sources) and the bump
+    sb = src._storage.buffer
+    if element:
+        buffer[offset] = sb[src._offset]
+    elif strides == (1,) and src._strides == strides:  # a row from a contiguous row: one slice
+        n = sizes[0]  # (both regions lie in their buffers: NumPy checks the shapes anyway)
+        start = src._offset
+        buffer[offset:offset + n] = sb[start:start + n]
+    else:
+        regions.copy_region(buffer, offset, strides, sb, src._offset, src._strides, sizes)
+    storage.bump(op, skip=4)  # (past this frame, _plain_setitem's and setitem's)
+    # ``view_geometry`` and ``rebase_base`` with ``CopySlices.__init__``
+    previous = base_fn if type(base_fn) is CopySlices else None
+    view = None if previous is None else previous.view
+    if view is None or view[2] != offset or view[0] != sizes or view[1] != strides:
+        view = _geometry(Geometry, (sizes, strides, offset))
+    copy_slices = _new(CopySlices)
+    copy_slices.sequence_nr = _next_sequence_nr()
+    whole = None if previous is None else previous.base
+    base_sizes = self._sizes
+    if whole is None or whole[2] != self._offset or whole[0] != base_sizes \
+            or whole[1] != self._strides:
+        whole = _geometry(Geometry, (base_sizes, self._strides, self._offset))
+    copy_slices.base = whole
+    copy_slices.view = view
+    copy_slices.view_fn = None
+    copy_slices.fn = node
+    copy_slices.next_functions = edges
+    meta = None if previous is None else previous.input_metadata
+    copy_slices.input_metadata = meta if meta is not None and meta[0][0] == base_sizes \
+        and meta[0][1] is dtype else single_metadata(base_sizes, dtype)
+    self._grad_fn = copy_slices
+    self._output_nr = 0
+    if base_fn is not None and base_fn._retains_grad_hooks:
+        view_meta.move_hooks(self, base_fn, copy_slices, keep_tensor_hooks=False)
     return True
 
 

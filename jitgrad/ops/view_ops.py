@@ -496,10 +496,13 @@ def _immutable(index: Any) -> bool:
 # gradients with PyTorch.
 
 
-def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
+def _plain_view(
+    self: Tensor, plain: tuple[Any, ...], index: Any, node_type: type[ViewBackward] | None = None
+) -> Tensor:
     """``self[index]`` for a plain index (ints, int slices and None) whose view has geometry
     ``plain``. The index is immutable, so the view node's relative geometry can wait until
-    a gradient needs it (``ViewBackward.rel``). See Note [Lean plain view]."""
+    a gradient needs it (``ViewBackward.rel``). ``node_type``: ``_plain_node_type(index)``,
+    when the caller knows it. See Note [Lean plain view]."""
     sizes, strides, offset = plain
     storage = self._storage
     root = self._base
@@ -534,11 +537,10 @@ def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
     if fn is not None or self._requires_grad:
         # the node (``ViewBackward.__init__``) and ``record``, inlined for one input whose
         # history is up to date
-        last = (index[-1] if index else Ellipsis) if type(index) is tuple else index  # (_plain_node_type)
-        node = _new(
-            SliceBackward0 if type(last) is slice else SelectBackward0 if type(last) is int
-            else UnsqueezeBackward0 if last is None else AliasBackward0
-        )
+        if node_type is None:  # (_plain_node_type, inlined)
+            last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
+            node_type = _NODE_OF_LAST.get(type(last), AliasBackward0)
+        node = _new(node_type)
         # (numbered first, as ``__init__`` does)
         node.sequence_nr = _next_sequence_nr()
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
@@ -578,11 +580,17 @@ def _plain_view(self: Tensor, plain: tuple[Any, ...], index: Any) -> Tensor:
     return view
 
 
+# The node of ``x[index]`` for a plain index, by the type of its last item (an int, a slice,
+# None; none, or ``...``: AliasBackward0), as PyTorch names it
+_NODE_OF_LAST: dict[type, type[ViewBackward]] = {
+    int: SelectBackward0, slice: SliceBackward0, type(None): UnsqueezeBackward0,
+}
+
+
 def _plain_node_type(index: Any) -> type[ViewBackward]:
     """The node of ``x[index]`` for a plain index: named after its last item, as PyTorch's."""
     last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
-    return SliceBackward0 if type(last) is slice else SelectBackward0 if type(last) is int \
-        else UnsqueezeBackward0 if last is None else AliasBackward0
+    return _NODE_OF_LAST.get(type(last), AliasBackward0)
 
 
 def basic_step(index: Any) -> Step:
@@ -604,7 +612,9 @@ def getitem(self: Tensor, index: Any) -> Tensor:
             i = index + size if index < 0 else index
             if 0 <= i < size:
                 strides = self._strides
-                return _plain_view(self, (sizes[1:], strides[1:], self._offset + i * strides[0]), index)
+                return _plain_view(
+                    self, (sizes[1:], strides[1:], self._offset + i * strides[0]), index, SelectBackward0
+                )
     plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
     if plain is not None:  # ints and int slices: the commonest index
         return _plain_view(self, plain, index)
