@@ -20,6 +20,7 @@ from ..geometry.strided import numel, wrap_dim
 from .._quiet import IGNORE_ALL, QUIET, quiet
 from ..tensor import Tensor
 from .operands import array_of, fresh_result, from_result, layout, lean_data
+from .fused import fused_total
 from .elementwise import div, maximum, minimum, mul, sub
 from .index_ops import index_put_zeros
 from .pointwise import exp
@@ -120,8 +121,14 @@ def _all_dims(ndim: int) -> tuple[int, ...]:
 _ALL_DIMS: dict[int, tuple[int, ...]] = {}
 
 
+_fused_sum = fused_total(SumBackward0)
+
+
 def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     if dim is None and not keepdim and dtype is None:
+        out = _fused_sum(self)  # Note [Fused per-op path]
+        if out is not None:
+            return out
         out = _lean_total(self)
         if out is not None:
             if needs_grad(self):
@@ -187,9 +194,15 @@ def _float_dtype(op: str, self: Tensor, dtype: Any) -> np.dtype:
     return target
 
 
+_fused_mean = fused_total(MeanBackward0, mean=True)
+
+
 def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The mean over ``dim`` (all dims when None); the mean of nothing is nan, as in PyTorch."""
     if dim is None and not keepdim and dtype is None:
+        out = _fused_mean(self)  # Note [Fused per-op path]
+        if out is not None:
+            return out
         out = _lean_total(self)
         if out is not None:
             values = out._storage.buffer

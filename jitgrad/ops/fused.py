@@ -1,0 +1,306 @@
+"""The fused per-op path of the commonest elementwise ops and full sums: one function per op
+that does the whole op — operand checks, the NumPy call, the result's Storage and Tensor, the
+node, its edges and what it saves — with no intermediate calls.
+
+Note [Fused per-op path]
+~~~~~~~~~~~~~~~~~~~~~~~~
+In a small-op loop (a DP table, a time stepper) the arithmetic itself is ~0.3 us of NumPy;
+the rest of an op was Python glue between small helpers (``lean_data``, ``fresh_result``,
+``Storage._fresh``, ``Tensor._make``, ``needs_grad``, ``Node.__init__``, ``record``,
+``SavingNode.save``), each a frame. ``fused_binary``/``fused_unary``/``fused_total`` make
+one function per op from its declaration (the ufunc, the node class, what the node saves)
+that writes those helpers' bodies out for the common case of Note [Lean elementwise path]:
+the operand(s) exactly ``Tensor``, float32/float64 (``operands.LEAN_DTYPES``: the tests'
+``general()`` switch turns this path off with the lean one), contiguous from their offset,
+not empty, nothing traced, and for a binary op the other operand a Python float, an int in
+int64's range, or a tensor of the same dtype and sizes on that path. A view operand is
+computed here, but its edge goes through ``needs_grad``/``record`` (a stale view's
+history is regenerated there). The function returns None for anything else, and its op
+then runs its lean or general path, which gives the same values, dtype, strides, node,
+edges and saved values (tests/test_fused_ops.py compares them, slot by slot and against
+PyTorch). If you add a slot to Tensor or Storage, a field to ``Node.__init__`` or change
+``record``/``SavingNode.save``, change the written-out copies here too: that test fails
+until you do.
+
+NumPy's floating-point warnings are silenced (``QUIET``) around the call, as everywhere,
+except for ``negative``, which never raises a floating-point flag (it flips the sign bit),
+so NumPy cannot warn whatever its error state.
+"""
+
+from __future__ import annotations
+
+import inspect
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import _tracing
+from .._quiet import IGNORE_ALL, QUIET
+from ..autograd import anomaly_mode
+from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.graph import (
+    _NO_EDGE, _RUNS_FIRST, AccumulateGrad, grad_accumulator, needs_grad, record, single_metadata,
+)
+from ..autograd.node import SAVED_HOOKS, Node, _next_sequence_nr
+from ..storage import INFERENCE, Storage
+from ..tensor import Tensor
+from . import operands
+from .operands import layout
+
+_new = object.__new__
+
+# what a fused op's node saves (``SavingNode.save``'s arguments)
+NOTHING = 0
+PRODUCT = 1  # mul: (input if other needs a gradient, other if input needs one)
+QUOTIENT = 2  # div: (input if other needs a gradient, other)
+INPUT = 3  # a unary op reading its input
+RESULT = 4  # a unary op reading its result (``SavingNode.save_result``)
+
+_NONE2 = (None, None)
+_weak = weakref.ref
+
+# What the fused path looks up per op, by dtype (its scalar type: an identity hash) and sizes:
+# ``(contiguous strides, numel, ((sizes, dtype),))``, the last shared with ``record``'s
+# one-output metadata (``graph.single_metadata``). Bounded, as ``operands.layout``'s cache.
+_PLANS: dict[type, dict[tuple[int, ...], tuple[tuple[int, ...], int, Any]]] = {}
+
+
+def _plan(sizes: tuple[int, ...], dtype: np.dtype) -> tuple[tuple[int, ...], int, Any]:
+    by_sizes = _PLANS.get(dtype.type)
+    if by_sizes is None:
+        by_sizes = _PLANS[dtype.type] = {}
+    if () not in by_sizes or by_sizes[()][2][0][1] is not dtype:  # (a sum's result's)
+        by_sizes[()] = ((), 1, single_metadata((), dtype))
+    plan = (*layout(sizes), single_metadata(sizes, dtype))
+    if len(by_sizes) < 4096:
+        by_sizes[sizes] = plan
+    return plan
+_NO_OTHER: Any = object()  # (a unary op's second argument: none given)
+
+Fused = Callable[..., "Tensor | None"]
+
+
+def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, *,
+                 reflected: bool = False, otherwise: Callable[..., Tensor] | None = None) -> Fused:
+    """``op(input, other)``: ``ufunc(input, other)`` with ``node_class`` as its backward (edges
+    to both) on the fused path; else ``otherwise(input, other)`` (None: returns None).
+    ``reflected``: ``ufunc(other, input)`` for a number ``other``, with one edge, to
+    ``input`` (``rsub``)."""
+    op = _fused(ufunc, node_class, saves, BINARY_REFLECTED if reflected else BINARY, None, otherwise)
+    op.__signature__ = _BINARY_SIGNATURE  # type: ignore[attr-defined]  # (as bound: tensor.pyi)
+    return op
+
+
+_P = inspect.Parameter
+_BINARY_SIGNATURE = inspect.Signature(
+    [_P("input", _P.POSITIONAL_OR_KEYWORD, annotation="Any"), _P("other", _P.POSITIONAL_OR_KEYWORD, annotation="Any")],
+    return_annotation="Tensor")
+
+
+def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
+                dtypes_of: dict[Any, Any], otherwise: Callable[..., Tensor] | None = None) -> Fused:
+    """``op(input)``: ``forward(input)`` with ``node_class`` as its backward (None: not
+    differentiable) on the fused path; else ``otherwise(input)`` (None: returns None).
+    ``dtypes_of``: the op's memoised dtype rule (``Pointwise._unary_dtypes``); the path is
+    taken for an input dtype it keeps."""
+    return _fused(forward, node_class, saves, UNARY, dtypes_of, otherwise)
+
+
+def fused_total(node_class: type[Node], mean: bool = False) -> Fused:
+    """``op(input)``: the 0-d sum (``mean``: mean) of every element, summed as
+    ``np.add.reduce`` sums (the general path's order), with ``node_class(input's sizes)`` as
+    its backward, on the fused path, or None."""
+    return _fused(np.add.reduce, node_class, NOTHING, MEAN if mean else SUM)
+
+
+# what a fused op computes
+UNARY, BINARY, BINARY_REFLECTED, SUM, MEAN = range(5)
+
+
+def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
+           dtypes_of: dict[Any, Any] | None = None, otherwise: Callable[..., Tensor] | None = None) -> Fused:
+    """The one template of every fused op (Note [Fused per-op path])."""
+    silent = forward is np.negative  # (never raises a floating-point flag)
+    binary = kind == BINARY or kind == BINARY_REFLECTED
+    reflected = kind == BINARY_REFLECTED
+    total = kind == SUM or kind == MEAN
+    mean = kind == MEAN
+
+    def decline(input: Any, other: Any) -> Tensor | None:
+        if otherwise is None:
+            return None
+        return otherwise(input) if other is _NO_OTHER else otherwise(input, other)
+
+    def fused(input: Any, other: Any = _NO_OTHER) -> Tensor | None:
+        if input.__class__ is not Tensor or _tracing.ACTIVE is not None:
+            return decline(input, other)
+        buffer = input._storage.buffer
+        dtype = buffer.dtype
+        if dtype not in operands.LEAN_DTYPES:
+            return decline(input, other)
+        if dtypes_of is not None:
+            rule = dtypes_of.get(dtype)  # (compute dtype, result dtype)
+            if rule is None or rule[0] is not dtype or rule[1] is not dtype:
+                return decline(input, other)
+        sizes = input._sizes
+        by_sizes = _PLANS.get(dtype.type)
+        plan = None if by_sizes is None else by_sizes.get(sizes)
+        if plan is None or plan[2][0][1] is not dtype:
+            plan = _plan(sizes, dtype)
+        strides, n, meta = plan
+        if input._strides != strides or not n:
+            return decline(input, other)
+        start = input._offset
+        x = buffer if start == 0 and buffer.shape[0] == n else buffer[start:start + n]
+        operand = other.__class__
+        if not binary:
+            if other is not _NO_OTHER:
+                return decline(input, other)  # (its error)
+        elif operand is float or operand is int and -(2**63) <= other < 2**63:
+            y = other
+        elif operand is Tensor and not reflected and other._sizes == sizes and other._strides == strides:
+            data = other._storage.buffer
+            if data.dtype is not dtype:
+                return decline(input, other)
+            start = other._offset
+            y = data if start == 0 and data.shape[0] == n else data[start:start + n]
+        else:
+            return decline(input, other)
+        if silent:
+            values = forward(x)
+        else:
+            token = QUIET.set(IGNORE_ALL)
+            try:
+                if total:
+                    values = forward(x, 0, None, None, True)  # (keepdims: a 1-element buffer)
+                    if mean:
+                        np.true_divide(values, n, out=values)
+                elif binary:
+                    values = forward(y, x) if reflected else forward(x, y)
+                else:
+                    values = forward(x)
+            except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
+                values = None
+            finally:
+                QUIET.reset(token)
+            if values is None:
+                return decline(input, other)
+        if total:
+            sizes = strides = ()
+            in_meta, meta = meta, _PLANS[dtype.type][()][2]  # (``_plan`` made it)
+        else:
+            in_meta = meta
+        # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
+        storage = _new(Storage)
+        storage.buffer = values
+        storage._counter = None
+        storage.inference = INFERENCE.enabled
+        storage.resizable = True
+        out = _new(Tensor)
+        out._storage = storage
+        out._sizes = sizes
+        out._strides = strides
+        out._offset = 0
+        out._base = None
+        out._requires_grad = False
+        out._grad = None
+        out._grad_fn = None
+        out._output_nr = 0
+        out._grad_accumulator = None
+        out._hooks = None
+        out._retains_grad = False
+        out._view_meta = None
+        if node_class is None or not _grad_state.enabled:
+            return out
+        if input._view_meta is None and (operand is not Tensor or other._view_meta is None):
+            # ``needs_grad``, ``Node.__init__`` and ``record``, written out for tensors that
+            # are not views
+            fn = input._grad_fn
+            if fn is not None:
+                first = (fn, input._output_nr)
+            elif input._requires_grad:
+                ref = input._grad_accumulator
+                acc = ref() if ref is not None else None
+                if acc is None:  # ``grad_accumulator(input)``, written out: its last graph is gone
+                    acc = _new(AccumulateGrad)
+                    acc.next_functions = ()
+                    acc.variable = input
+                    acc.sequence_nr = _RUNS_FIRST
+                    acc.input_metadata = in_meta
+                    if anomaly_mode.enabled:
+                        anomaly_mode.record_creation(acc.metadata)
+                    if input._hooks is not None:
+                        acc._tensor_pre_hooks = {0: input._hooks}
+                    input._grad_accumulator = _weak(acc)
+                first = (acc, 0)
+            else:
+                first = _NO_EDGE
+            second = _NO_EDGE
+            if operand is Tensor:
+                fn = other._grad_fn
+                if fn is not None:
+                    second = (fn, other._output_nr)
+                elif other._requires_grad:
+                    ref = other._grad_accumulator
+                    acc = ref() if ref is not None else None
+                    second = (grad_accumulator(other) if acc is None else acc, 0)
+            if first is _NO_EDGE and second is _NO_EDGE:
+                return out
+            node = _new(node_class)
+            node.sequence_nr = _next_sequence_nr()
+            if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+                anomaly_mode.record_creation(node.metadata)
+            node.next_functions = (first, second) if binary and not reflected else (first,)
+            node.input_metadata = meta
+            if total:  # (``SumBackward0.__init__``: every dim)
+                node.input_sizes = input._sizes  # type: ignore[attr-defined]
+                node._dims = None  # type: ignore[attr-defined]
+            out._grad_fn = node
+        elif needs_grad(input, other):
+            node = record(node_class(input._sizes) if total else node_class(),
+                          (input, other if operand is Tensor else None) if binary and not reflected
+                          else (input,), (out,))
+            first = node.next_functions[0]
+            second = node.next_functions[1] if binary and not reflected else _NO_EDGE
+        else:
+            return out
+        if not saves:
+            return out
+        if saves == RESULT:
+            node.save_result(out)  # type: ignore[attr-defined]
+        elif saves == INPUT:
+            node.save(input)  # type: ignore[attr-defined]
+        else:  # ``mul``/``div``'s ``node.save(...)``
+            a = input if second[0] is not None else None
+            b = (other if first[0] is not None else None) if saves == PRODUCT else other
+            if b.__class__ is not Tensor and a is None:
+                codes = _NONE2
+            elif anomaly_mode.enabled or SAVED_HOOKS.stack:
+                node.save(a, b)  # type: ignore[attr-defined]
+                return out
+            else:  # ``SavingNode.save``'s compact form, written out
+                if a is None:
+                    code_a = None
+                elif input._storage.inference:
+                    node.save(a, b)  # type: ignore[attr-defined]  # (refused, or saved as such)
+                    return out
+                else:
+                    counter = input._storage._counter
+                    code_a = (0 if counter is None else 2 * counter.value) + (input._grad_fn is not None)
+                if b.__class__ is not Tensor:
+                    code_b = None
+                elif other._storage.inference:
+                    node.save(a, b)  # type: ignore[attr-defined]
+                    return out
+                else:
+                    counter = other._storage._counter
+                    code_b = (0 if counter is None else 2 * counter.value) + (other._grad_fn is not None)
+                codes = (code_a, code_b)
+            node._saved = None  # type: ignore[attr-defined]
+            node._compact = (a, b)  # type: ignore[attr-defined]
+            node._codes = codes  # type: ignore[attr-defined]
+        return out
+
+    fused.__name__ = fused.__qualname__ = f"fused_{getattr(forward, '__name__', 'op')}"
+    return fused
