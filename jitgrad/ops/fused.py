@@ -60,19 +60,18 @@ RESULT = 4  # a unary op reading its result (``SavingNode.save_result``)
 _NONE2 = (None, None)
 _weak = weakref.ref
 
-# What the fused path looks up per op, by dtype (its scalar type: an identity hash) and sizes:
-# ``(contiguous strides, numel, ((sizes, dtype),))``, the last shared with ``record``'s
-# one-output metadata (``graph.single_metadata``). Bounded, as ``operands.layout``'s cache.
-_PLANS: dict[type, dict[tuple[int, ...], tuple[tuple[int, ...], int, Any]]] = {}
+# What the fused path looks up per op, by dtype (only float32 and float64 get here) and sizes:
+# ``(contiguous strides, numel, ((sizes, dtype),), (((), dtype),))``, the metadata of a
+# one-output node of these sizes and of a 0-d one (a sum's), shared with ``record``'s
+# (``graph.single_metadata``). Bounded, as ``operands.layout``'s cache.
+_PLANS: dict[np.dtype, dict[tuple[int, ...], tuple[tuple[int, ...], int, Any, Any]]] = {}
 
 
-def _plan(sizes: tuple[int, ...], dtype: np.dtype) -> tuple[tuple[int, ...], int, Any]:
-    by_sizes = _PLANS.get(dtype.type)
+def _plan(sizes: tuple[int, ...], dtype: np.dtype) -> tuple[tuple[int, ...], int, Any, Any]:
+    by_sizes = _PLANS.get(dtype)
     if by_sizes is None:
-        by_sizes = _PLANS[dtype.type] = {}
-    if () not in by_sizes or by_sizes[()][2][0][1] is not dtype:  # (a sum's result's)
-        by_sizes[()] = ((), 1, single_metadata((), dtype))
-    plan = (*layout(sizes), single_metadata(sizes, dtype))
+        by_sizes = _PLANS[dtype] = {}
+    plan = (*layout(sizes), single_metadata(sizes, dtype), single_metadata((), dtype))
     if len(by_sizes) < 4096:
         by_sizes[sizes] = plan
     return plan
@@ -126,6 +125,7 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
     reflected = kind == BINARY_REFLECTED
     total = kind == SUM or kind == MEAN
     mean = kind == MEAN
+    pair = kind == BINARY  # (two edges)
 
     def decline(input: Any, other: Any) -> Tensor | None:
         if otherwise is None:
@@ -144,15 +144,15 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
             if rule is None or rule[0] is not dtype or rule[1] is not dtype:
                 return decline(input, other)
         sizes = input._sizes
-        by_sizes = _PLANS.get(dtype.type)
+        by_sizes = _PLANS.get(dtype)
         plan = None if by_sizes is None else by_sizes.get(sizes)
-        if plan is None or plan[2][0][1] is not dtype:
+        if plan is None:
             plan = _plan(sizes, dtype)
-        strides, n, meta = plan
+        strides, n, meta, scalar_meta = plan
         if input._strides != strides or not n:
             return decline(input, other)
         start = input._offset
-        x = buffer if start == 0 and buffer.shape[0] == n else buffer[start:start + n]
+        x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
         operand = other.__class__
         if not binary:
             if other is not _NO_OTHER:
@@ -164,7 +164,7 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
             if data.dtype is not dtype:
                 return decline(input, other)
             start = other._offset
-            y = data if start == 0 and data.shape[0] == n else data[start:start + n]
+            y = data if start == 0 and len(data) == n else data[start:start + n]
         else:
             return decline(input, other)
         if silent:
@@ -188,7 +188,7 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
                 return decline(input, other)
         if total:
             sizes = strides = ()
-            in_meta, meta = meta, _PLANS[dtype.type][()][2]  # (``_plan`` made it)
+            in_meta, meta = meta, scalar_meta
         else:
             in_meta = meta
         # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
@@ -251,7 +251,7 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
             node.sequence_nr = _next_sequence_nr()
             if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
                 anomaly_mode.record_creation(node.metadata)
-            node.next_functions = (first, second) if binary and not reflected else (first,)
+            node.next_functions = (first, second) if pair else (first,)
             node.input_metadata = meta
             if total:  # (``SumBackward0.__init__``: every dim)
                 node.input_sizes = input._sizes  # type: ignore[attr-defined]
@@ -259,10 +259,9 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
             out._grad_fn = node
         elif needs_grad(input, other):
             node = record(node_class(input._sizes) if total else node_class(),
-                          (input, other if operand is Tensor else None) if binary and not reflected
-                          else (input,), (out,))
+                          (input, other if operand is Tensor else None) if pair else (input,), (out,))
             first = node.next_functions[0]
-            second = node.next_functions[1] if binary and not reflected else _NO_EDGE
+            second = node.next_functions[1] if pair else _NO_EDGE
         else:
             return out
         if not saves:
