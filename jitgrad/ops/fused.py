@@ -42,7 +42,7 @@ from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import (
     _NO_EDGE, _RUNS_FIRST, AccumulateGrad, grad_accumulator, needs_grad, record, single_metadata,
 )
-from ..autograd.node import SAVED_HOOKS, Node, _next_sequence_nr
+from ..autograd.node import _RESULT_CODES, SAVED_HOOKS, Node, _next_sequence_nr
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
@@ -120,7 +120,7 @@ UNARY, BINARY, BINARY_REFLECTED, SUM, MEAN = range(5)
 def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
            dtypes_of: dict[Any, Any] | None = None, otherwise: Callable[..., Tensor] | None = None) -> Fused:
     """The one template of every fused op (Note [Fused per-op path])."""
-    silent = forward is np.negative  # (never raises a floating-point flag)
+    silent = forward is np.negative or forward is np.absolute  # (never raise a floating-point flag)
     binary = kind == BINARY or kind == BINARY_REFLECTED
     reflected = kind == BINARY_REFLECTED
     total = kind == SUM or kind == MEAN
@@ -213,9 +213,20 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
         out._view_meta = None
         if node_class is None or not _grad_state.enabled:
             return out
-        if input._view_meta is None and (operand is not Tensor or other._view_meta is None):
-            # ``needs_grad``, ``Node.__init__`` and ``record``, written out for tensors that
-            # are not views
+        # ``needs_grad``, ``Node.__init__`` and ``record``, written out for operands that are
+        # not views, or views whose history is up to date (``current_grad_fn``'s test)
+        view = input._view_meta
+        if view is None:
+            plain = True
+        else:
+            counter = input._storage._counter
+            plain = input._grad_fn is not None and view.attr_version == (0 if counter is None else counter.value)
+        if plain and operand is Tensor:
+            view = other._view_meta
+            if view is not None:
+                counter = other._storage._counter
+                plain = other._grad_fn is not None and view.attr_version == (0 if counter is None else counter.value)
+        if plain:
             fn = input._grad_fn
             if fn is not None:
                 first = (fn, input._output_nr)
@@ -266,10 +277,21 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
             return out
         if not saves:
             return out
-        if saves == RESULT:
-            node.save_result(out)  # type: ignore[attr-defined]
-        elif saves == INPUT:
-            node.save(input)  # type: ignore[attr-defined]
+        if saves == RESULT:  # ``SavingNode.save_result``, written out
+            if anomaly_mode.enabled or SAVED_HOOKS.stack or storage.inference:
+                node.save_result(out)  # type: ignore[attr-defined]  # (the general form)
+                return out
+            node._saved = None  # type: ignore[attr-defined]
+            node._compact = (storage, sizes, strides)  # type: ignore[attr-defined]
+            node._codes = _RESULT_CODES  # type: ignore[attr-defined]
+        elif saves == INPUT:  # ``SavingNode.save(input)``'s compact form, written out
+            if anomaly_mode.enabled or SAVED_HOOKS.stack or input._storage.inference:
+                node.save(input)  # type: ignore[attr-defined]
+                return out
+            counter = input._storage._counter
+            node._saved = None  # type: ignore[attr-defined]
+            node._compact = (input,)  # type: ignore[attr-defined]
+            node._codes = ((0 if counter is None else 2 * counter.value) + (input._grad_fn is not None),)  # type: ignore[attr-defined]
         else:  # ``mul``/``div``'s ``node.save(...)``
             a = input if second[0] is not None else None
             b = (other if first[0] is not None else None) if saves == PRODUCT else other
