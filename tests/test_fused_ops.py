@@ -162,12 +162,16 @@ def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
         "tensor": lambda: jitgrad.full(a.shape, 0.75, dtype=dtype),
         "tensor_grad": lambda: jitgrad.full(a.shape, 0.75, dtype=dtype, requires_grad=True) * 1.0,
         "self": lambda: a,
+        "zero_d": lambda: jitgrad.tensor(0.75, dtype=dtype, requires_grad=True) * 1.0,
+        "one": lambda: jitgrad.full((1,), 0.75, dtype=dtype),
+        "big": lambda: jitgrad.full((2, 3), 0.75, dtype=dtype, requires_grad=True),
     }[other]()
     return a, b
 
 
 @pytest.mark.parametrize("op,other", [(op, other) for op in sorted(OPS) for other in (
-    ["number", "int", "tensor", "tensor_grad", "self"] if op in ("add", "sub", "mul", "div") else ["number"])])
+    ["number", "int", "tensor", "tensor_grad", "self", "zero_d", "one", "big"] if op in ("add", "sub", "mul", "div")
+    else ["number"])])
 @pytest.mark.parametrize("kind", ["leaf", "hooked_leaf", "result", "row", "leaf_row", "plain", "scalar", "stale_row"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_fused_op_builds_what_the_general_path_builds(op: str, kind: str, other: str, dtype: str) -> None:
@@ -194,6 +198,7 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
     """(Else the slot-by-slot test above compares the general path with itself.)"""
     x = jitgrad.ones(4, dtype=jitgrad.float64, requires_grad=True)
     y = jitgrad.ones(4, dtype=jitgrad.float64)
+    zero_d = jitgrad.tensor(2.0, dtype=jitgrad.float64, requires_grad=True)
     calls = []
     real = fused._new
 
@@ -204,7 +209,8 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
 
     with mock.patch.object(fused, "_new", spy):
         for make in (lambda: x * 1.5, lambda: x + y, lambda: 2.0 - x, lambda: x / y, lambda: -x,
-                     lambda: x.exp(), lambda: x.sum(), lambda: x.mean(), lambda: x.sin(), lambda: y - x):
+                     lambda: x.exp(), lambda: x.sum(), lambda: x.mean(), lambda: x.sin(), lambda: y - x,
+                     lambda: x * zero_d, lambda: zero_d * x, lambda: x + jitgrad.ones(1, dtype=jitgrad.float64)):
             make()  # (a declared op's first call per dtype memoises its dtype rule)
             calls.clear()
             out = make()
@@ -221,7 +227,7 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
         assert (row * 2.0).grad_fn is not None
         assert record.call_count == 1
     with mock.patch.object(fused, "_new", spy):  # not fused: other shapes, dtypes, a trace
-        for make in (lambda: x * jitgrad.ones(1, dtype=jitgrad.float64), lambda: x * True,
+        for make in (lambda: x.reshape(2, 2) * jitgrad.ones(1, dtype=jitgrad.float64), lambda: x * True,
                      lambda: x.to(jitgrad.float16) * 2.0, lambda: x[::2] * 2.0, lambda: x * 2**63):
             calls.clear()
             make()

@@ -149,6 +149,7 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
         if plan is None:
             plan = _plan(sizes, dtype)
         strides, n, meta, scalar_meta = plan
+        in_meta = meta  # (the input's: its AccumulateGrad's)
         if input._strides != strides or not n:
             return decline(input, other)
         start = input._offset
@@ -159,12 +160,29 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
                 return decline(input, other)  # (its error)
         elif operand is float or operand is int and -(2**63) <= other < 2**63:
             y = other
-        elif operand is Tensor and not reflected and other._sizes == sizes and other._strides == strides:
+        elif operand is Tensor and not reflected:
             data = other._storage.buffer
             if data.dtype is not dtype:
                 return decline(input, other)
             start = other._offset
-            y = data if start == 0 and len(data) == n else data[start:start + n]
+            own = other._sizes
+            if own == sizes:
+                if other._strides != strides:
+                    return decline(input, other)
+                y = data if start == 0 and len(data) == n else data[start:start + n]
+            elif (not own or own == (1,) and len(sizes) == 1) and other._strides == own:
+                # one element (0-d, or (1,) with a 1-D input; contiguous: its strides are
+                # its sizes), broadcast by NumPy over the flat input: the input's geometry
+                y = data[start:start + 1]
+            elif not sizes or sizes == (1,) and len(own) == 1:
+                # the input is that one element: the other's geometry (``lean_binary``'s)
+                by_own = _PLANS[dtype].get(own) or _plan(own, dtype)  # (the input's made it)
+                if other._strides != by_own[0] or not by_own[1]:
+                    return decline(input, other)
+                sizes, strides, n, meta = own, by_own[0], by_own[1], by_own[2]
+                y = data if start == 0 and len(data) == n else data[start:start + n]
+            else:
+                return decline(input, other)
         else:
             return decline(input, other)
         if silent:
@@ -188,9 +206,7 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
                 return decline(input, other)
         if total:
             sizes = strides = ()
-            in_meta, meta = meta, scalar_meta
-        else:
-            in_meta = meta
+            meta = scalar_meta
         # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
         storage = _new(Storage)
         storage.buffer = values
