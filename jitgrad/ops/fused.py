@@ -7,24 +7,31 @@ Note [Fused per-op path]
 In a small-op loop (a DP table, a time stepper) the arithmetic itself is ~0.3 us of NumPy;
 the rest of an op was Python glue between small helpers (``lean_data``, ``fresh_result``,
 ``Storage._fresh``, ``Tensor._make``, ``needs_grad``, ``Node.__init__``, ``record``,
-``SavingNode.save``), each a frame. ``fused_binary``/``fused_unary``/``fused_total`` make
-one function per op from its declaration (the ufunc, the node class, what the node saves)
-that writes those helpers' bodies out for the common case of Note [Lean elementwise path]:
-the operand(s) exactly ``Tensor``, float32/float64 (``operands.LEAN_DTYPES``: the tests'
-``general()`` switch turns this path off with the lean one), contiguous from their offset,
-not empty, nothing traced, and for a binary op the other operand a Python float, an int in
-int64's range, or a tensor of the same dtype and sizes on that path. A view operand is
-computed here, but its edge goes through ``needs_grad``/``record`` (a stale view's
-history is regenerated there). The function returns None for anything else, and its op
-then runs its lean or general path, which gives the same values, dtype, strides, node,
-edges and saved values (tests/test_fused_ops.py compares them, slot by slot and against
-PyTorch). If you add a slot to Tensor or Storage, a field to ``Node.__init__`` or change
-``record``/``SavingNode.save``, change the written-out copies here too: that test fails
-until you do.
+``grad_accumulator``, ``SavingNode.save``), each a frame. ``fused_binary``/``fused_unary``/
+``fused_total`` make one function per op from its declaration (the ufunc, the node class,
+what the node saves) out of one template, ``_fused``, which writes those helpers' bodies
+out for the common case of Note [Lean elementwise path]: the operand exactly ``Tensor``,
+float32/float64 (``operands.LEAN_DTYPES``: the tests' ``general()`` switch turns this path
+off with the lean one), contiguous from its offset, not empty, nothing traced; for a binary
+op the other operand a Python float, an int in int64's range, or a tensor of the same dtype
+that has the same sizes and strides or is one element (0-d, or (1,) with a 1-D tensor, as
+``lean_binary``'s flat-buffer case). An operand that is a view whose history is up to date
+(``current_grad_fn``'s test) takes the written-out edges too; a stale view goes through
+``needs_grad``/``record``, which regenerate its history. For anything else the function
+calls its op's lean and general paths (``otherwise``), which give the same values, dtype,
+strides, node, edges and saved values: tests/test_fused_ops.py compares every slot of the
+results, nodes, AccumulateGrads and saved values with the general path's, and the values
+and gradients with PyTorch's. If you add a slot to Tensor or Storage, a field to
+``Node.__init__`` or ``AccumulateGrad.__init__``, or change ``record``/``SavingNode.save``,
+change the written-out copies here too: that test fails until you do.
+
+The dunders (``Tensor.__mul__``, ...) and the declared unary ufunc ops (``jitgrad.exp``,
+``Tensor.exp``) are these functions themselves; the public binary functions (``add`` with
+its ``alpha``, ``div`` with its ``rounding_mode``) call them.
 
 NumPy's floating-point warnings are silenced (``QUIET``) around the call, as everywhere,
-except for ``negative``, which never raises a floating-point flag (it flips the sign bit),
-so NumPy cannot warn whatever its error state.
+except for ``negative`` and ``absolute``, which never raise a floating-point flag (they
+only touch the sign bit), so NumPy cannot warn whatever its error state.
 """
 
 from __future__ import annotations
@@ -75,6 +82,8 @@ def _plan(sizes: tuple[int, ...], dtype: np.dtype) -> tuple[tuple[int, ...], int
     if len(by_sizes) < 4096:
         by_sizes[sizes] = plan
     return plan
+
+
 _NO_OTHER: Any = object()  # (a unary op's second argument: none given)
 
 Fused = Callable[..., "Tensor | None"]
