@@ -399,3 +399,34 @@ def test_fused_ops_under_no_grad_inference_and_a_trace() -> None:
         return (a * 2.0 - 1.0).exp().sum()
 
     np.testing.assert_allclose(f(x).item(), 3 * math.exp(1.0))
+
+
+@pytest.mark.filterwarnings("ignore:Anomaly Detection")
+@pytest.mark.parametrize("op", ["sin", "exp", "mul", "div", "mul_number"])
+def test_saves_under_hooks_and_anomaly_take_the_general_form(op: str) -> None:
+    """Saved tensor hooks pack what the fused op saves (as the general path's ``save``),
+    anomaly mode records where it was saved; gradients as without them, and as PyTorch's."""
+    make = {"sin": lambda a, b: a.sin(), "exp": lambda a, b: a.exp(), "mul": lambda a, b: a * b,
+            "div": lambda a, b: a / b, "mul_number": lambda a, b: a * 2.5}[op]
+    grads = []
+    for lib, mode in ((jitgrad, "hooks"), (jitgrad, "anomaly"), (jitgrad, None), (torch, None)):
+        a = lib.tensor([0.5, 1.5, -2.0], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([2.0, -1.0, 4.0], dtype=lib.float64, requires_grad=True)
+        packed: list[Any] = []
+        context: Any = contextlib.nullcontext()
+        if mode == "hooks":
+            context = lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t)
+        elif mode == "anomaly":
+            context = lib.autograd.detect_anomaly()
+        with context:
+            out = make(a, b)
+        if mode == "hooks":
+            assert len(packed) == {"sin": 1, "exp": 1, "mul": 2, "div": 2, "mul_number": 0}[op]
+        if mode == "anomaly" and op != "mul_number":
+            saved = [s for s in out.grad_fn.saved if isinstance(s, SavedTensor)]
+            assert saved and all(s._saved_at is not None for s in saved)
+        out.sum().backward()
+        grads.append((a.grad.numpy().copy(), None if b.grad is None else b.grad.numpy().copy()))
+    for g in grads[1:]:
+        np.testing.assert_allclose(g[0], grads[0][0], rtol=1e-12)
+        assert (g[1] is None) == (grads[0][1] is None)
