@@ -7,10 +7,11 @@ Note [Fused per-op path]
 In a small-op loop (a DP table, a time stepper) the arithmetic itself is ~0.3 us of NumPy;
 the rest of an op was Python glue between small helpers (``lean_data``, ``fresh_result``,
 ``Storage._fresh``, ``Tensor._make``, ``needs_grad``, ``Node.__init__``, ``record``,
-``grad_accumulator``, ``SavingNode.save``), each a frame. ``fused_binary``/``fused_unary``/
-``fused_total`` make one function per op from its declaration (the ufunc, the node class,
-what the node saves) out of one template, ``_fused``, which writes those helpers' bodies
-out for the common case of Note [Lean elementwise path]: the operand exactly ``Tensor``,
+``grad_accumulator``, ``SavingNode.save``), each a frame. Three templates, one per kind
+of op — ``fused_binary`` (add, sub, rsub, mul, div), ``fused_unary`` (the declared unary
+ufunc ops: neg, exp, sin, ...) and ``fused_total`` (sum and mean of every element) — make
+one function per op from its declaration (the ufunc, the node class, what the node saves)
+that writes those helpers' bodies out for the common case of Note [Lean elementwise path]: the operand exactly ``Tensor``,
 float32/float64 (``operands.LEAN_DTYPES``: the tests' ``general()`` switch turns this path
 off with the lean one), contiguous from its offset, not empty, nothing traced; for a binary
 op the other operand a Python float, an int in int64's range, or a tensor of the same dtype
@@ -23,7 +24,8 @@ strides, node, edges and saved values: tests/test_fused_ops.py compares every sl
 results, nodes, AccumulateGrads and saved values with the general path's, and the values
 and gradients with PyTorch's. If you add a slot to Tensor or Storage, a field to
 ``Node.__init__`` or ``AccumulateGrad.__init__``, or change ``record``/``SavingNode.save``,
-change the written-out copies here too: that test fails until you do.
+change the written-out copies here too (each template has its own: a shared helper is a
+frame, ~5% of an op): that test fails until you do.
 
 The dunders (``Tensor.__mul__``, ...) and the declared unary ufunc ops (``jitgrad.exp``,
 ``Tensor.exp``) are these functions themselves; the public binary functions (``add`` with
@@ -95,81 +97,31 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
     to both) on the fused path; else ``otherwise(input, other)`` (None: returns None).
     ``reflected``: ``ufunc(other, input)`` for a number ``other``, with one edge, to
     ``input`` (``rsub``)."""
-    op = _fused(ufunc, node_class, saves, BINARY_REFLECTED if reflected else BINARY, None, otherwise)
-    op.__signature__ = _BINARY_SIGNATURE  # type: ignore[attr-defined]  # (as bound: tensor.pyi)
-    return op
+    decline = _declined if otherwise is None else otherwise
+    pair = not reflected  # (two edges)
 
-
-_P = inspect.Parameter
-_BINARY_SIGNATURE = inspect.Signature(
-    [_P("input", _P.POSITIONAL_OR_KEYWORD, annotation="Any"), _P("other", _P.POSITIONAL_OR_KEYWORD, annotation="Any")],
-    return_annotation="Tensor")
-
-
-def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
-                dtypes_of: dict[Any, Any], otherwise: Callable[..., Tensor] | None = None) -> Fused:
-    """``op(input)``: ``forward(input)`` with ``node_class`` as its backward (None: not
-    differentiable) on the fused path; else ``otherwise(input)`` (None: returns None).
-    ``dtypes_of``: the op's memoised dtype rule (``Pointwise._unary_dtypes``); the path is
-    taken for an input dtype it keeps."""
-    return _fused(forward, node_class, saves, UNARY, dtypes_of, otherwise)
-
-
-def fused_total(node_class: type[Node], mean: bool = False) -> Fused:
-    """``op(input)``: the 0-d sum (``mean``: mean) of every element, summed as
-    ``np.add.reduce`` sums (the general path's order), with ``node_class(input's sizes)`` as
-    its backward, on the fused path, or None."""
-    return _fused(np.add.reduce, node_class, NOTHING, MEAN if mean else SUM)
-
-
-# what a fused op computes
-UNARY, BINARY, BINARY_REFLECTED, SUM, MEAN = range(5)
-
-
-def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
-           dtypes_of: dict[Any, Any] | None = None, otherwise: Callable[..., Tensor] | None = None) -> Fused:
-    """The one template of every fused op (Note [Fused per-op path])."""
-    silent = forward is np.negative or forward is np.absolute  # (never raise a floating-point flag)
-    binary = kind == BINARY or kind == BINARY_REFLECTED
-    reflected = kind == BINARY_REFLECTED
-    total = kind == SUM or kind == MEAN
-    mean = kind == MEAN
-    pair = kind == BINARY  # (two edges)
-
-    def decline(input: Any, other: Any) -> Tensor | None:
-        if otherwise is None:
-            return None
-        return otherwise(input) if other is _NO_OTHER else otherwise(input, other)
-
-    def fused(input: Any, other: Any = _NO_OTHER) -> Tensor | None:
+    def fused(input: Any, other: Any) -> Tensor | None:
         if input.__class__ is not Tensor or _tracing.ACTIVE is not None:
             return decline(input, other)
         buffer = input._storage.buffer
         dtype = buffer.dtype
         if dtype not in operands.LEAN_DTYPES:
             return decline(input, other)
-        if dtypes_of is not None:
-            rule = dtypes_of.get(dtype)  # (compute dtype, result dtype)
-            if rule is None or rule[0] is not dtype or rule[1] is not dtype:
-                return decline(input, other)
         sizes = input._sizes
         by_sizes = _PLANS.get(dtype)
         plan = None if by_sizes is None else by_sizes.get(sizes)
         if plan is None:
             plan = _plan(sizes, dtype)
-        strides, n, meta, scalar_meta = plan
-        in_meta = meta  # (the input's: its AccumulateGrad's)
+        strides, n, meta, _ = plan
         if input._strides != strides or not n:
             return decline(input, other)
+        in_meta = meta  # (the input's: its AccumulateGrad's)
         start = input._offset
         x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
         operand = other.__class__
-        if not binary:
-            if other is not _NO_OTHER:
-                return decline(input, other)  # (its error)
-        elif operand is float or operand is int and -(2**63) <= other < 2**63:
+        if operand is float or operand is int and -(2**63) <= other < 2**63:
             y = other
-        elif operand is Tensor and not reflected:
+        elif operand is Tensor and pair:
             data = other._storage.buffer
             if data.dtype is not dtype:
                 return decline(input, other)
@@ -185,7 +137,7 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
                 y = data[start:start + 1]
             elif not sizes or sizes == (1,) and len(own) == 1:
                 # the input is that one element: the other's geometry (``lean_binary``'s)
-                by_own = _PLANS[dtype].get(own) or _plan(own, dtype)  # (the input's made it)
+                by_own = by_sizes.get(own) or _plan(own, dtype)  # (``by_sizes``: the input's made it)
                 if other._strides != by_own[0] or not by_own[1]:
                     return decline(input, other)
                 sizes, strides, n, meta = own, by_own[0], by_own[1], by_own[2]
@@ -194,28 +146,15 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
                 return decline(input, other)
         else:
             return decline(input, other)
-        if silent:
-            values = forward(x)
-        else:
-            token = QUIET.set(IGNORE_ALL)
-            try:
-                if total:
-                    values = forward(x, 0, None, None, True)  # (keepdims: a 1-element buffer)
-                    if mean:
-                        np.true_divide(values, n, out=values)
-                elif binary:
-                    values = forward(y, x) if reflected else forward(x, y)
-                else:
-                    values = forward(x)
-            except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
-                values = None
-            finally:
-                QUIET.reset(token)
-            if values is None:
-                return decline(input, other)
-        if total:
-            sizes = strides = ()
-            meta = scalar_meta
+        token = QUIET.set(IGNORE_ALL)
+        try:
+            values = ufunc(x, y) if pair else ufunc(y, x)
+        except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
+            values = None
+        finally:
+            QUIET.reset(token)
+        if values is None:
+            return decline(input, other)
         # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
         storage = _new(Storage)
         storage.buffer = values
@@ -236,7 +175,7 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
         out._hooks = None
         out._retains_grad = False
         out._view_meta = None
-        if node_class is None or not _grad_state.enabled:
+        if not _grad_state.enabled:
             return out
         # ``needs_grad``, ``Node.__init__`` and ``record``, written out for operands that are
         # not views, or views whose history is up to date (``current_grad_fn``'s test)
@@ -289,17 +228,161 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
                 anomaly_mode.record_creation(node.metadata)
             node.next_functions = (first, second) if pair else (first,)
             node.input_metadata = meta
-            if total:  # (``SumBackward0.__init__``: every dim)
-                node.input_sizes = input._sizes  # type: ignore[attr-defined]
-                node._dims = None  # type: ignore[attr-defined]
             out._grad_fn = node
         elif needs_grad(input, other):
-            node = record(node_class(input._sizes) if total else node_class(),
-                          (input, other if operand is Tensor else None) if pair else (input,), (out,))
+            node = record(node_class(), (input, other if operand is Tensor else None) if pair else (input,), (out,))
             first = node.next_functions[0]
             second = node.next_functions[1] if pair else _NO_EDGE
         else:
             return out
+        if saves:  # ``mul``/``div``'s ``node.save(...)``
+            _save_operands(node, saves, input, other if first[0] is not None or saves == QUOTIENT else None,
+                           second[0] is not None)
+        return out
+
+    fused.__name__ = fused.__qualname__ = f"fused_{ufunc.__name__}"
+    fused.__signature__ = _BINARY_SIGNATURE  # type: ignore[attr-defined]  # (as bound: tensor.pyi)
+    return fused
+
+
+def _declined(input: Any, other: Any = None) -> None:
+    return None
+
+
+def _save_operands(node: Any, saves: int, input: Tensor, other: Any, input_saved: bool) -> None:
+    """``mul``'s ``node.save(input if other needs a gradient, other if input needs one)``
+    and ``div``'s ``node.save(input if other needs a gradient, other)`` (``other`` is None
+    here when not saved), in ``SavingNode.save``'s compact form when it would take it."""
+    a = input if input_saved else None
+    if other.__class__ is not Tensor and a is None:  # no tensor: hooks and anomaly mode only concern tensors
+        node._saved = None
+        node._compact = (None, other)
+        node._codes = _NONE2
+        return
+    if anomaly_mode.enabled or SAVED_HOOKS.stack or (a is not None and input._storage.inference) or (
+            other.__class__ is Tensor and other._storage.inference):
+        node.save(a, other)  # (the general form: SavedTensors, packed; refused, or saved as such)
+        return
+    if a is None:
+        code_a = None
+    else:
+        counter = input._storage._counter
+        code_a = (0 if counter is None else 2 * counter.value) + (input._grad_fn is not None)
+    if other.__class__ is not Tensor:
+        code_b = None
+    else:
+        counter = other._storage._counter
+        code_b = (0 if counter is None else 2 * counter.value) + (other._grad_fn is not None)
+    node._saved = None
+    node._compact = (a, other)
+    node._codes = (code_a, code_b)
+
+
+_P = inspect.Parameter
+_BINARY_SIGNATURE = inspect.Signature(
+    [_P("input", _P.POSITIONAL_OR_KEYWORD, annotation="Any"), _P("other", _P.POSITIONAL_OR_KEYWORD, annotation="Any")],
+    return_annotation="Tensor")
+
+
+def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
+                dtypes_of: dict[Any, Any], otherwise: Callable[..., Tensor] | None = None) -> Fused:
+    """``op(input)``: ``forward(input)`` with ``node_class`` as its backward (None: not
+    differentiable) on the fused path; else ``otherwise(input)`` (None: returns None).
+    ``dtypes_of``: the op's memoised dtype rule (``Pointwise._unary_dtypes``); the path is
+    taken for an input dtype it keeps."""
+    silent = forward is np.negative or forward is np.absolute  # (never raise a floating-point flag)
+
+    def decline(input: Any, other: Any) -> Tensor | None:
+        if otherwise is None:
+            return None
+        return otherwise(input) if other is _NO_OTHER else otherwise(input, other)  # (its error)
+
+    def fused(input: Any, other: Any = _NO_OTHER) -> Tensor | None:
+        if input.__class__ is not Tensor or _tracing.ACTIVE is not None or other is not _NO_OTHER:
+            return decline(input, other)
+        buffer = input._storage.buffer
+        dtype = buffer.dtype
+        if dtype not in operands.LEAN_DTYPES:
+            return decline(input, other)
+        rule = dtypes_of.get(dtype)  # (compute dtype, result dtype)
+        if rule is None or rule[0] is not dtype or rule[1] is not dtype:
+            return decline(input, other)
+        sizes = input._sizes
+        by_sizes = _PLANS.get(dtype)
+        plan = None if by_sizes is None else by_sizes.get(sizes)
+        if plan is None:
+            plan = _plan(sizes, dtype)
+        strides, n, meta, _ = plan
+        if input._strides != strides or not n:
+            return decline(input, other)
+        start = input._offset
+        x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
+        if silent:
+            values = forward(x)
+        else:
+            token = QUIET.set(IGNORE_ALL)
+            try:
+                values = forward(x)
+            finally:
+                QUIET.reset(token)
+        # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
+        storage = _new(Storage)
+        storage.buffer = values
+        storage._counter = None
+        storage.inference = INFERENCE.enabled
+        storage.resizable = True
+        out = _new(Tensor)
+        out._storage = storage
+        out._sizes = sizes
+        out._strides = strides
+        out._offset = 0
+        out._base = None
+        out._requires_grad = False
+        out._grad = None
+        out._grad_fn = None
+        out._output_nr = 0
+        out._grad_accumulator = None
+        out._hooks = None
+        out._retains_grad = False
+        out._view_meta = None
+        if node_class is None or not _grad_state.enabled:
+            return out
+        # ``needs_grad``, ``Node.__init__`` and ``record``, written out for an input that is
+        # not a view or whose history is up to date (``current_grad_fn``'s test)
+        view = input._view_meta
+        fn = input._grad_fn
+        if view is not None and (fn is None or view.attr_version != (
+                0 if (counter := input._storage._counter) is None else counter.value)):
+            if not needs_grad(input):
+                return out
+            node = record(node_class(), (input,), (out,))
+        else:
+            if fn is not None:
+                first = (fn, input._output_nr)
+            elif input._requires_grad:
+                ref = input._grad_accumulator
+                acc = ref() if ref is not None else None
+                if acc is None:  # ``grad_accumulator(input)``, written out: its last graph is gone
+                    acc = _new(AccumulateGrad)
+                    acc.next_functions = ()
+                    acc.variable = input
+                    acc.sequence_nr = _RUNS_FIRST
+                    acc.input_metadata = meta
+                    if anomaly_mode.enabled:
+                        anomaly_mode.record_creation(acc.metadata)
+                    if input._hooks is not None:
+                        acc._tensor_pre_hooks = {0: input._hooks}
+                    input._grad_accumulator = _weak(acc)
+                first = (acc, 0)
+            else:
+                return out
+            node = _new(node_class)
+            node.sequence_nr = _next_sequence_nr()
+            if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+                anomaly_mode.record_creation(node.metadata)
+            node.next_functions = (first,)
+            node.input_metadata = meta
+            out._grad_fn = node
         if not saves:
             return out
         if saves == RESULT:  # ``SavingNode.save_result``, written out
@@ -309,7 +392,7 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
             node._saved = None  # type: ignore[attr-defined]
             node._compact = (storage, sizes, strides)  # type: ignore[attr-defined]
             node._codes = _RESULT_CODES  # type: ignore[attr-defined]
-        elif saves == INPUT:  # ``SavingNode.save(input)``'s compact form, written out
+        else:  # ``SavingNode.save(input)``'s compact form, written out
             if anomaly_mode.enabled or SAVED_HOOKS.stack or input._storage.inference:
                 node.save(input)  # type: ignore[attr-defined]
                 return out
@@ -317,36 +400,102 @@ def _fused(forward: Any, node_class: type[Node] | None, saves: int, kind: int,
             node._saved = None  # type: ignore[attr-defined]
             node._compact = (input,)  # type: ignore[attr-defined]
             node._codes = ((0 if counter is None else 2 * counter.value) + (input._grad_fn is not None),)  # type: ignore[attr-defined]
-        else:  # ``mul``/``div``'s ``node.save(...)``
-            a = input if second[0] is not None else None
-            b = (other if first[0] is not None else None) if saves == PRODUCT else other
-            if b.__class__ is not Tensor and a is None:
-                codes = _NONE2
-            elif anomaly_mode.enabled or SAVED_HOOKS.stack:
-                node.save(a, b)  # type: ignore[attr-defined]
-                return out
-            else:  # ``SavingNode.save``'s compact form, written out
-                if a is None:
-                    code_a = None
-                elif input._storage.inference:
-                    node.save(a, b)  # type: ignore[attr-defined]  # (refused, or saved as such)
-                    return out
-                else:
-                    counter = input._storage._counter
-                    code_a = (0 if counter is None else 2 * counter.value) + (input._grad_fn is not None)
-                if b.__class__ is not Tensor:
-                    code_b = None
-                elif other._storage.inference:
-                    node.save(a, b)  # type: ignore[attr-defined]
-                    return out
-                else:
-                    counter = other._storage._counter
-                    code_b = (0 if counter is None else 2 * counter.value) + (other._grad_fn is not None)
-                codes = (code_a, code_b)
-            node._saved = None  # type: ignore[attr-defined]
-            node._compact = (a, b)  # type: ignore[attr-defined]
-            node._codes = codes  # type: ignore[attr-defined]
         return out
 
-    fused.__name__ = fused.__qualname__ = f"fused_{getattr(forward, '__name__', 'op')}"
+    fused.__name__ = fused.__qualname__ = f"fused_{forward.__name__}"
+    return fused
+
+
+def fused_total(node_class: type[Node], mean: bool = False) -> Fused:
+    """``op(input)``: the 0-d sum (``mean``: mean) of every element, summed as
+    ``np.add.reduce`` sums (the general path's order), with ``node_class(input's sizes)`` as
+    its backward, on the fused path, or None."""
+    reduce = np.add.reduce
+
+    def fused(input: Any) -> Tensor | None:
+        if input.__class__ is not Tensor or _tracing.ACTIVE is not None:
+            return None
+        buffer = input._storage.buffer
+        dtype = buffer.dtype
+        if dtype not in operands.LEAN_DTYPES:
+            return None
+        sizes = input._sizes
+        by_sizes = _PLANS.get(dtype)
+        plan = None if by_sizes is None else by_sizes.get(sizes)
+        if plan is None:
+            plan = _plan(sizes, dtype)
+        strides, n, in_meta, meta = plan
+        if input._strides != strides or not n:
+            return None
+        start = input._offset
+        x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
+        token = QUIET.set(IGNORE_ALL)
+        try:
+            values = reduce(x, 0, None, None, True)  # (keepdims: a 1-element buffer)
+            if mean:
+                np.true_divide(values, n, out=values)
+        finally:
+            QUIET.reset(token)
+        # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
+        storage = _new(Storage)
+        storage.buffer = values
+        storage._counter = None
+        storage.inference = INFERENCE.enabled
+        storage.resizable = True
+        out = _new(Tensor)
+        out._storage = storage
+        out._sizes = ()
+        out._strides = ()
+        out._offset = 0
+        out._base = None
+        out._requires_grad = False
+        out._grad = None
+        out._grad_fn = None
+        out._output_nr = 0
+        out._grad_accumulator = None
+        out._hooks = None
+        out._retains_grad = False
+        out._view_meta = None
+        if not _grad_state.enabled:
+            return out
+        # ``needs_grad``, ``SumBackward0.__init__`` and ``record``, written out as in
+        # ``fused_unary``
+        view = input._view_meta
+        fn = input._grad_fn
+        if view is not None and (fn is None or view.attr_version != (
+                0 if (counter := input._storage._counter) is None else counter.value)):
+            if needs_grad(input):
+                record(node_class(sizes), (input,), (out,))
+            return out
+        if fn is not None:
+            first = (fn, input._output_nr)
+        elif input._requires_grad:
+            ref = input._grad_accumulator
+            acc = ref() if ref is not None else None
+            if acc is None:  # ``grad_accumulator(input)``, written out: its last graph is gone
+                acc = _new(AccumulateGrad)
+                acc.next_functions = ()
+                acc.variable = input
+                acc.sequence_nr = _RUNS_FIRST
+                acc.input_metadata = in_meta
+                if anomaly_mode.enabled:
+                    anomaly_mode.record_creation(acc.metadata)
+                if input._hooks is not None:
+                    acc._tensor_pre_hooks = {0: input._hooks}
+                input._grad_accumulator = _weak(acc)
+            first = (acc, 0)
+        else:
+            return out
+        node = _new(node_class)
+        node.sequence_nr = _next_sequence_nr()
+        if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+            anomaly_mode.record_creation(node.metadata)
+        node.next_functions = (first,)
+        node.input_metadata = meta
+        node.input_sizes = sizes  # type: ignore[attr-defined]  # (``SumBackward0.__init__``: every dim)
+        node._dims = None  # type: ignore[attr-defined]
+        out._grad_fn = node
+        return out
+
+    fused.__name__ = fused.__qualname__ = "fused_mean" if mean else "fused_sum"
     return fused
