@@ -238,7 +238,7 @@ Tensor.addcdiv_ = binary_math.addcdiv_
 # END GENERATED
 
 # reductions (ops/reduction.py)
-Tensor.sum = reduction.sum
+Tensor.sum = reduction.sum_method  # (Note [Fused per-op path] first)
 
 # conversions (ops/structure.py)
 Tensor.to = structure.to
@@ -262,7 +262,7 @@ Tensor.zero_ = assignment.zero_
 # -- reductions, softmax family, matrix products (ops/reduction.py, ops/linalg.py) ----------
 from .ops import linalg  # noqa: E402
 
-Tensor.mean = reduction.mean
+Tensor.mean = reduction.mean_method  # (Note [Fused per-op path] first)
 Tensor.max = reduction.max
 Tensor.min = reduction.min
 Tensor.amax = reduction.amax

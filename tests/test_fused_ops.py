@@ -430,3 +430,26 @@ def test_saves_under_hooks_and_anomaly_take_the_general_form(op: str) -> None:
     for g in grads[1:]:
         np.testing.assert_allclose(g[0], grads[0][0], rtol=1e-12)
         assert (g[1] is None) == (grads[0][1] is None)
+
+
+def test_sum_and_mean_methods_take_every_argument_as_the_functions() -> None:
+    """``Tensor.sum``/``mean`` are fused functions in front of ``reduction.sum``/``mean``:
+    the same results, and the same errors for arguments those refuse."""
+    from jitgrad.ops import reduction
+
+    x = jitgrad.tensor([[1.0, 2.0], [3.0, 4.5]], dtype=jitgrad.float64, requires_grad=True)
+    for method, function in ((jitgrad.Tensor.sum, reduction.sum), (jitgrad.Tensor.mean, reduction.mean)):
+        assert method.__name__ == function.__name__
+        for args, kwargs in [((), {}), ((0,), {}), ((1, True), {}), ((), {"dim": (0, 1)}),
+                             ((), {"keepdim": True}), ((), {"dtype": jitgrad.float32}), ((None, False), {})]:
+            a, b = method(x, *args, **kwargs), function(x, *args, **kwargs)
+            _same_tensor(a, b)
+        for args, kwargs in [((0, False, None, 1), {}), ((), {"foo": 1}), ((), {"input": x}), ((5,), {})]:
+            errors = []
+            for f in (method, function):
+                try:
+                    f(x, *args, **kwargs)
+                    errors.append(None)
+                except (TypeError, IndexError, RuntimeError) as e:
+                    errors.append((type(e), str(e)))
+            assert errors[0] == errors[1], errors

@@ -406,19 +406,27 @@ def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
     return fused
 
 
-def fused_total(node_class: type[Node], mean: bool = False) -> Fused:
-    """``op(input)``: the 0-d sum (``mean``: mean) of every element, summed as
-    ``np.add.reduce`` sums (the general path's order), with ``node_class(input's sizes)`` as
-    its backward, on the fused path, or None."""
+def fused_total(node_class: type[Node], mean: bool = False,
+                otherwise: Callable[..., Tensor] | None = None) -> Fused:
+    """``op(self, dim=None, keepdim=False, *, dtype=None)``: without ``dim``, ``keepdim`` and
+    ``dtype``, the 0-d sum (``mean``: mean) of every element, summed as ``np.add.reduce``
+    sums (the general path's order), with ``node_class(self's sizes)`` as its backward, on
+    the fused path; else ``otherwise(self, dim, keepdim, ..., dtype=dtype)`` (the op's
+    function, named and signed as it: its errors; None: returns None)."""
     reduce = np.add.reduce
 
-    def fused(input: Any) -> Tensor | None:
-        if input.__class__ is not Tensor or _tracing.ACTIVE is not None:
-            return None
+    def fused(self: Any, dim: Any = None, keepdim: Any = False, *args: Any, dtype: Any = None) -> Tensor | None:
+        input = self
+        if (input.__class__ is not Tensor or _tracing.ACTIVE is not None or dim is not None or keepdim
+                or args or dtype is not None):
+            if otherwise is None:
+                return None
+            return otherwise(input, dim, keepdim, *args) if dtype is None else \
+                otherwise(input, dim, keepdim, *args, dtype=dtype)  # (its errors, as called)
         buffer = input._storage.buffer
         dtype = buffer.dtype
         if dtype not in operands.LEAN_DTYPES:
-            return None
+            return None if otherwise is None else otherwise(input)
         sizes = input._sizes
         by_sizes = _PLANS.get(dtype)
         plan = None if by_sizes is None else by_sizes.get(sizes)
@@ -426,7 +434,7 @@ def fused_total(node_class: type[Node], mean: bool = False) -> Fused:
             plan = _plan(sizes, dtype)
         strides, n, in_meta, meta = plan
         if input._strides != strides or not n:
-            return None
+            return None if otherwise is None else otherwise(input)
         start = input._offset
         x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
         token = QUIET.set(IGNORE_ALL)
@@ -497,5 +505,10 @@ def fused_total(node_class: type[Node], mean: bool = False) -> Fused:
         out._grad_fn = node
         return out
 
-    fused.__name__ = fused.__qualname__ = "fused_mean" if mean else "fused_sum"
+    if otherwise is None:
+        fused.__name__ = fused.__qualname__ = "fused_mean" if mean else "fused_sum"
+    else:  # (as bound: Tensor.sum, tensor.pyi)
+        fused.__name__ = fused.__qualname__ = otherwise.__name__
+        fused.__doc__ = otherwise.__doc__
+        fused.__signature__ = inspect.signature(otherwise)  # type: ignore[attr-defined]
     return fused

@@ -155,6 +155,10 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None)
     return out
 
 
+# ``Tensor.sum``: Note [Fused per-op path] first, in the method itself (``x.sum()``)
+sum_method = fused_total(SumBackward0, otherwise=sum)
+
+
 def sum_to(self: Tensor, shape: Sequence[int]) -> Tensor:
     """Sum ``self`` down to ``shape`` (which it must broadcast from): the adjoint of expand."""
     shape = tuple(shape)
@@ -229,6 +233,10 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.reduce("mean", out, self, dims, keepdim)
     return out
+
+
+# ``Tensor.mean``: Note [Fused per-op path] first, in the method itself (``x.mean()``)
+mean_method = fused_total(MeanBackward0, mean=True, otherwise=mean)
 
 
 # -- max / min -------------------------------------------------------------------------------
