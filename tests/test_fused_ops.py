@@ -453,3 +453,25 @@ def test_sum_and_mean_methods_take_every_argument_as_the_functions() -> None:
                 except (TypeError, IndexError, RuntimeError) as e:
                     errors.append((type(e), str(e)))
             assert errors[0] == errors[1], errors
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_numbers_as_cached_arrays_give_the_python_numbers_results(dtype: str) -> None:
+    """A float64 operand's number is passed to NumPy as a cached 0-d array: bit for bit the
+    general path's result (a Python number), for every kind of number, twice (cached)."""
+    numbers = [1.5, -7, 3, 2**53 - 1, 2**53, 2**53 + 1, -(2**53) + 1, 2**62, 1e308, -1e-320, 5e-324,
+               math.inf, -math.inf, math.nan, 0.0, -0.0, 0, 1e-300, 0.1]
+    x = jitgrad.tensor([1.0, -2.5, 0.0, -0.0, 3e307, 1e-310, math.inf, math.nan],
+                       dtype=getattr(jitgrad, dtype), requires_grad=True)
+    with np.errstate(all="ignore"):
+        for c in numbers:
+            for op in (lambda t: t * c, lambda t: t + c, lambda t: t - c, lambda t: t / c, lambda t: c - t,
+                       lambda t: c * t, lambda t: c + t):
+                for _ in range(2):
+                    fast = op(x)
+                    with general():
+                        slow = op(x)
+                    assert fast.dtype == slow.dtype
+                    assert fast.detach().numpy().tobytes() == slow.detach().numpy().tobytes(), (c, dtype)
+    assert all(not a.flags.writeable and a.ndim == 0 for a in fused._NUMBERS.values())
+    assert 0.0 not in fused._NUMBERS

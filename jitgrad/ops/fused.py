@@ -88,6 +88,24 @@ def _plan(sizes: tuple[int, ...], dtype: np.dtype) -> tuple[tuple[int, ...], int
 
 _NO_OTHER: Any = object()  # (a unary op's second argument: none given)
 
+# Python numbers as read-only float64 0-d arrays, for float64 operands: the same operand to
+# NumPy's loop (a Python float is a double; an int below 2**53 converts exactly, as NumPy's
+# weak scalar would), which NumPy converts ~0.1 us faster (0.2 us for an int). Not zero (0.0
+# and -0.0 are one key) nor nan (no key); bounded.
+_FLOAT64 = np.dtype(np.float64)
+_NUMBERS: dict[Any, np.ndarray] = {}
+
+
+def _number(value: Any) -> Any:
+    """``value`` as a cached float64 0-d array when it can be one, else ``value`` itself."""
+    if value and value == value and (value.__class__ is float or -(2**53) < value < 2**53) \
+            and len(_NUMBERS) < 1024:
+        array = np.array(float(value))
+        array.flags.writeable = False
+        _NUMBERS[value] = array
+        return array
+    return value
+
 Fused = Callable[..., "Tensor | None"]
 
 
@@ -121,6 +139,8 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         operand = other.__class__
         if operand is float or operand is int and -(2**63) <= other < 2**63:
             y = other
+            if dtype is _FLOAT64:  # (NumPy takes a float64 0-d array faster than a Python number)
+                y = _NUMBERS.get(other) or _number(other)
         elif operand is Tensor and pair:
             data = other._storage.buffer
             if data.dtype is not dtype:
