@@ -27,9 +27,11 @@ and gradients with PyTorch's. If you add a slot to Tensor or Storage, a field to
 change the written-out copies here too (each template has its own: a shared helper is a
 frame, ~5% of an op): that test fails until you do.
 
-The dunders (``Tensor.__mul__``, ...) and the declared unary ufunc ops (``jitgrad.exp``,
-``Tensor.exp``) are these functions themselves; the public binary functions (``add`` with
-its ``alpha``, ``div`` with its ``rounding_mode``) call them.
+The dunders (``Tensor.__mul__``, ...), the declared unary ufunc ops (``jitgrad.exp``,
+``Tensor.exp``) and ``Tensor.sum``/``Tensor.mean`` are these functions themselves (each
+hands any other argument to its op's function, which raises that function's errors); the
+public binary functions (``add`` with its ``alpha``, ``div`` with its ``rounding_mode``)
+and ``jitgrad.sum``/``mean`` call them.
 
 NumPy's floating-point warnings are silenced (``QUIET``) around the call, as everywhere,
 except for ``negative`` and ``absolute``, which never raise a floating-point flag (they
