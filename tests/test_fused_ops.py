@@ -155,6 +155,8 @@ def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
         "plain": lambda: base.detach().clone(),
         "scalar": lambda: (base * 1.0)[1, 2],
         "stale_row": lambda: _stale_row(base),
+        "column": lambda: (base * 1.0)[:, 1],  # strided: ``lean_binary`` computes it
+        "block": lambda: (base * 1.0)[:, ::2],
     }[kind]()
     b = {
         "number": lambda: 1.75,
@@ -165,23 +167,36 @@ def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
         "zero_d": lambda: jitgrad.tensor(0.75, dtype=dtype, requires_grad=True) * 1.0,
         "one": lambda: jitgrad.full((1,), 0.75, dtype=dtype),
         "big": lambda: jitgrad.full((2, 3), 0.75, dtype=dtype, requires_grad=True),
+        "column_of": lambda: jitgrad.full((a.shape[0], 1) if a.dim() else (1,), 0.75, dtype=dtype,
+                                          requires_grad=True),  # broadcast
+        "strided": lambda: (jitgrad.full((2, 2 * a.numel() + 1), 0.5, dtype=dtype, requires_grad=True)
+                            * 1.0)[1, :2 * a.numel():2].reshape(a.shape) if a.dim() <= 1 else
+                           (jitgrad.full((a.shape[0], 2 * a.shape[1]), 0.5, dtype=dtype) * 1.0)[:, ::2],
     }[other]()
     return a, b
 
 
 @pytest.mark.parametrize("op,other", [(op, other) for op in sorted(OPS) for other in (
-    ["number", "int", "tensor", "tensor_grad", "self", "zero_d", "one", "big"] if op in ("add", "sub", "mul", "div")
+    ["number", "int", "tensor", "tensor_grad", "self", "zero_d", "one", "big", "column_of", "strided"]
+    if op in ("add", "sub", "mul", "div")
     else ["number"])])
-@pytest.mark.parametrize("kind", ["leaf", "hooked_leaf", "result", "row", "leaf_row", "plain", "scalar", "stale_row"])
+@pytest.mark.parametrize("kind", ["leaf", "hooked_leaf", "result", "row", "leaf_row", "plain", "scalar", "stale_row",
+                                  "column", "block"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_fused_op_builds_what_the_general_path_builds(op: str, kind: str, other: str, dtype: str) -> None:
     results = []
     for path in (fused_only, general):
         a, b = _operands(kind, getattr(jitgrad, dtype), other)
         with path():
-            out = OPS[op](a, b)
+            try:
+                out = OPS[op](a, b)
+            except RuntimeError as e:  # (shapes that do not broadcast: the same error)
+                out = e
         results.append((out, a, b))
     (out, a, b), (slow, sa, sb) = results
+    if isinstance(out, Exception) or isinstance(slow, Exception):
+        assert type(out) is type(slow) and str(out) == str(slow)
+        return
     _same_tensor(out, slow)
     if out.requires_grad:
         for (r, x, y) in results:
@@ -226,11 +241,24 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
     with mock.patch.object(fused, "record", wraps=fused.record) as record:
         assert (row * 2.0).grad_fn is not None
         assert record.call_count == 1
-    with mock.patch.object(fused, "_new", spy):  # not fused: other shapes, dtypes, a trace
-        for make in (lambda: x.reshape(2, 2) * jitgrad.ones(1, dtype=jitgrad.float64), lambda: x * True,
-                     lambda: x.to(jitgrad.float16) * 2.0, lambda: x[::2] * 2.0, lambda: x * 2**63):
+    table, pair = (x * 1.0).reshape(2, 2), jitgrad.ones(2, dtype=jitgrad.float64)
+    with mock.patch.object(fused, "_new", spy), \
+            mock.patch.object(fused, "lean_binary", wraps=fused.lean_binary) as lean:
+        # computed by ``lean_binary``, the node made here
+        for make in (lambda: x.reshape(2, 2) * jitgrad.ones(1, dtype=jitgrad.float64), lambda: x[::2] * 2.0,
+                     lambda: table[:, 1] + pair, lambda: x[:2].reshape(2, 1) - jitgrad.ones(1, 4, dtype=jitgrad.float64)):
             calls.clear()
-            make()
+            lean.reset_mock()
+            out = make()
+            assert lean.call_count == 1 and calls == [type(out.grad_fn).__name__], calls
+    with mock.patch.object(fused, "_new", spy):  # not fused: other dtypes, numbers, a trace
+        for make in (lambda: x * True, lambda: x.to(jitgrad.float16) * 2.0, lambda: x * 2**63,
+                     lambda: 2.0 - x.to(jitgrad.float16), lambda: x.t() * 2.0 if False else x * "a"):
+            calls.clear()
+            try:
+                make()
+            except TypeError:
+                pass
             assert calls == []
 
 

@@ -57,7 +57,7 @@ from ..autograd.node import _RESULT_CODES, SAVED_HOOKS, Node, _next_sequence_nr
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
-from .operands import layout
+from .operands import layout, lean_binary
 
 _new = object.__new__
 
@@ -89,6 +89,7 @@ def _plan(sizes: tuple[int, ...], dtype: np.dtype) -> tuple[tuple[int, ...], int
 
 
 _NO_OTHER: Any = object()  # (a unary op's second argument: none given)
+_LEAN: Any = object()  # (a binary op's operand not taken here: ``lean_binary`` computes it)
 
 # Python numbers as read-only float64 0-d arrays, for float64 operands: the same operand to
 # NumPy's loop (a Python float is a double; an int below 2**53 converts exactly, as NumPy's
@@ -133,70 +134,74 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         if plan is None:
             plan = _plan(sizes, dtype)
         strides, n, meta, _ = plan
-        if input._strides != strides or not n:
-            return decline(input, other)
         in_meta = meta  # (the input's: its AccumulateGrad's)
-        start = input._offset
-        x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
         operand = other.__class__
-        if operand is float or operand is int and -(2**63) <= other < 2**63:
-            y = other
-            if dtype is _FLOAT64:  # (NumPy takes a float64 0-d array faster than a Python number)
-                y = _NUMBERS.get(other) or _number(other)
-        elif operand is Tensor and pair:
-            data = other._storage.buffer
-            if data.dtype is not dtype:
+        y: Any = _LEAN  # (the operand, when this path computes the op)
+        if input._strides == strides and n:
+            start = input._offset
+            x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
+            if operand is float or operand is int and -(2**63) <= other < 2**63:
+                y = other
+                if dtype is _FLOAT64:  # (NumPy takes a float64 0-d array faster than a Python number)
+                    y = _NUMBERS.get(other) or _number(other)
+            elif operand is Tensor and pair and other._storage.buffer.dtype is dtype:
+                data = other._storage.buffer
+                start = other._offset
+                own = other._sizes
+                if own == sizes:
+                    if other._strides == strides:
+                        y = data if start == 0 and len(data) == n else data[start:start + n]
+                elif (not own or own == (1,) and len(sizes) == 1) and other._strides == own:
+                    # one element (0-d, or (1,) with a 1-D input; contiguous: its strides are
+                    # its sizes), broadcast by NumPy over the flat input: the input's geometry
+                    y = data[start:start + 1]
+                elif not sizes or sizes == (1,) and len(own) == 1:
+                    # the input is that one element: the other's geometry (``lean_binary``'s)
+                    by_own = by_sizes.get(own) or _plan(own, dtype)  # (``by_sizes``: the input's made it)
+                    if other._strides == by_own[0] and by_own[1]:
+                        sizes, strides, n, meta = own, by_own[0], by_own[1], by_own[2]
+                        y = data if start == 0 and len(data) == n else data[start:start + n]
+        if y is _LEAN:
+            # the rest of Note [Lean elementwise path] (strided operands, broadcasting):
+            # ``lean_binary`` computes the result; the node is made below all the same
+            if reflected and operand is Tensor:
+                return decline(input, other)  # (``sub``'s)
+            out = lean_binary(ufunc, other, input) if reflected else lean_binary(ufunc, input, other)
+            if out is None:
                 return decline(input, other)
-            start = other._offset
-            own = other._sizes
-            if own == sizes:
-                if other._strides != strides:
-                    return decline(input, other)
-                y = data if start == 0 and len(data) == n else data[start:start + n]
-            elif (not own or own == (1,) and len(sizes) == 1) and other._strides == own:
-                # one element (0-d, or (1,) with a 1-D input; contiguous: its strides are
-                # its sizes), broadcast by NumPy over the flat input: the input's geometry
-                y = data[start:start + 1]
-            elif not sizes or sizes == (1,) and len(own) == 1:
-                # the input is that one element: the other's geometry (``lean_binary``'s)
-                by_own = by_sizes.get(own) or _plan(own, dtype)  # (``by_sizes``: the input's made it)
-                if other._strides != by_own[0] or not by_own[1]:
-                    return decline(input, other)
-                sizes, strides, n, meta = own, by_own[0], by_own[1], by_own[2]
-                y = data if start == 0 and len(data) == n else data[start:start + n]
-            else:
-                return decline(input, other)
+            if out._sizes != sizes:
+                sizes = out._sizes
+                meta = (by_sizes.get(sizes) or _plan(sizes, dtype))[2]
         else:
-            return decline(input, other)
-        token = QUIET.set(IGNORE_ALL)
-        try:
-            values = ufunc(x, y) if pair else ufunc(y, x)
-        except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
-            values = None
-        finally:
-            QUIET.reset(token)
-        if values is None:
-            return decline(input, other)
-        # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
-        storage = _new(Storage)
-        storage.buffer = values
-        storage._counter = None
-        storage.inference = INFERENCE.enabled
-        storage.resizable = True
-        out = _new(Tensor)
-        out._storage = storage
-        out._sizes = sizes
-        out._strides = strides
-        out._offset = 0
-        out._base = None
-        out._requires_grad = False
-        out._grad = None
-        out._grad_fn = None
-        out._output_nr = 0
-        out._grad_accumulator = None
-        out._hooks = None
-        out._retains_grad = False
-        out._view_meta = None
+            token = QUIET.set(IGNORE_ALL)
+            try:
+                values = ufunc(x, y) if pair else ufunc(y, x)
+            except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
+                values = None
+            finally:
+                QUIET.reset(token)
+            if values is None:
+                return decline(input, other)
+            # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
+            storage = _new(Storage)
+            storage.buffer = values
+            storage._counter = None
+            storage.inference = INFERENCE.enabled
+            storage.resizable = True
+            out = _new(Tensor)
+            out._storage = storage
+            out._sizes = sizes
+            out._strides = strides
+            out._offset = 0
+            out._base = None
+            out._requires_grad = False
+            out._grad = None
+            out._grad_fn = None
+            out._output_nr = 0
+            out._grad_accumulator = None
+            out._hooks = None
+            out._retains_grad = False
+            out._view_meta = None
         if not _grad_state.enabled:
             return out
         # ``needs_grad``, ``Node.__init__`` and ``record``, written out for operands that are
