@@ -16,11 +16,14 @@ float32/float64 (``operands.LEAN_DTYPES``: the tests' ``general()`` switch turns
 off with the lean one), contiguous from its offset, not empty, nothing traced; for a binary
 op the other operand a Python float, an int in int64's range, or a tensor of the same dtype
 that has the same sizes and strides or is one element (0-d, or (1,) with a 1-D tensor, as
-``lean_binary``'s flat-buffer case). An operand that is a view whose history is up to date
-(``current_grad_fn``'s test) takes the written-out edges too; a stale view goes through
-``needs_grad``/``record``, which regenerate its history. For anything else the function
-calls its op's lean and general paths (``otherwise``), which give the same values, dtype,
-strides, node, edges and saved values: tests/test_fused_ops.py compares every slot of the
+``lean_binary``'s flat-buffer case). The other operands of the lean path (strided columns
+and blocks, broadcasting) are computed by ``lean_binary`` itself, and the node is still made
+here. An operand that is a view whose history is up to date (``current_grad_fn``'s test)
+takes the written-out edges too; a stale view, or one without history, goes through
+``needs_grad``/``record``, which regenerate its history or look at its base. For anything
+else the function calls its op's lean and general paths (``otherwise``; a binary op whose
+``lean_binary`` declined tries it once more there, a waste only on the general path), which
+give the same values, dtype, strides, node, edges and saved values: tests/test_fused_ops.py compares every slot of the
 results, nodes, AccumulateGrads and saved values with the general path's, and the values
 and gradients with PyTorch's. If you add a slot to Tensor or Storage, a field to
 ``Node.__init__`` or ``AccumulateGrad.__init__``, or change ``record``/``SavingNode.save``,
