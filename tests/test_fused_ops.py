@@ -503,3 +503,18 @@ def test_numbers_as_cached_arrays_give_the_python_numbers_results(dtype: str) ->
                     assert fast.detach().numpy().tobytes() == slow.detach().numpy().tobytes(), (c, dtype)
     assert all(not a.flags.writeable and a.ndim == 0 for a in fused._NUMBERS.values())
     assert 0.0 not in fused._NUMBERS
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: x.reshape(4, 1) - x.reshape(1, 4),  # broadcast: lean_binary computes it
+    lambda x: x[0] * x,  # a one-element input: the other's geometry
+    lambda x: x * 2.0,
+])
+def test_the_first_op_of_a_dtype_makes_its_plans(make: Callable[[Any], Any]) -> None:
+    """(``_PLANS`` has no entry for a dtype before its first fused op.)"""
+    x = jitgrad.tensor([1.0, 2.0, 3.0, 4.0], dtype=jitgrad.float64, requires_grad=True)
+    with mock.patch.object(fused, "_PLANS", {}):
+        out = make(x)
+    with general():
+        slow = make(x)
+    _same_tensor(out, slow)

@@ -136,6 +136,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         plan = None if by_sizes is None else by_sizes.get(sizes)
         if plan is None:
             plan = _plan(sizes, dtype)
+            by_sizes = _PLANS[dtype]  # (made now if this is the dtype's first op; read below)
         strides, n, meta, _ = plan
         in_meta = meta  # (the input's: its AccumulateGrad's)
         operand = other.__class__
