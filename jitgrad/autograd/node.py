@@ -567,6 +567,18 @@ class SavingNode(Node):
 
 # stands for a compactly saved tensor after ``release_variables``
 _RELEASED = object()
+
+
+def _saved_from_code(t: Any, code: int) -> SavedTensor:
+    """The ``SavedTensor`` ``save`` would have made for input ``t``, saved at the version
+    and with the history that ``code`` records (released: freed)."""
+    if t is _RELEASED:
+        s = _saved_input(None, code >> 1, bool(code & 1))  # type: ignore[arg-type]
+        s._freed = True
+        return s
+    return _saved_input(t, code >> 1, bool(code & 1))
+
+
 # the ``_codes`` of a node whose one saved value is its output (``save_result``)
 _RESULT_CODES = ("result",)
 
@@ -590,16 +602,6 @@ def _saved_result(node: Node, storage: Any, sizes: tuple[int, ...], strides: tup
         s._freed = False
         s._data = Tensor._make(storage, sizes, strides)
     return s
-
-
-def _saved_from_code(t: Any, code: int) -> SavedTensor:
-    """The ``SavedTensor`` ``save`` would have made for input ``t``, saved at the version
-    and with the history that ``code`` records (released: freed)."""
-    if t is _RELEASED:
-        s = _saved_input(None, code >> 1, bool(code & 1))  # type: ignore[arg-type]
-        s._freed = True
-        return s
-    return _saved_input(t, code >> 1, bool(code & 1))
 
 
 class _Plain:
