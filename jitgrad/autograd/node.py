@@ -349,6 +349,31 @@ def _saved_input(t: Tensor, version: int, had_history: bool) -> SavedTensor:
     return s
 
 
+# the ``_codes`` of a node whose one saved value is its output (``save_result``)
+_RESULT_CODES = ("result",)
+
+
+def _saved_result(node: Node, storage: Any, sizes: tuple[int, ...], strides: tuple[int, ...]) -> SavedTensor:
+    """The ``SavedTensor`` ``save(out, outputs=(out,))`` would have made for ``node``'s
+    output ``out`` (``save_result``: version 0, output 0; released: freed)."""
+    s = _new(SavedTensor)
+    s._version = 0
+    s._packed = None
+    s._unpack_hook = None
+    s._edge = None
+    s._saved_at = None
+    s._node = weakref.ref(node)
+    s._output_nr = 0
+    s._had_history = False
+    if storage is _RELEASED:
+        s._freed = True
+        s._data = None
+    else:
+        s._freed = False
+        s._data = Tensor._make(storage, sizes, strides)
+    return s
+
+
 def version_error(data: Tensor, saved: SavedTensor, owner: Node) -> str:
     """PyTorch's message, plus which in-place write moved the version and where it ran."""
     shape = list(data._sizes)
@@ -577,31 +602,6 @@ def _saved_from_code(t: Any, code: int) -> SavedTensor:
         s._freed = True
         return s
     return _saved_input(t, code >> 1, bool(code & 1))
-
-
-# the ``_codes`` of a node whose one saved value is its output (``save_result``)
-_RESULT_CODES = ("result",)
-
-
-def _saved_result(node: Node, storage: Any, sizes: tuple[int, ...], strides: tuple[int, ...]) -> SavedTensor:
-    """The ``SavedTensor`` ``save(out, outputs=(out,))`` would have made for ``node``'s
-    output ``out`` (``save_result``: version 0, output 0; released: freed)."""
-    s = _new(SavedTensor)
-    s._version = 0
-    s._packed = None
-    s._unpack_hook = None
-    s._edge = None
-    s._saved_at = None
-    s._node = weakref.ref(node)
-    s._output_nr = 0
-    s._had_history = False
-    if storage is _RELEASED:
-        s._freed = True
-        s._data = None
-    else:
-        s._freed = False
-        s._data = Tensor._make(storage, sizes, strides)
-    return s
 
 
 class _Plain:
