@@ -61,22 +61,22 @@ Tensor.detach = views.detach
 #    ops/clamp.py, ops/power.py, ops/compare.py) ------------------------------------------------
 Tensor.add = elementwise.add
 Tensor.add_ = elementwise.add_
-Tensor.__add__ = elementwise.add
-Tensor.__radd__ = elementwise.add  # s + x is x + s (edges as torch)
+Tensor.__add__ = elementwise.add_operator  # (Note [Fused per-op path] first)
+Tensor.__radd__ = elementwise.add_operator  # s + x is x + s (edges as torch)
 Tensor.__iadd__ = elementwise.add_
 Tensor.sub = elementwise.sub
 Tensor.sub_ = elementwise.sub_
-Tensor.__sub__ = elementwise.sub
-Tensor.__rsub__ = elementwise.rsub
+Tensor.__sub__ = elementwise.sub_operator
+Tensor.__rsub__ = elementwise.rsub_operator
 Tensor.__isub__ = elementwise.sub_
 Tensor.mul = elementwise.mul
 Tensor.mul_ = elementwise.mul_
-Tensor.__mul__ = elementwise.mul
-Tensor.__rmul__ = elementwise.mul
+Tensor.__mul__ = elementwise.mul_operator
+Tensor.__rmul__ = elementwise.mul_operator
 Tensor.__imul__ = elementwise.mul_
 Tensor.div = elementwise.div
 Tensor.div_ = elementwise.div_
-Tensor.__truediv__ = elementwise.div
+Tensor.__truediv__ = elementwise.div_operator
 Tensor.__rtruediv__ = elementwise.rtruediv
 Tensor.__itruediv__ = elementwise.div_
 Tensor.__neg__ = elementwise.neg
@@ -247,7 +247,7 @@ Tensor.copysign_ = binary_math.copysign_
 # END GENERATED
 
 # reductions (ops/reduction.py)
-Tensor.sum = reduction.sum
+Tensor.sum = reduction.sum_method  # (Note [Fused per-op path] first)
 
 # conversions (ops/structure.py)
 Tensor.to = structure.to
@@ -271,7 +271,7 @@ Tensor.zero_ = assignment.zero_
 # -- reductions, softmax family, matrix products (ops/reduction.py, ops/linalg.py) ----------
 from .ops import linalg  # noqa: E402
 
-Tensor.mean = reduction.mean
+Tensor.mean = reduction.mean_method  # (Note [Fused per-op path] first)
 Tensor.max = reduction.max
 Tensor.min = reduction.min
 Tensor.amax = reduction.amax

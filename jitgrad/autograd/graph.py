@@ -92,15 +92,33 @@ def gradient_edge(t: Tensor | None) -> Edge:
 
 
 def grad_accumulator(t: Tensor) -> AccumulateGrad:
-    """The leaf's one ``AccumulateGrad`` (shared by every use, so its gradients are summed)."""
+    """The leaf's one ``AccumulateGrad`` (shared by every use, so its gradients are summed).
+    The leaf holds it weakly, as PyTorch: it lives as long as a graph that reaches the leaf,
+    so an op on a leaf whose last graph is gone makes it again (then cheaply: below)."""
     ref = t._grad_accumulator
     node = ref() if ref is not None else None
     if node is None:
-        node = AccumulateGrad(t)
+        # ``AccumulateGrad(t)``, written out: a loop over ``leaf * c`` makes one per op
+        node = _new(AccumulateGrad)
+        node.next_functions = ()
+        node.variable = t
+        node.sequence_nr = _RUNS_FIRST
+        dtype = t._storage.buffer.dtype
+        by_sizes = _SINGLE_METADATA.get(dtype.type)  # (single_metadata's cache, read inline)
+        meta = None if by_sizes is None else by_sizes.get(t._sizes)
+        node.input_metadata = meta if meta is not None and meta[0][1] is dtype \
+            else single_metadata(t._sizes, dtype)
+        if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+            anomaly_mode.record_creation(node.metadata)
         if t._hooks is not None:  # the leaf's gradient hooks (Tensor.register_hook)
             node._tensor_pre_hooks = {0: t._hooks}
-        t._grad_accumulator = weakref.ref(node)
+        t._grad_accumulator = _weak(node)
     return node
+
+
+_new = object.__new__
+_weak = weakref.ref
+_RUNS_FIRST = sys.maxsize  # an AccumulateGrad's sequence_nr: it runs as soon as it is ready
 
 
 # One shared ``((sizes, dtype),)`` per shape and dtype: the metadata of a one-output node
@@ -250,10 +268,10 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable: Tensor) -> None:
-        # Node.__init__ written out (made again for every graph that reaches the leaf)
+        # Node.__init__ written out (``grad_accumulator`` writes this out again)
         self.next_functions = ()
         self.variable = variable
-        self.sequence_nr = sys.maxsize  # runs as soon as it is ready, as in PyTorch
+        self.sequence_nr = _RUNS_FIRST  # runs as soon as it is ready, as in PyTorch
         self.input_metadata = single_metadata(variable._sizes, variable._storage.buffer.dtype)
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
             anomaly_mode.record_creation(self.metadata)

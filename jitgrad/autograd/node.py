@@ -349,6 +349,31 @@ def _saved_input(t: Tensor, version: int, had_history: bool) -> SavedTensor:
     return s
 
 
+# the ``_codes`` of a node whose one saved value is its output (``save_result``)
+_RESULT_CODES = ("result",)
+
+
+def _saved_result(node: Node, storage: Any, sizes: tuple[int, ...], strides: tuple[int, ...]) -> SavedTensor:
+    """The ``SavedTensor`` ``save(out, outputs=(out,))`` would have made for ``node``'s
+    output ``out`` (``save_result``: version 0, output 0; released: freed)."""
+    s = _new(SavedTensor)
+    s._version = 0
+    s._packed = None
+    s._unpack_hook = None
+    s._edge = None
+    s._saved_at = None
+    s._node = weakref.ref(node)
+    s._output_nr = 0
+    s._had_history = False
+    if storage is _RELEASED:
+        s._freed = True
+        s._data = None
+    else:
+        s._freed = False
+        s._data = Tensor._make(storage, sizes, strides)
+    return s
+
+
 def version_error(data: Tensor, saved: SavedTensor, owner: Node) -> str:
     """PyTorch's message, plus which in-place write moved the version and where it ran."""
     shape = list(data._sizes)
@@ -478,10 +503,13 @@ class SavingNode(Node):
             compact = self._compact
             if compact is None:
                 return ()  # nothing saved (yet)
-            saved = self._saved = tuple([
-                value if code is None else _saved_from_code(value, code)
-                for value, code in zip(compact, self._codes)
-            ])
+            if self._codes is _RESULT_CODES:
+                saved = self._saved = (_saved_result(self, *compact),)
+            else:
+                saved = self._saved = tuple([
+                    value if code is None else _saved_from_code(value, code)
+                    for value, code in zip(compact, self._codes)
+                ])
             self._compact = self._codes = None
         return saved
 
@@ -525,9 +553,32 @@ class SavingNode(Node):
                 saved.append(SavedTensor(t))
         self.saved = tuple(saved)
 
+    def save_result(self, out: Tensor) -> None:
+        """``save(out, outputs=(out,))`` for the node's one output ``out``, a fresh tensor that
+        owns its whole storage (offset 0, no base, version 0; a fused op's result): kept as
+        its storage and geometry, which ``unpack`` makes into the output again, with this
+        node as its ``grad_fn`` (no reference cycle, no ``SavedTensor``, no weak reference).
+        """
+        if anomaly_mode.enabled or SAVED_HOOKS.stack or out._storage.inference:
+            self.save(out, outputs=(out,))
+            return
+        self._saved = None
+        self._compact = (out._storage, out._sizes, out._strides)
+        self._codes = _RESULT_CODES
+
     def unpack(self) -> tuple[Any, ...]:
         compact = self._compact
-        if compact is not None:  # ``SavedTensor.unpack``'s checks, on the compact form
+        if compact is None:
+            pass
+        elif self._codes is _RESULT_CODES:  # (``save_result``)
+            storage = compact[0]
+            if storage is not _RELEASED:
+                counter = storage._counter
+                if counter is None or counter.value == 0:  # (else ``saved`` raises the error)
+                    out = Tensor._make(storage, compact[1], compact[2])
+                    out._grad_fn = self
+                    return (out,)
+        else:  # ``SavedTensor.unpack``'s checks, on the compact form
             for t, code in zip(compact, self._codes):
                 if code is None:
                     continue
@@ -550,7 +601,9 @@ class SavingNode(Node):
         compact = self._compact
         if compact is not None:
             codes = self._codes
-            if codes.count(None) != len(codes):  # (else no tensor was saved: nothing to free)
+            if codes is _RESULT_CODES:
+                self._compact = (_RELEASED, *compact[1:])
+            elif codes.count(None) != len(codes):  # (else no tensor was saved: nothing to free)
                 self._compact = tuple([
                     value if code is None else _RELEASED for value, code in zip(compact, codes)
                 ])

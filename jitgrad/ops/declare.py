@@ -30,10 +30,15 @@ from .operands import (
     shape_of, wrapped_operand,
 )
 from .inplace import apply_inplace, check_inplace_operands, original
+from . import fused
+from .fused import fused_unary
 
 # what the derivative formulas read (bit flags)
 NOTHING, SELF, RESULT = 0, 1, 2
 BOTH = SELF | RESULT
+
+# what a fused unary op's node saves (``fused.fused_unary``), by what its formula reads
+_FUSED_SAVES = {NOTHING: fused.NOTHING, SELF: fused.INPUT, RESULT: fused.RESULT}
 
 # dtype rules: FLOATING computes integer and bool inputs in the default float dtype;
 # SAME keeps the promoted dtype; BOOL returns a bool tensor (never differentiable)
@@ -60,13 +65,13 @@ class PointwiseNode(SavingNode):
         params = self.params
         if decl.arity == 1:  # (the node exists because its one input needs a gradient)
             x = r = None
-            saves, saved = decl.saves, self.saved
+            saves = decl.saves
             if saves == RESULT:
-                r = saved[0].unpack(self)
+                r = self.unpack()[0]
+            elif saves == BOTH:
+                x, r = self.unpack()
             elif saves:  # (a unary op's one input is a tensor)
-                x = saved[0].unpack(self)
-                if saves == BOTH:
-                    r = saved[1].unpack(self)
+                x = self.unpack()[0]
             formula = decl.grads[0]
             return (formula(g, x, r, **params) if params else formula(g, x, r),)
         saved = self.unpack()
@@ -237,6 +242,13 @@ class Pointwise:
         if self.arity == 1 and not self.params:  # (no argument packing: per-op overhead)
             def function(input: Tensor) -> Tensor:
                 return call_pointwise(decl, (input,))
+            if self.ufunc and self.saves != BOTH:
+                # Note [Fused per-op path] in fused.py, else ``call_pointwise`` (named as the
+                # op, for its errors)
+                function.__name__ = function.__qualname__ = self.name
+                function = fused_unary(self.forward, self.node if self.differentiable else None,
+                                       _FUSED_SAVES[self.saves], self._unary_dtypes, otherwise=function)
+                function.__signature__ = self._signature(False)  # type: ignore[attr-defined]
         elif self.arity == 2 and not self.params:
             def function(input: Any, other: Any) -> Tensor:  # type: ignore[misc]
                 return call_pointwise(decl, (input, other))
@@ -335,7 +347,7 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
             record(node, args, (out,))
             saves = decl.saves
             if saves == RESULT:
-                node.save(out, outputs=(out,))
+                node.save_result(out)  # (a fresh result)
             elif saves == SELF:
                 node.save(x)
             elif saves:
@@ -394,7 +406,7 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
             else:
                 node.save(*_read(decl, args, [fn is not None for fn, _ in node.next_functions]))  # type: ignore[attr-defined]
         elif saves == RESULT:
-            node.save(out, outputs=(out,))  # type: ignore[attr-defined]
+            node.save_result(out)  # type: ignore[attr-defined]  # (a fresh result)
         elif saves == BOTH:
             node.save(*args, out, outputs=(out,))  # type: ignore[attr-defined]
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it

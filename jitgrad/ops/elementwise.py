@@ -29,6 +29,7 @@ from .operands import (
 from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where
 from .declare import NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise, call_pointwise, call_pointwise_
 from .inplace import apply_inplace, check_inplace_operands, compute, lean_inplace, original
+from .fused import PRODUCT, QUOTIENT, fused_binary
 
 
 def _zero_grad(g: Tensor, *inputs: Any, **params: Any) -> Tensor:
@@ -96,6 +97,13 @@ def _unit(alpha: Any) -> bool:
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    if type(alpha) is int and alpha == 1:  # (_unit, inlined)
+        return add_operator(input, other)
+    return _add(input, other, alpha)
+
+
+def _add(input: Any, other: Any, alpha: Any = 1) -> Tensor:
+    """``add``'s lean and general paths (after the fused one)."""
     unit = _unit(alpha)
     out = lean_binary(np.add, input, other) if unit else None
     if out is None:
@@ -139,6 +147,10 @@ def _check_sub(a: Any, b: Any) -> None:
         )
 
 
+# ``Tensor.__add__``/``__radd__``: Note [Fused per-op path] first
+add_operator = fused_binary(np.add, AddBackward0, otherwise=_add)
+
+
 class SubBackward0(Node):
     alpha: Any = 1  # the op's alpha (``_with_alpha``)
 
@@ -152,6 +164,13 @@ class SubBackward0(Node):
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    if type(alpha) is int and alpha == 1:  # (_unit, inlined)
+        return sub_operator(input, other)  # (never bool)
+    return _sub(input, other, alpha)
+
+
+def _sub(input: Any, other: Any, alpha: Any = 1) -> Tensor:
+    """``sub``'s lean and general paths (after the fused one)."""
     unit = _unit(alpha)
     out = lean_binary(np.subtract, input, other) if unit else None  # (never bool)
     if out is None:
@@ -163,6 +182,10 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("sub", out, input, other, alpha=alpha)
     return out
+
+
+# ``Tensor.__sub__``: Note [Fused per-op path] first
+sub_operator = fused_binary(np.subtract, SubBackward0, otherwise=_sub)
 
 
 def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -192,6 +215,13 @@ class RsubBackward1(Node):
 
 def rsub(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * self`` (``Tensor.__rsub__``: ``other`` is a number)."""
+    if type(alpha) is int and alpha == 1:  # (_unit, inlined)
+        return rsub_operator(self, other)  # (never bool)
+    return _rsub(self, other, alpha)
+
+
+def _rsub(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    """``rsub``'s lean and general paths (after the fused one)."""
     if isinstance(other, Tensor):
         return sub(other, self, alpha=alpha)
     out = lean_binary(np.subtract, other, self) if _unit(alpha) else None  # (never bool)
@@ -204,6 +234,10 @@ def rsub(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("rsub", out, self, other, alpha=alpha)
     return out
+
+
+# ``Tensor.__rsub__``: Note [Fused per-op path] first
+rsub_operator = fused_binary(np.subtract, RsubBackward1, reflected=True, otherwise=_rsub)
 
 
 # -- mul / div / neg / reciprocal -----------------------------------------------------------
@@ -261,6 +295,11 @@ class MulBackward0(SavingNode):
 
 
 def mul(input: Any, other: Any) -> Tensor:
+    return mul_operator(input, other)
+
+
+def _mul(input: Any, other: Any) -> Tensor:
+    """``mul``'s lean and general paths (after the fused one)."""
     out = lean_binary(np.multiply, input, other)
     if out is None:
         out = binary(np.multiply, input, other)
@@ -272,6 +311,10 @@ def mul(input: Any, other: Any) -> Tensor:
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("mul", out, input, other)
     return out
+
+
+# ``Tensor.__mul__``/``__rmul__``: Note [Fused per-op path] first
+mul_operator = fused_binary(np.multiply, MulBackward0, PRODUCT, otherwise=_mul)
 
 
 def mul_(self: Tensor, other: Any) -> Tensor:
@@ -313,7 +356,12 @@ class DivBackward0(SavingNode):
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is not None:
         return call_pointwise(DIV_ROUNDING, (input, other), {"rounding_mode": rounding_mode})
-    out = lean_binary(np.true_divide, input, other)  # (floating: true division keeps it)
+    return div_operator(input, other)
+
+
+def _div(input: Any, other: Any) -> Tensor:
+    """``div``'s lean and general paths (after the fused one)."""
+    out = lean_binary(np.true_divide, input, other)
     if out is None:
         out = binary(np.true_divide, input, other, _true_div_dtype(input, other))
     if needs_grad(input, other):
@@ -323,6 +371,10 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("div", out, input, other)
     return out
+
+
+# ``Tensor.__truediv__``: Note [Fused per-op path] first (floating: true division keeps it)
+div_operator = fused_binary(np.true_divide, DivBackward0, QUOTIENT, otherwise=_div)
 
 
 def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:

@@ -178,7 +178,9 @@ def array_of(t: Tensor) -> np.ndarray:
 # ``stack``/``cat`` along dim 0 (``structure.py``); in place, ``add_``/``sub_``/``mul_``/
 # ``div_`` write straight into a view (``inplace.lean_inplace``). What is left per op is
 # Python's: the result's Tensor and Storage, the node, its edges (``record``), and the
-# NumPy call itself.
+# NumPy call itself. In front of it, Note [Fused per-op path] (``fused.py``) does the
+# commonest of these cases (contiguous operands of one shape, or one element, or a number;
+# full sums) with those helpers written out.
 # float16 stays on the general path: NumPy may pick another loop for it with and without
 # ``dtype=`` (``asin`` of 1.5 gives a nan of the other sign), so the results could differ
 LEAN_DTYPES = frozenset((dtypes.float32, dtypes.float64))

@@ -21,6 +21,7 @@ from ..geometry.strided import numel, wrap_dim
 from .._quiet import IGNORE_ALL, QUIET, quiet
 from ..tensor import Tensor
 from .operands import array_of, fresh_result, from_result, layout, lean_data
+from .fused import fused_total
 from .elementwise import div, maximum, minimum, mul, sub
 from .index_ops import index_put_zeros
 from .pointwise import exp
@@ -121,8 +122,14 @@ def _all_dims(ndim: int) -> tuple[int, ...]:
 _ALL_DIMS: dict[int, tuple[int, ...]] = {}
 
 
+_fused_sum = fused_total(SumBackward0)
+
+
 def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     if dim is None and not keepdim and dtype is None:
+        out = _fused_sum(self)  # Note [Fused per-op path]
+        if out is not None:
+            return out
         out = _lean_total(self)
         if out is not None:
             if needs_grad(self):
@@ -147,6 +154,10 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None)
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.reduce("sum" if dtype is None else "sum(dtype=)", out, self, dims, keepdim)
     return out
+
+
+# ``Tensor.sum``: Note [Fused per-op path] first, in the method itself (``x.sum()``)
+sum_method = fused_total(SumBackward0, otherwise=sum)
 
 
 def sum_to(self: Tensor, shape: Sequence[int]) -> Tensor:
@@ -192,9 +203,15 @@ def _float_dtype(op: str, self: Tensor, dtype: Any) -> np.dtype:
     return target
 
 
+_fused_mean = fused_total(MeanBackward0, mean=True)
+
+
 def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The mean over ``dim`` (all dims when None); the mean of nothing is nan, as in PyTorch."""
     if dim is None and not keepdim and dtype is None:
+        out = _fused_mean(self)  # Note [Fused per-op path]
+        if out is not None:
+            return out
         out = _lean_total(self)
         if out is not None:
             values = out._storage.buffer
@@ -221,6 +238,10 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.reduce("mean", out, self, dims, keepdim)
     return out
+
+
+# ``Tensor.mean``: Note [Fused per-op path] first, in the method itself (``x.mean()``)
+mean_method = fused_total(MeanBackward0, mean=True, otherwise=mean)
 
 
 # -- max / min -------------------------------------------------------------------------------

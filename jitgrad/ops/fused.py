@@ -1,0 +1,545 @@
+"""The fused per-op path of the commonest elementwise ops and full sums: one function per op
+that does the whole op — operand checks, the NumPy call, the result's Storage and Tensor, the
+node, its edges and what it saves — with no intermediate calls.
+
+Note [Fused per-op path]
+~~~~~~~~~~~~~~~~~~~~~~~~
+In a small-op loop (a DP table, a time stepper) the arithmetic itself is ~0.3 us of NumPy;
+the rest of an op was Python glue between small helpers (``lean_data``, ``fresh_result``,
+``Storage._fresh``, ``Tensor._make``, ``needs_grad``, ``Node.__init__``, ``record``,
+``grad_accumulator``, ``SavingNode.save``), each a frame. Three templates, one per kind
+of op — ``fused_binary`` (add, sub, rsub, mul, div), ``fused_unary`` (the declared unary
+ufunc ops: neg, exp, sin, ...) and ``fused_total`` (sum and mean of every element) — make
+one function per op from its declaration (the ufunc, the node class, what the node saves)
+that writes those helpers' bodies out for the common case of Note [Lean elementwise path]: the operand exactly ``Tensor``,
+float32/float64 (``operands.LEAN_DTYPES``: the tests' ``general()`` switch turns this path
+off with the lean one), contiguous from its offset, not empty, nothing traced; for a binary
+op the other operand a Python float, an int in int64's range, or a tensor of the same dtype
+that has the same sizes and strides or is one element (0-d, or (1,) with a 1-D tensor, as
+``lean_binary``'s flat-buffer case). The other operands of the lean path (strided columns
+and blocks, broadcasting) are computed by ``lean_binary`` itself, and the node is still made
+here. An operand that is a view whose history is up to date (``current_grad_fn``'s test)
+takes the written-out edges too; a stale view, or one without history, goes through
+``needs_grad``/``record``, which regenerate its history or look at its base. For anything
+else the function calls its op's lean and general paths (``otherwise``; a binary op whose
+``lean_binary`` declined tries it once more there, a waste only on the general path), which
+give the same values, dtype, strides, node, edges and saved values: tests/test_fused_ops.py compares every slot of the
+results, nodes, AccumulateGrads and saved values with the general path's, and the values
+and gradients with PyTorch's. If you add a slot to Tensor or Storage, a field to
+``Node.__init__`` or ``AccumulateGrad.__init__``, or change ``record``/``SavingNode.save``,
+change the written-out copies here too (each template has its own: a shared helper is a
+frame, ~5% of an op): that test fails until you do.
+
+The dunders (``Tensor.__mul__``, ...), the declared unary ufunc ops (``jitgrad.exp``,
+``Tensor.exp``) and ``Tensor.sum``/``Tensor.mean`` are these functions themselves (each
+hands any other argument to its op's function, which raises that function's errors); the
+public binary functions (``add`` with its ``alpha``, ``div`` with its ``rounding_mode``)
+and ``jitgrad.sum``/``mean`` call them.
+
+NumPy's floating-point warnings are silenced (``QUIET``) around the call, as everywhere,
+except for ``negative`` and ``absolute``, which never raise a floating-point flag (they
+only touch the sign bit), so NumPy cannot warn whatever its error state.
+"""
+
+from __future__ import annotations
+
+import inspect
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import _tracing
+from .._quiet import IGNORE_ALL, QUIET
+from ..autograd import anomaly_mode
+from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.graph import (
+    _NO_EDGE, _RUNS_FIRST, AccumulateGrad, grad_accumulator, needs_grad, record, single_metadata,
+)
+from ..autograd.node import _RESULT_CODES, SAVED_HOOKS, Node, _next_sequence_nr
+from ..storage import INFERENCE, Storage
+from ..tensor import Tensor
+from . import operands
+from .operands import layout, lean_binary
+
+_new = object.__new__
+
+# what a fused op's node saves (``SavingNode.save``'s arguments)
+NOTHING = 0
+PRODUCT = 1  # mul: (input if other needs a gradient, other if input needs one)
+QUOTIENT = 2  # div: (input if other needs a gradient, other)
+INPUT = 3  # a unary op reading its input
+RESULT = 4  # a unary op reading its result (``SavingNode.save_result``)
+
+_NONE2 = (None, None)
+_weak = weakref.ref
+
+# What the fused path looks up per op, by dtype (only float32 and float64 get here) and sizes:
+# ``(contiguous strides, numel, ((sizes, dtype),), (((), dtype),))``, the metadata of a
+# one-output node of these sizes and of a 0-d one (a sum's), shared with ``record``'s
+# (``graph.single_metadata``). Bounded, as ``operands.layout``'s cache.
+_PLANS: dict[np.dtype, dict[tuple[int, ...], tuple[tuple[int, ...], int, Any, Any]]] = {}
+
+
+def _plan(sizes: tuple[int, ...], dtype: np.dtype) -> tuple[tuple[int, ...], int, Any, Any]:
+    by_sizes = _PLANS.get(dtype)
+    if by_sizes is None:
+        by_sizes = _PLANS[dtype] = {}
+    plan = (*layout(sizes), single_metadata(sizes, dtype), single_metadata((), dtype))
+    if len(by_sizes) < 4096:
+        by_sizes[sizes] = plan
+    return plan
+
+
+_NO_OTHER: Any = object()  # (a unary op's second argument: none given)
+_LEAN: Any = object()  # (a binary op's operand not taken here: ``lean_binary`` computes it)
+
+# Python numbers as read-only float64 0-d arrays, for float64 operands: the same operand to
+# NumPy's loop (a Python float is a double; an int below 2**53 converts exactly, as NumPy's
+# weak scalar would), which NumPy converts ~0.1 us faster (0.2 us for an int). Not zero (0.0
+# and -0.0 are one key) nor nan (no key); bounded.
+_FLOAT64 = np.dtype(np.float64)
+_NUMBERS: dict[Any, np.ndarray] = {}
+
+
+def _number(value: Any) -> Any:
+    """``value`` as a cached float64 0-d array when it can be one, else ``value`` itself."""
+    if value and value == value and (value.__class__ is float or -(2**53) < value < 2**53) \
+            and len(_NUMBERS) < 1024:
+        array = np.array(float(value))
+        array.flags.writeable = False
+        _NUMBERS[value] = array
+        return array
+    return value
+
+Fused = Callable[..., "Tensor | None"]
+
+
+def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, *,
+                 reflected: bool = False, otherwise: Callable[..., Tensor] | None = None) -> Fused:
+    """``op(input, other)``: ``ufunc(input, other)`` with ``node_class`` as its backward (edges
+    to both) on the fused path; else ``otherwise(input, other)`` (None: returns None).
+    ``reflected``: ``ufunc(other, input)`` for a number ``other``, with one edge, to
+    ``input`` (``rsub``)."""
+    decline = _declined if otherwise is None else otherwise
+    pair = not reflected  # (two edges)
+
+    def fused(input: Any, other: Any) -> Tensor | None:
+        if input.__class__ is not Tensor or _tracing.ACTIVE is not None:
+            return decline(input, other)
+        buffer = input._storage.buffer
+        dtype = buffer.dtype
+        if dtype not in operands.LEAN_DTYPES:
+            return decline(input, other)
+        sizes = input._sizes
+        by_sizes = _PLANS.get(dtype)
+        plan = None if by_sizes is None else by_sizes.get(sizes)
+        if plan is None:
+            plan = _plan(sizes, dtype)
+            by_sizes = _PLANS[dtype]  # (made now if this is the dtype's first op; read below)
+        strides, n, meta, _ = plan
+        in_meta = meta  # (the input's: its AccumulateGrad's)
+        operand = other.__class__
+        y: Any = _LEAN  # (the operand, when this path computes the op)
+        if input._strides == strides and n:
+            start = input._offset
+            x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
+            if operand is float or operand is int and -(2**63) <= other < 2**63:
+                y = other
+                if dtype is _FLOAT64:  # (NumPy takes a float64 0-d array faster than a Python number)
+                    y = _NUMBERS.get(other) or _number(other)
+            elif operand is Tensor and pair and other._storage.buffer.dtype is dtype:
+                data = other._storage.buffer
+                start = other._offset
+                own = other._sizes
+                if own == sizes:
+                    if other._strides == strides:
+                        y = data if start == 0 and len(data) == n else data[start:start + n]
+                elif (not own or own == (1,) and len(sizes) == 1) and other._strides == own:
+                    # one element (0-d, or (1,) with a 1-D input; contiguous: its strides are
+                    # its sizes), broadcast by NumPy over the flat input: the input's geometry
+                    y = data[start:start + 1]
+                elif not sizes or sizes == (1,) and len(own) == 1:
+                    # the input is that one element: the other's geometry (``lean_binary``'s)
+                    by_own = by_sizes.get(own) or _plan(own, dtype)  # (``by_sizes``: the input's made it)
+                    if other._strides == by_own[0] and by_own[1]:
+                        sizes, strides, n, meta = own, by_own[0], by_own[1], by_own[2]
+                        y = data if start == 0 and len(data) == n else data[start:start + n]
+        if y is _LEAN:
+            # the rest of Note [Lean elementwise path] (strided operands, broadcasting):
+            # ``lean_binary`` computes the result; the node is made below all the same
+            if reflected and operand is Tensor:
+                return decline(input, other)  # (``sub``'s)
+            out = lean_binary(ufunc, other, input) if reflected else lean_binary(ufunc, input, other)
+            if out is None:
+                return decline(input, other)
+            if out._sizes != sizes:
+                sizes = out._sizes
+                meta = (by_sizes.get(sizes) or _plan(sizes, dtype))[2]
+        else:
+            token = QUIET.set(IGNORE_ALL)
+            try:
+                values = ufunc(x, y) if pair else ufunc(y, x)
+            except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
+                values = None
+            finally:
+                QUIET.reset(token)
+            if values is None:
+                return decline(input, other)
+            # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
+            storage = _new(Storage)
+            storage.buffer = values
+            storage._counter = None
+            storage.inference = INFERENCE.enabled
+            storage.resizable = True
+            out = _new(Tensor)
+            out._storage = storage
+            out._sizes = sizes
+            out._strides = strides
+            out._offset = 0
+            out._base = None
+            out._requires_grad = False
+            out._grad = None
+            out._grad_fn = None
+            out._output_nr = 0
+            out._grad_accumulator = None
+            out._hooks = None
+            out._retains_grad = False
+            out._view_meta = None
+        if not _grad_state.enabled:
+            return out
+        # ``needs_grad``, ``Node.__init__`` and ``record``, written out for operands that are
+        # not views, or views whose history is up to date (``current_grad_fn``'s test)
+        view = input._view_meta
+        if view is None:
+            plain = True
+        else:
+            counter = input._storage._counter
+            plain = input._grad_fn is not None and view.attr_version == (0 if counter is None else counter.value)
+        if plain and operand is Tensor:
+            view = other._view_meta
+            if view is not None:
+                counter = other._storage._counter
+                plain = other._grad_fn is not None and view.attr_version == (0 if counter is None else counter.value)
+        if plain:
+            fn = input._grad_fn
+            if fn is not None:
+                first = (fn, input._output_nr)
+            elif input._requires_grad:
+                ref = input._grad_accumulator
+                acc = ref() if ref is not None else None
+                if acc is None:  # ``grad_accumulator(input)``, written out: its last graph is gone
+                    acc = _new(AccumulateGrad)
+                    acc.next_functions = ()
+                    acc.variable = input
+                    acc.sequence_nr = _RUNS_FIRST
+                    acc.input_metadata = in_meta
+                    if anomaly_mode.enabled:
+                        anomaly_mode.record_creation(acc.metadata)
+                    if input._hooks is not None:
+                        acc._tensor_pre_hooks = {0: input._hooks}
+                    input._grad_accumulator = _weak(acc)
+                first = (acc, 0)
+            else:
+                first = _NO_EDGE
+            second = _NO_EDGE
+            if operand is Tensor:
+                fn = other._grad_fn
+                if fn is not None:
+                    second = (fn, other._output_nr)
+                elif other._requires_grad:
+                    ref = other._grad_accumulator
+                    acc = ref() if ref is not None else None
+                    second = (grad_accumulator(other) if acc is None else acc, 0)
+            if first is _NO_EDGE and second is _NO_EDGE:
+                return out
+            node = _new(node_class)
+            node.sequence_nr = _next_sequence_nr()
+            if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+                anomaly_mode.record_creation(node.metadata)
+            node.next_functions = (first, second) if pair else (first,)
+            node.input_metadata = meta
+            out._grad_fn = node
+        elif needs_grad(input, other):
+            node = record(node_class(), (input, other if operand is Tensor else None) if pair else (input,), (out,))
+            first = node.next_functions[0]
+            second = node.next_functions[1] if pair else _NO_EDGE
+        else:
+            return out
+        if saves:  # ``mul``/``div``'s ``node.save(...)``
+            _save_operands(node, saves, input, other if first[0] is not None or saves == QUOTIENT else None,
+                           second[0] is not None)
+        return out
+
+    fused.__name__ = fused.__qualname__ = f"fused_{ufunc.__name__}"
+    fused.__signature__ = _BINARY_SIGNATURE  # type: ignore[attr-defined]  # (as bound: tensor.pyi)
+    return fused
+
+
+def _declined(input: Any, other: Any = None) -> None:
+    return None
+
+
+def _save_operands(node: Any, saves: int, input: Tensor, other: Any, input_saved: bool) -> None:
+    """``mul``'s ``node.save(input if other needs a gradient, other if input needs one)``
+    and ``div``'s ``node.save(input if other needs a gradient, other)`` (``other`` is None
+    here when not saved), in ``SavingNode.save``'s compact form when it would take it."""
+    a = input if input_saved else None
+    if other.__class__ is not Tensor and a is None:  # no tensor: hooks and anomaly mode only concern tensors
+        node._saved = None
+        node._compact = (None, other)
+        node._codes = _NONE2
+        return
+    if anomaly_mode.enabled or SAVED_HOOKS.stack or (a is not None and input._storage.inference) or (
+            other.__class__ is Tensor and other._storage.inference):
+        node.save(a, other)  # (the general form: SavedTensors, packed; refused, or saved as such)
+        return
+    if a is None:
+        code_a = None
+    else:
+        counter = input._storage._counter
+        code_a = (0 if counter is None else 2 * counter.value) + (input._grad_fn is not None)
+    if other.__class__ is not Tensor:
+        code_b = None
+    else:
+        counter = other._storage._counter
+        code_b = (0 if counter is None else 2 * counter.value) + (other._grad_fn is not None)
+    node._saved = None
+    node._compact = (a, other)
+    node._codes = (code_a, code_b)
+
+
+_P = inspect.Parameter
+_BINARY_SIGNATURE = inspect.Signature(
+    [_P("input", _P.POSITIONAL_OR_KEYWORD, annotation="Any"), _P("other", _P.POSITIONAL_OR_KEYWORD, annotation="Any")],
+    return_annotation="Tensor")
+
+
+def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
+                dtypes_of: dict[Any, Any], otherwise: Callable[..., Tensor] | None = None) -> Fused:
+    """``op(input)``: ``forward(input)`` with ``node_class`` as its backward (None: not
+    differentiable) on the fused path; else ``otherwise(input)`` (None: returns None).
+    ``dtypes_of``: the op's memoised dtype rule (``Pointwise._unary_dtypes``); the path is
+    taken for an input dtype it keeps."""
+    silent = forward is np.negative or forward is np.absolute  # (never raise a floating-point flag)
+
+    def decline(input: Any, other: Any) -> Tensor | None:
+        if otherwise is None:
+            return None
+        return otherwise(input) if other is _NO_OTHER else otherwise(input, other)  # (its error)
+
+    def fused(input: Any, other: Any = _NO_OTHER) -> Tensor | None:
+        if input.__class__ is not Tensor or _tracing.ACTIVE is not None or other is not _NO_OTHER:
+            return decline(input, other)
+        buffer = input._storage.buffer
+        dtype = buffer.dtype
+        if dtype not in operands.LEAN_DTYPES:
+            return decline(input, other)
+        rule = dtypes_of.get(dtype)  # (compute dtype, result dtype)
+        if rule is None or rule[0] is not dtype or rule[1] is not dtype:
+            return decline(input, other)
+        sizes = input._sizes
+        by_sizes = _PLANS.get(dtype)
+        plan = None if by_sizes is None else by_sizes.get(sizes)
+        if plan is None:
+            plan = _plan(sizes, dtype)
+        strides, n, meta, _ = plan
+        if input._strides != strides or not n:
+            return decline(input, other)
+        start = input._offset
+        x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
+        if silent:
+            values = forward(x)
+        else:
+            token = QUIET.set(IGNORE_ALL)
+            try:
+                values = forward(x)
+            finally:
+                QUIET.reset(token)
+        # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
+        storage = _new(Storage)
+        storage.buffer = values
+        storage._counter = None
+        storage.inference = INFERENCE.enabled
+        storage.resizable = True
+        out = _new(Tensor)
+        out._storage = storage
+        out._sizes = sizes
+        out._strides = strides
+        out._offset = 0
+        out._base = None
+        out._requires_grad = False
+        out._grad = None
+        out._grad_fn = None
+        out._output_nr = 0
+        out._grad_accumulator = None
+        out._hooks = None
+        out._retains_grad = False
+        out._view_meta = None
+        if node_class is None or not _grad_state.enabled:
+            return out
+        # ``needs_grad``, ``Node.__init__`` and ``record``, written out for an input that is
+        # not a view or whose history is up to date (``current_grad_fn``'s test)
+        view = input._view_meta
+        fn = input._grad_fn
+        if view is not None and (fn is None or view.attr_version != (
+                0 if (counter := input._storage._counter) is None else counter.value)):
+            if not needs_grad(input):
+                return out
+            node = record(node_class(), (input,), (out,))
+        else:
+            if fn is not None:
+                first = (fn, input._output_nr)
+            elif input._requires_grad:
+                ref = input._grad_accumulator
+                acc = ref() if ref is not None else None
+                if acc is None:  # ``grad_accumulator(input)``, written out: its last graph is gone
+                    acc = _new(AccumulateGrad)
+                    acc.next_functions = ()
+                    acc.variable = input
+                    acc.sequence_nr = _RUNS_FIRST
+                    acc.input_metadata = meta
+                    if anomaly_mode.enabled:
+                        anomaly_mode.record_creation(acc.metadata)
+                    if input._hooks is not None:
+                        acc._tensor_pre_hooks = {0: input._hooks}
+                    input._grad_accumulator = _weak(acc)
+                first = (acc, 0)
+            else:
+                return out
+            node = _new(node_class)
+            node.sequence_nr = _next_sequence_nr()
+            if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+                anomaly_mode.record_creation(node.metadata)
+            node.next_functions = (first,)
+            node.input_metadata = meta
+            out._grad_fn = node
+        if not saves:
+            return out
+        if saves == RESULT:  # ``SavingNode.save_result``, written out
+            if anomaly_mode.enabled or SAVED_HOOKS.stack or storage.inference:
+                node.save_result(out)  # type: ignore[attr-defined]  # (the general form)
+                return out
+            node._saved = None  # type: ignore[attr-defined]
+            node._compact = (storage, sizes, strides)  # type: ignore[attr-defined]
+            node._codes = _RESULT_CODES  # type: ignore[attr-defined]
+        else:  # ``SavingNode.save(input)``'s compact form, written out
+            if anomaly_mode.enabled or SAVED_HOOKS.stack or input._storage.inference:
+                node.save(input)  # type: ignore[attr-defined]
+                return out
+            counter = input._storage._counter
+            node._saved = None  # type: ignore[attr-defined]
+            node._compact = (input,)  # type: ignore[attr-defined]
+            node._codes = ((0 if counter is None else 2 * counter.value) + (input._grad_fn is not None),)  # type: ignore[attr-defined]
+        return out
+
+    fused.__name__ = fused.__qualname__ = f"fused_{forward.__name__}"
+    return fused
+
+
+def fused_total(node_class: type[Node], mean: bool = False,
+                otherwise: Callable[..., Tensor] | None = None) -> Fused:
+    """``op(self, dim=None, keepdim=False, *, dtype=None)``: without ``dim``, ``keepdim`` and
+    ``dtype``, the 0-d sum (``mean``: mean) of every element, summed as ``np.add.reduce``
+    sums (the general path's order), with ``node_class(self's sizes)`` as its backward, on
+    the fused path; else ``otherwise(self, dim, keepdim, ..., dtype=dtype)`` (the op's
+    function, named and signed as it: its errors; None: returns None)."""
+    reduce = np.add.reduce
+
+    def fused(self: Any, dim: Any = None, keepdim: Any = False, *args: Any, dtype: Any = None) -> Tensor | None:
+        input = self
+        if (input.__class__ is not Tensor or _tracing.ACTIVE is not None or dim is not None or keepdim
+                or args or dtype is not None):
+            if otherwise is None:
+                return None
+            return otherwise(input, dim, keepdim, *args) if dtype is None else \
+                otherwise(input, dim, keepdim, *args, dtype=dtype)  # (its errors, as called)
+        buffer = input._storage.buffer
+        dtype = buffer.dtype
+        if dtype not in operands.LEAN_DTYPES:
+            return None if otherwise is None else otherwise(input)
+        sizes = input._sizes
+        by_sizes = _PLANS.get(dtype)
+        plan = None if by_sizes is None else by_sizes.get(sizes)
+        if plan is None:
+            plan = _plan(sizes, dtype)
+        strides, n, in_meta, meta = plan
+        if input._strides != strides or not n:
+            return None if otherwise is None else otherwise(input)
+        start = input._offset
+        x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
+        token = QUIET.set(IGNORE_ALL)
+        try:
+            values = reduce(x, 0, None, None, True)  # (keepdims: a 1-element buffer)
+            if mean:
+                np.true_divide(values, n, out=values)
+        finally:
+            QUIET.reset(token)
+        # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
+        storage = _new(Storage)
+        storage.buffer = values
+        storage._counter = None
+        storage.inference = INFERENCE.enabled
+        storage.resizable = True
+        out = _new(Tensor)
+        out._storage = storage
+        out._sizes = ()
+        out._strides = ()
+        out._offset = 0
+        out._base = None
+        out._requires_grad = False
+        out._grad = None
+        out._grad_fn = None
+        out._output_nr = 0
+        out._grad_accumulator = None
+        out._hooks = None
+        out._retains_grad = False
+        out._view_meta = None
+        if not _grad_state.enabled:
+            return out
+        # ``needs_grad``, ``SumBackward0.__init__`` and ``record``, written out as in
+        # ``fused_unary``
+        view = input._view_meta
+        fn = input._grad_fn
+        if view is not None and (fn is None or view.attr_version != (
+                0 if (counter := input._storage._counter) is None else counter.value)):
+            if needs_grad(input):
+                record(node_class(sizes), (input,), (out,))
+            return out
+        if fn is not None:
+            first = (fn, input._output_nr)
+        elif input._requires_grad:
+            ref = input._grad_accumulator
+            acc = ref() if ref is not None else None
+            if acc is None:  # ``grad_accumulator(input)``, written out: its last graph is gone
+                acc = _new(AccumulateGrad)
+                acc.next_functions = ()
+                acc.variable = input
+                acc.sequence_nr = _RUNS_FIRST
+                acc.input_metadata = in_meta
+                if anomaly_mode.enabled:
+                    anomaly_mode.record_creation(acc.metadata)
+                if input._hooks is not None:
+                    acc._tensor_pre_hooks = {0: input._hooks}
+                input._grad_accumulator = _weak(acc)
+            first = (acc, 0)
+        else:
+            return out
+        node = _new(node_class)
+        node.sequence_nr = _next_sequence_nr()
+        if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+            anomaly_mode.record_creation(node.metadata)
+        node.next_functions = (first,)
+        node.input_metadata = meta
+        node.input_sizes = sizes  # type: ignore[attr-defined]  # (``SumBackward0.__init__``: every dim)
+        node._dims = None  # type: ignore[attr-defined]
+        out._grad_fn = node
+        return out
+
+    if otherwise is None:
+        fused.__name__ = fused.__qualname__ = "fused_mean" if mean else "fused_sum"
+    else:  # (as bound: Tensor.sum, tensor.pyi)
+        fused.__name__ = fused.__qualname__ = otherwise.__name__
+        fused.__doc__ = otherwise.__doc__
+        fused.__signature__ = inspect.signature(otherwise)  # type: ignore[attr-defined]
+    return fused

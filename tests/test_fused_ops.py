@@ -1,0 +1,520 @@
+"""The fused per-op path (Note [Fused per-op path] in ``jitgrad/ops/fused.py``) builds exactly
+what the general code builds: every slot of the result's Tensor and Storage, of the node
+(``Node.__init__``'s fields, the ones ``record`` sets, the saved values), the edges, the
+AccumulateGrad of a leaf, and the same values, errors and gradients; and what PyTorch gives.
+Programs run with the fused (and lean) paths on, and switched off (``general()``)."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import math
+import sys
+from typing import Any, Callable, Iterator
+from unittest import mock
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitgrad
+from conftest import budget
+from jitgrad.autograd import graph
+from jitgrad.autograd.graph import AccumulateGrad
+from jitgrad.autograd.node import Node, SavedTensor
+from jitgrad.ops import fused, operands
+from jitgrad.storage import Storage
+from jitgrad.tensor import Tensor
+
+_MISSING = object()
+
+
+@contextlib.contextmanager
+def general() -> Iterator[None]:
+    """Every fused and lean path off (no dtype is lean)."""
+    with mock.patch.object(operands, "LEAN_DTYPES", frozenset()):
+        yield
+
+
+@contextlib.contextmanager
+def fused_only() -> Iterator[None]:
+    """The lean paths behind the fused ones refuse every call: an op that is not fused
+    runs the general path, so a test can tell the fused path was taken."""
+    with mock.patch.object(operands, "lean_data", lambda t: None), \
+            mock.patch.object(operands, "lean_binary", lambda *args: None):
+        yield
+
+
+def _slots(obj: Any) -> dict[str, Any]:
+    """Every slot of ``obj``'s classes (unset ones as ``_MISSING``) and its ``__dict__``."""
+    out: dict[str, Any] = {}
+    for cls in type(obj).__mro__:
+        for name in cls.__dict__.get("__slots__", ()):
+            if name not in ("__weakref__", "__dict__"):
+                out[name] = _raw_slot(obj, cls, name)
+    out["__dict__"] = dict(getattr(obj, "__dict__", {}))
+    return out
+
+
+def _raw_slot(obj: Any, cls: type, name: str) -> Any:
+    """A slot's value without ``__getattr__`` (``SavingNode`` answers None for unset ones)."""
+    try:
+        return cls.__dict__[name].__get__(obj, type(obj))
+    except AttributeError:
+        return _MISSING
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape and \
+            a.tobytes() == b.tobytes()
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, Node) and isinstance(b, Node):
+        return type(a) is type(b)
+    if isinstance(a, (Tensor, Storage)):
+        return type(a) is type(b)
+    return a is b or a == b
+
+
+def _same_object(a: Any, b: Any, skip: tuple[str, ...] = ()) -> None:
+    sa, sb = _slots(a), _slots(b)
+    assert sa.keys() == sb.keys()
+    for name in sa:
+        if name in skip:
+            continue
+        assert _same_value(sa[name], sb[name]), (type(a).__name__, name, sa[name], sb[name])
+
+
+def _same_tensor(a: Tensor, b: Tensor) -> None:
+    """Tensor, Storage and node, slot by slot (nodes: class, edges, metadata, saved)."""
+    _same_object(a, b, skip=("_grad_fn",))
+    _same_object(a._storage, b._storage)
+    assert np.array_equal(np.signbit(a.detach().numpy()), np.signbit(b.detach().numpy()))
+    fa, fb = a._grad_fn, b._grad_fn
+    assert type(fa) is type(fb)
+    if fa is None:
+        return
+    # every slot (``Node.__init__``'s, ``record``'s, the class's own) and the ``__dict__``
+    _same_object(fa, fb, skip=("sequence_nr", "_saved", "_compact", "_codes", "_dims"))
+    assert fa.input_metadata == fb.input_metadata
+    assert [(type(n), nr) for n, nr in fa.next_functions] == [(type(n), nr) for n, nr in fb.next_functions]
+    for (na, _), (nb, _) in zip(fa.next_functions, fb.next_functions):
+        if type(na) is AccumulateGrad:  # (made by the op: the leaf had none)
+            _same_object(na, nb, skip=("__dict__",))  # (the hooks: other functions)
+            assert na.__dict__.keys() == nb.__dict__.keys()
+            assert (na._tensor_pre_hooks is None) == (nb._tensor_pre_hooks is None)
+    assert fa.sequence_nr < fb.sequence_nr
+    assert fa.__dict__ == fb.__dict__
+    for name in ("input_sizes", "dims", "alpha", "keepdim"):  # (``_dims``: None is every dim)
+        assert getattr(fa, name, _MISSING) == getattr(fb, name, _MISSING), name
+    if hasattr(type(fa), "save"):
+        ca, cb = _slots(fa), _slots(fb)
+        assert (ca["_compact"] is _MISSING) == (cb["_compact"] is _MISSING)
+        assert _same_value(ca["_codes"], cb["_codes"])
+        saved_a, saved_b = fa.saved, fb.saved
+        assert len(saved_a) == len(saved_b)
+        for x, y in zip(saved_a, saved_b):
+            if isinstance(x, SavedTensor):
+                _same_object(x, y, skip=("_data", "_node"))
+                assert (x._node is None) == (y._node is None)
+                assert (x._data is None) == (y._data is None)
+            else:
+                assert x == y
+
+
+# op name -> (fused function to call, how many operands)
+OPS: dict[str, Callable[..., Any]] = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b, "rsub": lambda a, b: 2.5 - a, "radd": lambda a, b: 2.5 + a,
+    "rmul": lambda a, b: 2.5 * a, "neg": lambda a, b: -a, "exp": lambda a, b: a.exp(),
+    "sin": lambda a, b: a.sin(), "sum": lambda a, b: a.sum(), "mean": lambda a, b: a.mean(),
+    "sqrt": lambda a, b: a.sqrt(), "log": lambda a, b: a.log(), "abs": lambda a, b: abs(a),
+}
+
+
+def _stale_row(base: Tensor) -> Tensor:
+    """A row whose storage was written after the row was taken (its history is regenerated
+    when an op uses it)."""
+    table = base * 1.0
+    row = table[1]
+    table[0, 0] = base[1, 1] * 3.0
+    return row
+
+
+def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
+    base = jitgrad.tensor([[0.5, -1.5, 2.0], [3.0, 0.25, -4.0]], dtype=dtype, requires_grad=True)
+    a = {
+        "leaf": lambda: base,
+        "hooked_leaf": lambda: (base.register_hook(lambda g: g * 2), base)[1],
+        "result": lambda: base * 2.0,
+        "row": lambda: (base * 1.0)[1],  # a view, contiguous inside a bigger storage
+        "leaf_row": lambda: base[0],
+        "plain": lambda: base.detach().clone(),
+        "scalar": lambda: (base * 1.0)[1, 2],
+        "stale_row": lambda: _stale_row(base),
+        "column": lambda: (base * 1.0)[:, 1],  # strided: ``lean_binary`` computes it
+        "block": lambda: (base * 1.0)[:, ::2],
+    }[kind]()
+    b = {
+        "number": lambda: 1.75,
+        "int": lambda: 3,
+        "tensor": lambda: jitgrad.full(a.shape, 0.75, dtype=dtype),
+        "tensor_grad": lambda: jitgrad.full(a.shape, 0.75, dtype=dtype, requires_grad=True) * 1.0,
+        "self": lambda: a,
+        "zero_d": lambda: jitgrad.tensor(0.75, dtype=dtype, requires_grad=True) * 1.0,
+        "one": lambda: jitgrad.full((1,), 0.75, dtype=dtype),
+        "big": lambda: jitgrad.full((2, 3), 0.75, dtype=dtype, requires_grad=True),
+        "column_of": lambda: jitgrad.full((a.shape[0], 1) if a.dim() else (1,), 0.75, dtype=dtype,
+                                          requires_grad=True),  # broadcast
+        "strided": lambda: (jitgrad.full((2, 2 * a.numel() + 1), 0.5, dtype=dtype, requires_grad=True)
+                            * 1.0)[1, :2 * a.numel():2].reshape(a.shape) if a.dim() <= 1 else
+                           (jitgrad.full((a.shape[0], 2 * a.shape[1]), 0.5, dtype=dtype) * 1.0)[:, ::2],
+    }[other]()
+    return a, b
+
+
+@pytest.mark.parametrize("op,other", [(op, other) for op in sorted(OPS) for other in (
+    ["number", "int", "tensor", "tensor_grad", "self", "zero_d", "one", "big", "column_of", "strided"]
+    if op in ("add", "sub", "mul", "div")
+    else ["number"])])
+@pytest.mark.parametrize("kind", ["leaf", "hooked_leaf", "result", "row", "leaf_row", "plain", "scalar", "stale_row",
+                                  "column", "block"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fused_op_builds_what_the_general_path_builds(op: str, kind: str, other: str, dtype: str) -> None:
+    results = []
+    for path in (fused_only, general):
+        a, b = _operands(kind, getattr(jitgrad, dtype), other)
+        with path():
+            try:
+                out = OPS[op](a, b)
+            except RuntimeError as e:  # (shapes that do not broadcast: the same error)
+                out = e
+        results.append((out, a, b))
+    (out, a, b), (slow, sa, sb) = results
+    if isinstance(out, Exception) or isinstance(slow, Exception):
+        assert type(out) is type(slow) and str(out) == str(slow)
+        return
+    _same_tensor(out, slow)
+    if out.requires_grad:
+        for (r, x, y) in results:
+            r.sum().backward()
+        leaves = [t for t in (a._base if a._base is not None else a,) if t.is_leaf]
+        slow_leaves = [t for t in (sa._base if sa._base is not None else sa,) if t.is_leaf]
+        for t, u in zip(leaves, slow_leaves):
+            assert (t.grad is None) == (u.grad is None)
+            if t.grad is not None:
+                assert t.grad.numpy().tobytes() == u.grad.numpy().tobytes()
+
+
+def test_fused_path_is_taken_for_the_common_operands() -> None:
+    """(Else the slot-by-slot test above compares the general path with itself.)"""
+    x = jitgrad.ones(4, dtype=jitgrad.float64, requires_grad=True)
+    y = jitgrad.ones(4, dtype=jitgrad.float64)
+    zero_d = jitgrad.tensor(2.0, dtype=jitgrad.float64, requires_grad=True)
+    calls = []
+    real = fused._new
+
+    def spy(cls: type) -> Any:
+        if cls is not AccumulateGrad:  # (made again when the leaf's last graph is gone)
+            calls.append(cls.__name__)
+        return real(cls)
+
+    with mock.patch.object(fused, "_new", spy):
+        for make in (lambda: x * 1.5, lambda: x + y, lambda: 2.0 - x, lambda: x / y, lambda: -x,
+                     lambda: x.exp(), lambda: x.sum(), lambda: x.mean(), lambda: x.sin(), lambda: y - x,
+                     lambda: x * zero_d, lambda: zero_d * x, lambda: x + jitgrad.ones(1, dtype=jitgrad.float64)):
+            make()  # (a declared op's first call per dtype memoises its dtype rule)
+            calls.clear()
+            out = make()
+            assert calls[:2] == ["Storage", "Tensor"], calls
+            assert len(calls) == 3 and calls[2].endswith(("Backward0", "Backward1")), calls
+            assert out.grad_fn is not None
+    rows, stale = (x * 1.0)[1:], x * 1.0
+    row = stale[1:]
+    stale[0] = 2.0  # (written after ``row`` was taken: its history is regenerated)
+    with mock.patch.object(fused, "record", side_effect=AssertionError("record")):
+        for make in (lambda: rows * 2.0, lambda: -rows, lambda: rows.sum(), lambda: rows + rows):
+            assert make().grad_fn is not None  # (views with up-to-date history: written out)
+    with mock.patch.object(fused, "record", wraps=fused.record) as record:
+        assert (row * 2.0).grad_fn is not None
+        assert record.call_count == 1
+    table, pair = (x * 1.0).reshape(2, 2), jitgrad.ones(2, dtype=jitgrad.float64)
+    with mock.patch.object(fused, "_new", spy), \
+            mock.patch.object(fused, "lean_binary", wraps=fused.lean_binary) as lean:
+        # computed by ``lean_binary``, the node made here
+        for make in (lambda: x.reshape(2, 2) * jitgrad.ones(1, dtype=jitgrad.float64), lambda: x[::2] * 2.0,
+                     lambda: table[:, 1] + pair, lambda: x[:2].reshape(2, 1) - jitgrad.ones(1, 4, dtype=jitgrad.float64)):
+            calls.clear()
+            lean.reset_mock()
+            out = make()
+            assert lean.call_count == 1 and calls == [type(out.grad_fn).__name__], calls
+    with mock.patch.object(fused, "_new", spy):  # not fused: other dtypes, numbers, a trace
+        for make in (lambda: x * True, lambda: x.to(jitgrad.float16) * 2.0, lambda: x * 2**63,
+                     lambda: 2.0 - x.to(jitgrad.float16), lambda: x.t() * 2.0 if False else x * "a"):
+            calls.clear()
+            try:
+                make()
+            except TypeError:
+                pass
+            assert calls == []
+
+
+def test_written_out_tensor_and_storage_have_every_slot_of_make_and_fresh() -> None:
+    values = np.arange(3.0)
+    made = Tensor._make(Storage._fresh(values), (3,), (1,))
+    out = jitgrad.tensor([0.0, 1.0, 2.0], dtype=jitgrad.float64) * 1.0
+    _same_object(out, made, skip=("_storage",))
+    _same_object(out._storage, made._storage)
+
+
+def test_accumulate_grad_written_out_is_the_constructed_one() -> None:
+    x = jitgrad.ones(3, requires_grad=True)
+    x.register_hook(lambda g: g * 2)
+    made = AccumulateGrad(x)
+    made._tensor_pre_hooks = {0: x._hooks}
+    written = graph.grad_accumulator(x)
+    _same_object(written, made)
+    assert written.variable is x and written.sequence_nr == sys.maxsize
+
+
+def test_accumulate_grad_lives_with_the_graph_as_in_pytorch() -> None:
+    """Held weakly by the leaf: a new graph after the last one died gets a new one (hooks
+    registered on the old node are gone); a live graph's is shared."""
+    for lib in (jitgrad, torch):
+        x = lib.ones(3, requires_grad=True)
+        y = x * 2.0
+        acc = y.grad_fn.next_functions[0][0]
+        assert (x - 1.0).grad_fn.next_functions[0][0] is acc
+        acc.register_prehook(lambda g: (g[0] * 100,))
+        del y, acc
+        gc.collect()
+        (x * 2.0).sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_saved_result_is_the_general_saved_tensor_field_for_field() -> None:
+    x = jitgrad.tensor([0.5, 1.0], dtype=jitgrad.float64, requires_grad=True)
+    out = x.exp()
+    node = out.grad_fn
+    general_saved = SavedTensor(out, node, 0)
+    (r,) = node.unpack()
+    assert r._grad_fn is node and r._storage is out._storage and r._sizes == out._sizes
+    saved = node._raw_saved_result
+    _same_object(saved, general_saved, skip=("_data", "_node"))
+    assert saved._node() is node and saved._data._storage is out._storage
+    assert node.unpack()[0]._grad_fn is node
+
+
+@pytest.mark.parametrize("materialized", [False, True])
+def test_saved_result_errors_as_pytorch(materialized: bool) -> None:
+    """A write into the result, backward twice, as PyTorch (messages as the general path)."""
+    messages = []
+    for lib in (jitgrad, torch):
+        x = lib.tensor([0.5, 1.0], dtype=lib.float64, requires_grad=True)
+        out = x.exp()
+        if materialized and lib is jitgrad:
+            out.grad_fn.saved
+        out.add_(1.0)
+        with pytest.raises(RuntimeError, match="output 0 of Exp(Backward0)?, is at version 1; expected version 0") as e:
+            out.sum().backward()
+        messages.append(str(e.value))
+        y = x.exp()
+        y.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            y.sum().backward()
+        if lib is jitgrad:
+            with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+                y.grad_fn._saved_result
+    assert "jitgrad.autograd.set_detect_anomaly" in messages[0]
+
+
+def test_saved_result_with_retain_graph_hooks_and_double_backward() -> None:
+    for lib in (jitgrad, torch):
+        x = lib.tensor([0.5, 1.0], dtype=lib.float64, requires_grad=True)
+        out = x.exp()
+        out.sum().backward(retain_graph=True)
+        out.sum().backward()
+        assert np.allclose(x.grad.numpy(), 2 * np.exp([0.5, 1.0]))
+        (g,) = lib.autograd.grad(x.exp().sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x)
+        assert np.allclose(gg.detach().numpy(), np.exp([0.5, 1.0]))
+    x = jitgrad.tensor([0.5, 1.0], dtype=jitgrad.float64, requires_grad=True)
+    with jitgrad.autograd.graph.saved_tensors_hooks(lambda t: t * 2, lambda t: t):
+        out = x.exp()  # the general SavedTensor, packed
+    assert out.grad_fn._raw_saved_result.unpack_hook is not None
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp([0.5, 1.0]))
+
+
+@pytest.mark.filterwarnings("ignore:Anomaly Detection")
+def test_fused_nodes_record_their_creation_in_anomaly_mode() -> None:
+    x = jitgrad.ones(3, dtype=jitgrad.float64, requires_grad=True)
+    with jitgrad.autograd.detect_anomaly():
+        for out in (x * 2.0, -x, x.sum(), x.exp()):
+            assert "traceback_" in out.grad_fn.metadata
+            assert out.grad_fn.next_functions[0][0].metadata  # the AccumulateGrad's too
+
+
+def test_negation_and_abs_are_silent_without_quieting_numpy() -> None:
+    """``negative`` and ``absolute`` never raise a floating-point flag: no warning, whatever
+    NumPy's error state (the fused path does not quiet them); the others are quieted."""
+    snan = np.frombuffer(np.array([0x7FF0000000000001] * 3, dtype=np.uint64).tobytes(), dtype=np.float64)
+    values = np.concatenate([snan, [np.inf, -np.inf, np.nan, 0.0, 5e-324, 1.7e308]])
+    for dtype in (np.float64, np.float32):
+        x = jitgrad.from_numpy(values.astype(dtype) if dtype is np.float64 else
+                               np.array([np.inf, np.nan, 1e-45, 3e38], dtype=np.float32))
+        with np.errstate(all="raise"):
+            y = -x
+            assert np.array_equal(np.signbit(abs(x).numpy()), np.zeros(len(x), bool))
+            (x * 1e300).exp()
+            (x * 1e300).sum()
+            x - x
+        assert np.array_equal(np.signbit(y.numpy()), ~np.signbit(x.numpy()))
+
+
+@settings(max_examples=budget(200), deadline=None)
+@given(st.data())
+def test_fused_programs_match_the_general_path_and_pytorch(data: st.DataObject) -> None:
+    """Chains of fused ops on leaves, results, rows and numbers: the same values and
+    gradients as the general path (bit for bit) and as PyTorch (closely)."""
+    dtype = data.draw(st.sampled_from(["float32", "float64"]))
+    steps = data.draw(st.lists(st.tuples(
+        st.sampled_from(["add", "sub", "mul", "div", "rsub", "neg", "exp", "sum", "mean", "row"]),
+        st.sampled_from([0.5, -2.0, 3, 0, 1e30]), st.booleans()), min_size=1, max_size=8))
+
+    def run(lib: Any) -> tuple[Any, Any]:
+        x = lib.tensor([[0.5, -1.5, 2.0], [3.0, 0.25, -4.0]], dtype=getattr(lib, dtype), requires_grad=True)
+        w = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=getattr(lib, dtype), requires_grad=True)
+        t, u = x, w
+        for op, c, with_tensor in steps:
+            if op == "row":
+                t, u = t[1] if t.dim() == 2 else t, u[0] if u.dim() == 2 else u
+                continue
+            other = u if with_tensor and u.shape == t.shape else c
+            t = {"add": lambda: t + other, "sub": lambda: t - other, "mul": lambda: t * other,
+                 "div": lambda: t / (other if not isinstance(other, (int, float)) or other else 2.0),
+                 "rsub": lambda: c - t, "neg": lambda: -t, "exp": lambda: (t * 1e-3).exp(),
+                 "sum": lambda: t.sum() + u.sum() if t.dim() else t, "mean": lambda: t.mean()}[op]()
+            if t.dim() == 0:
+                t = t * x
+        t.sum().backward()
+        return t.detach().numpy().copy(), (x.grad.numpy().copy(), w.grad.numpy().copy() if w.grad is not None else None)
+
+    with np.errstate(all="ignore"):
+        ours = run(jitgrad)
+        with general():
+            slow = run(jitgrad)
+        theirs = run(torch)
+    assert ours[0].tobytes() == slow[0].tobytes()
+    assert ours[1][0].tobytes() == slow[1][0].tobytes()
+    np.testing.assert_allclose(ours[0], theirs[0].astype(ours[0].dtype), rtol=1e-4, atol=1e-30)
+    np.testing.assert_allclose(ours[1][0], theirs[1][0], rtol=1e-4, atol=1e-30)
+
+
+def test_fused_ops_under_no_grad_inference_and_a_trace() -> None:
+    x = jitgrad.ones(3, dtype=jitgrad.float64, requires_grad=True)
+    with jitgrad.no_grad():
+        assert (x * 2.0).grad_fn is None and (-x).grad_fn is None and x.sum().grad_fn is None
+    with jitgrad.inference_mode():
+        y = x * 2.0
+    assert y.is_inference() and not (x * 2.0).is_inference()
+
+    @jitgrad.compile
+    def f(a: Any) -> Any:
+        return (a * 2.0 - 1.0).exp().sum()
+
+    np.testing.assert_allclose(f(x).item(), 3 * math.exp(1.0))
+
+
+@pytest.mark.filterwarnings("ignore:Anomaly Detection")
+@pytest.mark.parametrize("op", ["sin", "exp", "mul", "div", "mul_number"])
+def test_saves_under_hooks_and_anomaly_take_the_general_form(op: str) -> None:
+    """Saved tensor hooks pack what the fused op saves (as the general path's ``save``),
+    anomaly mode records where it was saved; gradients as without them, and as PyTorch's."""
+    make = {"sin": lambda a, b: a.sin(), "exp": lambda a, b: a.exp(), "mul": lambda a, b: a * b,
+            "div": lambda a, b: a / b, "mul_number": lambda a, b: a * 2.5}[op]
+    grads = []
+    for lib, mode in ((jitgrad, "hooks"), (jitgrad, "anomaly"), (jitgrad, None), (torch, None)):
+        a = lib.tensor([0.5, 1.5, -2.0], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([2.0, -1.0, 4.0], dtype=lib.float64, requires_grad=True)
+        packed: list[Any] = []
+        context: Any = contextlib.nullcontext()
+        if mode == "hooks":
+            context = lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t)
+        elif mode == "anomaly":
+            context = lib.autograd.detect_anomaly()
+        with context:
+            out = make(a, b)
+        if mode == "hooks":
+            assert len(packed) == {"sin": 1, "exp": 1, "mul": 2, "div": 2, "mul_number": 0}[op]
+        if mode == "anomaly" and op != "mul_number":
+            saved = [s for s in out.grad_fn.saved if isinstance(s, SavedTensor)]
+            assert saved and all(s._saved_at is not None for s in saved)
+        out.sum().backward()
+        grads.append((a.grad.numpy().copy(), None if b.grad is None else b.grad.numpy().copy()))
+    for g in grads[1:]:
+        np.testing.assert_allclose(g[0], grads[0][0], rtol=1e-12)
+        assert (g[1] is None) == (grads[0][1] is None)
+
+
+def test_sum_and_mean_methods_take_every_argument_as_the_functions() -> None:
+    """``Tensor.sum``/``mean`` are fused functions in front of ``reduction.sum``/``mean``:
+    the same results, and the same errors for arguments those refuse."""
+    from jitgrad.ops import reduction
+
+    x = jitgrad.tensor([[1.0, 2.0], [3.0, 4.5]], dtype=jitgrad.float64, requires_grad=True)
+    for method, function in ((jitgrad.Tensor.sum, reduction.sum), (jitgrad.Tensor.mean, reduction.mean)):
+        assert method.__name__ == function.__name__
+        for args, kwargs in [((), {}), ((0,), {}), ((1, True), {}), ((), {"dim": (0, 1)}),
+                             ((), {"keepdim": True}), ((), {"dtype": jitgrad.float32}), ((None, False), {})]:
+            a, b = method(x, *args, **kwargs), function(x, *args, **kwargs)
+            _same_tensor(a, b)
+        for args, kwargs in [((0, False, None, 1), {}), ((), {"foo": 1}), ((), {"input": x}), ((5,), {})]:
+            errors = []
+            for f in (method, function):
+                try:
+                    f(x, *args, **kwargs)
+                    errors.append(None)
+                except (TypeError, IndexError, RuntimeError) as e:
+                    errors.append((type(e), str(e)))
+            assert errors[0] == errors[1], errors
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_numbers_as_cached_arrays_give_the_python_numbers_results(dtype: str) -> None:
+    """A float64 operand's number is passed to NumPy as a cached 0-d array: bit for bit the
+    general path's result (a Python number), for every kind of number, twice (cached)."""
+    numbers = [1.5, -7, 3, 2**53 - 1, 2**53, 2**53 + 1, -(2**53) + 1, 2**62, 1e308, -1e-320, 5e-324,
+               math.inf, -math.inf, math.nan, 0.0, -0.0, 0, 1e-300, 0.1]
+    x = jitgrad.tensor([1.0, -2.5, 0.0, -0.0, 3e307, 1e-310, math.inf, math.nan],
+                       dtype=getattr(jitgrad, dtype), requires_grad=True)
+    with np.errstate(all="ignore"):
+        for c in numbers:
+            for op in (lambda t: t * c, lambda t: t + c, lambda t: t - c, lambda t: t / c, lambda t: c - t,
+                       lambda t: c * t, lambda t: c + t):
+                for _ in range(2):
+                    fast = op(x)
+                    with general():
+                        slow = op(x)
+                    assert fast.dtype == slow.dtype
+                    assert fast.detach().numpy().tobytes() == slow.detach().numpy().tobytes(), (c, dtype)
+    assert all(not a.flags.writeable and a.ndim == 0 for a in fused._NUMBERS.values())
+    assert 0.0 not in fused._NUMBERS
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: x.reshape(4, 1) - x.reshape(1, 4),  # broadcast: lean_binary computes it
+    lambda x: x[0] * x,  # a one-element input: the other's geometry
+    lambda x: x * 2.0,
+])
+def test_the_first_op_of_a_dtype_makes_its_plans(make: Callable[[Any], Any]) -> None:
+    """(``_PLANS`` has no entry for a dtype before its first fused op.)"""
+    x = jitgrad.tensor([1.0, 2.0, 3.0, 4.0], dtype=jitgrad.float64, requires_grad=True)
+    with mock.patch.object(fused, "_PLANS", {}):
+        out = make(x)
+    with general():
+        slow = make(x)
+    _same_tensor(out, slow)
