@@ -518,3 +518,27 @@ def test_the_first_op_of_a_dtype_makes_its_plans(make: Callable[[Any], Any]) -> 
     with general():
         slow = make(x)
     _same_tensor(out, slow)
+
+
+# -- the dunders' keywords, as PyTorch's ---------------------------------------------------
+@pytest.mark.parametrize("call", [
+    "x.__add__(y, alpha=2)", "x.__radd__(y, alpha=2)", "x.__sub__(y, alpha=2)",
+    "x.__truediv__(y, rounding_mode='floor')",
+    "x.__mul__(other=y)", "x.__add__(other=y, alpha=0.5)",
+    # a keyword the op does not take: NotImplemented, as PyTorch's dunders
+    "x.__rsub__(y, alpha=2)", "x.__mul__(y, alpha=2)", "x.__truediv__(y, alpha=1)",
+    "x.__add__(y, rounding_mode=None)", "x.__rmul__(y, alpha=1)",
+])
+def test_dunder_keywords_as_pytorch(call: str) -> None:
+    results = []
+    for lib in (jitgrad, torch):
+        x = lib.tensor([1.0, -2.0, 3.5], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor([2.0, 0.5, -1.0], dtype=lib.float64)
+        out = eval(call)
+        if out is NotImplemented:
+            results.append(None)
+            continue
+        out.sum().backward()
+        results.append((out.detach().numpy().tolist(), x.grad.numpy().tolist(),
+                        type(out.grad_fn).__name__))
+    assert results[0] == results[1]

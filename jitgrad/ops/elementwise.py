@@ -148,7 +148,7 @@ def _check_sub(a: Any, b: Any) -> None:
 
 
 # ``Tensor.__add__``/``__radd__``: Note [Fused per-op path] first
-add_operator = fused_binary(np.add, AddBackward0, otherwise=_add)
+add_operator = fused_binary(np.add, AddBackward0, otherwise=_add, keywords=add)
 
 
 class SubBackward0(Node):
@@ -185,7 +185,7 @@ def _sub(input: Any, other: Any, alpha: Any = 1) -> Tensor:
 
 
 # ``Tensor.__sub__``: Note [Fused per-op path] first
-sub_operator = fused_binary(np.subtract, SubBackward0, otherwise=_sub)
+sub_operator = fused_binary(np.subtract, SubBackward0, otherwise=_sub, keywords=sub)
 
 
 def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -374,7 +374,7 @@ def _div(input: Any, other: Any) -> Tensor:
 
 
 # ``Tensor.__truediv__``: Note [Fused per-op path] first (floating: true division keeps it)
-div_operator = fused_binary(np.true_divide, DivBackward0, QUOTIENT, otherwise=_div)
+div_operator = fused_binary(np.true_divide, DivBackward0, QUOTIENT, otherwise=_div, keywords=div)
 
 
 def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:

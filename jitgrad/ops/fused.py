@@ -92,6 +92,7 @@ def _plan(sizes: tuple[int, ...], dtype: np.dtype) -> tuple[tuple[int, ...], int
 
 
 _NO_OTHER: Any = object()  # (a unary op's second argument: none given)
+_UNSET: Any = object()  # (a binary op's keyword: not given)
 _LEAN: Any = object()  # (a binary op's operand not taken here: ``lean_binary`` computes it)
 
 # Python numbers as read-only float64 0-d arrays, for float64 operands: the same operand to
@@ -116,15 +117,24 @@ Fused = Callable[..., "Tensor | None"]
 
 
 def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, *,
-                 reflected: bool = False, otherwise: Callable[..., Tensor] | None = None) -> Fused:
+                 reflected: bool = False, otherwise: Callable[..., Tensor] | None = None,
+                 keywords: Callable[..., Tensor] | None = None) -> Fused:
     """``op(input, other)``: ``ufunc(input, other)`` with ``node_class`` as its backward (edges
     to both) on the fused path; else ``otherwise(input, other)`` (None: returns None).
     ``reflected``: ``ufunc(other, input)`` for a number ``other``, with one edge, to
-    ``input`` (``rsub``)."""
+    ``input`` (``rsub``). ``keywords``: the public function a call with its keyword
+    (``alpha``, ``rounding_mode``) goes to, as PyTorch's ``x.__add__(y, alpha=2)`` does; a
+    keyword the op does not take gives ``NotImplemented``, as PyTorch's dunders."""
     decline = _declined if otherwise is None else otherwise
     pair = not reflected  # (two edges)
+    takes = frozenset() if keywords is None else frozenset(inspect.signature(keywords).parameters)
 
-    def fused(input: Any, other: Any) -> Tensor | None:
+    def fused(input: Any, other: Any, *, alpha: Any = _UNSET, rounding_mode: Any = _UNSET) -> Tensor | None:
+        if alpha is not _UNSET or rounding_mode is not _UNSET:
+            given = {k: v for k, v in (("alpha", alpha), ("rounding_mode", rounding_mode)) if v is not _UNSET}
+            if keywords is None or not takes.issuperset(given):
+                return NotImplemented  # type: ignore[no-any-return]
+            return keywords(input, other, **given)
         if input.__class__ is not Tensor or _tracing.ACTIVE is not None:
             return decline(input, other)
         buffer = input._storage.buffer
@@ -272,7 +282,8 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         return out
 
     fused.__name__ = fused.__qualname__ = f"fused_{ufunc.__name__}"
-    fused.__signature__ = _BINARY_SIGNATURE  # type: ignore[attr-defined]  # (as bound: tensor.pyi)
+    fused.__signature__ = (  # type: ignore[attr-defined]  # (as bound: tensor.pyi)
+        _BINARY_SIGNATURE if keywords is None else inspect.signature(keywords))
     return fused
 
 
