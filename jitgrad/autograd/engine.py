@@ -348,7 +348,7 @@ class GraphTask:
         When it is the only ready node it is returned, to run next, rather than queued
         (the queue would give it back at once: a chain never touches the heap)."""
         buffers, deps, ready = self.buffers, self.deps, self.ready
-        slots = buffers.grads
+        slots, owned = buffers.grads, buffers.owned
         mine = not buffers.create_graph  # (buffers may own what they are handed)
         following = None
         i = 0
@@ -366,10 +366,14 @@ class GraphTask:
                         validated = _validate(node, i, grad, meta)
                         fresh = fresh or (validated is not grad and validated._base is None)
                         grad = validated
-                    if nxt not in slots and grad.__class__ is Tensor and len(nxt.input_metadata) == 1:
+                    buf = slots.get(nxt)
+                    if buf is None and grad.__class__ is Tensor and len(nxt.input_metadata) == 1:
                         slots[nxt] = [grad]  # (InputBuffers.add's first gradient, inlined)
                         if fresh and mine:
                             buffers.owned[nxt] = [True]
+                    elif buf is not None and grad.__class__ is ScatterGrad and mine \
+                            and buf[nr].__class__ is Tensor and (own := owned.get(nxt)) is not None and own[nr]:
+                        grad.add_into(buf[nr])  # (InputBuffers._accumulate's O(slice) case)
                     else:
                         buffers.add(nxt, nr, grad, fresh)
                 else:
