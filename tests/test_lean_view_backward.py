@@ -3,7 +3,7 @@ lean pieces and the general ones.
 
 - ``ViewBackward.apply`` computes a plain index's relative geometry inline (the ``rel``
   property's plain case, written out): both must give the same geometry.
-- ``GraphTask.send`` adds a ``ScatterGrad`` straight into an owned dense buffer
+- ``GraphTask.send`` adds a ``ScatterGrad`` or a Tensor straight into an owned dense buffer
   (``InputBuffers._accumulate``'s O(slice) case, inlined): gradients bit for bit as through
   ``InputBuffers.add`` and as PyTorch's.
 """

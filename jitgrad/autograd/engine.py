@@ -23,7 +23,9 @@ from typing import Any, Sequence
 
 from ..tensor import Tensor
 from . import anomaly_mode, grad_mode
-from .graph import OPS, AccumulateGrad, ScatterGrad, accumulate_grad, gradient_edge, is_fresh
+from .graph import (
+    OPS, AccumulateGrad, ScatterGrad, accumulate_grad, add_inplace, gradient_edge, is_fresh,
+)
 from .input_buffer import InputBuffers, handed_over
 from .node import Edge, Node, OwnedGrads
 
@@ -371,9 +373,13 @@ class GraphTask:
                         slots[nxt] = [grad]  # (InputBuffers.add's first gradient, inlined)
                         if fresh and mine:
                             buffers.owned[nxt] = [True]
-                    elif buf is not None and grad.__class__ is ScatterGrad and mine \
-                            and buf[nr].__class__ is Tensor and (own := owned.get(nxt)) is not None and own[nr]:
-                        grad.add_into(buf[nr])  # (InputBuffers._accumulate's O(slice) case)
+                    elif buf is not None and mine and (own := owned.get(nxt)) is not None and own[nr] \
+                            and (old := buf[nr]).__class__ is Tensor:
+                        # into a dense buffer the engine owns (InputBuffers._accumulate's case)
+                        if grad.__class__ is ScatterGrad:
+                            grad.add_into(old)  # O(slice)
+                        else:
+                            add_inplace(old, grad)
                     else:
                         buffers.add(nxt, nr, grad, fresh)
                 else:
