@@ -95,3 +95,35 @@ class _Unlooked(dict):  # type: ignore[type-arg]
 
     def get(self, key: Any, default: Any = None) -> Any:
         return default
+
+
+WRITES = {
+    "add_": lambda v, w: v.add_(w),
+    "sub_": lambda v, w: v.sub_(w),
+    "add_alpha": lambda v, w: v.add_(w, alpha=3),
+    "mul_number": lambda v, w: v.mul_(2.5),
+    "mul_": lambda v, w: v.mul_(w),
+    "div_": lambda v, w: v.div_(w),
+    "copy_": lambda v, w: v.copy_(w),
+    "add_twice": lambda v, w: v.add_(w).add_(w),
+}
+
+
+@pytest.mark.parametrize("write", sorted(WRITES))
+@pytest.mark.parametrize("index", [(slice(1, -1),), (3,), (slice(2, None, 2),)])
+def test_copy_slices_write_back_against_pytorch(write: str, index: tuple[Any, ...]) -> None:
+    """CopySlices writes ``fn``'s first gradient back into the slice unless ``fn`` returned
+    the slice's copy it was not told it owns (unchanged); the gradients stay PyTorch's."""
+    def run(lib: Any) -> list[np.ndarray | None]:
+        x = lib.tensor(np.linspace(-2, 3, 9), dtype=lib.float64, requires_grad=True)
+        w0 = lib.tensor(np.linspace(0.5, 1.5, 9), dtype=lib.float64, requires_grad=True)
+        u = x * 1.0
+        view = u[index]
+        w = w0[index] * 1.0
+        WRITES[write](view, w)
+        (u * lib.arange(9, dtype=lib.float64)).sum().backward()
+        return [None if t.grad is None else t.grad.numpy().copy() for t in (x, w0)]
+    for ours, theirs in zip(run(jitgrad), run(torch)):
+        assert (ours is None) == (theirs is None)
+        if ours is not None:
+            np.testing.assert_allclose(ours, theirs, rtol=1e-15, atol=0)

@@ -26,7 +26,7 @@ from . import anomaly_mode, grad_mode
 from .graph import (
     OPS, AccumulateGrad, ScatterGrad, accumulate_grad, add_inplace, gradient_edge, is_fresh,
 )
-from .input_buffer import InputBuffers, handed_over
+from .input_buffer import HandedGrads, InputBuffers, handed_over
 from .node import Edge, Node, OwnedGrads
 
 
@@ -305,7 +305,10 @@ class GraphTask:
         else:
             outputs = self.call_function(node, grads, flags)
         handed = None
-        if flags or outputs.__class__ is OwnedGrads:
+        kind = outputs.__class__
+        if kind is HandedGrads:
+            handed = outputs.owned  # type: ignore[attr-defined]
+        elif flags or kind is OwnedGrads:
             handed = handed_over(outputs, grads, flags)
         # released once its gradients passed validation (in ``send``), as in PyTorch, where
         # ``call_function`` validates: a node that returned an invalid gradient keeps what

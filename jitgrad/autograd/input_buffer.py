@@ -10,7 +10,9 @@ input through unchanged to exactly one output. A node that can use this sets ``t
 and learns in ``apply_owned(grads, owned)`` which of its inputs it may overwrite (the other
 nodes' ``apply(grads)`` never see ownership); that is what makes K in-place writes into
 slices of one buffer cost O(buffer + slices) in backward rather than O(K x buffer). Hooks and captures may keep a
-reference, so they clear ownership.
+reference, so they clear ownership. A node whose declared flags are already final (none of
+its owned inputs passed through, no buffer at two outputs) returns ``HandedGrads``, which the
+engine takes as they are (``handed_over`` is not asked).
 """
 
 from __future__ import annotations
@@ -124,6 +126,17 @@ def _materialize(grads: list[Any], flags: list[bool] | None) -> list[bool]:
             grads[k] = grads[k].materialize()
             flags[k] = True
     return flags
+
+
+class HandedGrads(OwnedGrads):
+    """``OwnedGrads`` whose flags are final (Note [Gradient buffer ownership]): the node
+    passed none of its owned inputs through to an output, and no buffer reaches two outputs.
+    ``owned`` is taken as given (a tuple)."""
+
+    def __new__(cls, grads: Sequence[Any], owned: tuple[bool, ...]) -> HandedGrads:
+        out = tuple.__new__(cls, grads)
+        out.owned = owned
+        return out
 
 
 def handed_over(

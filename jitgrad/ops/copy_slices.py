@@ -35,6 +35,7 @@ import numpy as np
 
 from .. import regions
 from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.input_buffer import HandedGrads
 from ..autograd import anomaly_mode
 from ..autograd.node import Grads, Node, OwnedGrads, _FREED, _next_sequence_nr
 from ..creation import zeros
@@ -209,7 +210,8 @@ class CopySlices(Node):
         first = res[0]
         if overwrites and base_wanted:
             regions.fill_region(buffer, offset, strides, sizes, 0)
-        elif first is not None and base_wanted:
+        elif first is not None and base_wanted and (first is not piece or fn.takes_owned or overlap):
+            # (a node not told it owns ``piece`` returned it unchanged: it is there already)
             if overlap:
                 self._zero_overwritten(fn, result._alias(Geometry(sizes, strides, offset)))
             else:  # fn may have scaled ``piece`` in place and returned it
@@ -219,9 +221,9 @@ class CopySlices(Node):
                 )
         declared = res.owned if res.__class__ is OwnedGrads else None
         # ``piece`` is ours: once written back it may go on, owned, as another gradient
-        if len(res) == 2:
+        if len(res) == 2:  # final: fn never saw ``grad``, and ``result`` is not fn's
             other = res[1]
-            return OwnedGrads((result, other), (True, (declared is not None and declared[1]) or other is piece))
+            return HandedGrads((result, other), (True, (declared is not None and declared[1]) or other is piece))
         handed = [True]
         for i in range(1, len(res)):
             handed.append(bool(declared and declared[i]) or res[i] is piece)
