@@ -145,8 +145,16 @@ def handed_over(
     """Which outputs the next nodes may overwrite (Note [Gradient buffer ownership]): those
     the node declared owned, and owned inputs passed through to exactly one output."""
     declared = outputs.owned if outputs.__class__ is OwnedGrads else None  # type: ignore[attr-defined]
-    if declared is None and not flags:
-        return None
+    if declared is None:
+        if not flags:
+            return None
+        if len(outputs) == 1:  # (the loops below for one output: a view's, a copy's)
+            o = outputs[0]
+            if o is not None:
+                for k in range(len(flags)):
+                    if flags[k] and grads[k] is o:
+                        return [True]
+            return None
     handed = list(declared) if declared is not None else None
     n = len(outputs)
     if flags:
