@@ -1,6 +1,7 @@
 """``input_buffer.handed_over`` (Note [Gradient buffer ownership]) against its rule written
 plainly: declared flags, plus owned inputs passed through to exactly one output, minus any
-buffer reaching two outputs. Its one-output case is spelled out in the function."""
+buffer reaching two outputs. Its one-output and binary-node cases are spelled out in the
+function."""
 
 from __future__ import annotations
 

@@ -148,13 +148,22 @@ def handed_over(
     if declared is None:
         if not flags:
             return None
-        if len(outputs) == 1:  # (the loops below for one output: a view's, a copy's)
+        n = len(outputs)
+        if n == 1:  # (the loops below for one output: a view's, a copy's)
             o = outputs[0]
             if o is not None:
                 for k in range(len(flags)):
                     if flags[k] and grads[k] is o:
                         return [True]
             return None
+        if n == 2 and len(flags) == 1:  # (the loops below for a binary op's node)
+            g = grads[0]
+            if not flags[0] or g is None:
+                return None
+            first, second = outputs
+            if first is g:
+                return None if second is g else [True, False]
+            return [False, True] if second is g else None
     handed = list(declared) if declared is not None else None
     n = len(outputs)
     if flags:
