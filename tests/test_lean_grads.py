@@ -1,5 +1,6 @@
 """Note [Lean backward formulas] (``jitgrad/ops/lean_grads.py``): the backward of ``a * b``,
-``a / b`` and ``a - b`` on data, against the general formulas (bit for bit) and PyTorch."""
+``a / b``, ``a - b`` and ``a * number`` on data, against the general formulas (bit for bit)
+and PyTorch."""
 
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ OPS: dict[str, Callable[[Any, Any], Any]] = {
     "mul": lambda a, b: a * b,
     "div": lambda a, b: a / b,
     "sub": lambda a, b: a - b,
+    "mul_number": lambda a, b: a * 2.5 + b * -3 + b * (2**40 + 1),
 }
-LEAN = {"mul": "mul_grads", "div": "div_grads", "sub": "negated"}
+LEAN = {"mul": "mul_grads", "div": "div_grads", "sub": "negated", "mul_number": "scaled"}
 
 VALUES = st.one_of(
     st.floats(-4, 4, allow_nan=False, width=32).filter(lambda v: abs(v) > 1e-3),
@@ -79,7 +81,8 @@ def test_lean_formulas_are_the_general_ones_bit_for_bit(case: tuple[Any, ...]) -
     with general(op):
         slow = _grads(jitgrad, op, a, b, dtype, needs, g)
     assert _bits(lean) == _bits(slow)
-    assert taken[0] >= (op != "sub" or needs[1])  # the lean formula ran
+    # the lean formula ran (a product with a number may scale an owned gradient in place)
+    assert taken[0] >= {"sub": needs[1], "mul_number": False}.get(op, True)
 
 
 @settings(max_examples=budget(150), deadline=None)
@@ -130,3 +133,13 @@ def test_other_layouts_and_dtypes_take_the_general_formula() -> None:
     (V.t() * C.double()).sum().backward()
     for ours, theirs in ((m, M), (v, V), (c, C)):
         np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
+
+
+def test_product_with_a_number_takes_the_lean_formula() -> None:
+    x = jitgrad.tensor([1.5, -2.0, 3.0], dtype=jitgrad.float64, requires_grad=True)
+    w = jitgrad.tensor([0.1, 0.2, 0.3], dtype=jitgrad.float64)
+    taken = [0]
+    with counted(elementwise, "scaled", taken, lambda out: out is not None):
+        ((x * 3) * w).sum().backward()
+    assert taken[0] == 1
+    assert x.grad.numpy().tobytes() == (np.array([0.1, 0.2, 0.3]) * 3).tobytes()

@@ -27,7 +27,7 @@ from .operands import (
 )
 from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where
 from .declare import NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise, call_pointwise, call_pointwise_
-from .lean_grads import div_grads, mul_grads, negated
+from .lean_grads import div_grads, mul_grads, negated, scaled
 from .inplace import apply_inplace, check_inplace_operands, compute, lean_inplace, original
 
 
@@ -263,7 +263,8 @@ class MulBackward0(SavingNode):
             finally:
                 QUIET.reset(token)
             return (fresh_result(one, g._sizes, (0,) * len(g._sizes)), None)
-        return (mul(g, b), None)
+        out = scaled(g, b)  # (on data when lean)
+        return (mul(g, b) if out is None else out, None)
 
 
 def mul(input: Any, other: Any) -> Tensor:

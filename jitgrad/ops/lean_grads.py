@@ -10,11 +10,12 @@ the same calls ``mul``/``div``/``neg`` would make one by one (so the same values
 bit), without a Tensor per intermediate. A 0-d operand's gradient is then summed to 0-d
 here, by the call ``sum_to`` would make in the engine (``np.add.reduce`` of the flat
 product), rather than as a separate step. ``SubBackward0``'s negation is one such call
-too (``negated``). The gradients are new buffers, but they are not declared owned
-(``OwnedGrads``): in the small-op graphs this path is for, that bookkeeping costs more
-(~1 us per node) than the copies it could save. Anything else (``create_graph``, other
-dtypes or layouts, broadcasting other than 0-d) returns None and the node runs its general
-formula. tests/test_lean_grads.py compares both with each other and with PyTorch.
+too (``negated``), and so is a product with a Python number (``scaled``). The gradients
+are new buffers, but they are not declared owned (``OwnedGrads``): in the small-op graphs
+this path is for, that bookkeeping costs more (~1 us per node) than the copies it could
+save. Anything else (``create_graph``, other dtypes or layouts, broadcasting other than
+0-d) returns None and the node runs its general formula. tests/test_lean_grads.py compares
+both with each other and with PyTorch.
 """
 
 from __future__ import annotations
@@ -61,6 +62,22 @@ def negated(g: Tensor) -> Tensor | None:
     if gd is None:
         return None
     return Tensor._make(Storage._fresh(np.negative(gd)), g._sizes, g._strides)
+
+
+def scaled(g: Tensor, b: Any) -> Tensor | None:
+    """``mul(g, b)`` of a lean ``g`` and a Python number (``lean_binary``'s call), None
+    otherwise (other numbers, a Python int NumPy refuses)."""
+    gd = lean_data(g)
+    if gd is None or not (b.__class__ is float or b.__class__ is int and -(2**63) <= b < 2**63):
+        return None
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        values = np.multiply(gd, b)
+    except OverflowError:
+        return None
+    finally:
+        QUIET.reset(token)
+    return Tensor._make(Storage._fresh(values), g._sizes, g._strides)
 
 
 def mul_grads(node: Node, g: Tensor, a: Any, b: Any, first: bool, second: bool) -> Pair | None:
