@@ -275,7 +275,11 @@ class GraphTask:
     def evaluate(self, node: Node) -> Node | None:
         """Run one ready node and send its gradients on (PyTorch's ``evaluate_function``);
         returns the node to run next when it is the only one ready (see ``send``)."""
-        grads, flags = self.buffers.pop(node)
+        buffers = self.buffers
+        grads = buffers.grads.pop(node)  # (InputBuffers.pop, inlined but for ScatterGrads)
+        flags = buffers.owned.pop(node, None) if buffers.owned else None
+        if buffers.scattered and node in buffers.scattered:
+            grads, flags = buffers.materialized(node, grads, flags)
         if node._tensor_pre_hooks or node._retains_grad_hooks:
             grads = _call_tensor_pre_hooks(node, grads)
             flags = None  # a hook may have kept a reference: nothing is owned any more

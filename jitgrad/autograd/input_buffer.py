@@ -74,14 +74,14 @@ class InputBuffers:
         if node not in self.grads:
             self.grads[node] = [None] * len(node.input_metadata)
 
-    def pop(self, node: Node) -> tuple[list[Tensor | None], list[bool] | None]:
-        """The node's gradients (dense: ScatterGrads materialized) and which it owns."""
-        grads = self.grads.pop(node)
-        flags = self.owned.pop(node, None) if self.owned else None
-        if self.scattered and node in self.scattered:  # no node ever sees a ScatterGrad
-            self.scattered.discard(node)
-            flags = _materialize(grads, flags)
-        return grads, flags
+    def materialized(
+        self, node: Node, grads: list[Slot], flags: list[bool] | None
+    ) -> tuple[list[Tensor | None], list[bool] | None]:
+        """``node``'s gradients, popped from ``grads`` and ``owned`` (``GraphTask.evaluate``
+        does that), with its ScatterGrads made dense tensors the engine owns: no node ever
+        sees a ScatterGrad."""
+        self.scattered.discard(node)
+        return grads, _materialize(grads, flags)
 
     def _accumulate(self, node: Node, k: int, grad: Slot) -> None:
         """A second gradient for one slot: into an owned dense copy of the first."""
