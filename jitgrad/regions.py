@@ -177,8 +177,14 @@ def scatter_add(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, values
 
 def fill_region(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, value: Any) -> None:
     if len(sizes) == 1 and 0 < sizes[0] <= SMALL and -_MAX_BYTE_STRIDE < strides[0] < _MAX_BYTE_STRIDE:
-        # a row or a column (``_use_numpy``'s case): a slice of the buffer
-        as_array(dst, offset, strides, sizes).fill(value)
+        # a row or a column (``_use_numpy``'s case): a slice of the buffer (as_array's, here
+        # for a positive step)
+        n, step = sizes[0], strides[0]
+        end = offset + (n - 1) * step + 1
+        if 0 < step and 0 <= offset and end <= dst.shape[0]:
+            dst[offset:end:step].fill(value)
+        else:
+            as_array(dst, offset, strides, sizes).fill(value)
         return
     if not sizes and 0 <= offset < dst.shape[0]:  # one element (a table's cell)
         if dst.dtype is _F64 and value.__class__ in (int, float):

@@ -1,7 +1,7 @@
 """One-element regions of float64 buffers (``regions.add_region``/``copy_region``/
 ``fill_region`` with sizes ``()``) by Python float arithmetic, against NumPy's ufuncs bit
 for bit, special values included; other dtypes and out-of-range offsets keep the slice
-path."""
+path. And ``fill_region``'s row by a buffer slice against ``as_array``'s view."""
 
 from __future__ import annotations
 
@@ -56,3 +56,19 @@ def test_a_float_added_into_float32_is_cast() -> None:
     dst = np.zeros(2, np.float32)
     regions.add_region(dst, 0, (), np.array([0.1]), 0, (), ())  # float64 into float32
     assert dst[0] == np.float32(0.1)
+
+
+@settings(max_examples=budget(300))
+@given(st.integers(1, 6), st.integers(0, 3), st.integers(0, 12), st.integers(8, 14))
+def test_row_fill_is_as_array_s(n: int, step: int, offset: int, length: int) -> None:
+    """fill_region's row (a buffer slice for a positive step) against as_array's view."""
+    got = np.arange(length, dtype=np.float64)
+    expected = got.copy()
+    try:
+        regions.as_array(expected, offset, (step,), (n,)).fill(-1.5)
+    except (ValueError, TypeError) as exc:
+        with pytest.raises(type(exc)):
+            regions.fill_region(got, offset, (step,), (n,), -1.5)
+        return
+    regions.fill_region(got, offset, (step,), (n,), -1.5)
+    assert got.tobytes() == expected.tobytes()
