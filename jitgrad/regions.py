@@ -133,6 +133,20 @@ def add_region(
                 finally:
                     QUIET.reset(token)
                 return
+    if len(sizes) == 2 and dst.dtype is src.dtype and dst_strides[1] == 1:
+        # a block of a table from a contiguous gradient (a 2-D stepper's slice): the block's
+        # view (as_array checks it) and the gradient's rows, reshaped
+        n0, n1 = sizes
+        src_end = src_offset + n0 * n1
+        if 0 < n0 and 0 < n1 and n0 * n1 <= SMALL and src_strides == (n1, 1) and 0 <= src_offset \
+                and src_end <= src.shape[0] and dst_strides[0] < _MAX_BYTE_STRIDE:
+            out = as_array(dst, dst_offset, dst_strides, sizes)
+            token = QUIET.set(IGNORE_ALL)  # inf + -inf is nan, silently, as in PyTorch
+            try:
+                np.add(out, src[src_offset:src_end].reshape(n0, n1), out=out)
+            finally:
+                QUIET.reset(token)
+            return
     n = numel(sizes)
     if n == 0:
         return

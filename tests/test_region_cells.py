@@ -1,7 +1,8 @@
 """One-element regions of float64 buffers (``regions.add_region``/``copy_region``/
 ``fill_region`` with sizes ``()``) by Python float arithmetic, against NumPy's ufuncs bit
 for bit, special values included; other dtypes and out-of-range offsets keep the slice
-path. And ``fill_region``'s row by a buffer slice against ``as_array``'s view."""
+path. And ``fill_region``'s row by a buffer slice, ``add_region``'s block from a contiguous
+source, each against ``as_array``'s views."""
 
 from __future__ import annotations
 
@@ -71,4 +72,29 @@ def test_row_fill_is_as_array_s(n: int, step: int, offset: int, length: int) -> 
             regions.fill_region(got, offset, (step,), (n,), -1.5)
         return
     regions.fill_region(got, offset, (step,), (n,), -1.5)
+    assert got.tobytes() == expected.tobytes()
+
+
+@settings(max_examples=budget(300))
+@given(st.integers(1, 5), st.integers(1, 5), st.integers(1, 8), st.integers(0, 20), st.integers(0, 4),
+       st.sampled_from([np.float64, np.float32]))
+def test_block_add_is_the_general_one(n0: int, n1: int, width: int, offset: int, src_offset: int,
+                                      dtype: type) -> None:
+    """add_region of a 2-D block from a contiguous source (reshaped rows) against NumPy on
+    as_array's views; a region past the buffer raises as before."""
+    dst = np.arange(40, dtype=dtype) / 7
+    src = (np.arange(40, dtype=dtype) - 3) * np.array(1.5, dtype)
+    src[2] = np.inf
+    dst[5] = -np.inf
+    expected = dst.copy()
+    try:
+        out = regions.as_array(expected, offset, (width, 1), (n0, n1))
+        with np.errstate(all="ignore"):
+            np.add(out, regions.as_array(src, src_offset, (n1, 1), (n0, n1)), out=out)
+    except (ValueError, TypeError) as exc:
+        with pytest.raises(type(exc)):
+            regions.add_region(dst.copy(), offset, (width, 1), src, src_offset, (n1, 1), (n0, n1))
+        return
+    got = dst.copy()
+    regions.add_region(got, offset, (width, 1), src, src_offset, (n1, 1), (n0, n1))
     assert got.tobytes() == expected.tobytes()
