@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import jitgrad
 from conftest import budget
 from jitgrad.ops import elementwise
-from lean_switch import counted, declined
+from lean_switch import counted, declined, replaced
 
 OPS: dict[str, Callable[[Any, Any], Any]] = {
     "mul": lambda a, b: a * b,
@@ -39,13 +39,16 @@ def general(op: str) -> Iterator[None]:
 
 
 def _grads(lib: Any, op: str, a: np.ndarray, b: np.ndarray, dtype: str, needs: tuple[bool, bool],
-           g: np.ndarray) -> list[np.ndarray | None]:
+           g: np.ndarray, twice: bool = False) -> list[np.ndarray | None]:
     dt = getattr(lib, dtype)
     x = lib.tensor(a, dtype=dt, requires_grad=needs[0])
     y = lib.tensor(b, dtype=dt, requires_grad=needs[1])
     w = lib.tensor(g, dtype=dt)
     out = OPS[op](x, y)
-    (out * w).sum().backward()
+    if twice:  # two gradients summed: the node gets a buffer the engine owns
+        ((out * w).sum() + (out * 0.5).sum()).backward()
+    else:
+        (out * w).sum().backward()
     return [None if t.grad is None else np.array(t.grad.detach().numpy()) for t in (x, y)]
 
 
@@ -68,18 +71,18 @@ def cases(draw: Callable[..., Any]) -> tuple[Any, ...]:
 
     needs = draw(st.sampled_from([(True, True), (True, False), (False, True)]))
     return (draw(st.sampled_from(sorted(OPS))), arr(a_shape), arr(b_shape),
-            draw(st.sampled_from(["float64", "float32"])), needs, arr(out_shape))
+            draw(st.sampled_from(["float64", "float32"])), needs, arr(out_shape), draw(st.booleans()))
 
 
 @settings(max_examples=budget(400), deadline=None)
 @given(cases())
 def test_lean_formulas_are_the_general_ones_bit_for_bit(case: tuple[Any, ...]) -> None:
-    op, a, b, dtype, needs, g = case
+    op, a, b, dtype, needs, g, twice = case
     taken = [0]
     with counted(elementwise, LEAN[op], taken, lambda out: out is not None):
-        lean = _grads(jitgrad, op, a, b, dtype, needs, g)
+        lean = _grads(jitgrad, op, a, b, dtype, needs, g, twice)
     with general(op):
-        slow = _grads(jitgrad, op, a, b, dtype, needs, g)
+        slow = _grads(jitgrad, op, a, b, dtype, needs, g, twice)
     assert _bits(lean) == _bits(slow)
     # the lean formula ran (a product with a number may scale an owned gradient in place)
     assert taken[0] >= {"sub": needs[1], "mul_number": False}.get(op, True)
@@ -88,9 +91,9 @@ def test_lean_formulas_are_the_general_ones_bit_for_bit(case: tuple[Any, ...]) -
 @settings(max_examples=budget(150), deadline=None)
 @given(cases())
 def test_lean_formulas_match_pytorch(case: tuple[Any, ...]) -> None:
-    op, a, b, dtype, needs, g = case
-    ours = _grads(jitgrad, op, a, b, dtype, needs, g)
-    theirs = _grads(torch, op, a, b, dtype, needs, g)
+    op, a, b, dtype, needs, g, twice = case
+    ours = _grads(jitgrad, op, a, b, dtype, needs, g, twice)
+    theirs = _grads(torch, op, a, b, dtype, needs, g, twice)
     for x, y in zip(ours, theirs):
         assert (x is None) == (y is None)
         if x is not None:
@@ -143,3 +146,33 @@ def test_product_with_a_number_takes_the_lean_formula() -> None:
         ((x * 3) * w).sum().backward()
     assert taken[0] == 1
     assert x.grad.numpy().tobytes() == (np.array([0.1, 0.2, 0.3]) * 3).tobytes()
+
+
+def test_owned_gradient_is_written_into_and_passed_on() -> None:
+    """With the engine handing ``g`` over (two gradients summed into it), ``mul_grads``
+    writes one input's gradient into ``g`` itself; values as the general formula's."""
+    written = [0]
+
+    def run(lib: Any) -> tuple[Any, Any]:
+        x = lib.tensor([1.5, -2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor(0.7, dtype=lib.float64, requires_grad=True)
+        out = x * y
+        ((out * lib.tensor([0.1, 0.2, 0.3], dtype=lib.float64)).sum() + (out * 0.5).sum()).backward()
+        return x.grad.numpy().copy(), y.grad.numpy().copy()
+
+    lean = elementwise.mul_grads
+
+    def spy(node: Any, g: Any, *rest: Any) -> Any:
+        out = lean(node, g, *rest)
+        written[0] += out is not None and any(o is g for o in out)
+        return out
+
+    with replaced(elementwise, "mul_grads", spy):
+        ours = run(jitgrad)
+    assert written[0] == 1
+    with general("mul"):
+        slow = run(jitgrad)
+    theirs = run(torch)
+    for a, b, c in zip(ours, slow, theirs):
+        assert a.tobytes() == b.tobytes()
+        np.testing.assert_allclose(a, c, rtol=1e-15)

@@ -223,7 +223,7 @@ class MulBackward0(SavingNode):
         if not _grad_state.enabled:  # (no graph of the backward to build)
             first, second = _needed(self)
             if b.__class__ is Tensor or b is None:  # two tensors: on data when lean
-                lean = mul_grads(self, g, a, b, first, second)
+                lean = mul_grads(self, g, a, b, first, second, bool(owned and owned[0]))
                 if lean is not None:
                     return lean
             elif first and not second and not isinstance(b, Tensor):  # times a number

@@ -41,16 +41,21 @@ def _operand(t: Any, g: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray | None
     return x
 
 
+def _summed(node: Node, i: int, g: Tensor) -> bool:
+    """Whether the gradient of ``node``'s input ``i`` is ``g``'s shape summed to 0-d."""
+    if not g._sizes:
+        return False
+    nxt, nr = node.next_functions[i]
+    return not nxt.input_metadata[nr][0]  # type: ignore[union-attr]
+
+
 def _result(values: np.ndarray, node: Node, i: int, g: Tensor) -> Tensor:
     """``values`` (flat, shaped like the gradient ``g``) as the gradient of ``node``'s
     input ``i``: summed to a 0-d one when that input is 0-d (and ``g`` is not), as the
     engine's ``sum_to`` would."""
-    sizes = g._sizes
-    if sizes:
-        nxt, nr = node.next_functions[i]
-        if not nxt.input_metadata[nr][0]:  # type: ignore[union-attr]
-            return Tensor._make(Storage._fresh(np.add.reduce(values, keepdims=True)), (), ())
-    return Tensor._make(Storage._fresh(values), sizes, g._strides)
+    if _summed(node, i, g):
+        return Tensor._make(Storage._fresh(np.add.reduce(values, keepdims=True)), (), ())
+    return Tensor._make(Storage._fresh(values), g._sizes, g._strides)
 
 
 Pair = tuple[Tensor | None, Tensor | None]
@@ -80,9 +85,12 @@ def scaled(g: Tensor, b: Any) -> Tensor | None:
     return Tensor._make(Storage._fresh(values), g._sizes, g._strides)
 
 
-def mul_grads(node: Node, g: Tensor, a: Any, b: Any, first: bool, second: bool) -> Pair | None:
+def mul_grads(node: Node, g: Tensor, a: Any, b: Any, first: bool, second: bool,
+              owned: bool = False) -> Pair | None:
     """``(g * b, g * a)`` (each summed to 0-d for a 0-d input) for the needed inputs of
-    ``a * b``, both tensors; None when not the lean case."""
+    ``a * b``, both tensors; None when not the lean case. With ``owned`` (the engine hands
+    ``g`` over) one gradient of ``g``'s shape is written into ``g`` and returned as ``g``:
+    passed through, it goes on owned (Note [Gradient buffer ownership])."""
     gd = lean_data(g)
     if gd is None:
         return None
@@ -93,8 +101,20 @@ def mul_grads(node: Node, g: Tensor, a: Any, b: Any, first: bool, second: bool) 
         return None
     token = QUIET.set(IGNORE_ALL)
     try:
-        da = _result(np.multiply(gd, y), node, 0, g) if first else None
-        db = _result(np.multiply(gd, x), node, 1, g) if second else None
+        into = 0  # the input whose gradient is written into ``g`` (1 or 2), if any
+        if owned:
+            if second and not _summed(node, 1, g):
+                into = 2
+            elif first and not _summed(node, 0, g):
+                into = 1
+        da = _result(np.multiply(gd, y), node, 0, g) if first and into != 1 else None
+        db = _result(np.multiply(gd, x), node, 1, g) if second and into != 2 else None
+        if into == 1:  # (the other gradient was computed from ``g`` first)
+            np.multiply(gd, y, out=gd)
+            da = g
+        elif into == 2:
+            np.multiply(gd, x, out=gd)
+            db = g
     finally:
         QUIET.reset(token)
     return da, db
