@@ -13,7 +13,9 @@ product), rather than as a separate step. ``SubBackward0``'s negation is one suc
 too (``negated``), and so is a product with a Python number (``scaled``). The gradients
 are new buffers, but they are not declared owned (``OwnedGrads``): in the small-op graphs
 this path is for, that bookkeeping costs more (~1 us per node) than the copies it could
-save. Anything else (``create_graph``, other dtypes or layouts, broadcasting other than
+save. When the engine hands ``g`` itself over, ``mul_grads`` writes one gradient into it
+and returns ``g``: an owned input passed through, it stays owned (Note [Gradient buffer
+ownership]). Anything else (``create_graph``, other dtypes or layouts, broadcasting other than
 0-d) returns None and the node runs its general formula. tests/test_lean_grads.py compares
 both with each other and with PyTorch.
 """
