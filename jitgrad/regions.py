@@ -26,6 +26,8 @@ Ints = Sequence[int]
 # with a huge stride over a size-1 dim) must go to the kernels.
 _MAX_BYTE_STRIDE = 2**56
 
+_F64 = np.dtype(np.float64)
+
 
 def _numpy_ok(n: int, *stride_lists: Ints) -> bool:
     return n <= SMALL and all(abs(s) < _MAX_BYTE_STRIDE for st in stride_lists for s in st)
@@ -80,6 +82,10 @@ def copy_region(
     src: np.ndarray, src_offset: int, src_strides: Ints, sizes: Ints,
 ) -> None:
     """``dst[region] = src[region]`` with dtype conversion (regions must not partly overlap)."""
+    if not sizes and dst.dtype is _F64 and src.dtype is _F64 and 0 <= dst_offset < dst.shape[0] \
+            and 0 <= src_offset < src.shape[0]:
+        dst[dst_offset] = src.item(src_offset)  # one float64 element: its bits as they are
+        return
     if len(sizes) < 2 and dst.dtype == src.dtype:  # a row, a column or a cell of a table
         n, step, src_step = (sizes[0], dst_strides[0], src_strides[0]) if sizes else (1, 1, 1)
         if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 < src_step < _MAX_BYTE_STRIDE:
@@ -109,6 +115,12 @@ def add_region(
     src: np.ndarray, src_offset: int, src_strides: Ints, sizes: Ints,
 ) -> None:
     """``dst[region] += src[region]``; ``dst``'s region must not overlap itself."""
+    if not sizes and dst.dtype is _F64 and src.dtype is _F64 and 0 <= dst_offset < dst.shape[0] \
+            and 0 <= src_offset < src.shape[0]:
+        # one float64 element (a table's cell, a vector's entry): Python's float addition is
+        # IEEE double addition, as NumPy's, and never warns (inf + -inf is nan quietly)
+        dst[dst_offset] = dst.item(dst_offset) + src.item(src_offset)
+        return
     if len(sizes) < 2 and dst.dtype is src.dtype:  # a row, a column, an element: slices
         n, step, src_step = (sizes[0], dst_strides[0], src_strides[0]) if sizes else (1, 1, 1)
         if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 < src_step < _MAX_BYTE_STRIDE:
@@ -121,6 +133,20 @@ def add_region(
                 finally:
                     QUIET.reset(token)
                 return
+    if len(sizes) == 2 and dst.dtype is src.dtype and dst_strides[1] == 1:
+        # a block of a table from a contiguous gradient (a 2-D stepper's slice): the block's
+        # view (as_array checks it) and the gradient's rows, reshaped
+        n0, n1 = sizes
+        src_end = src_offset + n0 * n1
+        if 0 < n0 and 0 < n1 and n0 * n1 <= SMALL and src_strides == (n1, 1) and 0 <= src_offset \
+                and src_end <= src.shape[0] and dst_strides[0] < _MAX_BYTE_STRIDE:
+            out = as_array(dst, dst_offset, dst_strides, sizes)
+            token = QUIET.set(IGNORE_ALL)  # inf + -inf is nan, silently, as in PyTorch
+            try:
+                np.add(out, src[src_offset:src_end].reshape(n0, n1), out=out)
+            finally:
+                QUIET.reset(token)
+            return
     n = numel(sizes)
     if n == 0:
         return
@@ -165,11 +191,20 @@ def scatter_add(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, values
 
 def fill_region(dst: np.ndarray, offset: int, strides: Ints, sizes: Ints, value: Any) -> None:
     if len(sizes) == 1 and 0 < sizes[0] <= SMALL and -_MAX_BYTE_STRIDE < strides[0] < _MAX_BYTE_STRIDE:
-        # a row or a column (``_use_numpy``'s case): a slice of the buffer
-        as_array(dst, offset, strides, sizes).fill(value)
+        # a row or a column (``_use_numpy``'s case): a slice of the buffer (as_array's, here
+        # for a positive step)
+        n, step = sizes[0], strides[0]
+        end = offset + (n - 1) * step + 1
+        if 0 < step and 0 <= offset and end <= dst.shape[0]:
+            dst[offset:end:step].fill(value)
+        else:
+            as_array(dst, offset, strides, sizes).fill(value)
         return
     if not sizes and 0 <= offset < dst.shape[0]:  # one element (a table's cell)
-        dst[offset:offset + 1].fill(value)
+        if dst.dtype is _F64 and value.__class__ in (int, float):
+            dst[offset] = value  # (what fill stores)
+        else:
+            dst[offset:offset + 1].fill(value)
         return
     n = numel(sizes)
     if n == 0:

@@ -23,8 +23,10 @@ from typing import Any, Sequence
 
 from ..tensor import Tensor
 from . import anomaly_mode, grad_mode, hook_results, post_accumulate
-from .graph import OPS, AccumulateGrad, ScatterGrad, accumulate_grad, gradient_edge, is_fresh
-from .input_buffer import InputBuffers, handed_over
+from .graph import (
+    OPS, AccumulateGrad, ScatterGrad, accumulate_grad, add_inplace, gradient_edge, is_fresh,
+)
+from .input_buffer import HandedGrads, InputBuffers, handed_over
 from .node import Edge, Node, OwnedGrads
 
 
@@ -274,7 +276,11 @@ class GraphTask:
     def evaluate(self, node: Node) -> Node | None:
         """Run one ready node and send its gradients on (PyTorch's ``evaluate_function``);
         returns the node to run next when it is the only one ready (see ``send``)."""
-        grads, flags = self.buffers.pop(node)
+        buffers = self.buffers
+        grads = buffers.grads.pop(node)  # (InputBuffers.pop, inlined but for ScatterGrads)
+        flags = buffers.owned.pop(node, None) if buffers.owned else None
+        if buffers.scattered and node in buffers.scattered:
+            grads, flags = buffers.materialized(node, grads, flags)
         capture = self.capture
         if capture is not None:
             targeted = node in capture.nodes
@@ -307,7 +313,10 @@ class GraphTask:
         else:
             outputs = self.call_function(node, grads, flags)
         handed = None
-        if flags or outputs.__class__ is OwnedGrads:
+        kind = outputs.__class__
+        if kind is HandedGrads:
+            handed = outputs.owned  # type: ignore[attr-defined]
+        elif flags or kind is OwnedGrads:
             handed = handed_over(outputs, grads, flags)
         # released once its gradients passed validation (in ``send``), as in PyTorch, where
         # ``call_function`` validates: a node that returned an invalid gradient keeps what
@@ -352,7 +361,7 @@ class GraphTask:
         When it is the only ready node it is returned, to run next, rather than queued
         (the queue would give it back at once: a chain never touches the heap)."""
         buffers, deps, ready = self.buffers, self.deps, self.ready
-        slots = buffers.grads
+        slots, owned = buffers.grads, buffers.owned
         mine = not buffers.create_graph  # (buffers may own what they are handed)
         following = None
         i = 0
@@ -370,10 +379,18 @@ class GraphTask:
                         validated = _validate(node, i, grad, meta)
                         fresh = fresh or (validated is not grad and validated._base is None)
                         grad = validated
-                    if nxt not in slots and grad.__class__ is Tensor and len(nxt.input_metadata) == 1:
+                    buf = slots.get(nxt)
+                    if buf is None and grad.__class__ is Tensor and len(nxt.input_metadata) == 1:
                         slots[nxt] = [grad]  # (InputBuffers.add's first gradient, inlined)
                         if fresh and mine:
                             buffers.owned[nxt] = [True]
+                    elif buf is not None and mine and (own := owned.get(nxt)) is not None and own[nr] \
+                            and (old := buf[nr]).__class__ is Tensor:
+                        # into a dense buffer the engine owns (InputBuffers._accumulate's case)
+                        if grad.__class__ is ScatterGrad:
+                            grad.add_into(old)  # O(slice)
+                        else:
+                            add_inplace(old, grad)
                     else:
                         buffers.add(nxt, nr, grad, fresh)
                 else:

@@ -10,7 +10,9 @@ input through unchanged to exactly one output. A node that can use this sets ``t
 and learns in ``apply_owned(grads, owned)`` which of its inputs it may overwrite (the other
 nodes' ``apply(grads)`` never see ownership); that is what makes K in-place writes into
 slices of one buffer cost O(buffer + slices) in backward rather than O(K x buffer). Hooks and captures may keep a
-reference, so they clear ownership.
+reference, so they clear ownership. A node whose declared flags are already final (none of
+its owned inputs passed through, no buffer at two outputs) returns ``HandedGrads``, which the
+engine takes as they are (``handed_over`` is not asked).
 """
 
 from __future__ import annotations
@@ -72,14 +74,14 @@ class InputBuffers:
         if node not in self.grads:
             self.grads[node] = [None] * len(node.input_metadata)
 
-    def pop(self, node: Node) -> tuple[list[Tensor | None], list[bool] | None]:
-        """The node's gradients (dense: ScatterGrads materialized) and which it owns."""
-        grads = self.grads.pop(node)
-        flags = self.owned.pop(node, None) if self.owned else None
-        if self.scattered and node in self.scattered:  # no node ever sees a ScatterGrad
-            self.scattered.discard(node)
-            flags = _materialize(grads, flags)
-        return grads, flags
+    def materialized(
+        self, node: Node, grads: list[Slot], flags: list[bool] | None
+    ) -> tuple[list[Tensor | None], list[bool] | None]:
+        """``node``'s gradients, popped from ``grads`` and ``owned`` (``GraphTask.evaluate``
+        does that), with its ScatterGrads made dense tensors the engine owns: no node ever
+        sees a ScatterGrad."""
+        self.scattered.discard(node)
+        return grads, _materialize(grads, flags)
 
     def _accumulate(self, node: Node, k: int, grad: Slot) -> None:
         """A second gradient for one slot: into an owned dense copy of the first."""
@@ -126,14 +128,42 @@ def _materialize(grads: list[Any], flags: list[bool] | None) -> list[bool]:
     return flags
 
 
+class HandedGrads(OwnedGrads):
+    """``OwnedGrads`` whose flags are final (Note [Gradient buffer ownership]): the node
+    passed none of its owned inputs through to an output, and no buffer reaches two outputs.
+    ``owned`` is taken as given (a tuple)."""
+
+    def __new__(cls, grads: Sequence[Any], owned: tuple[bool, ...]) -> HandedGrads:
+        out = tuple.__new__(cls, grads)
+        out.owned = owned
+        return out
+
+
 def handed_over(
     outputs: Sequence[Tensor | None], grads: Sequence[Tensor | None], flags: list[bool] | None
 ) -> list[bool] | None:
     """Which outputs the next nodes may overwrite (Note [Gradient buffer ownership]): those
     the node declared owned, and owned inputs passed through to exactly one output."""
     declared = outputs.owned if outputs.__class__ is OwnedGrads else None  # type: ignore[attr-defined]
-    if declared is None and not flags:
-        return None
+    if declared is None:
+        if not flags:
+            return None
+        n = len(outputs)
+        if n == 1:  # (the loops below for one output: a view's, a copy's)
+            o = outputs[0]
+            if o is not None:
+                for k in range(len(flags)):
+                    if flags[k] and grads[k] is o:
+                        return [True]
+            return None
+        if n == 2 and len(flags) == 1:  # (the loops below for a binary op's node)
+            g = grads[0]
+            if not flags[0] or g is None:
+                return None
+            first, second = outputs
+            if first is g:
+                return None if second is g else [True, False]
+            return [False, True] if second is g else None
     handed = list(declared) if declared is not None else None
     n = len(outputs)
     if flags:

@@ -18,13 +18,15 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import regions, views
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import ScatterGrad, needs_grad, record
 from ..autograd.node import Grads, Node
 from ..geometry import Geometry, contiguous_strides
 from ..tensor import Tensor
 from .operands import layout, new_tensor
 from .view_meta import ADDRESSES_STORAGE, AS_STRIDED_BACKWARD, dense_call, make_view
+
+_new_tuple = tuple.__new__
 
 
 def _span(*geoms: Geometry) -> tuple[int, int]:
@@ -103,7 +105,7 @@ class AsStridedBackward0(Node):
         return dense_call(self, grads)
 
     def apply(self, grads: Grads) -> tuple[Any, ...]:
-        if not is_grad_enabled():  # the engine adds the region into its buffer: O(view)
+        if not _grad_state.enabled:  # the engine adds the region into its buffer: O(view)
             region = region_within(self.input_geometry, self.geometry)
             if region is not None:
                 return (ScatterGrad(grads[0], self.input_geometry.sizes, region),)
@@ -121,6 +123,11 @@ def region_within(inp: Geometry, view: Geometry) -> Geometry | None:
     if inp.strides != dense or not sizes:
         return None
     rel = view.storage_offset - inp.storage_offset
+    if len(sizes) == 1:  # a row or a column (a stepper's): the loop below, spelled out
+        n, st = sizes[0], strides[0]
+        if n == 0 or st < 0 or rel < 0 or rel + (n - 1) * st >= count or (st == 0 and n > 1):
+            return None
+        return _new_tuple(Geometry, (sizes, strides, rel))
     last = rel
     for n, st in zip(sizes, strides):
         if n == 0 or st < 0:

@@ -35,6 +35,7 @@ import numpy as np
 
 from .. import regions
 from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.input_buffer import HandedGrads
 from ..autograd import anomaly_mode
 from ..autograd.node import Grads, Node, OwnedGrads, _FREED, _next_sequence_nr
 from ..creation import zeros
@@ -172,17 +173,27 @@ class CopySlices(Node):
         buffer = result._storage.buffer
         offset = result._offset + view.storage_offset - base.storage_offset
         sizes, strides = view.sizes, view.strides
-        overlap = regions.has_overlap(sizes, strides)
-        dense, count = layout(sizes)
-        data = regions.row_copy(buffer, offset, strides, sizes)
+        data = None
+        if len(sizes) < 2:  # a row, a column or a cell (a stepper's, a table's): spelled out
+            overlap = False if not sizes or sizes[0] < 2 or strides[0] > 0 else regions.has_overlap(sizes, strides)
+            dense = (1,) if sizes else ()  # (layout(sizes)[0])
+            data = regions.row_copy(buffer, offset, strides, sizes)
+        else:
+            overlap = regions.has_overlap(sizes, strides)
+            dense = layout(sizes)[0]
         if data is None:
-            data = allocate(count, grad.dtype)
+            data = allocate(layout(sizes)[1], grad.dtype)
             regions.copy_region(data, 0, dense, buffer, offset, strides, sizes)
         piece = Tensor._make(Storage._fresh(data), sizes, dense)
         mine = self._needed  # (_needed_for_fn: CopySlices's edges are fn's, the first the base's)
+        edges = self.next_functions
         n = len(fn.next_functions)
-        needed = tuple([nxt is not None for nxt, _ in self.next_functions[:n]]) if mine is None \
-            else mine[:n]
+        if mine is not None:
+            needed = mine[:n]
+        elif n == 2:
+            needed = (edges[0][0] is not None, edges[1][0] is not None)
+        else:
+            needed = tuple([nxt is not None for nxt, _ in edges[:n]])
         base_wanted = needed[0]  # (self.needs_input_grad(0))
         overwrites = fn.overwrites_view
         if overwrites:  # fn's first output would be zeros: fill the slice instead (below)
@@ -199,7 +210,8 @@ class CopySlices(Node):
         first = res[0]
         if overwrites and base_wanted:
             regions.fill_region(buffer, offset, strides, sizes, 0)
-        elif first is not None and base_wanted:
+        elif first is not None and base_wanted and (first is not piece or fn.takes_owned or overlap):
+            # (a node not told it owns ``piece`` returned it unchanged: it is there already)
             if overlap:
                 self._zero_overwritten(fn, result._alias(Geometry(sizes, strides, offset)))
             else:  # fn may have scaled ``piece`` in place and returned it
@@ -207,8 +219,11 @@ class CopySlices(Node):
                     buffer, offset, strides, first._storage.buffer, first._offset,
                     first._strides, sizes,
                 )
-        declared = getattr(res, "owned", None)
+        declared = res.owned if res.__class__ is OwnedGrads else None
         # ``piece`` is ours: once written back it may go on, owned, as another gradient
+        if len(res) == 2:  # final: fn never saw ``grad``, and ``result`` is not fn's
+            other = res[1]
+            return HandedGrads((result, other), (True, (declared is not None and declared[1]) or other is piece))
         handed = [True]
         for i in range(1, len(res)):
             handed.append(bool(declared and declared[i]) or res[i] is piece)

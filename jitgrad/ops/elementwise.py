@@ -28,6 +28,7 @@ from .operands import (
 )
 from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where
 from .declare import NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise, call_pointwise, call_pointwise_
+from .lean_grads import div_grads, mul_grads, negated, scaled
 from .inplace import apply_inplace, check_inplace_operands, compute, lean_inplace, original
 from .fused import PRODUCT, QUOTIENT, fused_binary
 
@@ -157,9 +158,12 @@ class SubBackward0(Node):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         first, second = _needed(self)
+        if second and self.alpha == 1:
+            minus = negated(g) if not _grad_state.enabled else None  # (on data when lean)
+            return (g if first else None, neg(g) if minus is None else minus)
         return (
             g if first else None,
-            (neg(g) if self.alpha == 1 else mul(g, -self.alpha)) if second else None,
+            mul(g, -self.alpha) if second else None,
         )
 
 
@@ -251,10 +255,13 @@ class MulBackward0(SavingNode):
     def apply_owned(self, grads: Grads, owned: Sequence[bool]) -> tuple[Tensor | None, ...]:
         g = grads[0]
         a, b = self.unpack()
-        # times a number, only for the input (and no graph of the backward to build)
-        if b is not None and not isinstance(b, Tensor) and not _grad_state.enabled:
+        if not _grad_state.enabled:  # (no graph of the backward to build)
             first, second = _needed(self)
-            if first and not second:
+            if b.__class__ is Tensor or b is None:  # two tensors: on data when lean
+                lean = mul_grads(self, g, a, b, first, second, bool(owned and owned[0]))
+                if lean is not None:
+                    return lean
+            elif first and not second and not isinstance(b, Tensor):  # times a number
                 return self._by_number(g, b, owned)
         return (
             mul(g, b) if self.needs_input_grad(0) else None,
@@ -291,7 +298,8 @@ class MulBackward0(SavingNode):
             finally:
                 QUIET.reset(token)
             return (fresh_result(one, g._sizes, (0,) * len(g._sizes)), None)
-        return (mul(g, b), None)
+        out = scaled(g, b)  # (on data when lean)
+        return (mul(g, b) if out is None else out, None)
 
 
 def mul(input: Any, other: Any) -> Tensor:
@@ -347,6 +355,11 @@ class DivBackward0(SavingNode):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         a, b = self.unpack()
+        if not _grad_state.enabled and b.__class__ is Tensor:  # on data when lean
+            first, second = _needed(self)
+            lean = div_grads(self, g, a, b, first, second)
+            if lean is not None:
+                return lean
         return (
             div(g, b) if self.needs_input_grad(0) else None,
             mul(neg(g), div(div(a, b), b)) if self.needs_input_grad(1) else None,

@@ -34,6 +34,7 @@ from .view_meta import DEFAULT, MULTI_OUTPUT_NODE, Step, ViewMeta, dense_call, m
 from .operands import layout, new_tensor
 
 _new = object.__new__
+_new_tuple = tuple.__new__
 
 
 class ViewBackward(Node):
@@ -85,6 +86,11 @@ class ViewBackward(Node):
         # a plain index (ints, slices of positive step, None) of a contiguous tensor reaches
         # every element once: no overlap to look for
         plain = self._rel_fn is indexing.plain_geometry
+        if plain and not _grad_state.enabled:  # (the rel property's plain case, inlined)
+            sizes = self.input_sizes
+            rel = self._rel = _new_tuple(Geometry, indexing.plain_index(sizes, layout(sizes)[0], 0, self._rel))
+            self._rel_fn = None
+            return (ScatterGrad(g, sizes, rel),)
         rel = self.rel
         if not _grad_state.enabled and (plain or not regions.has_overlap(rel.sizes, rel.strides)):
             # the engine adds the slice into its buffer: O(slice), never dense zeros + add

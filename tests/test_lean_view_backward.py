@@ -1,0 +1,129 @@
+"""The backward of plain views and the engine's handling of their ``ScatterGrad``s, on the
+lean pieces and the general ones.
+
+- ``ViewBackward.apply`` computes a plain index's relative geometry inline (the ``rel``
+  property's plain case, written out): both must give the same geometry.
+- ``GraphTask.send`` adds a ``ScatterGrad`` or a Tensor straight into an owned dense buffer
+  (``InputBuffers._accumulate``'s O(slice) case, inlined): gradients bit for bit as through
+  ``InputBuffers.add`` and as PyTorch's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitgrad
+from conftest import budget
+from jitgrad.autograd import input_buffer
+from jitgrad.autograd.graph import ScatterGrad
+from lean_switch import counted, replaced
+
+INDEX_PART = st.one_of(
+    st.integers(-4, 3),
+    st.builds(slice, st.one_of(st.none(), st.integers(-6, 6)), st.one_of(st.none(), st.integers(-6, 6)),
+              st.one_of(st.none(), st.integers(1, 3))),
+)
+
+
+@settings(max_examples=budget(300))
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=3), st.lists(INDEX_PART, min_size=1, max_size=3),
+       st.booleans())
+def test_apply_computes_the_rel_property_s_geometry(sizes: list[int], parts: list[Any], single: bool) -> None:
+    x = jitgrad.zeros(*sizes, dtype=jitgrad.float64, requires_grad=True) * 1.0
+    index = parts[0] if single else tuple(parts)
+    try:
+        view = x[index]
+    except IndexError:
+        return
+    node = view.grad_fn
+    if node is None or node._rel_fn is not jitgrad.indexing.plain_geometry:
+        return
+    saved = node._rel
+    expected = node.rel  # the property
+    node._rel, node._rel_fn = saved, jitgrad.indexing.plain_geometry
+    g = jitgrad.ones(view.shape, dtype=jitgrad.float64)
+    with jitgrad.no_grad():
+        (out,) = node.apply([g])
+    assert out.__class__ is ScatterGrad
+    assert out.region == expected and type(out.region) is type(expected)
+    assert node.rel == expected
+
+
+def _stepper(lib: Any) -> tuple[Any, ...]:
+    u0 = lib.tensor(np.linspace(-1, 1, 12) ** 3, dtype=lib.float64, requires_grad=True)
+    al = lib.tensor(0.3, dtype=lib.float64, requires_grad=True)
+    u = u0 * 1.0
+    for _ in range(5):
+        u[1:-1] += al * (u[2:] - 2 * u[1:-1] + u[:-2])
+        u[3] = u[3] * 0.5
+    v = lib.zeros(7, dtype=lib.float64, requires_grad=True)
+    total = (u * u).sum() + sum(v[i % 7] * float(i) for i in range(20)) + v[2:5].sum()
+    total.backward()
+    return u0.grad, al.grad, v.grad
+
+
+def test_scatter_into_owned_buffer_is_the_general_accumulation() -> None:
+    calls = [0]
+    with counted(input_buffer.InputBuffers, "_accumulate", calls, lambda out: True):
+        lean = _stepper(jitgrad)
+    assert calls[0] < 10  # (most ScatterGrads added inline)
+    init = input_buffer.InputBuffers.__init__
+
+    def without_owned_lookups(self: Any, create_graph: bool) -> None:
+        init(self, create_graph)
+        self.owned = _Unlooked()
+
+    with replaced(input_buffer.InputBuffers, "__init__", without_owned_lookups), \
+            counted(input_buffer.InputBuffers, "_accumulate", calls, lambda out: True):
+        general = _stepper(jitgrad)
+    assert calls[0] > 40
+    theirs = _stepper(torch)
+    for a, b, c in zip(lean, general, theirs):
+        assert a.numpy().tobytes() == b.numpy().tobytes()
+        np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-13, atol=1e-15)
+
+
+class _Unlooked(dict):  # type: ignore[type-arg]
+    """Ownership that ``get`` never finds: ``send`` never adds a ScatterGrad inline, and
+    ``InputBuffers._accumulate`` copies before adding (the same values, more copies)."""
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return default
+
+
+WRITES = {
+    "add_": lambda v, w: v.add_(w),
+    "sub_": lambda v, w: v.sub_(w),
+    "add_alpha": lambda v, w: v.add_(w, alpha=3),
+    "mul_number": lambda v, w: v.mul_(2.5),
+    "mul_": lambda v, w: v.mul_(w),
+    "div_": lambda v, w: v.div_(w),
+    "copy_": lambda v, w: v.copy_(w),
+    "add_twice": lambda v, w: v.add_(w).add_(w),
+}
+
+
+@pytest.mark.parametrize("write", sorted(WRITES))
+@pytest.mark.parametrize("index", [(slice(1, -1),), (3,), (slice(2, None, 2),)])
+def test_copy_slices_write_back_against_pytorch(write: str, index: tuple[Any, ...]) -> None:
+    """CopySlices writes ``fn``'s first gradient back into the slice unless ``fn`` returned
+    the slice's copy it was not told it owns (unchanged); the gradients stay PyTorch's."""
+    def run(lib: Any) -> list[np.ndarray | None]:
+        x = lib.tensor(np.linspace(-2, 3, 9), dtype=lib.float64, requires_grad=True)
+        w0 = lib.tensor(np.linspace(0.5, 1.5, 9), dtype=lib.float64, requires_grad=True)
+        u = x * 1.0
+        view = u[index]
+        w = w0[index] * 1.0
+        WRITES[write](view, w)
+        (u * lib.arange(9, dtype=lib.float64)).sum().backward()
+        return [None if t.grad is None else t.grad.numpy().copy() for t in (x, w0)]
+    for ours, theirs in zip(run(jitgrad), run(torch)):
+        assert (ours is None) == (theirs is None)
+        if ours is not None:
+            np.testing.assert_allclose(ours, theirs, rtol=1e-15, atol=0)
