@@ -3,6 +3,7 @@ and joins (``cat``, ``stack``)."""
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -11,13 +12,20 @@ from .. import _tracing, copying, dtypes
 from ..device import check as check_device
 from ..device import is_device_like
 from ..layouts import check_memory_format
-from ..autograd.graph import needs_grad, record
-from ..autograd.node import Grads, Node
+from ..autograd import anomaly_mode
+from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.graph import _NO_EDGE, _RUNS_FIRST, AccumulateGrad, needs_grad, record
+from ..autograd.node import Grads, Node, _next_sequence_nr
 from ..geometry.strided import wrap_dim
+from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
+from .fused import _PLANS, _plan
 from .operands import _LAYOUTS, array_of, fresh_result, layout, lean_data, new_tensor, promote_types
 from .view_ops import narrow, select
+
+_new = object.__new__
+_weak = weakref.ref
 
 
 class CloneBackward0(Node):
@@ -194,7 +202,15 @@ def _lean_join(tensors: Any, stacked: bool, dim: Any) -> Tensor | None:
     dim their flat buffers (0-d ones: their elements, without an array each), concatenated,
     are the result's buffer; along another NumPy concatenates their N-d forms into a new
     C-contiguous array, the layout the general path gives. None otherwise (the general path
-    then checks, promotes and raises as PyTorch)."""
+    then checks, promotes and raises as PyTorch).
+
+    Note [Fused join]: as the fused per-op path (Note [Fused per-op path] in ``fused.py``),
+    this one frame writes out ``lean_data``, ``fresh_result`` (``Storage._fresh``,
+    ``Tensor._make``), ``needs_grad``, ``Node.__init__``, ``record`` and
+    ``grad_accumulator`` for the common case: inputs that are not views, or views whose
+    history is up to date; anything else goes through ``needs_grad``/``record``.
+    tests/test_fused_join.py compares every slot with the general path's: change the copies
+    here when those functions (or Tensor's, Storage's, Node's slots) change."""
     if (tensors.__class__ is not list and tensors.__class__ is not tuple) or not tensors \
             or dim.__class__ is not int or _tracing.ACTIVE is not None:
         return None
@@ -210,6 +226,8 @@ def _lean_join(tensors: Any, stacked: bool, dim: Any) -> Tensor | None:
     dtype = first._storage.buffer.dtype
     if dtype not in operands.LEAN_DTYPES:
         return None
+    by_sizes = _PLANS.get(dtype)
+    one_shape = True
     if not sizes:  # scalars (stack only): element by element
         if not stacked:
             return None
@@ -223,13 +241,28 @@ def _lean_join(tensors: Any, stacked: bool, dim: Any) -> Tensor | None:
                 return None
             values[k] = buffer[t._offset]
             k += 1
-        out = fresh_result(values, (k,), (1,))
+        shape = (k,)
+        shapes = ((),) * k
     else:
-        arrays = _lean_buffers(tensors, sizes, dtype)
+        # ``lean_data`` of each, written out (the dtype is tested once)
+        plan = None if by_sizes is None else by_sizes.get(sizes)
+        if plan is None:
+            plan = _plan(sizes, dtype)
+            by_sizes = _PLANS[dtype]
+        strides, n = plan[0], plan[1]
+        arrays: list[np.ndarray] | None = []
+        for t in tensors:
+            if t.__class__ is not Tensor:
+                return None
+            buffer = t._storage.buffer
+            if buffer.dtype is not dtype or t._strides != strides or t._sizes != sizes:
+                arrays = None
+                break
+            start = t._offset
+            arrays.append(buffer if start == 0 and buffer.shape[0] == n else buffer[start:start + n])
         if arrays is not None:  # one shape
             n = len(tensors)
             shapes = (sizes,) * n
-            one_shape = True
             if not dim:
                 shape = (n,) + sizes if stacked else (sizes[0] * n,) + sizes[1:]
             elif stacked:
@@ -248,47 +281,102 @@ def _lean_join(tensors: Any, stacked: bool, dim: Any) -> Tensor | None:
             shapes = tuple([t._sizes for t in tensors])
             one_shape = False
             total = 0
-            for shape in shapes:
-                total += shape[dim]
+            for each in shapes:
+                total += each[dim]
             shape = sizes[:dim] + (total,) + sizes[dim + 1:]
+        values = np.concatenate(arrays, dim).ravel() if dim else np.concatenate(arrays)
+    plan = None if by_sizes is None else by_sizes.get(shape)
+    if plan is None:
+        plan = _plan(shape, dtype)
+        by_sizes = _PLANS[dtype]
+    # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
+    storage = _new(Storage)
+    storage.buffer = values
+    storage._counter = None
+    storage.inference = INFERENCE.enabled
+    storage.resizable = True
+    out = _new(Tensor)
+    out._storage = storage
+    out._sizes = shape
+    out._strides = plan[0]
+    out._offset = 0
+    out._base = None
+    out._requires_grad = False
+    out._grad = None
+    out._grad_fn = None
+    out._output_nr = 0
+    out._grad_accumulator = None
+    out._hooks = None
+    out._retains_grad = False
+    out._view_meta = None
+    if not _grad_state.enabled:
+        return out
+    # ``needs_grad`` and ``record``'s edges, written out for inputs that are not views, or
+    # views whose history is up to date (``current_grad_fn``'s test)
+    edges: list[Any] | None = []
+    wanted = False
+    for t in tensors:
+        fn = t._grad_fn
+        view = t._view_meta
+        if view is not None:
+            counter = t._storage._counter
+            if fn is None or view.attr_version != (0 if counter is None else counter.value):
+                edges = None
+                break
+        if fn is not None:
+            edges.append((fn, t._output_nr))
+            wanted = True
+        elif t._requires_grad:
+            ref = t._grad_accumulator
+            acc = ref() if ref is not None else None
+            if acc is None:  # ``grad_accumulator(t)``, written out: its last graph is gone
+                acc = _new(AccumulateGrad)
+                acc.next_functions = ()
+                acc.variable = t
+                acc.sequence_nr = _RUNS_FIRST
+                acc.input_metadata = (by_sizes.get(t._sizes) or _plan(t._sizes, dtype))[2]
+                if anomaly_mode.enabled:
+                    anomaly_mode.record_creation(acc.metadata)
+                if t._hooks is not None:
+                    acc._tensor_pre_hooks = {0: t._hooks}
+                t._grad_accumulator = _weak(acc)
+            edges.append((acc, 0))
+            wanted = True
+        else:
+            edges.append(_NO_EDGE)
+    if edges is not None and not wanted:
+        return out
+    if stacked:
+        node: Node = _new(StackBackward0)
         if dim:
-            out = fresh_result(np.concatenate(arrays, dim).ravel(), shape, layout(shape)[0])
-        else:
-            out = fresh_result(np.concatenate(arrays), shape, layout(shape)[0])
-    if needs_grad(*tensors):
-        if stacked:
-            node: Node = StackBackward0()
-            if dim:
-                node.dim = dim  # type: ignore[attr-defined]
-        elif one_shape and (sizes[0] or len(sizes) > 1):  # not legacy empty 1-D inputs: no check
-            node = CatBackward0()
-            node.sizes = shapes
-            if dim:
-                node.dim = dim
-        else:
-            node = _cat_node(dim, shapes)
+            node.dim = dim  # type: ignore[attr-defined]
+    elif one_shape and (sizes[0] or len(sizes) > 1):  # not legacy empty 1-D inputs: no check
+        node = _new(CatBackward0)
+        node.sizes = shapes
+        if dim:
+            node.dim = dim
+    else:
+        if edges is None and not needs_grad(*tensors):
+            return out
+        record(_cat_node(dim, shapes), tensors, (out,))
+        return out
+    # ``Node.__init__`` and the rest of ``record``, written out
+    node.sequence_nr = _next_sequence_nr()
+    if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+        anomaly_mode.record_creation(node.metadata)
+    if edges is None:  # a stale view, or one without history: the general edges
+        if not needs_grad(*tensors):
+            return out
         record(node, tensors, (out,))
+        return out
+    node.next_functions = tuple(edges)
+    node.input_metadata = plan[2]
+    out._grad_fn = node
     return out
 
 
-def _lean_buffers(tensors: Sequence[Any], sizes: tuple[int, ...], dtype: Any) -> list[np.ndarray] | None:
-    """The flat elements of each of ``tensors`` when all are contiguous tensors of ``sizes``
-    and ``dtype`` (``lean_data``, inlined: the dtype is tested once); None otherwise."""
-    strides, n = _LAYOUTS.get(sizes) or layout(sizes)
-    arrays = []
-    for t in tensors:
-        if t.__class__ is not Tensor:
-            return None
-        buffer = t._storage.buffer
-        if buffer.dtype is not dtype or t._strides != strides or t._sizes != sizes:
-            return None
-        start = t._offset
-        arrays.append(buffer if start == 0 and buffer.shape[0] == n else buffer[start:start + n])
-    return arrays
-
-
 def _lean_parts(tensors: Sequence[Any], sizes: tuple[int, ...], dtype: Any, dim: int) -> list[np.ndarray] | None:
-    """``_lean_buffers`` for ``cat``'s tensors of one shape but along ``dim`` (N-d arrays
+    """``lean_data`` of each of ``cat``'s tensors of one shape but along ``dim`` (N-d arrays
     when ``dim`` is not the first)."""
     arrays = []
     ndim = len(sizes)

@@ -1,0 +1,156 @@
+"""``cat``/``stack``'s fused path (Note [Fused join] in ``jitgrad/ops/structure.py``) builds
+exactly what the general path builds: every slot of the result's Tensor and Storage, of the
+node (``Node.__init__``'s fields, ``record``'s, ``sizes``/``dim``/``skipped``), the edges
+and the AccumulateGrad of a leaf; and the gradients PyTorch gives."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+from unittest import mock
+
+import numpy as np
+import pytest
+import torch
+
+import jitgrad
+from jitgrad.autograd.graph import AccumulateGrad
+from jitgrad.ops import structure
+from test_fused_ops import _same_tensor, _stale_row, general
+
+
+def _input(kind: str, lib: Any, dtype: Any) -> tuple[Any, Any]:
+    """(the leaf, an input of ``kind`` made from it), of 3 elements (0-d for ``*_scalar``)."""
+    base = lib.tensor([[0.5, -1.5, 2.0], [3.0, 0.25, -4.0]], dtype=dtype, requires_grad=True)
+    leaf3 = lib.tensor([0.5, -1.5, 2.0], dtype=dtype, requires_grad=True)
+    made = {
+        "leaf": lambda: (leaf3, leaf3),
+        "hooked_leaf": lambda: (leaf3, (leaf3.register_hook(lambda g: g * 2), leaf3)[1]),
+        "result": lambda: (leaf3, leaf3 * 2.0),
+        "row": lambda: (base, (base * 1.0)[1]),
+        "leaf_row": lambda: (base, base[0]),
+        "plain": lambda: (None, leaf3.detach().clone()),
+        "stale_row": lambda: (base, _stale_row(base)),
+        "column": lambda: (base, (base * 1.0).t().contiguous()[:, 1]),  # strided: not lean
+        "strided": lambda: (base, (base * 1.0).reshape(6)[::2]),
+        "leaf_scalar": lambda: (lambda s: (s, s))(lib.tensor(0.5, dtype=dtype, requires_grad=True)),
+        "result_scalar": lambda: (leaf3, leaf3[2] * 2.0),
+        "row_scalar": lambda: (base, (base * 1.0)[1, 2]),
+    }[kind]()
+    return made
+
+
+def _join(op: str, lib: Any, x: Any, y: Any, z: Any) -> Any:
+    if op == "cat0":
+        return lib.cat([x, y, z])
+    if op == "cat_tuple":
+        return lib.cat((x, y, z), 0)
+    if op == "cat_lengths":
+        return lib.cat([x, y[:2] * 1.0, z])
+    if op == "cat_last":
+        return lib.cat([x.reshape(1, 3), y.reshape(1, 3), z.reshape(1, 3)], -1)
+    if op == "cat_empty":
+        return lib.cat([x, lib.zeros(0, dtype=x.dtype), z])
+    if op == "stack0":
+        return lib.stack([x, y, z])
+    if op == "stack1":
+        return lib.stack([x, y, z], 1)
+    raise AssertionError(op)
+
+
+JOINS = ["cat0", "cat_tuple", "cat_lengths", "cat_last", "cat_empty", "stack0", "stack1"]
+KINDS = ["leaf", "hooked_leaf", "result", "row", "leaf_row", "plain", "stale_row", "column", "strided"]
+
+
+def _build(op: str, kind: str, lib: Any, dtype: Any, grad: bool = True) -> tuple[Any, list[Any]]:
+    leaf, x = _input(kind, lib, dtype)
+    other = lib.tensor([1.0, 2.0, 3.0], dtype=dtype, requires_grad=True)
+    y, z = other * 3.0, lib.tensor([4.0, 5.0, 6.0], dtype=dtype)
+    if op == "scalars":
+        y, z = other[0] * 3.0, z[1]
+    leaves = [t for t in (leaf, other) if t is not None]
+    if not grad:
+        with lib.no_grad():
+            return (lib.stack([x, y, z]) if op == "scalars" else _join(op, lib, x, y, z)), leaves
+    return (lib.stack([x, y, z]) if op == "scalars" else _join(op, lib, x, y, z)), leaves
+
+
+def _check(op: str, kind: str, dtype: str, grad: bool = True) -> None:
+    results = []
+    for path in (None, general):
+        if path is None:
+            out, leaves = _build(op, kind, jitgrad, getattr(jitgrad, dtype), grad)
+        else:
+            with path():
+                out, leaves = _build(op, kind, jitgrad, getattr(jitgrad, dtype), grad)
+        results.append((out, leaves))
+    (out, leaves), (slow, slow_leaves) = results
+    _same_tensor(out, slow)
+    if out.grad_fn is not None:
+        for name in ("sizes", "dim", "skipped"):
+            assert getattr(out.grad_fn, name, None) == getattr(slow.grad_fn, name, None), name
+        for (n, _), (m, _) in zip(out.grad_fn.next_functions, slow.grad_fn.next_functions):
+            if type(n) is AccumulateGrad:
+                assert n.input_metadata == m.input_metadata and n.variable.shape == m.variable.shape
+    if not out.requires_grad:
+        return
+    t_out, t_leaves = _build(op, kind, torch, getattr(torch, dtype), grad)
+    seed = np.arange(1.0, 1.0 + out.numel()).reshape(out.shape)
+    for r, ls in ((out, leaves), (slow, slow_leaves)):
+        (r * jitgrad.tensor(seed, dtype=r.dtype)).sum().backward()
+    (t_out * torch.tensor(seed, dtype=t_out.dtype)).sum().backward()
+    assert np.array_equal(out.detach().numpy(), t_out.detach().numpy())
+    for a, b, t in zip(leaves, slow_leaves, t_leaves):
+        assert (a.grad is None) == (b.grad is None) == (t.grad is None)
+        if a.grad is not None:
+            assert a.grad.numpy().tobytes() == b.grad.numpy().tobytes()
+            assert np.array_equal(a.grad.numpy(), t.grad.numpy())
+
+
+@pytest.mark.parametrize("op", JOINS)
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fused_join_builds_what_the_general_path_builds(op: str, kind: str, dtype: str) -> None:
+    _check(op, kind, dtype)
+
+
+@pytest.mark.parametrize("kind", ["leaf_scalar", "result_scalar", "row_scalar"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fused_stack_of_scalars_builds_what_the_general_path_builds(kind: str, dtype: str) -> None:
+    _check("scalars", kind, dtype)
+
+
+@pytest.mark.parametrize("op", JOINS)
+def test_fused_join_without_grad_mode(op: str) -> None:
+    _check(op, "leaf", "float64", grad=False)
+
+
+def test_fused_join_is_taken_for_the_common_inputs() -> None:
+    """(Else the slot-by-slot test above compares the general path with itself.)"""
+    a = jitgrad.ones(2, dtype=jitgrad.float64, requires_grad=True)
+    b, c = a * 2, a * 3
+    s = jitgrad.tensor(1.0, dtype=jitgrad.float64, requires_grad=True)
+    rows = (a * 1.0)[:]
+    calls: list[str] = []
+    real = structure._new
+
+    def spy(cls: type) -> Any:
+        calls.append(cls.__name__)
+        return real(cls)
+
+    makes: list[Callable[[], Any]] = [
+        lambda: jitgrad.cat([a, b, c]), lambda: jitgrad.stack([a, b, c]), lambda: jitgrad.stack([s, s * 2]),
+        lambda: jitgrad.stack([a, rows], 1), lambda: jitgrad.cat((b, c)),
+    ]
+    with mock.patch.object(structure, "_new", spy), \
+            mock.patch.object(structure, "record", side_effect=AssertionError("record")):
+        for make in makes:
+            calls.clear()
+            out = make()
+            assert [n for n in calls if n != "AccumulateGrad"] == \
+                ["Storage", "Tensor", type(out.grad_fn).__name__], calls
+    table = a * 1.0
+    row = table[1:]
+    table[0] = 5.0  # (``row`` is stale: ``record`` regenerates its history)
+    with mock.patch.object(structure, "record", wraps=structure.record) as record:
+        assert jitgrad.cat([row, b[:1]]).grad_fn is not None
+        assert record.call_count == 1
