@@ -4,7 +4,7 @@ and joins (``cat``, ``stack``)."""
 from __future__ import annotations
 
 import weakref
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -194,185 +194,196 @@ def _result_dtype(tensors: Sequence[Tensor]) -> Any:
     return dtype
 
 
-def _lean_join(tensors: Any, stacked: bool, dim: Any) -> Tensor | None:
-    """``cat(tensors, dim)`` or ``stack(tensors, dim)`` on the lean path (Note [Lean
-    elementwise path] in ``operands.py``), its node recorded: an int ``dim`` in range, a list
-    or tuple of tensors of one floating dtype, each contiguous, of one shape (``cat``: one
-    number of dimensions, at least one, and one shape but along ``dim``). Along the first
-    dim their flat buffers (0-d ones: their elements, without an array each), concatenated,
-    are the result's buffer; along another NumPy concatenates their N-d forms into a new
-    C-contiguous array, the layout the general path gives. None otherwise (the general path
-    then checks, promotes and raises as PyTorch).
+def _fused_join(stacked: bool, general: Callable[[Any, Any], Tensor]) -> Callable[..., Tensor]:
+    """``cat`` (``stacked`` False) or ``stack``: the one-frame lean path below, else
+    ``general(tensors, dim)`` (a template, as ``fused.py``'s: a call to a shared lean
+    function would be a frame more)."""
 
-    Note [Fused join]: as the fused per-op path (Note [Fused per-op path] in ``fused.py``),
-    this one frame writes out ``lean_data``, ``fresh_result`` (``Storage._fresh``,
-    ``Tensor._make``), ``needs_grad``, ``Node.__init__``, ``record`` and
-    ``grad_accumulator`` for the common case: inputs that are not views, or views whose
-    history is up to date; anything else goes through ``needs_grad``/``record``.
-    tests/test_fused_join.py compares every slot with the general path's: change the copies
-    here when those functions (or Tensor's, Storage's, Node's slots) change."""
-    if (tensors.__class__ is not list and tensors.__class__ is not tuple) or not tensors \
-            or dim.__class__ is not int or _tracing.ACTIVE is not None:
-        return None
-    first = tensors[0]
-    if first.__class__ is not Tensor:
-        return None
-    sizes = first._sizes
-    if dim:
-        ndim = len(sizes) + stacked  # the result's
-        if not -ndim <= dim < ndim:
-            return None
-        dim %= ndim
-    dtype = first._storage.buffer.dtype
-    if dtype not in operands.LEAN_DTYPES:
-        return None
-    by_sizes = _PLANS.get(dtype)
-    one_shape = True
-    if not sizes:  # scalars (stack only): element by element
-        if not stacked:
-            return None
-        values = np.empty(len(tensors), dtype)
-        k = 0
-        for t in tensors:
-            if t.__class__ is not Tensor:
-                return None
-            buffer = t._storage.buffer
-            if t._sizes or buffer.dtype is not dtype:
-                return None
-            values[k] = buffer[t._offset]
-            k += 1
-        shape = (k,)
-        shapes = ((),) * k
-    else:
-        # ``lean_data`` of each, written out (the dtype is tested once)
-        plan = None if by_sizes is None else by_sizes.get(sizes)
-        if plan is None:
-            plan = _plan(sizes, dtype)
-            by_sizes = _PLANS[dtype]
-        strides, n = plan[0], plan[1]
-        arrays: list[np.ndarray] | None = []
-        for t in tensors:
-            if t.__class__ is not Tensor:
-                return None
-            buffer = t._storage.buffer
-            if buffer.dtype is not dtype or t._strides != strides or t._sizes != sizes:
-                arrays = None
-                break
-            start = t._offset
-            arrays.append(buffer if start == 0 and buffer.shape[0] == n else buffer[start:start + n])
-        if arrays is not None:  # one shape
-            n = len(tensors)
-            shapes = (sizes,) * n
-            if not dim:
-                shape = (n,) + sizes if stacked else (sizes[0] * n,) + sizes[1:]
-            elif stacked:
-                shape = sizes[:dim] + (n,) + sizes[dim:]
-                part = sizes[:dim] + (1,) + sizes[dim:]  # each input's place in it
-                arrays = [a.reshape(part) for a in arrays]
-            else:
-                shape = sizes[:dim] + (sizes[dim] * n,) + sizes[dim + 1:]
-                arrays = [a.reshape(sizes) for a in arrays]
-        elif stacked:
-            return None
-        else:  # cat of several lengths along ``dim``
-            arrays = _lean_parts(tensors, sizes, dtype, dim)
-            if arrays is None:
-                return None
-            shapes = tuple([t._sizes for t in tensors])
-            one_shape = False
-            total = 0
-            for each in shapes:
-                total += each[dim]
-            shape = sizes[:dim] + (total,) + sizes[dim + 1:]
-        values = np.concatenate(arrays, dim).ravel() if dim else np.concatenate(arrays)
-    plan = None if by_sizes is None else by_sizes.get(shape)
-    if plan is None:
-        plan = _plan(shape, dtype)
-        by_sizes = _PLANS[dtype]
-    # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
-    storage = _new(Storage)
-    storage.buffer = values
-    storage._counter = None
-    storage.inference = INFERENCE.enabled
-    storage.resizable = True
-    out = _new(Tensor)
-    out._storage = storage
-    out._sizes = shape
-    out._strides = plan[0]
-    out._offset = 0
-    out._base = None
-    out._requires_grad = False
-    out._grad = None
-    out._grad_fn = None
-    out._output_nr = 0
-    out._grad_accumulator = None
-    out._hooks = None
-    out._retains_grad = False
-    out._view_meta = None
-    if not _grad_state.enabled:
-        return out
-    # ``needs_grad`` and ``record``'s edges, written out for inputs that are not views, or
-    # views whose history is up to date (``current_grad_fn``'s test)
-    edges: list[Any] | None = []
-    wanted = False
-    for t in tensors:
-        fn = t._grad_fn
-        view = t._view_meta
-        if view is not None:
-            counter = t._storage._counter
-            if fn is None or view.attr_version != (0 if counter is None else counter.value):
-                edges = None
-                break
-        if fn is not None:
-            edges.append((fn, t._output_nr))
-            wanted = True
-        elif t._requires_grad:
-            ref = t._grad_accumulator
-            acc = ref() if ref is not None else None
-            if acc is None:  # ``grad_accumulator(t)``, written out: its last graph is gone
-                acc = _new(AccumulateGrad)
-                acc.next_functions = ()
-                acc.variable = t
-                acc.sequence_nr = _RUNS_FIRST
-                acc.input_metadata = (by_sizes.get(t._sizes) or _plan(t._sizes, dtype))[2]
-                if anomaly_mode.enabled:
-                    anomaly_mode.record_creation(acc.metadata)
-                if t._hooks is not None:
-                    acc._tensor_pre_hooks = {0: t._hooks}
-                t._grad_accumulator = _weak(acc)
-            edges.append((acc, 0))
-            wanted = True
+    def join(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+        """``cat(tensors, dim)`` or ``stack(tensors, dim)`` on the lean path (Note [Lean
+        elementwise path] in ``operands.py``), its node recorded: an int ``dim`` in range, a list
+        or tuple of tensors of one floating dtype, each contiguous, of one shape (``cat``: one
+        number of dimensions, at least one, and one shape but along ``dim``). Along the first
+        dim their flat buffers (0-d ones: their elements, without an array each), concatenated,
+        are the result's buffer; along another NumPy concatenates their N-d forms into a new
+        C-contiguous array, the layout the general path gives. Otherwise ``general`` (which
+        checks, promotes and raises as PyTorch; its docstring is the function's).
+
+        Note [Fused join]: as the fused per-op path (Note [Fused per-op path] in ``fused.py``),
+        this one frame writes out ``lean_data``, ``fresh_result`` (``Storage._fresh``,
+        ``Tensor._make``), ``needs_grad``, ``Node.__init__``, ``record`` and
+        ``grad_accumulator`` for the common case: inputs that are not views, or views whose
+        history is up to date; anything else goes through ``needs_grad``/``record``.
+        tests/test_fused_join.py compares every slot with the general path's: change the copies
+        here when those functions (or Tensor's, Storage's, Node's slots) change."""
+        if (tensors.__class__ is not list and tensors.__class__ is not tuple) or not tensors \
+                or dim.__class__ is not int or _tracing.ACTIVE is not None:
+            return general(tensors, dim)
+        first = tensors[0]
+        if first.__class__ is not Tensor:
+            return general(tensors, dim)
+        sizes = first._sizes
+        if dim:
+            ndim = len(sizes) + stacked  # the result's
+            if not -ndim <= dim < ndim:
+                return general(tensors, dim)
+            dim %= ndim
+        dtype = first._storage.buffer.dtype
+        if dtype not in operands.LEAN_DTYPES:
+            return general(tensors, dim)
+        by_sizes = _PLANS.get(dtype)
+        scalars = not sizes
+        if scalars:  # (stack only): element by element, without an array each
+            if not stacked:
+                return general(tensors, dim)
+            values = np.empty(len(tensors), dtype)
+            k = 0
         else:
-            edges.append(_NO_EDGE)
-    if edges is not None and not wanted:
-        return out
-    if stacked:
-        node: Node = _new(StackBackward0)
-        if dim:
-            node.dim = dim  # type: ignore[attr-defined]
-    elif one_shape and (sizes[0] or len(sizes) > 1):  # not legacy empty 1-D inputs: no check
-        node = _new(CatBackward0)
-        node.sizes = shapes
-        if dim:
-            node.dim = dim
-    else:
-        if edges is None and not needs_grad(*tensors):
+            plan = None if by_sizes is None else by_sizes.get(sizes)
+            if plan is None:
+                plan = _plan(sizes, dtype)
+                by_sizes = _PLANS[dtype]
+            strides, n = plan[0], plan[1]
+            arrays: list[np.ndarray] | None = []
+        # one loop: each input's ``lean_data`` and (``needs_grad`` and ``record``'s edges,
+        # written out) its edge, for inputs that are not views, or views whose history is up to
+        # date (``current_grad_fn``'s test); else ``edges`` is None
+        edges: list[Any] | None = [] if _grad_state.enabled else None
+        wanted = False
+        for t in tensors:
+            if t.__class__ is not Tensor:
+                return general(tensors, dim)
+            buffer = t._storage.buffer
+            if scalars:
+                if t._sizes or buffer.dtype is not dtype:
+                    return general(tensors, dim)
+                values[k] = buffer[t._offset]
+                k += 1
+            else:
+                if buffer.dtype is not dtype or t._strides != strides or t._sizes != sizes:
+                    arrays = None  # (``cat`` of several lengths: below)
+                    break
+                start = t._offset
+                arrays.append(buffer if start == 0 and len(buffer) == n else buffer[start:start + n])
+            if edges is None:
+                continue
+            fn = t._grad_fn
+            view = t._view_meta
+            if view is not None:
+                counter = t._storage._counter
+                if fn is None or view.attr_version != (0 if counter is None else counter.value):
+                    edges = None
+                    wanted = True  # (maybe: ``needs_grad`` says)
+                    continue
+            if fn is not None:
+                edges.append((fn, t._output_nr))
+                wanted = True
+            elif t._requires_grad:
+                ref = t._grad_accumulator
+                acc = ref() if ref is not None else None
+                if acc is None:  # ``grad_accumulator(t)``, written out: its last graph is gone
+                    acc = _new(AccumulateGrad)
+                    acc.next_functions = ()
+                    acc.variable = t
+                    acc.sequence_nr = _RUNS_FIRST
+                    acc.input_metadata = (by_sizes.get(t._sizes) or _plan(t._sizes, dtype))[2]
+                    if anomaly_mode.enabled:
+                        anomaly_mode.record_creation(acc.metadata)
+                    if t._hooks is not None:
+                        acc._tensor_pre_hooks = {0: t._hooks}
+                    t._grad_accumulator = _weak(acc)
+                edges.append((acc, 0))
+                wanted = True
+            else:
+                edges.append(_NO_EDGE)
+        one_shape = True
+        if scalars:
+            shape = (k,)
+            shapes = ((),) * k
+        else:
+            if arrays is not None:  # one shape
+                n = len(tensors)
+                shapes = (sizes,) * n
+                if not dim:
+                    shape = (n,) + sizes if stacked else (sizes[0] * n,) + sizes[1:]
+                elif stacked:
+                    shape = sizes[:dim] + (n,) + sizes[dim:]
+                    part = sizes[:dim] + (1,) + sizes[dim:]  # each input's place in it
+                    arrays = [a.reshape(part) for a in arrays]
+                else:
+                    shape = sizes[:dim] + (sizes[dim] * n,) + sizes[dim + 1:]
+                    arrays = [a.reshape(sizes) for a in arrays]
+            elif stacked:
+                return general(tensors, dim)
+            else:  # cat of several lengths along ``dim``: its edges from ``record``
+                arrays = _lean_parts(tensors, sizes, dtype, dim)
+                if arrays is None:
+                    return general(tensors, dim)
+                shapes = tuple([t._sizes for t in tensors])
+                one_shape = False
+                total = 0
+                for each in shapes:
+                    total += each[dim]
+                shape = sizes[:dim] + (total,) + sizes[dim + 1:]
+                if _grad_state.enabled:
+                    edges = None
+                    wanted = True
+            values = np.concatenate(arrays, dim).ravel() if dim else np.concatenate(arrays)
+        plan = None if by_sizes is None else by_sizes.get(shape)
+        if plan is None:
+            plan = _plan(shape, dtype)
+            by_sizes = _PLANS[dtype]
+        # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
+        storage = _new(Storage)
+        storage.buffer = values
+        storage._counter = None
+        storage.inference = INFERENCE.enabled
+        storage.resizable = True
+        out = _new(Tensor)
+        out._storage = storage
+        out._sizes = shape
+        out._strides = plan[0]
+        out._offset = 0
+        out._base = None
+        out._requires_grad = False
+        out._grad = None
+        out._grad_fn = None
+        out._output_nr = 0
+        out._grad_accumulator = None
+        out._hooks = None
+        out._retains_grad = False
+        out._view_meta = None
+        if not wanted:  # (nothing requires grad, or grad mode is off)
             return out
-        record(_cat_node(dim, shapes), tensors, (out,))
-        return out
-    # ``Node.__init__`` and the rest of ``record``, written out
-    node.sequence_nr = _next_sequence_nr()
-    if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
-        anomaly_mode.record_creation(node.metadata)
-    if edges is None:  # a stale view, or one without history: the general edges
-        if not needs_grad(*tensors):
+        if edges is None and not needs_grad(*tensors):  # (a stale view, or one without history)
             return out
-        record(node, tensors, (out,))
+        if stacked:
+            node: Node = _new(StackBackward0)
+            if dim:
+                node.dim = dim  # type: ignore[attr-defined]
+        elif one_shape and (sizes[0] or len(sizes) > 1):  # not legacy empty 1-D inputs: no check
+            node = _new(CatBackward0)
+            node.sizes = shapes
+            if dim:
+                node.dim = dim
+        else:
+            record(_cat_node(dim, shapes), tensors, (out,))
+            return out
+        # ``Node.__init__`` and the rest of ``record``, written out
+        node.sequence_nr = _next_sequence_nr()
+        if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+            anomaly_mode.record_creation(node.metadata)
+        if edges is None:  # the general edges (``record`` regenerates a stale view's history)
+            record(node, tensors, (out,))
+            return out
+        node.next_functions = tuple(edges)
+        node.input_metadata = plan[2]
+        out._grad_fn = node
         return out
-    node.next_functions = tuple(edges)
-    node.input_metadata = plan[2]
-    out._grad_fn = node
-    return out
+
+    join.__name__ = join.__qualname__ = general.__name__.lstrip("_")
+    join.__doc__ = general.__doc__
+    return join
 
 
 def _lean_parts(tensors: Sequence[Any], sizes: tuple[int, ...], dtype: Any, dim: int) -> list[np.ndarray] | None:
@@ -398,12 +409,9 @@ def _lean_parts(tensors: Sequence[Any], sizes: tuple[int, ...], dtype: Any, dim:
     return arrays
 
 
-def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def _cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Concatenate along ``dim`` with PyTorch's rules: dtypes are promoted, and (a legacy rule)
     1-D tensors of size 0 are skipped whatever their shape partners are."""
-    out = _lean_join(tensors, False, dim)
-    if out is not None:
-        return out
     tensors = _tensor_list("cat", tensors)
     if not tensors:
         raise ValueError("cat(): expected a non-empty list of Tensors")
@@ -441,11 +449,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     return out
 
 
-def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def _stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join equally shaped tensors along a new dimension ``dim`` (dtypes are promoted)."""
-    out = _lean_join(tensors, True, dim)
-    if out is not None:
-        return out
     tensors = _tensor_list("stack", tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -471,3 +476,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.join(out, tensors, d, stack=True)
     return out
+
+
+cat = _fused_join(False, _cat)
+stack = _fused_join(True, _stack)
