@@ -11,6 +11,8 @@ from unittest import mock
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jitgrad
 from jitgrad.autograd.graph import AccumulateGrad
@@ -154,3 +156,74 @@ def test_fused_join_is_taken_for_the_common_inputs() -> None:
     with mock.patch.object(structure, "record", wraps=structure.record) as record:
         assert jitgrad.cat([row, b[:1]]).grad_fn is not None
         assert record.call_count == 1
+
+
+@pytest.mark.filterwarnings("ignore:Anomaly Detection")
+def test_fused_join_records_its_creation_in_anomaly_mode() -> None:
+    x = jitgrad.ones(3, dtype=jitgrad.float64, requires_grad=True)
+    with jitgrad.autograd.detect_anomaly():
+        for out in (jitgrad.cat([x, x]), jitgrad.stack([x, x * 2.0])):
+            assert "traceback_" in out.grad_fn.metadata
+            assert out.grad_fn.next_functions[0][0].metadata  # the AccumulateGrad's too
+
+
+def test_fused_join_keeps_a_leafs_hooks() -> None:
+    for lib in (jitgrad, torch):
+        x = lib.ones(2, dtype=lib.float64, requires_grad=True)
+        x.register_hook(lambda g: g * 3)
+        lib.cat([x, x * 2.0]).sum().backward()
+        assert x.grad.tolist() == [9.0, 9.0]
+
+
+@pytest.mark.parametrize("case", [
+    lambda L, a, i: L.cat([a, i]), lambda L, a, i: L.stack([a, a[:1]]), lambda L, a, i: L.cat([a, a], 2),
+    lambda L, a, i: L.stack([a, a], -3), lambda L, a, i: L.cat([a.sum(), a.sum()]), lambda L, a, i: L.cat([]),
+    lambda L, a, i: L.stack([a, 1.0]), lambda L, a, i: L.cat([a, a.reshape(1, 2)]), lambda L, a, i: L.stack(a),
+    lambda L, a, i: L.stack([a, i]), lambda L, a, i: L.cat((a, a.float())),
+])
+def test_fused_join_declines_to_the_general_path_as_pytorch(case: Callable[..., Any]) -> None:
+    """Other dtypes, shapes, dims, and arguments: the general path's result or error, as
+    PyTorch's (type; the message's start)."""
+    outs = []
+    for lib in (jitgrad, torch):
+        a = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True) * 1.0
+        i = lib.tensor([3, 4])
+        try:
+            outs.append(case(lib, a, i))
+        except Exception as e:  # noqa: BLE001 (compared below)
+            outs.append(e)
+    ours, theirs = outs
+    if isinstance(theirs, Exception):
+        assert type(ours) is type(theirs) or isinstance(ours, type(theirs)), (ours, theirs)
+        return
+    assert not isinstance(ours, Exception), ours
+    assert np.array_equal(ours.detach().numpy(), theirs.detach().numpy())
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["leaf", "result", "row", "plain", "stale_row", "column"]), min_size=1, max_size=4),
+       st.booleans(), st.integers(-2, 1), st.sampled_from(["float32", "float64"]))
+def test_fused_join_any_inputs(kinds: list[str], stacked: bool, dim: int, dtype: str) -> None:
+    """Any mix of inputs, along any dim: slot by slot as the general path; gradients as PyTorch's."""
+    def build(lib: Any, typ: Any) -> tuple[Any, list[Any]]:
+        made = [_input(k, lib, typ) for k in kinds]
+        xs = [x.reshape(1, 3) if not stacked else x for _, x in made]
+        leaves = [leaf for leaf, _ in made if leaf is not None]
+        return (lib.stack(xs, dim) if stacked else lib.cat(xs, dim)), leaves
+
+    out, leaves = build(jitgrad, getattr(jitgrad, dtype))
+    with general():
+        slow, slow_leaves = build(jitgrad, getattr(jitgrad, dtype))
+    _same_tensor(out, slow)
+    t_out, t_leaves = build(torch, getattr(torch, dtype))
+    assert np.array_equal(out.detach().numpy(), t_out.detach().numpy())
+    if out.requires_grad:
+        seed = np.arange(1.0, 1.0 + out.numel()).reshape(out.shape)
+        (out * jitgrad.tensor(seed, dtype=out.dtype)).sum().backward()
+        (t_out * torch.tensor(seed, dtype=t_out.dtype)).sum().backward()
+        for a, t in zip(leaves, t_leaves):
+            assert (a.grad is None) == (t.grad is None)
+            if a.grad is not None:
+                assert np.array_equal(a.grad.numpy(), t.grad.numpy())
