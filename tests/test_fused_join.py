@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import jitgrad
 from jitgrad.autograd.graph import AccumulateGrad
 from jitgrad.ops import structure
+from jitgrad.tensor import Tensor
 from test_fused_ops import _same_tensor, _stale_row, general
 
 
@@ -227,3 +228,20 @@ def test_fused_join_any_inputs(kinds: list[str], stacked: bool, dim: int, dtype:
             assert (a.grad is None) == (t.grad is None)
             if a.grad is not None:
                 assert np.array_equal(a.grad.numpy(), t.grad.numpy())
+
+
+def test_fused_join_dispatches_for_an_ndarray_subclass_buffer() -> None:
+    """The fused path calls NumPy's concatenate without ``__array_function__`` dispatch only
+    for buffers that are exactly ``np.ndarray``; a subclass's buffer (not made by jitgrad's
+    own functions, which copy to ``np.ndarray``) gets its dispatch, as on the general path."""
+    calls = []
+
+    class Sub(np.ndarray):
+        def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+            calls.append(func.__name__)
+            return super().__array_function__(func, types, args, kwargs)
+
+    x = Tensor._from_buffer(np.array([1.0, 2.0]).view(Sub), (2,))
+    assert type(x._storage.buffer) is Sub
+    out = jitgrad.cat([x, jitgrad.ones(2, dtype=jitgrad.float64)])
+    assert calls == ["concatenate"] and out.tolist() == [1.0, 2.0, 1.0, 1.0]

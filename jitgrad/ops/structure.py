@@ -26,6 +26,10 @@ from .view_ops import narrow, select
 
 _new = object.__new__
 _weak = weakref.ref
+_ndarray = np.ndarray
+# ``np.concatenate`` without its ``__array_function__`` dispatch (~0.1 us of ~0.5): for
+# buffers that are exactly ``np.ndarray``, whose dispatch calls this same function
+_concatenate = getattr(np.concatenate, "__wrapped__", np.concatenate)
 
 
 class CloneBackward0(Node):
@@ -260,7 +264,7 @@ def _fused_join(stacked: bool, general: Callable[[Any, Any], Tensor]) -> Callabl
                 values[k] = buffer[t._offset]
                 k += 1
             else:
-                if buffer.dtype is not dtype or t._strides != strides or t._sizes != sizes:
+                if buffer.dtype is not dtype or buffer.__class__ is not _ndarray or t._strides != strides or t._sizes != sizes:
                     arrays = None  # (``cat`` of several lengths: below)
                     break
                 start = t._offset
@@ -301,7 +305,8 @@ def _fused_join(stacked: bool, general: Callable[[Any, Any], Tensor]) -> Callabl
             shape = (k,)
             shapes = ((),) * k
         else:
-            if arrays is not None:  # one shape
+            if arrays is not None:  # one shape, arrays that are exactly ``np.ndarray``
+                arrays_plain = True
                 n = len(tensors)
                 shapes = (sizes,) * n
                 if not dim:
@@ -315,7 +320,8 @@ def _fused_join(stacked: bool, general: Callable[[Any, Any], Tensor]) -> Callabl
                     arrays = [a.reshape(sizes) for a in arrays]
             elif stacked:
                 return general(tensors, dim)
-            else:  # cat of several lengths along ``dim``: its edges from ``record``
+            else:  # cat of several lengths along ``dim`` (or of an ndarray subclass): its edges from ``record``
+                arrays_plain = False
                 arrays = _lean_parts(tensors, sizes, dtype, dim)
                 if arrays is None:
                     return general(tensors, dim)
@@ -328,7 +334,10 @@ def _fused_join(stacked: bool, general: Callable[[Any, Any], Tensor]) -> Callabl
                 if _grad_state.enabled:
                     edges = None
                     wanted = True
-            values = np.concatenate(arrays, dim).ravel() if dim else np.concatenate(arrays)
+            if arrays_plain:
+                values = _concatenate(arrays, dim).ravel() if dim else _concatenate(arrays)
+            else:
+                values = np.concatenate(arrays, dim).ravel() if dim else np.concatenate(arrays)
         plan = None if by_sizes is None else by_sizes.get(shape)
         if plan is None:
             plan = _plan(shape, dtype)
