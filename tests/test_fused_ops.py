@@ -144,6 +144,11 @@ def _stale_row(base: Tensor) -> Tensor:
     return row
 
 
+def _table(base: Tensor) -> Tensor:
+    """A (4, 4) table of ``base``'s dtype, with history through ``base``."""
+    return (base.sum() + jitgrad.arange(16, dtype=base.dtype).reshape(4, 4) / 8.0)
+
+
 def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
     base = jitgrad.tensor([[0.5, -1.5, 2.0], [3.0, 0.25, -4.0]], dtype=dtype, requires_grad=True)
     a = {
@@ -155,8 +160,11 @@ def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
         "plain": lambda: base.detach().clone(),
         "scalar": lambda: (base * 1.0)[1, 2],
         "stale_row": lambda: _stale_row(base),
-        "column": lambda: (base * 1.0)[:, 1],  # strided: ``lean_binary`` computes it
+        "column": lambda: (base * 1.0)[:, 1],  # strided: computed by the written-out views
         "block": lambda: (base * 1.0)[:, ::2],
+        "table_block": lambda: (_table(base) * 1.0)[1:3, 1:4],  # a block of a table (heat_2d's)
+        "unsqueezed_row": lambda: (base * 1.0)[1][:, None],  # a contiguous (3, 1) (hmm's)
+        "block_leaf": lambda: base[:, 1:],  # a view of a leaf (no history: ``record``'s)
     }[kind]()
     b = {
         "number": lambda: 1.75,
@@ -169,6 +177,9 @@ def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
         "big": lambda: jitgrad.full((2, 3), 0.75, dtype=dtype, requires_grad=True),
         "column_of": lambda: jitgrad.full((a.shape[0], 1) if a.dim() else (1,), 0.75, dtype=dtype,
                                           requires_grad=True),  # broadcast
+        "table_block": lambda: (_table(base) * 2.0)[:2, 1:] if a.dim() == 2 and a.shape[1] == 3 else
+                               (_table(base) * 2.0)[1:, :a.shape[0]] if a.dim() == 2 else
+                               (_table(base) * 2.0)[:2, 1:],  # broadcast with ``a`` (or not: the error)
         "strided": lambda: (jitgrad.full((2, 2 * a.numel() + 1), 0.5, dtype=dtype, requires_grad=True)
                             * 1.0)[1, :2 * a.numel():2].reshape(a.shape) if a.dim() <= 1 else
                            (jitgrad.full((a.shape[0], 2 * a.shape[1]), 0.5, dtype=dtype) * 1.0)[:, ::2],
@@ -177,11 +188,11 @@ def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
 
 
 @pytest.mark.parametrize("op,other", [(op, other) for op in sorted(OPS) for other in (
-    ["number", "int", "tensor", "tensor_grad", "self", "zero_d", "one", "big", "column_of", "strided"]
+    ["number", "int", "tensor", "tensor_grad", "self", "zero_d", "one", "big", "column_of", "strided", "table_block"]
     if op in ("add", "sub", "mul", "div")
     else ["number"])])
 @pytest.mark.parametrize("kind", ["leaf", "hooked_leaf", "result", "row", "leaf_row", "plain", "scalar", "stale_row",
-                                  "column", "block"])
+                                  "column", "block", "table_block", "unsqueezed_row", "block_leaf"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_fused_op_builds_what_the_general_path_builds(op: str, kind: str, other: str, dtype: str) -> None:
     results = []
@@ -242,11 +253,26 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
         assert (row * 2.0).grad_fn is not None
         assert record.call_count == 1
     table, pair = (x * 1.0).reshape(2, 2), jitgrad.ones(2, dtype=jitgrad.float64)
+    grid = jitgrad.rand(6, 6, dtype=jitgrad.float64, requires_grad=True) * 1.0
+    a, b = grid[2:, 1:-1], grid[:-2, 1:-1]  # blocks of a table (heat_2d's)
+    column, matrix = (x * 1.0)[:, None], jitgrad.rand(4, 4, dtype=jitgrad.float64) * 1.0  # (hmm's)
+    block, total = a * 1.0, pair.sum()
+    with mock.patch.object(fused, "_new", spy), \
+            mock.patch.object(fused, "lean_binary", side_effect=AssertionError("lean_binary")):
+        # strided operands and broadcasting, written out: every piece made here
+        for make in (lambda: x.reshape(2, 2) * jitgrad.ones(1, dtype=jitgrad.float64), lambda: x[::2] * 2.0,
+                     lambda: table[:, 1] + pair, lambda: x[:2].reshape(2, 1) - jitgrad.ones(1, 4, dtype=jitgrad.float64),
+                     lambda: a + b, lambda: a - b, lambda: 4 * a, lambda: a * 0.5, lambda: zero_d * a,
+                     lambda: a / zero_d, lambda: column + matrix, lambda: matrix * column, lambda: b + block,
+                     lambda: block - b, lambda: grid[1:, 0] * total, lambda: total + grid[1:, 0]):
+            calls.clear()
+            out = make()
+            assert calls[:2] == ["Storage", "Tensor"], calls
+            assert len(calls) == 3 and calls[2].endswith(("Backward0", "Backward1")), calls
     with mock.patch.object(fused, "_new", spy), \
             mock.patch.object(fused, "lean_binary", wraps=fused.lean_binary) as lean:
-        # computed by ``lean_binary``, the node made here
-        for make in (lambda: x.reshape(2, 2) * jitgrad.ones(1, dtype=jitgrad.float64), lambda: x[::2] * 2.0,
-                     lambda: table[:, 1] + pair, lambda: x[:2].reshape(2, 1) - jitgrad.ones(1, 4, dtype=jitgrad.float64)):
+        # computed by ``lean_binary`` (a reflected op of a strided tensor), the node made here
+        for make in (lambda: 2.0 - x[::2], lambda: 2.0 - a):
             calls.clear()
             lean.reset_mock()
             out = make()

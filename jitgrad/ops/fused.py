@@ -60,9 +60,10 @@ from ..autograd.node import _RESULT_CODES, SAVED_HOOKS, Node, _next_sequence_nr
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
-from .operands import layout, lean_binary
+from .operands import _BROADCASTS, STRIDED_RULES as _STRIDED_RULES, broadcast_plan, layout, lean_binary, strided_rule
 
 _new = object.__new__
+_ndarray = np.ndarray
 
 # what a fused op's node saves (``SavingNode.save``'s arguments)
 NOTHING = 0
@@ -151,7 +152,9 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         in_meta = meta  # (the input's: its AccumulateGrad's)
         operand = other.__class__
         y: Any = _LEAN  # (the operand, when this path computes the op)
-        if input._strides == strides and n:
+        values: Any = _LEAN  # (the result's buffer, when computed below with ``lean_binary``'s operands)
+        contiguous = input._strides == strides and n
+        if contiguous:
             start = input._offset
             x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
             if operand is float or operand is int and -(2**63) <= other < 2**63:
@@ -175,7 +178,96 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                     if other._strides == by_own[0] and by_own[1]:
                         sizes, strides, n, meta = own, by_own[0], by_own[1], by_own[2]
                         y = data if start == 0 and len(data) == n else data[start:start + n]
-        if y is _LEAN:
+        if y is _LEAN and pair:
+            # the rest of Note [Lean elementwise path] for the commonest operands, written out:
+            # ``_lean_strided_binary``'s and ``_lean_broadcast``'s NumPy views and call (a
+            # block ``u[2:, 1:-1]`` with a number, a 0-d tensor or another block; a column
+            # and a matrix), the result contiguous of the broadcast sizes; anything else (an
+            # operand ``lean_strided`` declines, another dtype) is ``lean_binary``'s below.
+            item = buffer.itemsize
+            rules = _STRIDED_RULES[item]
+            if contiguous:
+                x_flat = True
+            else:
+                x_flat = False
+                geometry = (sizes, input._strides)
+                rule = rules.get(geometry, False)
+                if rule is False:
+                    rule = strided_rule(sizes, geometry[1], item)
+                if rule is not None:
+                    start = input._offset
+                    x = buffer[start:start + rule[2]:rule[1]] if rule[0] else \
+                        _ndarray(sizes, dtype, buffer, start * item, rule[1])
+                else:
+                    x = None
+            if x is None:
+                pass
+            elif operand is float or operand is int and -(2**63) <= other < 2**63:
+                y = other  # (``x`` is not contiguous here: the contiguous case is above)
+                if dtype is _FLOAT64:
+                    y = _NUMBERS.get(other) or _number(other)
+                token = QUIET.set(IGNORE_ALL)
+                try:
+                    values = ufunc(x, y)
+                except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
+                    values = None
+                finally:
+                    QUIET.reset(token)
+                if values is None:
+                    return decline(input, other)
+            elif operand is Tensor and other._storage.buffer.dtype is dtype:
+                data = other._storage.buffer
+                own = other._sizes
+                start = other._offset
+                by_own = by_sizes.get(own) or _plan(own, dtype)  # (``by_sizes``: the input's made it)
+                if other._strides == by_own[0] and by_own[1]:
+                    y_flat = True
+                    y = data if start == 0 and len(data) == by_own[1] else data[start:start + by_own[1]]
+                else:
+                    y_flat = False
+                    geometry = (own, other._strides)
+                    rule = rules.get(geometry, False)
+                    if rule is False:
+                        rule = strided_rule(own, geometry[1], item)
+                    if rule is not None:
+                        y = data[start:start + rule[2]:rule[1]] if rule[0] else \
+                            _ndarray(own, dtype, data, start * item, rule[1])
+                if y is _LEAN:
+                    pass
+                elif own == sizes:  # (one of them strided: both contiguous is the case above)
+                    if x_flat is not y_flat and len(sizes) > 1:  # one flat, the other an N-d view
+                        if x_flat:
+                            x = x.reshape(sizes)
+                        else:
+                            y = y.reshape(own)
+                else:
+                    plan = _BROADCASTS.get((sizes, own), False)
+                    if plan is False:
+                        plan = broadcast_plan(sizes, own)
+                    if plan is None or not plan[2]:
+                        y = _LEAN  # (``lean_binary``'s: it declines; the general path raises)
+                    else:
+                        # flat buffers as their N-d sizes (one element, 0-d: its flat (1,)
+                        # broadcasts as it against the other's dims)
+                        if x_flat and len(sizes) > 1:
+                            x = x.reshape(sizes)
+                        if y_flat and len(own) > 1:
+                            y = y.reshape(own)
+                        sizes = plan[0]
+                if y is not _LEAN:
+                    token = QUIET.set(IGNORE_ALL)
+                    try:
+                        values = ufunc(x, y)
+                    finally:
+                        QUIET.reset(token)
+            if values is not _LEAN:
+                if values.ndim != 1:
+                    values = values.ravel()  # (C-ordered: see ``lean_strided``)
+                plan = by_sizes.get(sizes) or _plan(sizes, dtype)
+                strides, meta = plan[0], plan[2]
+        if values is not _LEAN:
+            pass
+        elif y is _LEAN:
             # the rest of Note [Lean elementwise path] (strided operands, broadcasting):
             # ``lean_binary`` computes the result; the node is made below all the same
             if reflected and operand is Tensor:
@@ -186,7 +278,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
             if out._sizes != sizes:
                 sizes = out._sizes
                 meta = (by_sizes.get(sizes) or _plan(sizes, dtype))[2]
-        else:
+        if values is _LEAN and y is not _LEAN:
             token = QUIET.set(IGNORE_ALL)
             try:
                 values = ufunc(x, y) if pair else ufunc(y, x)
@@ -196,6 +288,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                 QUIET.reset(token)
             if values is None:
                 return decline(input, other)
+        if values is not _LEAN:
             # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
             storage = _new(Storage)
             storage.buffer = values
