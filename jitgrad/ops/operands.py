@@ -353,33 +353,27 @@ def lean_strided(t: Tensor) -> np.ndarray | None:
     if buffer.dtype not in LEAN_DTYPES:
         return None
     strides = t._strides
-    if len(sizes) == 1:
-        step = strides[0]
-        n = sizes[0]
-        if step <= 0 or not n:
-            return None
-        start = t._offset
-        return buffer[start:start + (n - 1) * step + 1:step]
-    if len(sizes) == 2 and sizes[1] > 1:  # a block of a table (row-major: s0 >= n1 > 1 = s1)
-        block = _table_block(buffer, sizes, strides, t._offset)
+    item = buffer.itemsize
+    rule = STRIDED_RULES[item].get((sizes, strides), False)
+    if rule is False:
+        rule = strided_rule(sizes, strides, item)
+    if rule is None:
+        return None
+    start = t._offset
+    if rule[0]:
+        return buffer[start:start + rule[2]:rule[1]]
+    if len(sizes) == 2:  # a block of a table (row-major: s0 >= n1 > 1 = s1)
+        block = _table_block(buffer, sizes, strides, start)
         if block is not None:
             return block
-    if not sizes:
-        return None
-    last = None
-    for n, step in zip(sizes, strides):
-        if n < 2 or step <= 0 or (last is not None and step >= last):
-            return None
-        last = step
-    return strided_data(t)
+    return np.ndarray(sizes, buffer.dtype, buffer, start * item, rule[1])
 
 
-# ``lean_strided``'s rule by geometry ``(sizes, strides)``: None when it declines such a
-# tensor (an empty one included), else its NumPy view's form: ``(True, step, span)`` for a
-# 1-D tensor (the slice ``buffer[offset:offset + span:step]``), ``(False, byte strides,
-# None)`` for an N-d one (``np.ndarray(sizes, dtype, buffer, offset * itemsize, byte
-# strides)``); the byte strides are float64's (``fused_binary`` only asks for it with
-# float64 or float32 operands: ``STRIDED_RULES`` has one table per item size). Bounded.
+# ``lean_strided``'s rule by item size (float32's, float64's), then by geometry ``(sizes,
+# strides)``: None when it declines such a tensor (an empty one included), else its NumPy
+# view's form: ``(True, step, span)`` for a 1-D tensor (the slice ``buffer[offset:offset +
+# span:step]``), ``(False, byte strides, None)`` for an N-d one (``np.ndarray(sizes, dtype,
+# buffer, offset * itemsize, byte strides)``). Bounded.
 STRIDED_RULES: dict[int, dict[tuple[tuple[int, ...], tuple[int, ...]], Any]] = {4: {}, 8: {}}
 
 
