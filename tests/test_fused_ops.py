@@ -568,3 +568,59 @@ def test_dunder_keywords_as_pytorch(call: str) -> None:
         results.append((out.detach().numpy().tolist(), x.grad.numpy().tolist(),
                         type(out.grad_fn).__name__))
     assert results[0] == results[1]
+
+
+# -- strided blocks and broadcasting, written out (``_pair_plan``, ``strided_rule``) --------
+_SLICE = st.tuples(st.integers(0, 3), st.integers(-2, 6), st.sampled_from([1, 1, 2, 3]))
+
+
+@settings(max_examples=budget(150), deadline=None)
+@given(st.data())
+def test_fused_blocks_and_broadcasts_match_the_general_path_and_pytorch(data: st.DataObject) -> None:
+    """Blocks of tables (any start, stop and step along each dim; empty ones too), columns,
+    unsqueezed rows, 0-d tensors and numbers, combined by the four binary ops: every slot
+    of result and node as the general path's, the same values and gradients (bit for bit),
+    and PyTorch's values, strides and gradients."""
+    dtype = data.draw(st.sampled_from(["float32", "float64"]))
+    op = data.draw(st.sampled_from(["add", "sub", "mul", "div"]))
+    rows, cols = data.draw(st.integers(1, 6)), data.draw(st.integers(1, 6))
+    first = data.draw(st.tuples(_SLICE, _SLICE))
+    kind = data.draw(st.sampled_from(["block", "number", "zero_d", "column", "row", "same", "transposed"]))
+    second = data.draw(st.tuples(_SLICE, _SLICE))
+    swap = data.draw(st.booleans())
+    values = np.random.default_rng(data.draw(st.integers(0, 2**16))).uniform(0.5, 2.0, (rows, cols))
+
+    def run(lib: Any, path: Callable[[], Any]) -> tuple[Any, Any, Any]:
+        table = lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=True)
+        grid = table * 1.0
+        (a0, b0, s0), (a1, b1, s1) = first
+        x = grid[a0:b0:s0, a1:b1:s1]
+        (c0, d0, t0), (c1, d1, t1) = second
+        y = {"block": lambda: (table * 2.0)[c0:d0:t0, c1:d1:t1], "number": lambda: 1.5,
+             "zero_d": lambda: table[0, 0] * 1.0, "column": lambda: grid[:, 0][:, None] if x.dim() else grid[:, 0],
+             "row": lambda: grid[0, c1:d1:t1], "same": lambda: grid[c0:c0 + x.shape[0], c1:c1 + x.shape[1]] * 1.0,
+             "transposed": lambda: grid.t()[c0:d0:t0, c1:d1:t1]}[kind]()
+        a, b = (y, x) if swap and kind != "number" else (x, y)
+        with path():
+            try:
+                out = {"add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b}[op]()
+            except RuntimeError as e:
+                return e, None, None
+        if out.numel():
+            out.sum().backward()
+        return out, table.grad, (tuple(out.shape), out.stride())
+
+    out, grad, geometry = run(jitgrad, fused_only)
+    slow, slow_grad, _ = run(jitgrad, general)
+    expected, torch_grad, torch_geometry = run(torch, contextlib.nullcontext)
+    if isinstance(out, Exception) or isinstance(slow, Exception):
+        assert type(out) is type(slow) and str(out) == str(slow)
+        assert isinstance(expected, Exception)
+        return
+    _same_tensor(out, slow)
+    assert geometry == torch_geometry
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-6)
+    assert (grad is None) == (slow_grad is None) == (torch_grad is None)
+    if grad is not None:
+        assert grad.numpy().tobytes() == slow_grad.numpy().tobytes()
+        np.testing.assert_allclose(grad.numpy(), torch_grad.numpy(), rtol=1e-6)
