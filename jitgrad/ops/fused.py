@@ -22,8 +22,8 @@ strided column or block ``u[2:, 1:-1]`` with a number or a tensor, broadcasting 
 memoised per geometry; for two tensors one plan per pair of geometries, ``_pair_plan``)
 and ``_lean_strided_binary``/``_lean_broadcast``'s call; the rest (a reflected op of a
 strided tensor, an operand ``lean_strided`` declines) is computed by ``lean_binary``
-itself, and the node is still made here. An operand that is a view whose history is up to date (``current_grad_fn``'s test)
-takes the written-out edges too; a stale view, or one without history, goes through
+itself, and the node is still made here. An operand that is a view whose history is up to
+date (``current_grad_fn``'s test) takes the written-out edges too; a stale view, or one without history, goes through
 ``needs_grad``/``record``, which regenerate its history or look at its base. For anything
 else the function calls its op's lean and general paths (``otherwise``; a binary op whose
 ``lean_binary`` declined tries it once more there, a waste only on the general path), which
@@ -117,6 +117,7 @@ def _number(value: Any) -> Any:
         _NUMBERS[value] = array
         return array
     return value
+
 
 # ``fused_binary``'s plans for two tensor operands of one dtype, not both contiguous of one
 # shape (nor one of them one contiguous element): by dtype, then by ``(input's sizes,
