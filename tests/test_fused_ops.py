@@ -144,6 +144,11 @@ def _stale_row(base: Tensor) -> Tensor:
     return row
 
 
+def _table(base: Tensor) -> Tensor:
+    """A (4, 4) table of ``base``'s dtype, with history through ``base``."""
+    return (base.sum() + jitgrad.arange(16, dtype=base.dtype).reshape(4, 4) / 8.0)
+
+
 def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
     base = jitgrad.tensor([[0.5, -1.5, 2.0], [3.0, 0.25, -4.0]], dtype=dtype, requires_grad=True)
     a = {
@@ -155,8 +160,11 @@ def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
         "plain": lambda: base.detach().clone(),
         "scalar": lambda: (base * 1.0)[1, 2],
         "stale_row": lambda: _stale_row(base),
-        "column": lambda: (base * 1.0)[:, 1],  # strided: ``lean_binary`` computes it
+        "column": lambda: (base * 1.0)[:, 1],  # strided: computed by the written-out views
         "block": lambda: (base * 1.0)[:, ::2],
+        "table_block": lambda: (_table(base) * 1.0)[1:3, 1:4],  # a block of a table (heat_2d's)
+        "unsqueezed_row": lambda: (base * 1.0)[1][:, None],  # a contiguous (3, 1) (hmm's)
+        "block_leaf": lambda: base[:, 1:],  # a view of a leaf (no history: ``record``'s)
     }[kind]()
     b = {
         "number": lambda: 1.75,
@@ -169,6 +177,9 @@ def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
         "big": lambda: jitgrad.full((2, 3), 0.75, dtype=dtype, requires_grad=True),
         "column_of": lambda: jitgrad.full((a.shape[0], 1) if a.dim() else (1,), 0.75, dtype=dtype,
                                           requires_grad=True),  # broadcast
+        "table_block": lambda: (_table(base) * 2.0)[:2, 1:] if a.dim() == 2 and a.shape[1] == 3 else
+                               (_table(base) * 2.0)[1:, :a.shape[0]] if a.dim() == 2 else
+                               (_table(base) * 2.0)[:2, 1:],  # broadcast with ``a`` (or not: the error)
         "strided": lambda: (jitgrad.full((2, 2 * a.numel() + 1), 0.5, dtype=dtype, requires_grad=True)
                             * 1.0)[1, :2 * a.numel():2].reshape(a.shape) if a.dim() <= 1 else
                            (jitgrad.full((a.shape[0], 2 * a.shape[1]), 0.5, dtype=dtype) * 1.0)[:, ::2],
@@ -177,11 +188,11 @@ def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
 
 
 @pytest.mark.parametrize("op,other", [(op, other) for op in sorted(OPS) for other in (
-    ["number", "int", "tensor", "tensor_grad", "self", "zero_d", "one", "big", "column_of", "strided"]
+    ["number", "int", "tensor", "tensor_grad", "self", "zero_d", "one", "big", "column_of", "strided", "table_block"]
     if op in ("add", "sub", "mul", "div")
     else ["number"])])
 @pytest.mark.parametrize("kind", ["leaf", "hooked_leaf", "result", "row", "leaf_row", "plain", "scalar", "stale_row",
-                                  "column", "block"])
+                                  "column", "block", "table_block", "unsqueezed_row", "block_leaf"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_fused_op_builds_what_the_general_path_builds(op: str, kind: str, other: str, dtype: str) -> None:
     results = []
@@ -242,11 +253,26 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
         assert (row * 2.0).grad_fn is not None
         assert record.call_count == 1
     table, pair = (x * 1.0).reshape(2, 2), jitgrad.ones(2, dtype=jitgrad.float64)
+    grid = jitgrad.rand(6, 6, dtype=jitgrad.float64, requires_grad=True) * 1.0
+    a, b = grid[2:, 1:-1], grid[:-2, 1:-1]  # blocks of a table (heat_2d's)
+    column, matrix = (x * 1.0)[:, None], jitgrad.rand(4, 4, dtype=jitgrad.float64) * 1.0  # (hmm's)
+    block, total = a * 1.0, pair.sum()
+    with mock.patch.object(fused, "_new", spy), \
+            mock.patch.object(fused, "lean_binary", side_effect=AssertionError("lean_binary")):
+        # strided operands and broadcasting, written out: every piece made here
+        for make in (lambda: x.reshape(2, 2) * jitgrad.ones(1, dtype=jitgrad.float64), lambda: x[::2] * 2.0,
+                     lambda: table[:, 1] + pair, lambda: x[:2].reshape(2, 1) - jitgrad.ones(1, 4, dtype=jitgrad.float64),
+                     lambda: a + b, lambda: a - b, lambda: 4 * a, lambda: a * 0.5, lambda: zero_d * a,
+                     lambda: a / zero_d, lambda: column + matrix, lambda: matrix * column, lambda: b + block,
+                     lambda: block - b, lambda: grid[1:, 0] * total, lambda: total + grid[1:, 0]):
+            calls.clear()
+            out = make()
+            assert calls[:2] == ["Storage", "Tensor"], calls
+            assert len(calls) == 3 and calls[2].endswith(("Backward0", "Backward1")), calls
     with mock.patch.object(fused, "_new", spy), \
             mock.patch.object(fused, "lean_binary", wraps=fused.lean_binary) as lean:
-        # computed by ``lean_binary``, the node made here
-        for make in (lambda: x.reshape(2, 2) * jitgrad.ones(1, dtype=jitgrad.float64), lambda: x[::2] * 2.0,
-                     lambda: table[:, 1] + pair, lambda: x[:2].reshape(2, 1) - jitgrad.ones(1, 4, dtype=jitgrad.float64)):
+        # computed by ``lean_binary`` (a reflected op of a strided tensor), the node made here
+        for make in (lambda: 2.0 - x[::2], lambda: 2.0 - a):
             calls.clear()
             lean.reset_mock()
             out = make()
@@ -542,3 +568,59 @@ def test_dunder_keywords_as_pytorch(call: str) -> None:
         results.append((out.detach().numpy().tolist(), x.grad.numpy().tolist(),
                         type(out.grad_fn).__name__))
     assert results[0] == results[1]
+
+
+# -- strided blocks and broadcasting, written out (``_pair_plan``, ``strided_rule``) --------
+_SLICE = st.tuples(st.integers(0, 3), st.integers(-2, 6), st.sampled_from([1, 1, 2, 3]))
+
+
+@settings(max_examples=budget(150), deadline=None)
+@given(st.data())
+def test_fused_blocks_and_broadcasts_match_the_general_path_and_pytorch(data: st.DataObject) -> None:
+    """Blocks of tables (any start, stop and step along each dim; empty ones too), columns,
+    unsqueezed rows, 0-d tensors and numbers, combined by the four binary ops: every slot
+    of result and node as the general path's, the same values and gradients (bit for bit),
+    and PyTorch's values, strides and gradients."""
+    dtype = data.draw(st.sampled_from(["float32", "float64"]))
+    op = data.draw(st.sampled_from(["add", "sub", "mul", "div"]))
+    rows, cols = data.draw(st.integers(1, 6)), data.draw(st.integers(1, 6))
+    first = data.draw(st.tuples(_SLICE, _SLICE))
+    kind = data.draw(st.sampled_from(["block", "number", "zero_d", "column", "row", "same", "transposed"]))
+    second = data.draw(st.tuples(_SLICE, _SLICE))
+    swap = data.draw(st.booleans())
+    values = np.random.default_rng(data.draw(st.integers(0, 2**16))).uniform(0.5, 2.0, (rows, cols))
+
+    def run(lib: Any, path: Callable[[], Any]) -> tuple[Any, Any, Any]:
+        table = lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=True)
+        grid = table * 1.0
+        (a0, b0, s0), (a1, b1, s1) = first
+        x = grid[a0:b0:s0, a1:b1:s1]
+        (c0, d0, t0), (c1, d1, t1) = second
+        y = {"block": lambda: (table * 2.0)[c0:d0:t0, c1:d1:t1], "number": lambda: 1.5,
+             "zero_d": lambda: table[0, 0] * 1.0, "column": lambda: grid[:, 0][:, None] if x.dim() else grid[:, 0],
+             "row": lambda: grid[0, c1:d1:t1], "same": lambda: grid[c0:c0 + x.shape[0], c1:c1 + x.shape[1]] * 1.0,
+             "transposed": lambda: grid.t()[c0:d0:t0, c1:d1:t1]}[kind]()
+        a, b = (y, x) if swap and kind != "number" else (x, y)
+        with path():
+            try:
+                out = {"add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b}[op]()
+            except RuntimeError as e:
+                return e, None, None
+        if out.numel():
+            out.sum().backward()
+        return out, table.grad, (tuple(out.shape), out.stride())
+
+    out, grad, geometry = run(jitgrad, fused_only)
+    slow, slow_grad, _ = run(jitgrad, general)
+    expected, torch_grad, torch_geometry = run(torch, contextlib.nullcontext)
+    if isinstance(out, Exception) or isinstance(slow, Exception):
+        assert type(out) is type(slow) and str(out) == str(slow)
+        assert isinstance(expected, Exception)
+        return
+    _same_tensor(out, slow)
+    assert geometry == torch_geometry
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-6)
+    assert (grad is None) == (slow_grad is None) == (torch_grad is None)
+    if grad is not None:
+        assert grad.numpy().tobytes() == slow_grad.numpy().tobytes()
+        np.testing.assert_allclose(grad.numpy(), torch_grad.numpy(), rtol=1e-6)

@@ -16,10 +16,14 @@ float32/float64 (``operands.LEAN_DTYPES``: the tests' ``general()`` switch turns
 off with the lean one), contiguous from its offset, not empty, nothing traced; for a binary
 op the other operand a Python float, an int in int64's range, or a tensor of the same dtype
 that has the same sizes and strides or is one element (0-d, or (1,) with a 1-D tensor, as
-``lean_binary``'s flat-buffer case). The other operands of the lean path (strided columns
-and blocks, broadcasting) are computed by ``lean_binary`` itself, and the node is still made
-here. An operand that is a view whose history is up to date (``current_grad_fn``'s test)
-takes the written-out edges too; a stale view, or one without history, goes through
+``lean_binary``'s flat-buffer case). The commonest other operands of the lean path (a
+strided column or block ``u[2:, 1:-1]`` with a number or a tensor, broadcasting ``v[:, None]
++ m``) are written out too: ``lean_strided``'s NumPy views (``operands.strided_rule``,
+memoised per geometry; for two tensors one plan per pair of geometries, ``_pair_plan``)
+and ``_lean_strided_binary``/``_lean_broadcast``'s call; the rest (a reflected op of a
+strided tensor, an operand ``lean_strided`` declines) is computed by ``lean_binary``
+itself, and the node is still made here. An operand that is a view whose history is up to
+date (``current_grad_fn``'s test) takes the written-out edges too; a stale view, or one without history, goes through
 ``needs_grad``/``record``, which regenerate its history or look at its base. For anything
 else the function calls its op's lean and general paths (``otherwise``; a binary op whose
 ``lean_binary`` declined tries it once more there, a waste only on the general path), which
@@ -60,9 +64,10 @@ from ..autograd.node import _RESULT_CODES, SAVED_HOOKS, Node, _next_sequence_nr
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
-from .operands import layout, lean_binary
+from .operands import _BROADCASTS, STRIDED_RULES as _STRIDED_RULES, broadcast_plan, layout, lean_binary, strided_rule
 
 _new = object.__new__
+_ndarray = np.ndarray
 
 # what a fused op's node saves (``SavingNode.save``'s arguments)
 NOTHING = 0
@@ -113,6 +118,62 @@ def _number(value: Any) -> Any:
         return array
     return value
 
+
+# ``fused_binary``'s plans for two tensor operands of one dtype, not both contiguous of one
+# shape (nor one of them one contiguous element): by dtype, then by ``(input's sizes,
+# strides, other's sizes, strides)``: None when ``lean_binary``'s strided or broadcast case
+# would decline them, else ``(how, form, other's how, other's form, result sizes, its
+# contiguous strides, its node metadata)``, where an operand is viewed as ``_FLAT``
+# (``buffer[offset:offset + form[0]]``, reshaped to ``form[1]`` unless None), ``_STEP``
+# (``buffer[offset:offset + form[1]:form[0]]``) or ``_VIEW`` (``np.ndarray`` of its sizes
+# with byte strides ``form``). Bounded.
+_FLAT, _STEP, _VIEW = "flat", "step", "view"
+_PAIRS: dict[np.dtype, dict[tuple[tuple[int, ...], ...], Any]] = {
+    np.dtype(np.float32): {}, np.dtype(np.float64): {}}
+
+
+def _pair_plan(key: tuple[tuple[int, ...], ...], dtype: np.dtype) -> Any:
+    """``_PAIRS``' plan of ``key`` (made and memoised): ``lean_binary``'s decisions for it."""
+    sizes, strides, own, own_strides = key
+    forms: list[Any] = []
+    for shape, steps in ((sizes, strides), (own, own_strides)):
+        contiguous, n = layout(shape)
+        if steps == contiguous and n:
+            forms += [_FLAT, [n, None]]
+            continue
+        rule = strided_rule(shape, steps, dtype.itemsize)  # (``lean_strided``'s test)
+        if rule is None:
+            forms = []
+            break
+        forms += [_STEP, (rule[1], rule[2])] if rule[0] else [_VIEW, rule[1]]
+    plan = None
+    if forms and (forms[0] is not _FLAT or forms[2] is not _FLAT or sizes != own):
+        if sizes == own:  # one flat, the other an N-d view: the flat one as N-d
+            result: Any = sizes
+            for i in (1, 3):
+                if forms[i - 1] is _FLAT and len(sizes) > 1:
+                    forms[i][1] = sizes
+        else:
+            result = _BROADCASTS.get((sizes, own), False)
+            if result is False:
+                result = broadcast_plan(sizes, own)
+            if result is not None and result[2]:
+                result = result[0]
+                for i, shape in ((1, sizes), (3, own)):  # flat buffers as their N-d sizes
+                    if forms[i - 1] is _FLAT and len(shape) > 1:  # (0-d: its (1,) broadcasts as it)
+                        forms[i][1] = shape
+            else:
+                result = None
+        if result is not None:
+            by_result = _plan(result, dtype)
+            plan = (forms[0], tuple(forms[1]) if forms[0] is _FLAT else forms[1],
+                    forms[2], tuple(forms[3]) if forms[2] is _FLAT else forms[3],
+                    result, by_result[0], by_result[2])
+    table = _PAIRS[dtype]
+    if len(table) < 4096:
+        table[key] = plan
+    return plan
+
 Fused = Callable[..., "Tensor | None"]
 
 
@@ -151,7 +212,9 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         in_meta = meta  # (the input's: its AccumulateGrad's)
         operand = other.__class__
         y: Any = _LEAN  # (the operand, when this path computes the op)
-        if input._strides == strides and n:
+        values: Any = _LEAN  # (the result's buffer, when computed below with ``lean_binary``'s operands)
+        contiguous = input._strides == strides and n
+        if contiguous:
             start = input._offset
             x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
             if operand is float or operand is int and -(2**63) <= other < 2**63:
@@ -175,7 +238,75 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                     if other._strides == by_own[0] and by_own[1]:
                         sizes, strides, n, meta = own, by_own[0], by_own[1], by_own[2]
                         y = data if start == 0 and len(data) == n else data[start:start + n]
-        if y is _LEAN:
+        if y is _LEAN and pair:
+            # the rest of Note [Lean elementwise path] for the commonest operands, written out:
+            # ``_lean_strided_binary``'s and ``_lean_broadcast``'s NumPy views and call (a
+            # block ``u[2:, 1:-1]`` with a number, a 0-d tensor or another block; a column
+            # and a matrix), the result contiguous of the broadcast sizes, from a plan per
+            # geometry (``_pair_plan``); anything else (an operand ``lean_strided`` declines,
+            # another dtype) is ``lean_binary``'s below.
+            if operand is Tensor:
+                data = other._storage.buffer
+                if data.dtype is dtype:
+                    key = (sizes, input._strides, other._sizes, other._strides)
+                    pairs = _PAIRS[dtype]
+                    both = pairs.get(key, False)
+                    if both is False:
+                        both = _pair_plan(key, dtype)
+                    if both is not None:
+                        how, form, other_how, other_form, sizes, strides, meta = both
+                        start = input._offset
+                        if how is _FLAT:
+                            x = buffer[start:start + form[0]]
+                            if form[1] is not None:
+                                x = x.reshape(form[1])
+                        elif how is _STEP:
+                            x = buffer[start:start + form[1]:form[0]]
+                        else:
+                            x = _ndarray(key[0], dtype, buffer, start * buffer.itemsize, form)
+                        start = other._offset
+                        if other_how is _FLAT:
+                            y = data[start:start + other_form[0]]
+                            if other_form[1] is not None:
+                                y = y.reshape(other_form[1])
+                        elif other_how is _STEP:
+                            y = data[start:start + other_form[1]:other_form[0]]
+                        else:
+                            y = _ndarray(key[2], dtype, data, start * data.itemsize, other_form)
+                        token = QUIET.set(IGNORE_ALL)
+                        try:
+                            values = ufunc(x, y)
+                        finally:
+                            QUIET.reset(token)
+                        if values.ndim != 1:
+                            values = values.ravel()  # (C-ordered: see ``lean_strided``)
+            elif not contiguous and (operand is float or operand is int and -(2**63) <= other < 2**63):
+                item = buffer.itemsize
+                geometry = (sizes, input._strides)
+                rule = _STRIDED_RULES[item].get(geometry, False)
+                if rule is False:
+                    rule = strided_rule(sizes, geometry[1], item)
+                if rule is not None:
+                    start = input._offset
+                    x = buffer[start:start + rule[2]:rule[1]] if rule[0] else \
+                        _ndarray(sizes, dtype, buffer, start * item, rule[1])
+                    y = other
+                    if dtype is _FLOAT64:
+                        y = _NUMBERS.get(other) or _number(other)
+                    token = QUIET.set(IGNORE_ALL)
+                    try:
+                        values = ufunc(x, y)
+                    except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
+                        values = None
+                    finally:
+                        QUIET.reset(token)
+                    if values is None:
+                        return decline(input, other)
+                    if values.ndim != 1:
+                        values = values.ravel()  # (C-ordered: see ``lean_strided``)
+        if values is not _LEAN:
+            pass
+        elif y is _LEAN:
             # the rest of Note [Lean elementwise path] (strided operands, broadcasting):
             # ``lean_binary`` computes the result; the node is made below all the same
             if reflected and operand is Tensor:
@@ -186,7 +317,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
             if out._sizes != sizes:
                 sizes = out._sizes
                 meta = (by_sizes.get(sizes) or _plan(sizes, dtype))[2]
-        else:
+        if values is _LEAN and y is not _LEAN:
             token = QUIET.set(IGNORE_ALL)
             try:
                 values = ufunc(x, y) if pair else ufunc(y, x)
@@ -196,6 +327,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                 QUIET.reset(token)
             if values is None:
                 return decline(input, other)
+        if values is not _LEAN:
             # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
             storage = _new(Storage)
             storage.buffer = values

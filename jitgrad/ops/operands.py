@@ -353,29 +353,67 @@ def lean_strided(t: Tensor) -> np.ndarray | None:
     if buffer.dtype not in LEAN_DTYPES:
         return None
     strides = t._strides
-    if len(sizes) == 1:
-        step = strides[0]
-        n = sizes[0]
-        if step <= 0 or not n:
-            return None
-        start = t._offset
-        return buffer[start:start + (n - 1) * step + 1:step]
-    if len(sizes) == 2 and sizes[1] > 1:  # a block of a table (row-major: s0 >= n1 > 1 = s1)
-        block = _table_block(buffer, sizes, strides, t._offset)
+    item = buffer.itemsize
+    rule = STRIDED_RULES[item].get((sizes, strides), False)
+    if rule is False:
+        rule = strided_rule(sizes, strides, item)
+    if rule is None:
+        return None
+    start = t._offset
+    if rule[0]:
+        return buffer[start:start + rule[2]:rule[1]]
+    if len(sizes) == 2:  # a block of a table (row-major: s0 >= n1 > 1 = s1)
+        block = _table_block(buffer, sizes, strides, start)
         if block is not None:
             return block
-    if not sizes:
-        return None
-    last = None
-    for n, step in zip(sizes, strides):
-        if n < 2 or step <= 0 or (last is not None and step >= last):
-            return None
-        last = step
-    return strided_data(t)
+    return np.ndarray(sizes, buffer.dtype, buffer, start * item, rule[1])
+
+
+# ``lean_strided``'s rule by item size (float32's, float64's), then by geometry ``(sizes,
+# strides)``: None when it declines such a tensor (an empty one included), else its NumPy
+# view's form: ``(True, step, span)`` for a 1-D tensor (the slice ``buffer[offset:offset +
+# span:step]``), ``(False, byte strides, None)`` for an N-d one (``np.ndarray(sizes, dtype,
+# buffer, offset * itemsize, byte strides)``). Bounded.
+STRIDED_RULES: dict[int, dict[tuple[tuple[int, ...], tuple[int, ...]], Any]] = {4: {}, 8: {}}
+
+
+def strided_rule(sizes: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> Any:
+    """``lean_strided``'s test of a geometry (not the dtype, nor tracing), memoised in
+    ``STRIDED_RULES``: None when it declines it, else how to view it (see there)."""
+    rule: Any = None
+    if len(sizes) == 1:
+        step, n = strides[0], sizes[0]
+        if step > 0 and n:
+            rule = (True, step, (n - 1) * step + 1)
+    elif sizes:
+        last = None
+        for n, step in zip(sizes, strides):
+            if n < 2 or step <= 0 or (last is not None and step >= last):
+                break
+            last = step
+        else:
+            rule = (False, tuple(step * itemsize for step in strides), None)
+    table = STRIDED_RULES[itemsize]
+    if len(table) < 4096:
+        table[(sizes, strides)] = rule
+    return rule
 
 
 # ``broadcast_shapes(a, b)`` and its layout by pair of shapes (None: they do not broadcast)
 _BROADCASTS: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {}
+
+
+def broadcast_plan(sa: tuple[int, ...], sb: tuple[int, ...]) -> Any:
+    """``(broadcast_shapes(sa, sb), its contiguous strides, numel)``, or None when they do not
+    broadcast, memoised in ``_BROADCASTS`` (bounded)."""
+    try:
+        shape = broadcast_shapes(sa, sb)
+        cached = (shape, *layout(shape))
+    except RuntimeError:  # the general path raises PyTorch's error
+        cached = None
+    if len(_BROADCASTS) < 4096:
+        _BROADCASTS[(sa, sb)] = cached
+    return cached
 
 
 def _lean_broadcast(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray, sa: tuple[int, ...],
@@ -384,16 +422,9 @@ def _lean_broadcast(ufunc: np.ufunc, x: np.ndarray, y: np.ndarray, sa: tuple[int
     ``v[:, None]`` and a matrix), or one of which is an N-d strided view: NumPy broadcasts
     their N-d reshapes into a new C-contiguous array, the layout PyTorch gives an output of
     operands that are contiguous, 1-D or row-major views (``lean_strided``)."""
-    key = (sa, sb)
-    cached = _BROADCASTS.get(key, False)
+    cached = _BROADCASTS.get((sa, sb), False)
     if cached is False:
-        try:
-            shape = broadcast_shapes(sa, sb)
-            cached = (shape, *layout(shape))
-        except RuntimeError:  # the general path raises PyTorch's error
-            cached = None
-        if len(_BROADCASTS) < 4096:
-            _BROADCASTS[key] = cached
+        cached = broadcast_plan(sa, sb)
     if cached is None or not cached[2]:
         return None
     return _lean_call(ufunc, x.reshape(sa), y.reshape(sb), cached[0])
