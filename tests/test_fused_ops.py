@@ -560,7 +560,7 @@ def test_dunder_keywords_as_pytorch(call: str) -> None:
     for lib in (jitgrad, torch):
         x = lib.tensor([1.0, -2.0, 3.5], dtype=lib.float64, requires_grad=True)
         y = lib.tensor([2.0, 0.5, -1.0], dtype=lib.float64)
-        out = eval(call)
+        out = eval(call, {}, {"x": x, "y": y})
         if out is NotImplemented:
             results.append(None)
             continue
