@@ -4,7 +4,6 @@ PyTorch's functional signatures (``inplace=``), plus ``leaky_relu`` and ``dropou
 
 from __future__ import annotations
 
-
 from .. import creation, randomness
 from ..ops import activations as _act
 from ..ops.compare import where
