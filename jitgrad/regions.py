@@ -118,9 +118,13 @@ def add_region(
     if not sizes and dst.dtype is _F64 and src.dtype is _F64 and 0 <= dst_offset < dst.shape[0] \
             and 0 <= src_offset < src.shape[0]:
         # one float64 element (a table's cell, a vector's entry): Python's float addition is
-        # IEEE double addition, as NumPy's, and never warns (inf + -inf is nan quietly)
-        dst[dst_offset] = dst.item(dst_offset) + src.item(src_offset)
-        return
+        # IEEE double addition, as NumPy's, and never warns (inf + -inf is nan quietly); a
+        # nan result goes to NumPy's loop below, whose choice of nan payload (of two nans
+        # added) can differ from the C compiler's
+        total = dst.item(dst_offset) + src.item(src_offset)
+        if total == total:
+            dst[dst_offset] = total
+            return
     if len(sizes) < 2 and dst.dtype is src.dtype:  # a row, a column, an element: slices
         n, step, src_step = (sizes[0], dst_strides[0], src_strides[0]) if sizes else (1, 1, 1)
         if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 < src_step < _MAX_BYTE_STRIDE:

@@ -6,6 +6,8 @@ source, each against ``as_array``'s views."""
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -98,3 +100,24 @@ def test_block_add_is_the_general_one(n0: int, n1: int, width: int, offset: int,
     got = dst.copy()
     regions.add_region(got, offset, (width, 1), src, src_offset, (n1, 1), (n0, n1))
     assert got.tobytes() == expected.tobytes()
+
+
+_NANS = [struct.unpack("d", struct.pack("Q", q))[0] for q in (
+    0x7FF8000000000000, 0xFFF8000000000000, 0x7FF8000000000001, 0xFFF8000000000001,
+    0x7FF0000000000001, 0x7FF4000000000000)]
+
+
+def test_one_element_add_of_two_nans_keeps_numpys_payload() -> None:
+    """Which nan ``a + b`` returns for two nans depends on the order the machine code adds
+    them in, and CPython's float addition is compiled twice (the generic one, and the one
+    its specializing interpreter switches to after a few runs of a line): repeated here so
+    both run. A nan sum goes to NumPy's loop, as the slice path's."""
+    for _ in range(20):
+        for a in _NANS:
+            for b in _NANS:
+                dst, src = np.array([1.0, a]), np.array([b, 2.0])
+                expected = dst.copy()
+                with np.errstate(all="ignore"):
+                    np.add(expected[1:2], src[0:1], out=expected[1:2])
+                regions.add_region(dst, 1, (), src, 0, (), ())
+                assert dst.tobytes() == expected.tobytes(), (hex(dst.view(np.uint64)[1]), a, b)
