@@ -436,8 +436,14 @@ def test_fused_programs_match_the_general_path_and_pytorch(data: st.DataObject) 
         theirs = run(torch)
     assert ours[0].tobytes() == slow[0].tobytes()
     assert ours[1][0].tobytes() == slow[1][0].tobytes()
-    np.testing.assert_allclose(ours[0], theirs[0].astype(ours[0].dtype), rtol=1e-4, atol=1e-30)
-    np.testing.assert_allclose(ours[1][0], theirs[1][0], rtol=1e-4, atol=1e-30)
+    # An absolute tolerance at the scale of the intermediate values: where two of them
+    # cancel (exp(x/1000) - 1, or a 1e30 added and taken away again), what is left is their
+    # rounding, which differs by an ulp between libraries (PyTorch's exp is not NumPy's,
+    # its sums go in another order)
+    scale = 1e32 if any(c == 1e30 for _, c, _ in steps) else 10.0
+    atol = (1e-6 if dtype == "float32" else 1e-14) * scale
+    np.testing.assert_allclose(ours[0], theirs[0].astype(ours[0].dtype), rtol=1e-4, atol=atol)
+    np.testing.assert_allclose(ours[1][0], theirs[1][0], rtol=1e-4, atol=atol)
 
 
 def test_fused_ops_under_no_grad_inference_and_a_trace() -> None:
