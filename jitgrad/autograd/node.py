@@ -135,8 +135,19 @@ class Node:
         Called by the engine only on nodes with ``takes_owned``."""
         return self.apply(grads)
 
-    def __call__(self, *grads: Tensor | None) -> tuple[Tensor | None, ...]:
-        return self.apply(list(grads))
+    def __call__(self, *grads: Tensor | None) -> Tensor | None | tuple[Tensor | None, ...]:
+        """``node(*grad_outputs)``, as PyTorch's C++ nodes called from Python: one gradient per
+        forward output; a one-input forward's gradient comes back alone, others as a tuple."""
+        if len(grads) != len(self.input_metadata):
+            raise TypeError(f"expected {len(self.input_metadata)} arguments, got {len(grads)} instead")
+        for k, g in enumerate(grads):
+            if g is not None and not isinstance(g, Tensor):
+                raise TypeError(f"argument {k} is not a Variable (got {type(g).__name__})")
+        if all(g is None for g in grads) and not self._run_without_grads:
+            out: Sequence[Tensor | None] = [None] * len(self.next_functions)  # as the engine
+        else:
+            out = self.apply(list(grads))
+        return out[0] if len(out) == 1 else tuple(out)
 
     def needs_input_grad(self, i: int) -> bool:
         """Whether the gradient for forward input ``i`` is wanted by this backward pass."""
