@@ -144,6 +144,13 @@ def _stale_row(base: Tensor) -> Tensor:
     return row
 
 
+def _nograd_row(base: Tensor) -> Tensor:
+    """A row of ``base`` taken under no_grad: no history, yet it requires grad (its base
+    does)."""
+    with jitgrad.no_grad():
+        return base[1]
+
+
 def _table(base: Tensor) -> Tensor:
     """A (4, 4) table of ``base``'s dtype, with history through ``base``."""
     return (base.sum() + jitgrad.arange(16, dtype=base.dtype).reshape(4, 4) / 8.0)
@@ -165,6 +172,8 @@ def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
         "table_block": lambda: (_table(base) * 1.0)[1:3, 1:4],  # a block of a table (heat_2d's)
         "unsqueezed_row": lambda: (base * 1.0)[1][:, None],  # a contiguous (3, 1) (hmm's)
         "block_leaf": lambda: base[:, 1:],  # a view of a leaf (no history: ``record``'s)
+        "plain_row": lambda: base.detach().clone()[1],  # a view without history, needing no gradient
+        "nograd_row": lambda: _nograd_row(base),  # without history, but its base needs a gradient
     }[kind]()
     b = {
         "number": lambda: 1.75,
@@ -172,6 +181,7 @@ def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
         "tensor": lambda: jitgrad.full(a.shape, 0.75, dtype=dtype),
         "tensor_grad": lambda: jitgrad.full(a.shape, 0.75, dtype=dtype, requires_grad=True) * 1.0,
         "self": lambda: a,
+        "plain_view": lambda: jitgrad.full((2, *a.shape), 0.75, dtype=dtype)[1],  # (no history)
         "zero_d": lambda: jitgrad.tensor(0.75, dtype=dtype, requires_grad=True) * 1.0,
         "one": lambda: jitgrad.full((1,), 0.75, dtype=dtype),
         "big": lambda: jitgrad.full((2, 3), 0.75, dtype=dtype, requires_grad=True),
@@ -188,11 +198,13 @@ def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
 
 
 @pytest.mark.parametrize("op,other", [(op, other) for op in sorted(OPS) for other in (
-    ["number", "int", "tensor", "tensor_grad", "self", "zero_d", "one", "big", "column_of", "strided", "table_block"]
+    ["number", "int", "tensor", "tensor_grad", "self", "zero_d", "one", "big", "column_of", "strided", "table_block",
+     "plain_view"]
     if op in ("add", "sub", "mul", "div")
     else ["number"])])
 @pytest.mark.parametrize("kind", ["leaf", "hooked_leaf", "result", "row", "leaf_row", "plain", "scalar", "stale_row",
-                                  "column", "block", "table_block", "unsqueezed_row", "block_leaf"])
+                                  "column", "block", "table_block", "unsqueezed_row", "block_leaf", "plain_row",
+                                  "nograd_row"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_fused_op_builds_what_the_general_path_builds(op: str, kind: str, other: str, dtype: str) -> None:
     results = []
@@ -286,6 +298,48 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
             except TypeError:
                 pass
             assert calls == []
+
+
+def test_views_without_history_take_the_written_out_edges() -> None:
+    """A view without history whose base needs no gradient has no edge: no ``needs_grad``
+    nor ``record``; a stale view, or one whose base needs a gradient, goes through them."""
+    x = jitgrad.ones(4, dtype=jitgrad.float64, requires_grad=True)
+    plain, column = jitgrad.ones(2, 4, dtype=jitgrad.float64)[1], jitgrad.ones(4, dtype=jitgrad.float64)[:, None]
+    matrix = jitgrad.ones(4, 4, dtype=jitgrad.float64, requires_grad=True) * 1.0
+    with mock.patch.object(fused, "needs_grad", side_effect=AssertionError("needs_grad")), \
+            mock.patch.object(fused, "record", side_effect=AssertionError("record")):
+        for make, grad in ((lambda: plain * 2.0, False), (lambda: x + plain, True), (lambda: plain - x, True),
+                           (lambda: column + matrix, True), (lambda: column * column, False),
+                           (lambda: 2.0 - plain, False), (lambda: plain / x, True)):
+            assert (make().grad_fn is not None) is grad
+    with jitgrad.no_grad():
+        row = x[1:]
+    with mock.patch.object(fused, "record", wraps=fused.record) as record:
+        assert (row * 2.0).grad_fn is not None and (plain[1:] + row).grad_fn is not None
+        assert record.call_count == 2
+
+
+def test_the_general_path_does_not_ask_the_lean_path_again() -> None:
+    """When the fused path has run ``lean_binary`` and it declined, the general path does
+    not run it a second time (``lean=False``)."""
+    from jitgrad.ops import elementwise
+
+    m = jitgrad.rand(3, 3, dtype=jitgrad.float64, requires_grad=True) * 1.0
+    x = jitgrad.ones(3, dtype=jitgrad.float64, requires_grad=True)
+    for make, calls in ((lambda: m.t() * m, 1), (lambda: m.t() - 2.0, 0), (lambda: x * True, 0),
+                        (lambda: x.to(jitgrad.float16) / 2.0, 1), (lambda: 2.0 - m.t(), 1),
+                        (lambda: x * x.to(jitgrad.float32), 0), (lambda: x + 2**63, 0)):
+        with mock.patch.object(fused, "lean_binary", wraps=fused.lean_binary) as lean, \
+                mock.patch.object(elementwise, "lean_binary", wraps=elementwise.lean_binary) as again:
+            try:
+                out = make()
+            except RuntimeError:
+                out = None
+        assert lean.call_count + again.call_count == calls
+        if out is not None:
+            with general():
+                slow = make()
+            _same_tensor(out, slow)
 
 
 def test_written_out_tensor_and_storage_have_every_slot_of_make_and_fresh() -> None:
@@ -577,6 +631,11 @@ def test_dunder_keywords_as_pytorch(call: str) -> None:
 
 
 # -- strided blocks and broadcasting, written out (``_pair_plan``, ``strided_rule``) --------
+def _under_no_grad(lib: Any, make: Callable[[], Any]) -> Any:
+    with lib.no_grad():
+        return make()
+
+
 _SLICE = st.tuples(st.integers(0, 3), st.integers(-2, 6), st.sampled_from([1, 1, 2, 3]))
 
 
@@ -591,7 +650,8 @@ def test_fused_blocks_and_broadcasts_match_the_general_path_and_pytorch(data: st
     op = data.draw(st.sampled_from(["add", "sub", "mul", "div"]))
     rows, cols = data.draw(st.integers(1, 6)), data.draw(st.integers(1, 6))
     first = data.draw(st.tuples(_SLICE, _SLICE))
-    kind = data.draw(st.sampled_from(["block", "number", "zero_d", "column", "row", "same", "transposed"]))
+    kind = data.draw(st.sampled_from(["block", "number", "zero_d", "column", "row", "same", "transposed",
+                                      "plain_block", "nograd_block", "plain_zero_d"]))
     second = data.draw(st.tuples(_SLICE, _SLICE))
     swap = data.draw(st.booleans())
     values = np.random.default_rng(data.draw(st.integers(0, 2**16))).uniform(0.5, 2.0, (rows, cols))
@@ -605,7 +665,10 @@ def test_fused_blocks_and_broadcasts_match_the_general_path_and_pytorch(data: st
         y = {"block": lambda: (table * 2.0)[c0:d0:t0, c1:d1:t1], "number": lambda: 1.5,
              "zero_d": lambda: table[0, 0] * 1.0, "column": lambda: grid[:, 0][:, None] if x.dim() else grid[:, 0],
              "row": lambda: grid[0, c1:d1:t1], "same": lambda: grid[c0:c0 + x.shape[0], c1:c1 + x.shape[1]] * 1.0,
-             "transposed": lambda: grid.t()[c0:d0:t0, c1:d1:t1]}[kind]()
+             "transposed": lambda: grid.t()[c0:d0:t0, c1:d1:t1],
+             "plain_block": lambda: (table.detach() * 2.0)[c0:d0:t0, c1:d1:t1],  # (views without history)
+             "nograd_block": lambda: _under_no_grad(lib, lambda: grid[c0:d0:t0, c1:d1:t1]),
+             "plain_zero_d": lambda: (table.detach() * 2.0)[0, 0]}[kind]()
         a, b = (y, x) if swap and kind != "number" else (x, y)
         with path():
             try:

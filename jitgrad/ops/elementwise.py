@@ -103,10 +103,11 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return _add(input, other, alpha)
 
 
-def _add(input: Any, other: Any, alpha: Any = 1) -> Tensor:
-    """``add``'s lean and general paths (after the fused one)."""
+def _add(input: Any, other: Any, alpha: Any = 1, *, lean: bool = True) -> Tensor:
+    """``add``'s lean and general paths (after the fused one; ``lean=False``: the fused
+    path found the lean one declines these operands)."""
     unit = _unit(alpha)
-    out = lean_binary(np.add, input, other) if unit else None
+    out = lean_binary(np.add, input, other) if unit and lean else None
     if out is None:
         dtype = result_type(input, other, op="add")
         out = binary(np.add, input, other if unit else _scaled("add", other, alpha, dtype), dtype)
@@ -173,10 +174,10 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return _sub(input, other, alpha)
 
 
-def _sub(input: Any, other: Any, alpha: Any = 1) -> Tensor:
-    """``sub``'s lean and general paths (after the fused one)."""
+def _sub(input: Any, other: Any, alpha: Any = 1, *, lean: bool = True) -> Tensor:
+    """``sub``'s lean and general paths (after the fused one; ``lean``: as ``_add``'s)."""
     unit = _unit(alpha)
-    out = lean_binary(np.subtract, input, other) if unit else None  # (never bool)
+    out = lean_binary(np.subtract, input, other) if unit and lean else None  # (never bool)
     if out is None:
         _check_sub(input, other)
         dtype = result_type(input, other, op="sub")
@@ -224,11 +225,11 @@ def rsub(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return _rsub(self, other, alpha)
 
 
-def _rsub(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
-    """``rsub``'s lean and general paths (after the fused one)."""
+def _rsub(self: Tensor, other: Any, alpha: Any = 1, *, lean: bool = True) -> Tensor:
+    """``rsub``'s lean and general paths (after the fused one; ``lean``: as ``_add``'s)."""
     if isinstance(other, Tensor):
         return sub(other, self, alpha=alpha)
-    out = lean_binary(np.subtract, other, self) if _unit(alpha) else None  # (never bool)
+    out = lean_binary(np.subtract, other, self) if _unit(alpha) and lean else None  # (never bool)
     if out is None:
         _check_sub(self, other)
         dtype = result_type(self, other, op="rsub")
@@ -306,9 +307,9 @@ def mul(input: Any, other: Any) -> Tensor:
     return mul_operator(input, other)
 
 
-def _mul(input: Any, other: Any) -> Tensor:
-    """``mul``'s lean and general paths (after the fused one)."""
-    out = lean_binary(np.multiply, input, other)
+def _mul(input: Any, other: Any, *, lean: bool = True) -> Tensor:
+    """``mul``'s lean and general paths (after the fused one; ``lean``: as ``_add``'s)."""
+    out = lean_binary(np.multiply, input, other) if lean else None
     if out is None:
         out = binary(np.multiply, input, other)
     if needs_grad(input, other):
@@ -372,9 +373,9 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     return div_operator(input, other)
 
 
-def _div(input: Any, other: Any) -> Tensor:
-    """``div``'s lean and general paths (after the fused one)."""
-    out = lean_binary(np.true_divide, input, other)
+def _div(input: Any, other: Any, *, lean: bool = True) -> Tensor:
+    """``div``'s lean and general paths (after the fused one; ``lean``: as ``_add``'s)."""
+    out = lean_binary(np.true_divide, input, other) if lean else None
     if out is None:
         out = binary(np.true_divide, input, other, _true_div_dtype(input, other))
     if needs_grad(input, other):

@@ -188,6 +188,11 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
     keyword the op does not take gives ``NotImplemented``, as PyTorch's dunders."""
     decline = _declined if otherwise is None else otherwise
     pair = not reflected  # (two edges)
+
+    def general(input: Any, other: Any) -> Tensor | None:
+        """``otherwise`` after this path has found that ``lean_binary`` declines the
+        operands (its ``lean=False``: not asked twice)."""
+        return None if otherwise is None else otherwise(input, other, lean=False)
     takes = frozenset() if keywords is None else frozenset(inspect.signature(keywords).parameters)
 
     def fused(input: Any, other: Any, *, alpha: Any = _UNSET, rounding_mode: Any = _UNSET) -> Tensor | None:
@@ -211,123 +216,105 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         strides, n, meta, _ = plan
         in_meta = meta  # (the input's: its AccumulateGrad's)
         operand = other.__class__
-        y: Any = _LEAN  # (the operand, when this path computes the op)
-        values: Any = _LEAN  # (the result's buffer, when computed below with ``lean_binary``'s operands)
-        contiguous = input._strides == strides and n
-        if contiguous:
-            start = input._offset
-            x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
-            if operand is float or operand is int and -(2**63) <= other < 2**63:
-                y = other
-                if dtype is _FLOAT64:  # (NumPy takes a float64 0-d array faster than a Python number)
-                    y = _NUMBERS.get(other) or _number(other)
-            elif operand is Tensor and pair and other._storage.buffer.dtype is dtype:
-                data = other._storage.buffer
-                start = other._offset
-                own = other._sizes
+        x: Any = None  # (the input's NumPy operand; None when ``lean_binary`` made the result)
+        if operand is Tensor:
+            data = other._storage.buffer
+            if not pair or data.dtype is not dtype:
+                return decline(input, other) if reflected else general(input, other)  # (``sub``'s; lean declines)
+            own = other._sizes
+            if input._strides == strides and n:
                 if own == sizes:
                     if other._strides == strides:
+                        start = input._offset
+                        x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
+                        start = other._offset
                         y = data if start == 0 and len(data) == n else data[start:start + n]
                 elif (not own or own == (1,) and len(sizes) == 1) and other._strides == own:
                     # one element (0-d, or (1,) with a 1-D input; contiguous: its strides are
-                    # its sizes), broadcast by NumPy over the flat input: the input's geometry
-                    y = data[start:start + 1]
+                    # its sizes), as a 0-d view (NumPy broadcasts it faster than a (1,) one)
+                    # over the flat input: the input's geometry
+                    start = input._offset
+                    x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
+                    y = data[other._offset, ...]
                 elif not sizes or sizes == (1,) and len(own) == 1:
                     # the input is that one element: the other's geometry (``lean_binary``'s)
                     by_own = by_sizes.get(own) or _plan(own, dtype)  # (``by_sizes``: the input's made it)
                     if other._strides == by_own[0] and by_own[1]:
                         sizes, strides, n, meta = own, by_own[0], by_own[1], by_own[2]
-                        y = data if start == 0 and len(data) == n else data[start:start + n]
-        if y is _LEAN and pair:
-            # the rest of Note [Lean elementwise path] for the commonest operands, written out:
-            # ``_lean_strided_binary``'s and ``_lean_broadcast``'s NumPy views and call (a
-            # block ``u[2:, 1:-1]`` with a number, a 0-d tensor or another block; a column
-            # and a matrix), the result contiguous of the broadcast sizes, from a plan per
-            # geometry (``_pair_plan``); anything else (an operand ``lean_strided`` declines,
-            # another dtype) is ``lean_binary``'s below.
-            if operand is Tensor:
-                data = other._storage.buffer
-                if data.dtype is dtype:
-                    key = (sizes, input._strides, other._sizes, other._strides)
-                    pairs = _PAIRS[dtype]
-                    both = pairs.get(key, False)
-                    if both is False:
-                        both = _pair_plan(key, dtype)
-                    if both is not None:
-                        how, form, other_how, other_form, sizes, strides, meta = both
-                        start = input._offset
-                        if how is _FLAT:
-                            x = buffer[start:start + form[0]]
-                            if form[1] is not None:
-                                x = x.reshape(form[1])
-                        elif how is _STEP:
-                            x = buffer[start:start + form[1]:form[0]]
-                        else:
-                            x = _ndarray(key[0], dtype, buffer, start * buffer.itemsize, form)
                         start = other._offset
-                        if other_how is _FLAT:
-                            y = data[start:start + other_form[0]]
-                            if other_form[1] is not None:
-                                y = y.reshape(other_form[1])
-                        elif other_how is _STEP:
-                            y = data[start:start + other_form[1]:other_form[0]]
-                        else:
-                            y = _ndarray(key[2], dtype, data, start * data.itemsize, other_form)
-                        token = QUIET.set(IGNORE_ALL)
-                        try:
-                            values = ufunc(x, y)
-                        finally:
-                            QUIET.reset(token)
-                        if values.ndim != 1:
-                            values = values.ravel()  # (C-ordered: see ``lean_strided``)
-            elif not contiguous and (operand is float or operand is int and -(2**63) <= other < 2**63):
+                        x = buffer[input._offset, ...]
+                        y = data if start == 0 and len(data) == n else data[start:start + n]
+            if x is None:
+                # the rest of Note [Lean elementwise path] for the commonest operands, written
+                # out: ``_lean_strided_binary``'s and ``_lean_broadcast``'s NumPy views and
+                # call (a block ``u[2:, 1:-1]`` with a 0-d tensor or another block; a column
+                # and a matrix), the result contiguous of the broadcast sizes, from a plan per
+                # geometry (``_pair_plan``); anything else is ``lean_binary``'s below.
+                key = (sizes, input._strides, own, other._strides)
+                both = _PAIRS[dtype].get(key, False)
+                if both is False:
+                    both = _pair_plan(key, dtype)
+                if both is None:
+                    out = lean_binary(ufunc, input, other)
+                    if out is None:
+                        return general(input, other)
+                    if out._sizes != sizes:
+                        sizes = out._sizes
+                        meta = (by_sizes.get(sizes) or _plan(sizes, dtype))[2]
+                else:
+                    how, form, other_how, other_form, sizes, strides, meta = both
+                    start = input._offset
+                    if how is _FLAT:
+                        x = buffer[start:start + form[0]]
+                        if form[1] is not None:
+                            x = x.reshape(form[1])
+                    elif how is _STEP:
+                        x = buffer[start:start + form[1]:form[0]]
+                    else:
+                        x = _ndarray(key[0], dtype, buffer, start * buffer.itemsize, form)
+                    start = other._offset
+                    if other_how is _FLAT:
+                        y = data[start:start + other_form[0]]
+                        if other_form[1] is not None:
+                            y = y.reshape(other_form[1])
+                    elif other_how is _STEP:
+                        y = data[start:start + other_form[1]:other_form[0]]
+                    else:
+                        y = _ndarray(own, dtype, data, start * data.itemsize, other_form)
+        elif operand is float or operand is int and -(2**63) <= other < 2**63:
+            y = other
+            if dtype is _FLOAT64:  # (NumPy takes a float64 0-d array faster than a Python number)
+                y = _NUMBERS.get(other) or _number(other)
+            if input._strides == strides and n:
+                start = input._offset
+                x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
+            elif reflected:  # (a strided tensor: ``lean_binary`` computes it)
+                out = lean_binary(ufunc, other, input)
+                if out is None:
+                    return general(input, other)
+            else:  # a strided tensor (``lean_strided``'s NumPy view) and the result contiguous
                 item = buffer.itemsize
                 geometry = (sizes, input._strides)
                 rule = _STRIDED_RULES[item].get(geometry, False)
                 if rule is False:
                     rule = strided_rule(sizes, geometry[1], item)
-                if rule is not None:
-                    start = input._offset
-                    x = buffer[start:start + rule[2]:rule[1]] if rule[0] else \
-                        _ndarray(sizes, dtype, buffer, start * item, rule[1])
-                    y = other
-                    if dtype is _FLOAT64:
-                        y = _NUMBERS.get(other) or _number(other)
-                    token = QUIET.set(IGNORE_ALL)
-                    try:
-                        values = ufunc(x, y)
-                    except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
-                        values = None
-                    finally:
-                        QUIET.reset(token)
-                    if values is None:
-                        return decline(input, other)
-                    if values.ndim != 1:
-                        values = values.ravel()  # (C-ordered: see ``lean_strided``)
-        if values is not _LEAN:
-            pass
-        elif y is _LEAN:
-            # the rest of Note [Lean elementwise path] (strided operands, broadcasting):
-            # ``lean_binary`` computes the result; the node is made below all the same
-            if reflected and operand is Tensor:
-                return decline(input, other)  # (``sub``'s)
-            out = lean_binary(ufunc, other, input) if reflected else lean_binary(ufunc, input, other)
-            if out is None:
-                return decline(input, other)
-            if out._sizes != sizes:
-                sizes = out._sizes
-                meta = (by_sizes.get(sizes) or _plan(sizes, dtype))[2]
-        if values is _LEAN and y is not _LEAN:
+                if rule is None:
+                    return general(input, other)  # (``lean_binary`` declines it too)
+                start = input._offset
+                x = buffer[start:start + rule[2]:rule[1]] if rule[0] else \
+                    _ndarray(sizes, dtype, buffer, start * item, rule[1])
+        else:
+            return general(input, other)  # (``lean_binary`` takes only tensors and these numbers)
+        if x is not None:
             token = QUIET.set(IGNORE_ALL)
             try:
                 values = ufunc(x, y) if pair else ufunc(y, x)
             except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
-                values = None
+                return general(input, other)
             finally:
                 QUIET.reset(token)
-            if values is None:
-                return decline(input, other)
-        if values is not _LEAN:
+            if values.ndim != 1:
+                values = values.ravel()  # (C-ordered: see ``lean_strided``)
             # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
             storage = _new(Storage)
             storage.buffer = values
@@ -351,20 +338,20 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         if not _grad_state.enabled:
             return out
         # ``needs_grad``, ``Node.__init__`` and ``record``, written out for operands that are
-        # not views, or views whose history is up to date (``current_grad_fn``'s test)
+        # not views, views whose history is up to date (``current_grad_fn``'s test), or
+        # views without history of a base that needs no gradient (``requires_grad``'s test)
+        fn = input._grad_fn
         view = input._view_meta
-        if view is None:
-            plain = True
-        else:
-            counter = input._storage._counter
-            plain = input._grad_fn is not None and view.attr_version == (0 if counter is None else counter.value)
-        if plain and operand is Tensor:
+        plain = view is None or (view.attr_version == (
+            0 if (counter := input._storage._counter) is None else counter.value) and (
+            fn is not None or _no_gradient(input, view)))
+        if operand is Tensor:
+            other_fn = other._grad_fn
             view = other._view_meta
-            if view is not None:
-                counter = other._storage._counter
-                plain = other._grad_fn is not None and view.attr_version == (0 if counter is None else counter.value)
+            if plain and view is not None:
+                plain = view.attr_version == (0 if (counter := other._storage._counter) is None else counter.value) \
+                    and (other_fn is not None or _no_gradient(other, view))
         if plain:
-            fn = input._grad_fn
             if fn is not None:
                 first = (fn, input._output_nr)
             elif input._requires_grad:
@@ -386,14 +373,15 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                 first = _NO_EDGE
             second = _NO_EDGE
             if operand is Tensor:
-                fn = other._grad_fn
-                if fn is not None:
-                    second = (fn, other._output_nr)
+                if other_fn is not None:
+                    second = (other_fn, other._output_nr)
                 elif other._requires_grad:
                     ref = other._grad_accumulator
                     acc = ref() if ref is not None else None
                     second = (grad_accumulator(other) if acc is None else acc, 0)
-            if first is _NO_EDGE and second is _NO_EDGE:
+                elif first is _NO_EDGE:
+                    return out
+            elif first is _NO_EDGE:
                 return out
             node = _new(node_class)
             node.sequence_nr = _next_sequence_nr()
@@ -408,9 +396,35 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
             second = node.next_functions[1] if pair else _NO_EDGE
         else:
             return out
-        if saves:  # ``mul``/``div``'s ``node.save(...)``
-            _save_operands(node, saves, input, other if first[0] is not None or saves == QUOTIENT else None,
-                           second[0] is not None)
+        if not saves:
+            return out
+        # ``mul``'s ``node.save(input if other needs a gradient, other if input needs one)``
+        # and ``div``'s ``node.save(input if other needs a gradient, other)``, in
+        # ``SavingNode.save``'s compact form when it would take it
+        if operand is not Tensor:  # no tensor: hooks and anomaly mode only concern tensors
+            node._saved = None
+            node._compact = (None, other if first[0] is not None or saves == QUOTIENT else None)
+            node._codes = _NONE2
+            return out
+        a = input if second[0] is not None else None
+        b = other if first[0] is not None or saves == QUOTIENT else None
+        if anomaly_mode.enabled or SAVED_HOOKS.stack or (a is not None and input._storage.inference) or (
+                b is not None and other._storage.inference):
+            node.save(a, b)  # (the general form: SavedTensors, packed; refused, or saved as such)
+            return out
+        if a is None:
+            code_a = None
+        else:
+            counter = input._storage._counter
+            code_a = (0 if counter is None else 2 * counter.value) + (input._grad_fn is not None)
+        if b is None:
+            code_b = None
+        else:
+            counter = other._storage._counter
+            code_b = (0 if counter is None else 2 * counter.value) + (other._grad_fn is not None)
+        node._saved = None
+        node._compact = (a, b)
+        node._codes = (code_a, code_b)
         return out
 
     fused.__name__ = fused.__qualname__ = f"fused_{ufunc.__name__}"
@@ -423,33 +437,14 @@ def _declined(input: Any, other: Any = None) -> None:
     return None
 
 
-def _save_operands(node: Any, saves: int, input: Tensor, other: Any, input_saved: bool) -> None:
-    """``mul``'s ``node.save(input if other needs a gradient, other if input needs one)``
-    and ``div``'s ``node.save(input if other needs a gradient, other)`` (``other`` is None
-    here when not saved), in ``SavingNode.save``'s compact form when it would take it."""
-    a = input if input_saved else None
-    if other.__class__ is not Tensor and a is None:  # no tensor: hooks and anomaly mode only concern tensors
-        node._saved = None
-        node._compact = (None, other)
-        node._codes = _NONE2
-        return
-    if anomaly_mode.enabled or SAVED_HOOKS.stack or (a is not None and input._storage.inference) or (
-            other.__class__ is Tensor and other._storage.inference):
-        node.save(a, other)  # (the general form: SavedTensors, packed; refused, or saved as such)
-        return
-    if a is None:
-        code_a = None
-    else:
-        counter = input._storage._counter
-        code_a = (0 if counter is None else 2 * counter.value) + (input._grad_fn is not None)
-    if other.__class__ is not Tensor:
-        code_b = None
-    else:
-        counter = other._storage._counter
-        code_b = (0 if counter is None else 2 * counter.value) + (other._grad_fn is not None)
-    node._saved = None
-    node._compact = (a, other)
-    node._codes = (code_a, code_b)
+def _no_gradient(t: Tensor, view: Any) -> bool:
+    """Whether ``t``, a view whose history is up to date and empty, needs no gradient: it
+    does not require one itself, and its base (not a view) has no history and does not
+    require one (``requires_grad``'s test, for a view made under no_grad). Then ``t`` has
+    no edge; else ``needs_grad``/``record`` decide."""
+    base = view.base
+    return not t._requires_grad and base._view_meta is None and base._grad_fn is None \
+        and not base._requires_grad
 
 
 _P = inspect.Parameter
