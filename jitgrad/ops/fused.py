@@ -83,13 +83,12 @@ _weak = weakref.ref
 # ``(contiguous strides, numel, ((sizes, dtype),), (((), dtype),))``, the metadata of a
 # one-output node of these sizes and of a 0-d one (a sum's), shared with ``record``'s
 # (``graph.single_metadata``). Bounded, as ``operands.layout``'s cache.
-_PLANS: dict[np.dtype, dict[tuple[int, ...], tuple[tuple[int, ...], int, Any, Any]]] = {}
+_PLANS: dict[np.dtype, dict[tuple[int, ...], tuple[tuple[int, ...], int, Any, Any]]] = {
+    np.dtype(np.float32): {}, np.dtype(np.float64): {}}
 
 
 def _plan(sizes: tuple[int, ...], dtype: np.dtype) -> tuple[tuple[int, ...], int, Any, Any]:
-    by_sizes = _PLANS.get(dtype)
-    if by_sizes is None:
-        by_sizes = _PLANS[dtype] = {}
+    by_sizes = _PLANS[dtype]
     plan = (*layout(sizes), single_metadata(sizes, dtype), single_metadata((), dtype))
     if len(by_sizes) < 4096:
         by_sizes[sizes] = plan
@@ -208,13 +207,9 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         if dtype not in operands.LEAN_DTYPES:
             return decline(input, other)
         sizes = input._sizes
-        by_sizes = _PLANS.get(dtype)
-        plan = None if by_sizes is None else by_sizes.get(sizes)
-        if plan is None:
-            plan = _plan(sizes, dtype)
-            by_sizes = _PLANS[dtype]  # (made now if this is the dtype's first op; read below)
+        by_sizes = _PLANS[dtype]
+        plan = by_sizes.get(sizes) or _plan(sizes, dtype)
         strides, n, meta, _ = plan
-        in_meta = meta  # (the input's: its AccumulateGrad's)
         operand = other.__class__
         x: Any = None  # (the input's NumPy operand; None when ``lean_binary`` made the result)
         if operand is Tensor:
@@ -362,7 +357,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                     acc.next_functions = ()
                     acc.variable = input
                     acc.sequence_nr = _RUNS_FIRST
-                    acc.input_metadata = in_meta
+                    acc.input_metadata = plan[2]  # (the input's sizes)
                     if anomaly_mode.enabled:
                         anomaly_mode.record_creation(acc.metadata)
                     if input._hooks is not None:
