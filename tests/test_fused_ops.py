@@ -310,7 +310,8 @@ def test_views_without_history_take_the_written_out_edges() -> None:
             mock.patch.object(fused, "record", side_effect=AssertionError("record")):
         for make, grad in ((lambda: plain * 2.0, False), (lambda: x + plain, True), (lambda: plain - x, True),
                            (lambda: column + matrix, True), (lambda: column * column, False),
-                           (lambda: 2.0 - plain, False), (lambda: plain / x, True)):
+                           (lambda: 2.0 - plain, False), (lambda: plain / x, True), (lambda: plain.exp(), False),
+                           (lambda: -column, False), (lambda: plain.sum(), False), (lambda: column.mean(), False)):
             assert (make().grad_fn is not None) is grad
     with jitgrad.no_grad():
         row = x[1:]

@@ -517,6 +517,9 @@ def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
         fn = input._grad_fn
         if view is not None and (fn is None or view.attr_version != (
                 0 if (counter := input._storage._counter) is None else counter.value)):
+            if fn is None and _no_gradient(input, view) and view.attr_version == (
+                    0 if (counter := input._storage._counter) is None else counter.value):
+                return out  # (a view without history needing no gradient: as ``fused_binary``)
             if not needs_grad(input):
                 return out
             node = record(node_class(), (input,), (out,))
@@ -636,6 +639,9 @@ def fused_total(node_class: type[Node], mean: bool = False,
         fn = input._grad_fn
         if view is not None and (fn is None or view.attr_version != (
                 0 if (counter := input._storage._counter) is None else counter.value)):
+            if fn is None and _no_gradient(input, view) and view.attr_version == (
+                    0 if (counter := input._storage._counter) is None else counter.value):
+                return out  # (a view without history needing no gradient: as ``fused_binary``)
             if needs_grad(input):
                 record(node_class(sizes), (input,), (out,))
             return out
