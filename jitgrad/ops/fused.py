@@ -16,18 +16,27 @@ float32/float64 (``operands.LEAN_DTYPES``: the tests' ``general()`` switch turns
 off with the lean one), contiguous from its offset, not empty, nothing traced; for a binary
 op the other operand a Python float, an int in int64's range, or a tensor of the same dtype
 that has the same sizes and strides or is one element (0-d, or (1,) with a 1-D tensor, as
-``lean_binary``'s flat-buffer case). The commonest other operands of the lean path (a
+``lean_binary``'s flat-buffer case; the one element goes to NumPy as a 0-d view,
+``buffer[offset, ...]``, which it broadcasts ~0.2 us faster than a (1,) slice, and which
+is the general path's operand too). A binary op has one branch per kind of other operand
+(a tensor, a number), each ending in the one NumPy call: no sentinels to test on the way.
+The commonest other operands of the lean path (a
 strided column or block ``u[2:, 1:-1]`` with a number or a tensor, broadcasting ``v[:, None]
 + m``) are written out too: ``lean_strided``'s NumPy views (``operands.strided_rule``,
 memoised per geometry; for two tensors one plan per pair of geometries, ``_pair_plan``)
 and ``_lean_strided_binary``/``_lean_broadcast``'s call; the rest (a reflected op of a
 strided tensor, an operand ``lean_strided`` declines) is computed by ``lean_binary``
 itself, and the node is still made here. An operand that is a view whose history is up to
-date (``current_grad_fn``'s test) takes the written-out edges too; a stale view, or one without history, goes through
-``needs_grad``/``record``, which regenerate its history or look at its base. For anything
-else the function calls its op's lean and general paths (``otherwise``; a binary op whose
-``lean_binary`` declined tries it once more there, a waste only on the general path), which
-give the same values, dtype, strides, node, edges and saved values: tests/test_fused_ops.py compares every slot of the
+date (``current_grad_fn``'s test) takes the written-out edges too, and so does one without
+history whose base (not a view) has none and does not require a gradient, nor does the view
+(``_no_gradient``: ``requires_grad``'s test; ``randn(8)[:, None]``, a row of a detached
+table): it has no edge. A stale view, or one without history of a base that requires a
+gradient, goes through ``needs_grad``/``record``, which regenerate its history or look at
+its base. For anything else the function calls its op's lean and general paths
+(``otherwise``); when this path has run ``lean_binary`` and it declined, or the operands
+are ones it declines (another dtype, another kind of number), only the general path
+(``otherwise(..., lean=False)``, tests/test_fused_ops.py counts the calls). Both give the
+same values, dtype, strides, node, edges and saved values: tests/test_fused_ops.py compares every slot of the
 results, nodes, AccumulateGrads and saved values with the general path's, and the values
 and gradients with PyTorch's. If you add a slot to Tensor or Storage, a field to
 ``Node.__init__`` or ``AccumulateGrad.__init__``, or change ``record``/``SavingNode.save``,
