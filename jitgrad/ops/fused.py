@@ -378,7 +378,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
             second = _NO_EDGE
             if operand is Tensor:
                 if other_fn is not None:
-                    second = (other_fn, other._output_nr)
+                    second = first if other is input else (other_fn, other._output_nr)  # (``x * x``: one edge object)
                 elif other._requires_grad:
                     ref = other._grad_accumulator
                     acc = ref() if ref is not None else None
