@@ -694,3 +694,61 @@ def test_fused_blocks_and_broadcasts_match_the_general_path_and_pytorch(data: st
     if grad is not None:
         assert grad.numpy().tobytes() == slow_grad.numpy().tobytes()
         np.testing.assert_allclose(grad.numpy(), torch_grad.numpy(), rtol=1e-6)
+
+
+# -- quiet calls (``_quiet.QUIET_RUN``) ------------------------------------------------------
+def test_calls_are_quiet_when_another_thread_is_in_the_quiet_context() -> None:
+    """``QUIET_RUN``'s context is entered by one thread at a time: while another thread is
+    inside it, an op quiets its call with ``quiet_call`` instead, as silent and as exact."""
+    import threading
+
+    from jitgrad import _quiet
+
+    x = jitgrad.tensor([1e300, -1e300, 0.0, 2.0], dtype=jitgrad.float64, requires_grad=True)
+    inside, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        inside.set()
+        release.wait(10)
+
+    thread = threading.Thread(target=lambda: _quiet.QUIET_RUN(hold))
+    thread.start()
+    try:
+        assert inside.wait(10)
+        with pytest.raises(RuntimeError):
+            _quiet.QUIET_RUN(np.add, 1.0, 1.0)
+        with np.errstate(all="raise"):
+            outs = [x * x, x / 0.0, x - x * 2.0, 0.0 / x[2:], (x * 1e10).exp(), (x * 1e300).sum(), (x * 10.0).mean()]
+    finally:
+        release.set()
+        thread.join()
+    with np.errstate(all="ignore"), general():
+        slow = [x * x, x / 0.0, x - x * 2.0, 0.0 / x[2:], (x * 1e10).exp(), (x * 1e300).sum(), (x * 10.0).mean()]
+    for out, expected in zip(outs, slow):
+        _same_tensor(out, expected)
+
+
+def test_ops_in_threads_that_release_the_gil() -> None:
+    """Long NumPy loops release the GIL: threads calling fused ops at once get the same
+    values as one thread (one of them in ``QUIET_RUN``'s context, the others beside it)."""
+    import threading
+
+    a = jitgrad.rand(200_000, dtype=jitgrad.float64)
+    b = jitgrad.rand(200_000, dtype=jitgrad.float64) + 1.0
+    expected = ((a * b - a) / b).exp().sum().item()
+    results: list[Any] = []
+
+    def work() -> None:
+        try:
+            with np.errstate(all="raise"):
+                for _ in range(20):
+                    results.append(((a * b - a) / b).exp().sum().item())
+        except Exception as e:  # (reported below)
+            results.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [expected] * 60
