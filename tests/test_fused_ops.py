@@ -752,3 +752,36 @@ def test_ops_in_threads_that_release_the_gil() -> None:
     for t in threads:
         t.join()
     assert results == [expected] * 60
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+def test_one_element_operands_as_0d_views_give_the_general_paths_bits(op: str, dtype: str) -> None:
+    """A one-element operand (0-d, or (1,) with a 1-D tensor) goes to NumPy as a 0-d view:
+    bit for bit the general path's result, nans of either payload and sign included (which
+    nan a + b returns depends on the operands' order in the machine code), both ways round,
+    and the gradients too."""
+    np_dtype = np.dtype(dtype)
+    bits = np.uint64 if np_dtype.itemsize == 8 else np.uint32
+    quiet = 0x7FF8000000000000 if np_dtype.itemsize == 8 else 0x7FC00000
+    sign = 0x8000000000000000 if np_dtype.itemsize == 8 else 0x80000000
+    nans = np.array([quiet | 5, quiet | 7 | sign, quiet], dtype=bits).view(np_dtype)
+    values = np.concatenate([nans, np.array([np.inf, -np.inf, 0.0, -0.0, 1.5, -2.5, 3e38], dtype=np_dtype)])
+    make = OPS[op]
+    with np.errstate(all="ignore"):
+        for one in values:
+            for shape in ((), (1,)):
+                for swap in (False, True):
+                    results = []
+                    for path in (fused_only, general):
+                        x = jitgrad.from_numpy(values.copy()).requires_grad_()
+                        e = jitgrad.from_numpy(np.full(shape, one, dtype=np_dtype)).requires_grad_()
+                        a, b = (e, x * 1.0) if swap else (x * 1.0, e)
+                        with path():
+                            out = make(a, b)
+                        out.backward(jitgrad.ones_like(out))
+                        results.append((out, x.grad.numpy().tobytes(), e.grad.numpy().tobytes()))
+                    (out, gx, ge), (slow, sgx, sge) = results
+                    _same_tensor(out, slow)
+                    assert out.detach().numpy().tobytes() == slow.detach().numpy().tobytes()
+                    assert (gx, ge) == (sgx, sge)
