@@ -272,7 +272,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                     how, form, other_how, other_form, sizes, strides, meta = both
                     start = input._offset
                     if how is _FLAT:
-                        x = buffer[start:start + form[0]]
+                        x = buffer if start == 0 and len(buffer) == form[0] else buffer[start:start + form[0]]
                         if form[1] is not None:
                             x = x.reshape(form[1])
                     elif how is _STEP:
@@ -281,7 +281,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                         x = _ndarray(key[0], dtype, buffer, start * buffer.itemsize, form)
                     start = other._offset
                     if other_how is _FLAT:
-                        y = data[start:start + other_form[0]]
+                        y = data if start == 0 and len(data) == other_form[0] else data[start:start + other_form[0]]
                         if other_form[1] is not None:
                             y = y.reshape(other_form[1])
                     elif other_how is _STEP:
