@@ -20,9 +20,8 @@ that has the same sizes and strides or is one element (0-d, or (1,) with a 1-D t
 ``buffer[offset, ...]``, which it broadcasts ~0.2 us faster than a (1,) slice, and which
 is the general path's operand too). A binary op has one branch per kind of other operand
 (a tensor, a number), each ending in the one NumPy call: no sentinels to test on the way.
-The commonest other operands of the lean path (a
-strided column or block ``u[2:, 1:-1]`` with a number or a tensor, broadcasting ``v[:, None]
-+ m``) are written out too: ``lean_strided``'s NumPy views (``operands.strided_rule``,
+The commonest other operands of the lean path (a strided column or block ``u[2:, 1:-1]``
+with a number or a tensor, broadcasting ``v[:, None] + m``) are written out too: ``lean_strided``'s NumPy views (``operands.strided_rule``,
 memoised per geometry; for two tensors one plan per pair of geometries, ``_pair_plan``)
 and ``_lean_strided_binary``/``_lean_broadcast``'s call; the rest (a reflected op of a
 strided tensor, an operand ``lean_strided`` declines) is computed by ``lean_binary``
@@ -36,9 +35,9 @@ its base. For anything else the function calls its op's lean and general paths
 (``otherwise``); when this path has run ``lean_binary`` and it declined, or the operands
 are ones it declines (another dtype, another kind of number), only the general path
 (``otherwise(..., lean=False)``, tests/test_fused_ops.py counts the calls). Both give the
-same values, dtype, strides, node, edges and saved values: tests/test_fused_ops.py compares every slot of the
-results, nodes, AccumulateGrads and saved values with the general path's, and the values
-and gradients with PyTorch's. If you add a slot to Tensor or Storage, a field to
+same values, dtype, strides, node, edges and saved values: tests/test_fused_ops.py compares
+every slot of the results, nodes, AccumulateGrads and saved values with the general
+path's, and the values and gradients with PyTorch's. If you add a slot to Tensor or Storage, a field to
 ``Node.__init__`` or ``AccumulateGrad.__init__``, or change ``record``/``SavingNode.save``,
 change the written-out copies here too (each template has its own: a shared helper is a
 frame, ~5% of an op): that test fails until you do.
@@ -52,8 +51,9 @@ and ``jitgrad.sum``/``mean`` call them.
 NumPy's floating-point warnings are silenced around the call, as everywhere: the call
 runs in a context where ``QUIET`` is set (``_quiet.QUIET_RUN``, ~0.2 us less than setting
 and resetting it, and no objects), or, when another thread is in that context, between
-``QUIET.set`` and ``reset`` (``quiet_call``); except for ``negative`` and ``absolute``, which never raise a floating-point flag (they
-only touch the sign bit), so NumPy cannot warn whatever its error state.
+``QUIET.set`` and ``reset`` (``quiet_call``); except for ``negative`` and ``absolute``,
+which never raise a floating-point flag (they only touch the sign bit), so NumPy cannot
+warn whatever its error state.
 """
 
 from __future__ import annotations
@@ -109,7 +109,6 @@ def _plan(sizes: tuple[int, ...], dtype: np.dtype) -> tuple[tuple[int, ...], int
 
 _NO_OTHER: Any = object()  # (a unary op's second argument: none given)
 _UNSET: Any = object()  # (a binary op's keyword: not given)
-_LEAN: Any = object()  # (a binary op's operand not taken here: ``lean_binary`` computes it)
 
 # Python numbers as read-only float64 0-d arrays, for float64 operands: the same operand to
 # NumPy's loop (a Python float is a double; an int below 2**53 converts exactly, as NumPy's
@@ -199,12 +198,12 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
     keyword the op does not take gives ``NotImplemented``, as PyTorch's dunders."""
     decline = _declined if otherwise is None else otherwise
     pair = not reflected  # (two edges)
+    takes = frozenset() if keywords is None else frozenset(inspect.signature(keywords).parameters)
 
     def general(input: Any, other: Any) -> Tensor | None:
         """``otherwise`` after this path has found that ``lean_binary`` declines the
         operands (its ``lean=False``: not asked twice)."""
         return None if otherwise is None else otherwise(input, other, lean=False)
-    takes = frozenset() if keywords is None else frozenset(inspect.signature(keywords).parameters)
 
     def fused(input: Any, other: Any, *, alpha: Any = _UNSET, rounding_mode: Any = _UNSET) -> Tensor | None:
         if alpha is not _UNSET or rounding_mode is not _UNSET:
