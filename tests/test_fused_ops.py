@@ -41,10 +41,22 @@ def general() -> Iterator[None]:
 @contextlib.contextmanager
 def fused_only() -> Iterator[None]:
     """The lean paths behind the fused ones refuse every call: an op that is not fused
-    runs the general path, so a test can tell the fused path was taken."""
-    with mock.patch.object(operands, "lean_data", lambda t: None), \
-            mock.patch.object(operands, "lean_binary", lambda *args: None):
+    runs the general path, so a test can tell the fused path was taken. Each module that
+    imported ``lean_data`` or ``lean_binary`` (``from .operands import ...``) has its own
+    name for it: every jitgrad module's name bound to them is patched."""
+    with contextlib.ExitStack() as stack:
+        for name in ("lean_data", "lean_binary"):
+            for module in _binding(getattr(operands, name), name):
+                stack.enter_context(mock.patch.object(module, name, lambda *args: None))
         yield
+
+
+def _binding(f: Any, name: str) -> list[Any]:
+    """The jitgrad modules whose global ``name`` is ``f``."""
+    modules = [m for key, m in list(sys.modules.items())
+               if (key == "jitgrad" or key.startswith("jitgrad.")) and getattr(m, name, None) is f]
+    assert operands in modules
+    return modules
 
 
 def _slots(obj: Any) -> dict[str, Any]:
@@ -341,6 +353,25 @@ def test_the_general_path_does_not_ask_the_lean_path_again() -> None:
             with general():
                 slow = make()
             _same_tensor(out, slow)
+
+
+def test_fused_only_refuses_every_lean_path() -> None:
+    """``fused_only`` patches each module's own name for the lean helpers: no jitgrad
+    module holds them inside it, and the ops the fused path leaves (the functions with a
+    number first) build what the general path builds."""
+    real = {name: getattr(operands, name) for name in ("lean_data", "lean_binary")}
+    with fused_only():
+        held = [(key, name) for key, m in list(sys.modules.items()) if key.startswith("jitgrad")
+                for name, f in real.items() if getattr(m, name, None) is f]
+    assert held == []
+    for make in (lambda x: jitgrad.add(2.0, x), lambda x: jitgrad.sub(2.0, x), lambda x: jitgrad.mul(2.0, x),
+                 lambda x: jitgrad.div(2.0, x), lambda x: jitgrad.add(x, x, alpha=2)):
+        results = []
+        for path in (fused_only, general):
+            x = jitgrad.tensor([0.5, -1.5, 0.0], dtype=jitgrad.float64, requires_grad=True)
+            with path():
+                results.append(make(x))
+        _same_tensor(*results)
 
 
 def test_written_out_tensor_and_storage_have_every_slot_of_make_and_fresh() -> None:
