@@ -38,11 +38,11 @@ except (ImportError, AttributeError):  # pragma: no cover - depends on the NumPy
     QUIET, IGNORE_ALL = _Errstate(), None  # type: ignore[assignment]
 
 
-def quiet_call(f: Any, *args: Any) -> Any:
-    """``f(*args)`` with QUIET set around it."""
+def quiet_call(f: Any, *args: Any, **kwargs: Any) -> Any:
+    """``f(*args, **kwargs)`` with QUIET set around it."""
     token = QUIET.set(IGNORE_ALL)
     try:
-        return f(*args)
+        return f(*args, **kwargs)
     finally:
         QUIET.reset(token)
 
@@ -51,10 +51,14 @@ def quiet_call(f: Any, *args: Any) -> Any:
 # per-op paths. ``Context.run`` only swaps the thread's current context (~0.01 us), where
 # ``QUIET.set``/``reset`` make a new mapping and a token each (~0.2 us, and objects for the
 # collector). A ufunc on arrays reads no other context variable than NumPy's error state,
-# so the caller's other variables are not missed. A Context is entered by one thread at a
-# time: ``QUIET_RUN`` raises RuntimeError (before calling) when another thread is inside it
-# (NumPy releases the GIL in long loops) or an enclosing call is; callers then use
-# ``quiet_call``. Without the context variable (older NumPy), it is ``quiet_call``.
+# so the caller's other variables are not missed; the same holds for the small functions
+# of NumPy calls the ops pass (``reduction._log_sum_exp``: ufuncs, reductions, ``astype``),
+# which must not set a context variable either (it would stay in this Context). A Context
+# is entered by one thread at a time: ``QUIET_RUN`` raises RuntimeError (before calling)
+# when another thread is inside it (NumPy releases the GIL in long loops) or an enclosing
+# call is; callers then use ``quiet_call`` (a RuntimeError of the call itself runs it a
+# second time, raising it again: callers pass calls that may run twice). Without the
+# context variable (older NumPy), it is ``quiet_call``.
 if isinstance(QUIET, contextvars.ContextVar):
     _QUIET_CONTEXT = contextvars.Context()
     _QUIET_CONTEXT.run(QUIET.set, IGNORE_ALL)

@@ -728,14 +728,13 @@ def test_fused_blocks_and_broadcasts_match_the_general_path_and_pytorch(data: st
 
 
 # -- quiet calls (``_quiet.QUIET_RUN``) ------------------------------------------------------
-def test_calls_are_quiet_when_another_thread_is_in_the_quiet_context() -> None:
-    """``QUIET_RUN``'s context is entered by one thread at a time: while another thread is
-    inside it, an op quiets its call with ``quiet_call`` instead, as silent and as exact."""
+@contextlib.contextmanager
+def _another_thread_in_the_quiet_context() -> Iterator[None]:
+    """Another thread is inside ``QUIET_RUN``'s context for the block."""
     import threading
 
     from jitgrad import _quiet
 
-    x = jitgrad.tensor([1e300, -1e300, 0.0, 2.0], dtype=jitgrad.float64, requires_grad=True)
     inside, release = threading.Event(), threading.Event()
 
     def hold() -> None:
@@ -746,17 +745,84 @@ def test_calls_are_quiet_when_another_thread_is_in_the_quiet_context() -> None:
     thread.start()
     try:
         assert inside.wait(10)
+        yield
+    finally:
+        release.set()
+        thread.join()
+
+
+def test_calls_are_quiet_when_another_thread_is_in_the_quiet_context() -> None:
+    """``QUIET_RUN``'s context is entered by one thread at a time: while another thread is
+    inside it, an op quiets its call with ``quiet_call`` instead, as silent and as exact."""
+    from jitgrad import _quiet
+
+    x = jitgrad.tensor([1e300, -1e300, 0.0, 2.0], dtype=jitgrad.float64, requires_grad=True)
+    with _another_thread_in_the_quiet_context():
         with pytest.raises(RuntimeError):
             _quiet.QUIET_RUN(np.add, 1.0, 1.0)
         with np.errstate(all="raise"):
             outs = [x * x, x / 0.0, x - x * 2.0, 0.0 / x[2:], (x * 1e10).exp(), (x * 1e300).sum(), (x * 10.0).mean()]
-    finally:
-        release.set()
-        thread.join()
     with np.errstate(all="ignore"), general():
         slow = [x * x, x / 0.0, x - x * 2.0, 0.0 / x[2:], (x * 1e10).exp(), (x * 1e300).sum(), (x * 10.0).mean()]
     for out, expected in zip(outs, slow):
         _same_tensor(out, expected)
+
+
+def _quiet_sites() -> list[Callable[[], Any]]:
+    """An op through each site that quiets its NumPy calls with ``QUIET_RUN`` outside
+    ``fused.py``/``operands.py``, on operands that overflow, divide by zero or make nans."""
+    from jitgrad.ops import declare, pointwise, reduction
+
+    def lean_sum(make: Callable[[], Any]) -> Any:  # (the fused total declined: ``_lean_total``)
+        with mock.patch.object(reduction, "_fused_sum", lambda t: None), \
+                mock.patch.object(reduction, "_fused_mean", lambda t: None):
+            return make()
+
+    def grad_of(make: Callable[[Any], Any]) -> Any:
+        leaf = jitgrad.tensor([3.0, -1e300, 0.5, 2.0], dtype=jitgrad.float64, requires_grad=True)
+        make(leaf).backward()
+        return leaf.grad
+
+    big = jitgrad.tensor([1e300, -1e300, 0.5, 2.0], dtype=jitgrad.float64, requires_grad=True)
+    x = big * 1.0
+    inf = jitgrad.tensor([float("inf"), 1.0, 2.0, float("-inf")], dtype=jitgrad.float64, requires_grad=True) * 1.0
+    none = jitgrad.full((4,), float("-inf"), dtype=jitgrad.float64, requires_grad=True) * 1.0
+    table = jitgrad.tensor([[float("-inf"), 1.0], [float("-inf"), 2.0]], dtype=jitgrad.float64, requires_grad=True)
+    return [
+        lambda: lean_sum(lambda: (x * 1e10).sum()), lambda: lean_sum(lambda: (x * 1e10).mean()),
+        lambda: (x * 1e10).reshape(2, 2).sum(1), lambda: jitgrad.logsumexp(none, 0),
+        lambda: jitgrad.logsumexp(none, 0, keepdim=True), lambda: jitgrad.logsumexp(table * 1.0, 0),
+        lambda: jitgrad.logsumexp(table * 1.0, 1), lambda: jitgrad.softmax(inf, 0),
+        lambda: jitgrad.log_softmax(inf, 0), lambda: jitgrad.softmax(table * 1.0, 1),
+        lambda: jitgrad.log_softmax(table * 1.0, 0), lambda: declare.call_pointwise(pointwise.EXPM1, (x,)),
+        lambda: declare.call_pointwise(pointwise.LOG1P, (-x,)), lambda: jitgrad.sigmoid(-x),
+        lambda: jitgrad.clamp(x * 1e10, -1.0, 1.0), lambda: x ** 2.0, lambda: x ** 0.5, lambda: x ** -1.0,
+        lambda: grad_of(lambda leaf: (leaf * 1e300 * 1e300).sum()),  # (a broadcast gradient times a number)
+        lambda: grad_of(lambda leaf: ((leaf * 1e300).exp() * 1e300).sum()),  # (into the owned buffer)
+    ]
+
+
+def test_quiet_sites_under_raise_and_while_another_thread_is_in_the_context() -> None:
+    """Each op quieting its calls with ``QUIET_RUN`` (reductions, declared ops, clamp, pow,
+    ``MulBackward0._by_number``) is silent under ``np.errstate(all="raise")``, directly and
+    through ``quiet_call`` while another thread is inside the context, with the general
+    path's bits; the caller's error state is left as it was, and the context holds NumPy's
+    error state only."""
+    from jitgrad import _quiet
+
+    with np.errstate(all="ignore"), general():
+        expected = [make() for make in _quiet_sites()]
+    with np.errstate(all="raise"):
+        direct = [make() for make in _quiet_sites()]
+        assert np.geterr()["over"] == "raise"
+    with _another_thread_in_the_quiet_context(), np.errstate(all="raise"):
+        held = [make() for make in _quiet_sites()]
+        assert np.geterr()["invalid"] == "raise"
+    for outs in (direct, held):
+        for out, slow in zip(outs, expected):
+            assert out.dtype == slow.dtype and out.shape == slow.shape and out.stride() == slow.stride()
+            assert out.detach().numpy().tobytes() == slow.detach().numpy().tobytes()
+    assert list(_quiet._QUIET_CONTEXT.keys()) == [_quiet.QUIET]
 
 
 def test_ops_in_threads_that_release_the_gil() -> None:

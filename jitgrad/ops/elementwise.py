@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _tracing, dtypes
 from ..creation import zeros_like
-from .._quiet import IGNORE_ALL, QUIET
+from .._quiet import IGNORE_ALL, QUIET, QUIET_RUN, quiet_call
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, OwnedGrads, SavingNode
@@ -278,11 +278,10 @@ class MulBackward0(SavingNode):
             # allocation
             if b != 1:  # g * 1 is g, bit for bit
                 data = g.numpy()
-                token = QUIET.set(IGNORE_ALL)  # (overflow and nan quietly, as the forward)
-                try:
-                    np.multiply(data, b, out=data, casting="unsafe")
-                finally:
-                    QUIET.reset(token)
+                try:  # (overflow and nan quietly, as the forward)
+                    QUIET_RUN(np.multiply, data, b, data, casting="unsafe")
+                except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+                    quiet_call(np.multiply, data, b, data, casting="unsafe")
             return OwnedGrads((g, None), (True, False))
         if not any(g._strides) and numel(g._sizes) > 1:
             # a broadcast constant (the gradient of a sum) times a number is a broadcast
@@ -290,14 +289,17 @@ class MulBackward0(SavingNode):
             # its one value by a single ufunc call, in the dtype ``mul`` would give
             start = g._offset
             one = g._storage.buffer[start:start + 1]
-            token = QUIET.set(IGNORE_ALL)
-            try:
-                if b.__class__ is float and one.dtype in LEAN_DTYPES:  # the dtype ``mul`` gives
-                    one = np.multiply(one, b)
-                else:
+            if b.__class__ is float and one.dtype in LEAN_DTYPES:  # the dtype ``mul`` gives
+                try:
+                    one = QUIET_RUN(np.multiply, one, b)
+                except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+                    one = quiet_call(np.multiply, one, b)
+            else:
+                token = QUIET.set(IGNORE_ALL)
+                try:
                     one = np.multiply(one, b, dtype=result_type(g, b, op="multiply"), casting="unsafe")
-            finally:
-                QUIET.reset(token)
+                finally:
+                    QUIET.reset(token)
             return (fresh_result(one, g._sizes, (0,) * len(g._sizes)), None)
         out = scaled(g, b)  # (on data when lean)
         return (mul(g, b) if out is None else out, None)
