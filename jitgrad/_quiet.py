@@ -11,6 +11,7 @@ it sets (NumPy >= 2's private ``_extobj_contextvar``; an errstate fallback other
 from __future__ import annotations
 
 import contextlib
+import contextvars
 from typing import Any, Iterator
 
 import numpy as np
@@ -35,6 +36,35 @@ try:
         IGNORE_ALL = QUIET.get()
 except (ImportError, AttributeError):  # pragma: no cover - depends on the NumPy version
     QUIET, IGNORE_ALL = _Errstate(), None  # type: ignore[assignment]
+
+
+def quiet_call(f: Any, *args: Any, **kwargs: Any) -> Any:
+    """``f(*args, **kwargs)`` with QUIET set around it."""
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        return f(*args, **kwargs)
+    finally:
+        QUIET.reset(token)
+
+
+# ``QUIET_RUN(ufunc, x, y)``: the call in a Context of its own where QUIET is set, for the
+# per-op paths. ``Context.run`` only swaps the thread's current context (~0.01 us), where
+# ``QUIET.set``/``reset`` make a new mapping and a token each (~0.2 us, and objects for the
+# collector). A ufunc on arrays reads no other context variable than NumPy's error state,
+# so the caller's other variables are not missed; the same holds for the small functions
+# of NumPy calls the ops pass (``reduction._log_sum_exp``: ufuncs, reductions, ``astype``),
+# which must not set a context variable either (it would stay in this Context). A Context
+# is entered by one thread at a time: ``QUIET_RUN`` raises RuntimeError (before calling)
+# when another thread is inside it (NumPy releases the GIL in long loops) or an enclosing
+# call is; callers then use ``quiet_call`` (a RuntimeError of the call itself runs it a
+# second time, raising it again: callers pass calls that may run twice). Without the
+# context variable (older NumPy), it is ``quiet_call``.
+if isinstance(QUIET, contextvars.ContextVar):
+    _QUIET_CONTEXT = contextvars.Context()
+    _QUIET_CONTEXT.run(QUIET.set, IGNORE_ALL)
+    QUIET_RUN = _QUIET_CONTEXT.run
+else:  # pragma: no cover - depends on the NumPy version
+    QUIET_RUN = quiet_call
 
 
 @contextlib.contextmanager

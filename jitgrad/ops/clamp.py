@@ -15,7 +15,8 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavingNode
 from ..geometry import broadcast_shapes
 from ..tensor import Tensor
-from .operands import IGNORE_ALL, QUIET, array_of, as_array, new_output, result_type, shape_of, wrapped_operand
+from .._quiet import QUIET_RUN, quiet_call
+from .operands import array_of, as_array, new_output, result_type, shape_of, wrapped_operand
 from .compare import compare, logical_and, logical_or, where
 from .inplace import apply_inplace, check_inplace_operands, original
 
@@ -115,11 +116,11 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     shape = broadcast_shapes(input._sizes, *map(shape_of, bounds))
     # laid out as PyTorch's TensorIterator would: number bounds are arguments, not operands
     out, view = new_output(shape, dtype, (input, *(b for b in bounds if isinstance(b, Tensor))))
-    token = QUIET.set(IGNORE_ALL)
+    x, lo, hi = array_of(input), _bound(min, dtype), _bound(max, dtype)
     try:
-        _np_clamp(array_of(input), _bound(min, dtype), _bound(max, dtype), out=view, dtype=dtype)
-    finally:
-        QUIET.reset(token)
+        QUIET_RUN(_np_clamp, x, lo, hi, view, dtype)
+    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+        quiet_call(_np_clamp, x, lo, hi, view, dtype)
     if tensors and needs_grad(input, min, max):
         node = record(ClampBackward0(), (input, _tensor_or_none(min), _tensor_or_none(max)), (out,))
         node.save(input, min, max)  # type: ignore[attr-defined]
@@ -144,11 +145,11 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
         return node
 
     values = np.empty(self._sizes, dtype)
-    token = QUIET.set(IGNORE_ALL)
+    x, lo, hi = array_of(self), _bound(min, dtype), _bound(max, dtype)
     try:
-        _np_clamp(array_of(self), _bound(min, dtype), _bound(max, dtype), out=values, dtype=dtype)
-    finally:
-        QUIET.reset(token)
+        QUIET_RUN(_np_clamp, x, lo, hi, values, dtype)
+    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+        quiet_call(_np_clamp, x, lo, hi, values, dtype)
     inputs = (self, _tensor_or_none(min), _tensor_or_none(max)) if tensors else (self,)
     return apply_inplace("clamp_", self, values, dtype, inputs, make_node)
 

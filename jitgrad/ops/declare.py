@@ -25,6 +25,7 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavedTensor, SavingNode
 from ..tensor import Tensor
 from ..geometry import broadcast_shapes
+from .._quiet import QUIET_RUN, quiet_call
 from .operands import (
     IGNORE_ALL, QUIET, array_of, as_array, broadcast_shape, fresh_result, lean_data, new_output, result_type,
     shape_of, wrapped_operand,
@@ -325,23 +326,30 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
                 cache[x._storage.buffer.dtype] = cached
         compute_dtype, dtype = cached
         data = lean_data(x) if compute_dtype is not None else None
-        token = QUIET.set(IGNORE_ALL)
-        try:
-            if data is not None:  # Note [Lean elementwise path] in operands.py: flat buffers
-                if decl.ufunc and compute_dtype is data.dtype and dtype is compute_dtype:
-                    values = decl.forward(data)  # (the loop ``dtype=`` would choose)
-                else:
-                    values = np.empty(data.shape[0], dtype)
-                    decl.forward(data, out=values, dtype=compute_dtype, casting="unsafe")
-                out = fresh_result(values, x._sizes, x._strides)
+        if data is not None:  # Note [Lean elementwise path] in operands.py: flat buffers
+            forward = decl.forward
+            if decl.ufunc and compute_dtype is data.dtype and dtype is compute_dtype:
+                try:  # (the loop ``dtype=`` would choose)
+                    values = QUIET_RUN(forward, data)
+                except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+                    values = quiet_call(forward, data)
             else:
-                out, view = new_output(x._sizes, dtype, args)
+                values = np.empty(data.shape[0], dtype)
+                try:
+                    QUIET_RUN(forward, data, out=values, dtype=compute_dtype, casting="unsafe")
+                except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+                    quiet_call(forward, data, out=values, dtype=compute_dtype, casting="unsafe")
+            out = fresh_result(values, x._sizes, x._strides)
+        else:
+            out, view = new_output(x._sizes, dtype, args)
+            token = QUIET.set(IGNORE_ALL)
+            try:
                 if compute_dtype is None:  # (a bool-valued predicate)
                     decl.forward(array_of(x), out=view)
                 else:
                     decl.forward(array_of(x), out=view, dtype=compute_dtype, casting="unsafe")
-        finally:
-            QUIET.reset(token)
+            finally:
+                QUIET.reset(token)
         if decl.differentiable and needs_grad(x):
             node = decl.node()
             record(node, args, (out,))

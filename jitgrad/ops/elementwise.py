@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _tracing, dtypes
 from ..creation import zeros_like
-from .._quiet import IGNORE_ALL, QUIET
+from .._quiet import IGNORE_ALL, QUIET, QUIET_RUN, quiet_call
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, OwnedGrads, SavingNode
@@ -103,10 +103,11 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return _add(input, other, alpha)
 
 
-def _add(input: Any, other: Any, alpha: Any = 1) -> Tensor:
-    """``add``'s lean and general paths (after the fused one)."""
+def _add(input: Any, other: Any, alpha: Any = 1, *, lean: bool = True) -> Tensor:
+    """``add``'s lean and general paths (after the fused one; ``lean=False``: the fused
+    path found the lean one declines these operands)."""
     unit = _unit(alpha)
-    out = lean_binary(np.add, input, other) if unit else None
+    out = lean_binary(np.add, input, other) if unit and lean else None
     if out is None:
         dtype = result_type(input, other, op="add")
         out = binary(np.add, input, other if unit else _scaled("add", other, alpha, dtype), dtype)
@@ -173,10 +174,10 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return _sub(input, other, alpha)
 
 
-def _sub(input: Any, other: Any, alpha: Any = 1) -> Tensor:
-    """``sub``'s lean and general paths (after the fused one)."""
+def _sub(input: Any, other: Any, alpha: Any = 1, *, lean: bool = True) -> Tensor:
+    """``sub``'s lean and general paths (after the fused one; ``lean``: as ``_add``'s)."""
     unit = _unit(alpha)
-    out = lean_binary(np.subtract, input, other) if unit else None  # (never bool)
+    out = lean_binary(np.subtract, input, other) if unit and lean else None  # (never bool)
     if out is None:
         _check_sub(input, other)
         dtype = result_type(input, other, op="sub")
@@ -224,11 +225,11 @@ def rsub(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return _rsub(self, other, alpha)
 
 
-def _rsub(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
-    """``rsub``'s lean and general paths (after the fused one)."""
+def _rsub(self: Tensor, other: Any, alpha: Any = 1, *, lean: bool = True) -> Tensor:
+    """``rsub``'s lean and general paths (after the fused one; ``lean``: as ``_add``'s)."""
     if isinstance(other, Tensor):
         return sub(other, self, alpha=alpha)
-    out = lean_binary(np.subtract, other, self) if _unit(alpha) else None  # (never bool)
+    out = lean_binary(np.subtract, other, self) if _unit(alpha) and lean else None  # (never bool)
     if out is None:
         _check_sub(self, other)
         dtype = result_type(self, other, op="rsub")
@@ -277,11 +278,10 @@ class MulBackward0(SavingNode):
             # allocation
             if b != 1:  # g * 1 is g, bit for bit
                 data = g.numpy()
-                token = QUIET.set(IGNORE_ALL)  # (overflow and nan quietly, as the forward)
-                try:
-                    np.multiply(data, b, out=data, casting="unsafe")
-                finally:
-                    QUIET.reset(token)
+                try:  # (overflow and nan quietly, as the forward)
+                    QUIET_RUN(np.multiply, data, b, data, casting="unsafe")
+                except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+                    quiet_call(np.multiply, data, b, data, casting="unsafe")
             return OwnedGrads((g, None), (True, False))
         if not any(g._strides) and numel(g._sizes) > 1:
             # a broadcast constant (the gradient of a sum) times a number is a broadcast
@@ -289,14 +289,17 @@ class MulBackward0(SavingNode):
             # its one value by a single ufunc call, in the dtype ``mul`` would give
             start = g._offset
             one = g._storage.buffer[start:start + 1]
-            token = QUIET.set(IGNORE_ALL)
-            try:
-                if b.__class__ is float and one.dtype in LEAN_DTYPES:  # the dtype ``mul`` gives
-                    one = np.multiply(one, b)
-                else:
+            if b.__class__ is float and one.dtype in LEAN_DTYPES:  # the dtype ``mul`` gives
+                try:
+                    one = QUIET_RUN(np.multiply, one, b)
+                except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+                    one = quiet_call(np.multiply, one, b)
+            else:
+                token = QUIET.set(IGNORE_ALL)
+                try:
                     one = np.multiply(one, b, dtype=result_type(g, b, op="multiply"), casting="unsafe")
-            finally:
-                QUIET.reset(token)
+                finally:
+                    QUIET.reset(token)
             return (fresh_result(one, g._sizes, (0,) * len(g._sizes)), None)
         out = scaled(g, b)  # (on data when lean)
         return (mul(g, b) if out is None else out, None)
@@ -306,9 +309,9 @@ def mul(input: Any, other: Any) -> Tensor:
     return mul_operator(input, other)
 
 
-def _mul(input: Any, other: Any) -> Tensor:
-    """``mul``'s lean and general paths (after the fused one)."""
-    out = lean_binary(np.multiply, input, other)
+def _mul(input: Any, other: Any, *, lean: bool = True) -> Tensor:
+    """``mul``'s lean and general paths (after the fused one; ``lean``: as ``_add``'s)."""
+    out = lean_binary(np.multiply, input, other) if lean else None
     if out is None:
         out = binary(np.multiply, input, other)
     if needs_grad(input, other):
@@ -372,9 +375,9 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     return div_operator(input, other)
 
 
-def _div(input: Any, other: Any) -> Tensor:
-    """``div``'s lean and general paths (after the fused one)."""
-    out = lean_binary(np.true_divide, input, other)
+def _div(input: Any, other: Any, *, lean: bool = True) -> Tensor:
+    """``div``'s lean and general paths (after the fused one; ``lean``: as ``_add``'s)."""
+    out = lean_binary(np.true_divide, input, other) if lean else None
     if out is None:
         out = binary(np.true_divide, input, other, _true_div_dtype(input, other))
     if needs_grad(input, other):

@@ -16,20 +16,28 @@ float32/float64 (``operands.LEAN_DTYPES``: the tests' ``general()`` switch turns
 off with the lean one), contiguous from its offset, not empty, nothing traced; for a binary
 op the other operand a Python float, an int in int64's range, or a tensor of the same dtype
 that has the same sizes and strides or is one element (0-d, or (1,) with a 1-D tensor, as
-``lean_binary``'s flat-buffer case). The commonest other operands of the lean path (a
-strided column or block ``u[2:, 1:-1]`` with a number or a tensor, broadcasting ``v[:, None]
-+ m``) are written out too: ``lean_strided``'s NumPy views (``operands.strided_rule``,
+``lean_binary``'s flat-buffer case; the one element goes to NumPy as a 0-d view,
+``buffer[offset, ...]``, which it broadcasts ~0.2 us faster than a (1,) slice, and which
+is the general path's operand too). A binary op has one branch per kind of other operand
+(a tensor, a number), each ending in the one NumPy call: no sentinels to test on the way.
+The commonest other operands of the lean path (a strided column or block ``u[2:, 1:-1]``
+with a number or a tensor, broadcasting ``v[:, None] + m``) are written out too: ``lean_strided``'s NumPy views (``operands.strided_rule``,
 memoised per geometry; for two tensors one plan per pair of geometries, ``_pair_plan``)
 and ``_lean_strided_binary``/``_lean_broadcast``'s call; the rest (a reflected op of a
 strided tensor, an operand ``lean_strided`` declines) is computed by ``lean_binary``
 itself, and the node is still made here. An operand that is a view whose history is up to
-date (``current_grad_fn``'s test) takes the written-out edges too; a stale view, or one without history, goes through
-``needs_grad``/``record``, which regenerate its history or look at its base. For anything
-else the function calls its op's lean and general paths (``otherwise``; a binary op whose
-``lean_binary`` declined tries it once more there, a waste only on the general path), which
-give the same values, dtype, strides, node, edges and saved values: tests/test_fused_ops.py compares every slot of the
-results, nodes, AccumulateGrads and saved values with the general path's, and the values
-and gradients with PyTorch's. If you add a slot to Tensor or Storage, a field to
+date (``current_grad_fn``'s test) takes the written-out edges too, and so does one without
+history whose base (not a view) has none and does not require a gradient, nor does the view
+(``_no_gradient``: ``requires_grad``'s test; ``randn(8)[:, None]``, a row of a detached
+table): it has no edge. A stale view, or one without history of a base that requires a
+gradient, goes through ``needs_grad``/``record``, which regenerate its history or look at
+its base. For anything else the function calls its op's lean and general paths
+(``otherwise``); when this path has run ``lean_binary`` and it declined, or the operands
+are ones it declines (another dtype, another kind of number), only the general path
+(``otherwise(..., lean=False)``, tests/test_fused_ops.py counts the calls). Both give the
+same values, dtype, strides, node, edges and saved values: tests/test_fused_ops.py compares
+every slot of the results, nodes, AccumulateGrads and saved values with the general
+path's, and the values and gradients with PyTorch's. If you add a slot to Tensor or Storage, a field to
 ``Node.__init__`` or ``AccumulateGrad.__init__``, or change ``record``/``SavingNode.save``,
 change the written-out copies here too (each template has its own: a shared helper is a
 frame, ~5% of an op): that test fails until you do.
@@ -40,9 +48,12 @@ hands any other argument to its op's function, which raises that function's erro
 public binary functions (``add`` with its ``alpha``, ``div`` with its ``rounding_mode``)
 and ``jitgrad.sum``/``mean`` call them.
 
-NumPy's floating-point warnings are silenced (``QUIET``) around the call, as everywhere,
-except for ``negative`` and ``absolute``, which never raise a floating-point flag (they
-only touch the sign bit), so NumPy cannot warn whatever its error state.
+NumPy's floating-point warnings are silenced around the call, as everywhere: the call
+runs in a context where ``QUIET`` is set (``_quiet.QUIET_RUN``, ~0.2 us less than setting
+and resetting it, and no objects), or, when another thread is in that context, between
+``QUIET.set`` and ``reset`` (``quiet_call``); except for ``negative`` and ``absolute``,
+which never raise a floating-point flag (they only touch the sign bit), so NumPy cannot
+warn whatever its error state.
 """
 
 from __future__ import annotations
@@ -54,7 +65,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _tracing
-from .._quiet import IGNORE_ALL, QUIET
+from .._quiet import QUIET_RUN, quiet_call
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import (
@@ -68,6 +79,7 @@ from .operands import _BROADCASTS, STRIDED_RULES as _STRIDED_RULES, broadcast_pl
 
 _new = object.__new__
 _ndarray = np.ndarray
+_divide = np.true_divide
 
 # what a fused op's node saves (``SavingNode.save``'s arguments)
 NOTHING = 0
@@ -83,13 +95,12 @@ _weak = weakref.ref
 # ``(contiguous strides, numel, ((sizes, dtype),), (((), dtype),))``, the metadata of a
 # one-output node of these sizes and of a 0-d one (a sum's), shared with ``record``'s
 # (``graph.single_metadata``). Bounded, as ``operands.layout``'s cache.
-_PLANS: dict[np.dtype, dict[tuple[int, ...], tuple[tuple[int, ...], int, Any, Any]]] = {}
+_PLANS: dict[np.dtype, dict[tuple[int, ...], tuple[tuple[int, ...], int, Any, Any]]] = {
+    np.dtype(np.float32): {}, np.dtype(np.float64): {}}
 
 
 def _plan(sizes: tuple[int, ...], dtype: np.dtype) -> tuple[tuple[int, ...], int, Any, Any]:
-    by_sizes = _PLANS.get(dtype)
-    if by_sizes is None:
-        by_sizes = _PLANS[dtype] = {}
+    by_sizes = _PLANS[dtype]
     plan = (*layout(sizes), single_metadata(sizes, dtype), single_metadata((), dtype))
     if len(by_sizes) < 4096:
         by_sizes[sizes] = plan
@@ -98,7 +109,6 @@ def _plan(sizes: tuple[int, ...], dtype: np.dtype) -> tuple[tuple[int, ...], int
 
 _NO_OTHER: Any = object()  # (a unary op's second argument: none given)
 _UNSET: Any = object()  # (a binary op's keyword: not given)
-_LEAN: Any = object()  # (a binary op's operand not taken here: ``lean_binary`` computes it)
 
 # Python numbers as read-only float64 0-d arrays, for float64 operands: the same operand to
 # NumPy's loop (a Python float is a double; an int below 2**53 converts exactly, as NumPy's
@@ -190,6 +200,11 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
     pair = not reflected  # (two edges)
     takes = frozenset() if keywords is None else frozenset(inspect.signature(keywords).parameters)
 
+    def general(input: Any, other: Any) -> Tensor | None:
+        """``otherwise`` after this path has found that ``lean_binary`` declines the
+        operands (its ``lean=False``: not asked twice)."""
+        return None if otherwise is None else otherwise(input, other, lean=False)
+
     def fused(input: Any, other: Any, *, alpha: Any = _UNSET, rounding_mode: Any = _UNSET) -> Tensor | None:
         if alpha is not _UNSET or rounding_mode is not _UNSET:
             given = {k: v for k, v in (("alpha", alpha), ("rounding_mode", rounding_mode)) if v is not _UNSET}
@@ -203,131 +218,109 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         if dtype not in operands.LEAN_DTYPES:
             return decline(input, other)
         sizes = input._sizes
-        by_sizes = _PLANS.get(dtype)
-        plan = None if by_sizes is None else by_sizes.get(sizes)
-        if plan is None:
-            plan = _plan(sizes, dtype)
-            by_sizes = _PLANS[dtype]  # (made now if this is the dtype's first op; read below)
+        by_sizes = _PLANS[dtype]
+        plan = by_sizes.get(sizes) or _plan(sizes, dtype)
         strides, n, meta, _ = plan
-        in_meta = meta  # (the input's: its AccumulateGrad's)
         operand = other.__class__
-        y: Any = _LEAN  # (the operand, when this path computes the op)
-        values: Any = _LEAN  # (the result's buffer, when computed below with ``lean_binary``'s operands)
-        contiguous = input._strides == strides and n
-        if contiguous:
-            start = input._offset
-            x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
-            if operand is float or operand is int and -(2**63) <= other < 2**63:
-                y = other
-                if dtype is _FLOAT64:  # (NumPy takes a float64 0-d array faster than a Python number)
-                    y = _NUMBERS.get(other) or _number(other)
-            elif operand is Tensor and pair and other._storage.buffer.dtype is dtype:
-                data = other._storage.buffer
-                start = other._offset
-                own = other._sizes
+        x: Any = None  # (the input's NumPy operand; None when ``lean_binary`` made the result)
+        if operand is Tensor:
+            data = other._storage.buffer
+            if not pair or data.dtype is not dtype:
+                return decline(input, other) if reflected else general(input, other)  # (``sub``'s; lean declines)
+            own = other._sizes
+            if input._strides == strides and n:
                 if own == sizes:
                     if other._strides == strides:
+                        start = input._offset
+                        x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
+                        start = other._offset
                         y = data if start == 0 and len(data) == n else data[start:start + n]
                 elif (not own or own == (1,) and len(sizes) == 1) and other._strides == own:
                     # one element (0-d, or (1,) with a 1-D input; contiguous: its strides are
-                    # its sizes), broadcast by NumPy over the flat input: the input's geometry
-                    y = data[start:start + 1]
+                    # its sizes), as a 0-d view (NumPy broadcasts it faster than a (1,) one)
+                    # over the flat input: the input's geometry
+                    start = input._offset
+                    x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
+                    y = data[other._offset, ...]
                 elif not sizes or sizes == (1,) and len(own) == 1:
                     # the input is that one element: the other's geometry (``lean_binary``'s)
                     by_own = by_sizes.get(own) or _plan(own, dtype)  # (``by_sizes``: the input's made it)
                     if other._strides == by_own[0] and by_own[1]:
                         sizes, strides, n, meta = own, by_own[0], by_own[1], by_own[2]
-                        y = data if start == 0 and len(data) == n else data[start:start + n]
-        if y is _LEAN and pair:
-            # the rest of Note [Lean elementwise path] for the commonest operands, written out:
-            # ``_lean_strided_binary``'s and ``_lean_broadcast``'s NumPy views and call (a
-            # block ``u[2:, 1:-1]`` with a number, a 0-d tensor or another block; a column
-            # and a matrix), the result contiguous of the broadcast sizes, from a plan per
-            # geometry (``_pair_plan``); anything else (an operand ``lean_strided`` declines,
-            # another dtype) is ``lean_binary``'s below.
-            if operand is Tensor:
-                data = other._storage.buffer
-                if data.dtype is dtype:
-                    key = (sizes, input._strides, other._sizes, other._strides)
-                    pairs = _PAIRS[dtype]
-                    both = pairs.get(key, False)
-                    if both is False:
-                        both = _pair_plan(key, dtype)
-                    if both is not None:
-                        how, form, other_how, other_form, sizes, strides, meta = both
-                        start = input._offset
-                        if how is _FLAT:
-                            x = buffer[start:start + form[0]]
-                            if form[1] is not None:
-                                x = x.reshape(form[1])
-                        elif how is _STEP:
-                            x = buffer[start:start + form[1]:form[0]]
-                        else:
-                            x = _ndarray(key[0], dtype, buffer, start * buffer.itemsize, form)
                         start = other._offset
-                        if other_how is _FLAT:
-                            y = data[start:start + other_form[0]]
-                            if other_form[1] is not None:
-                                y = y.reshape(other_form[1])
-                        elif other_how is _STEP:
-                            y = data[start:start + other_form[1]:other_form[0]]
-                        else:
-                            y = _ndarray(key[2], dtype, data, start * data.itemsize, other_form)
-                        token = QUIET.set(IGNORE_ALL)
-                        try:
-                            values = ufunc(x, y)
-                        finally:
-                            QUIET.reset(token)
-                        if values.ndim != 1:
-                            values = values.ravel()  # (C-ordered: see ``lean_strided``)
-            elif not contiguous and (operand is float or operand is int and -(2**63) <= other < 2**63):
+                        x = buffer[input._offset, ...]
+                        y = data if start == 0 and len(data) == n else data[start:start + n]
+            if x is None:
+                # the rest of Note [Lean elementwise path] for the commonest operands, written
+                # out: ``_lean_strided_binary``'s and ``_lean_broadcast``'s NumPy views and
+                # call (a block ``u[2:, 1:-1]`` with a 0-d tensor or another block; a column
+                # and a matrix), the result contiguous of the broadcast sizes, from a plan per
+                # geometry (``_pair_plan``); anything else is ``lean_binary``'s below.
+                key = (sizes, input._strides, own, other._strides)
+                both = _PAIRS[dtype].get(key, False)
+                if both is False:
+                    both = _pair_plan(key, dtype)
+                if both is None:
+                    out = lean_binary(ufunc, input, other)
+                    if out is None:
+                        return general(input, other)
+                    if out._sizes != sizes:
+                        sizes = out._sizes
+                        meta = (by_sizes.get(sizes) or _plan(sizes, dtype))[2]
+                else:
+                    how, form, other_how, other_form, sizes, strides, meta = both
+                    start = input._offset
+                    if how is _FLAT:
+                        x = buffer if start == 0 and len(buffer) == form[0] else buffer[start:start + form[0]]
+                        if form[1] is not None:
+                            x = x.reshape(form[1])
+                    elif how is _STEP:
+                        x = buffer[start:start + form[1]:form[0]]
+                    else:
+                        x = _ndarray(key[0], dtype, buffer, start * buffer.itemsize, form)
+                    start = other._offset
+                    if other_how is _FLAT:
+                        y = data if start == 0 and len(data) == other_form[0] else data[start:start + other_form[0]]
+                        if other_form[1] is not None:
+                            y = y.reshape(other_form[1])
+                    elif other_how is _STEP:
+                        y = data[start:start + other_form[1]:other_form[0]]
+                    else:
+                        y = _ndarray(own, dtype, data, start * data.itemsize, other_form)
+        elif operand is float or operand is int and -(2**63) <= other < 2**63:
+            y = other
+            if dtype is _FLOAT64:  # (NumPy takes a float64 0-d array faster than a Python number)
+                y = _NUMBERS.get(other) or _number(other)
+            if input._strides == strides and n:
+                start = input._offset
+                x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
+            elif reflected:  # (a strided tensor: ``lean_binary`` computes it)
+                out = lean_binary(ufunc, other, input)
+                if out is None:
+                    return general(input, other)
+            else:  # a strided tensor (``lean_strided``'s NumPy view) and the result contiguous
                 item = buffer.itemsize
                 geometry = (sizes, input._strides)
                 rule = _STRIDED_RULES[item].get(geometry, False)
                 if rule is False:
                     rule = strided_rule(sizes, geometry[1], item)
-                if rule is not None:
-                    start = input._offset
-                    x = buffer[start:start + rule[2]:rule[1]] if rule[0] else \
-                        _ndarray(sizes, dtype, buffer, start * item, rule[1])
-                    y = other
-                    if dtype is _FLOAT64:
-                        y = _NUMBERS.get(other) or _number(other)
-                    token = QUIET.set(IGNORE_ALL)
-                    try:
-                        values = ufunc(x, y)
-                    except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
-                        values = None
-                    finally:
-                        QUIET.reset(token)
-                    if values is None:
-                        return decline(input, other)
-                    if values.ndim != 1:
-                        values = values.ravel()  # (C-ordered: see ``lean_strided``)
-        if values is not _LEAN:
-            pass
-        elif y is _LEAN:
-            # the rest of Note [Lean elementwise path] (strided operands, broadcasting):
-            # ``lean_binary`` computes the result; the node is made below all the same
-            if reflected and operand is Tensor:
-                return decline(input, other)  # (``sub``'s)
-            out = lean_binary(ufunc, other, input) if reflected else lean_binary(ufunc, input, other)
-            if out is None:
-                return decline(input, other)
-            if out._sizes != sizes:
-                sizes = out._sizes
-                meta = (by_sizes.get(sizes) or _plan(sizes, dtype))[2]
-        if values is _LEAN and y is not _LEAN:
-            token = QUIET.set(IGNORE_ALL)
+                if rule is None:
+                    return general(input, other)  # (``lean_binary`` declines it too)
+                start = input._offset
+                x = buffer[start:start + rule[2]:rule[1]] if rule[0] else \
+                    _ndarray(sizes, dtype, buffer, start * item, rule[1])
+        else:
+            return general(input, other)  # (``lean_binary`` takes only tensors and these numbers)
+        if x is not None:
             try:
-                values = ufunc(x, y) if pair else ufunc(y, x)
+                try:
+                    values = QUIET_RUN(ufunc, x, y) if pair else QUIET_RUN(ufunc, y, x)
+                except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+                    values = quiet_call(ufunc, x, y) if pair else quiet_call(ufunc, y, x)
             except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
-                values = None
-            finally:
-                QUIET.reset(token)
-            if values is None:
-                return decline(input, other)
-        if values is not _LEAN:
+                return general(input, other)
+            if values.ndim != 1:
+                values = values.ravel()  # (C-ordered: see ``lean_strided``)
             # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
             storage = _new(Storage)
             storage.buffer = values
@@ -351,20 +344,20 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         if not _grad_state.enabled:
             return out
         # ``needs_grad``, ``Node.__init__`` and ``record``, written out for operands that are
-        # not views, or views whose history is up to date (``current_grad_fn``'s test)
+        # not views, views whose history is up to date (``current_grad_fn``'s test), or
+        # views without history of a base that needs no gradient (``requires_grad``'s test)
+        fn = input._grad_fn
         view = input._view_meta
-        if view is None:
-            plain = True
-        else:
-            counter = input._storage._counter
-            plain = input._grad_fn is not None and view.attr_version == (0 if counter is None else counter.value)
-        if plain and operand is Tensor:
+        plain = view is None or (view.attr_version == (
+            0 if (counter := input._storage._counter) is None else counter.value) and (
+            fn is not None or _no_gradient(input, view)))
+        if operand is Tensor:
+            other_fn = other._grad_fn
             view = other._view_meta
-            if view is not None:
-                counter = other._storage._counter
-                plain = other._grad_fn is not None and view.attr_version == (0 if counter is None else counter.value)
+            if plain and view is not None:
+                plain = view.attr_version == (0 if (counter := other._storage._counter) is None else counter.value) \
+                    and (other_fn is not None or _no_gradient(other, view))
         if plain:
-            fn = input._grad_fn
             if fn is not None:
                 first = (fn, input._output_nr)
             elif input._requires_grad:
@@ -375,7 +368,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                     acc.next_functions = ()
                     acc.variable = input
                     acc.sequence_nr = _RUNS_FIRST
-                    acc.input_metadata = in_meta
+                    acc.input_metadata = plan[2]  # (the input's sizes)
                     if anomaly_mode.enabled:
                         anomaly_mode.record_creation(acc.metadata)
                     if input._hooks is not None:
@@ -386,14 +379,15 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                 first = _NO_EDGE
             second = _NO_EDGE
             if operand is Tensor:
-                fn = other._grad_fn
-                if fn is not None:
-                    second = (fn, other._output_nr)
+                if other_fn is not None:
+                    second = first if other is input else (other_fn, other._output_nr)  # (``x * x``: one edge object)
                 elif other._requires_grad:
                     ref = other._grad_accumulator
                     acc = ref() if ref is not None else None
                     second = (grad_accumulator(other) if acc is None else acc, 0)
-            if first is _NO_EDGE and second is _NO_EDGE:
+                elif first is _NO_EDGE:
+                    return out
+            elif first is _NO_EDGE:
                 return out
             node = _new(node_class)
             node.sequence_nr = _next_sequence_nr()
@@ -408,9 +402,35 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
             second = node.next_functions[1] if pair else _NO_EDGE
         else:
             return out
-        if saves:  # ``mul``/``div``'s ``node.save(...)``
-            _save_operands(node, saves, input, other if first[0] is not None or saves == QUOTIENT else None,
-                           second[0] is not None)
+        if not saves:
+            return out
+        # ``mul``'s ``node.save(input if other needs a gradient, other if input needs one)``
+        # and ``div``'s ``node.save(input if other needs a gradient, other)``, in
+        # ``SavingNode.save``'s compact form when it would take it
+        if operand is not Tensor:  # no tensor: hooks and anomaly mode only concern tensors
+            node._saved = None
+            node._compact = (None, other if first[0] is not None or saves == QUOTIENT else None)
+            node._codes = _NONE2
+            return out
+        a = input if second[0] is not None else None
+        b = other if first[0] is not None or saves == QUOTIENT else None
+        if anomaly_mode.enabled or SAVED_HOOKS.stack or (a is not None and input._storage.inference) or (
+                b is not None and other._storage.inference):
+            node.save(a, b)  # (the general form: SavedTensors, packed; refused, or saved as such)
+            return out
+        if a is None:
+            code_a = None
+        else:
+            counter = input._storage._counter
+            code_a = (0 if counter is None else 2 * counter.value) + (input._grad_fn is not None)
+        if b is None:
+            code_b = None
+        else:
+            counter = other._storage._counter
+            code_b = (0 if counter is None else 2 * counter.value) + (other._grad_fn is not None)
+        node._saved = None
+        node._compact = (a, b)
+        node._codes = (code_a, code_b)
         return out
 
     fused.__name__ = fused.__qualname__ = f"fused_{ufunc.__name__}"
@@ -423,33 +443,14 @@ def _declined(input: Any, other: Any = None) -> None:
     return None
 
 
-def _save_operands(node: Any, saves: int, input: Tensor, other: Any, input_saved: bool) -> None:
-    """``mul``'s ``node.save(input if other needs a gradient, other if input needs one)``
-    and ``div``'s ``node.save(input if other needs a gradient, other)`` (``other`` is None
-    here when not saved), in ``SavingNode.save``'s compact form when it would take it."""
-    a = input if input_saved else None
-    if other.__class__ is not Tensor and a is None:  # no tensor: hooks and anomaly mode only concern tensors
-        node._saved = None
-        node._compact = (None, other)
-        node._codes = _NONE2
-        return
-    if anomaly_mode.enabled or SAVED_HOOKS.stack or (a is not None and input._storage.inference) or (
-            other.__class__ is Tensor and other._storage.inference):
-        node.save(a, other)  # (the general form: SavedTensors, packed; refused, or saved as such)
-        return
-    if a is None:
-        code_a = None
-    else:
-        counter = input._storage._counter
-        code_a = (0 if counter is None else 2 * counter.value) + (input._grad_fn is not None)
-    if other.__class__ is not Tensor:
-        code_b = None
-    else:
-        counter = other._storage._counter
-        code_b = (0 if counter is None else 2 * counter.value) + (other._grad_fn is not None)
-    node._saved = None
-    node._compact = (a, other)
-    node._codes = (code_a, code_b)
+def _no_gradient(t: Tensor, view: Any) -> bool:
+    """Whether ``t``, a view whose history is up to date and empty, needs no gradient: it
+    does not require one itself, and its base (not a view) has no history and does not
+    require one (``requires_grad``'s test, for a view made under no_grad). Then ``t`` has
+    no edge; else ``needs_grad``/``record`` decide."""
+    base = view.base
+    return not t._requires_grad and base._view_meta is None and base._grad_fn is None \
+        and not base._requires_grad
 
 
 _P = inspect.Parameter
@@ -494,11 +495,10 @@ def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
         if silent:
             values = forward(x)
         else:
-            token = QUIET.set(IGNORE_ALL)
             try:
-                values = forward(x)
-            finally:
-                QUIET.reset(token)
+                values = QUIET_RUN(forward, x)
+            except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+                values = quiet_call(forward, x)
         # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
         storage = _new(Storage)
         storage.buffer = values
@@ -527,6 +527,9 @@ def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
         fn = input._grad_fn
         if view is not None and (fn is None or view.attr_version != (
                 0 if (counter := input._storage._counter) is None else counter.value)):
+            if fn is None and _no_gradient(input, view) and view.attr_version == (
+                    0 if (counter := input._storage._counter) is None else counter.value):
+                return out  # (a view without history needing no gradient: as ``fused_binary``)
             if not needs_grad(input):
                 return out
             node = record(node_class(), (input,), (out,))
@@ -611,13 +614,15 @@ def fused_total(node_class: type[Node], mean: bool = False,
             return None if otherwise is None else otherwise(input)
         start = input._offset
         x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
-        token = QUIET.set(IGNORE_ALL)
         try:
-            values = reduce(x, 0, None, None, True)  # (keepdims: a 1-element buffer)
-            if mean:
-                np.true_divide(values, n, out=values)
-        finally:
-            QUIET.reset(token)
+            values = QUIET_RUN(reduce, x, 0, None, None, True)  # (keepdims: a 1-element buffer)
+        except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+            values = quiet_call(reduce, x, 0, None, None, True)
+        if mean:
+            try:
+                QUIET_RUN(_divide, values, n, values)  # (in place)
+            except RuntimeError:
+                quiet_call(_divide, values, n, values)
         # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
         storage = _new(Storage)
         storage.buffer = values
@@ -646,6 +651,9 @@ def fused_total(node_class: type[Node], mean: bool = False,
         fn = input._grad_fn
         if view is not None and (fn is None or view.attr_version != (
                 0 if (counter := input._storage._counter) is None else counter.value)):
+            if fn is None and _no_gradient(input, view) and view.attr_version == (
+                    0 if (counter := input._storage._counter) is None else counter.value):
+                return out  # (a view without history needing no gradient: as ``fused_binary``)
             if needs_grad(input):
                 record(node_class(sizes), (input,), (out,))
             return out

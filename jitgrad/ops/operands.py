@@ -19,7 +19,7 @@ from .. import _tracing, dtypes
 from ..geometry import broadcast_shapes, contiguous_strides
 from ..storage import Storage, allocate
 from ..geometry.layout import output_strides
-from .._quiet import IGNORE_ALL, QUIET
+from .._quiet import IGNORE_ALL, QUIET, QUIET_RUN, quiet_call
 from ..tensor import Tensor
 
 category = dtypes.category  # 0 bool, 1 integer, 2 floating point
@@ -276,13 +276,13 @@ def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
             return _lean_strided_binary(ufunc, a, b, a)
     else:
         return None
-    token = QUIET.set(IGNORE_ALL)
     try:
-        values = ufunc(x, y)
+        try:
+            values = QUIET_RUN(ufunc, x, y)
+        except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+            values = quiet_call(ufunc, x, y)
     except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
         return None
-    finally:
-        QUIET.reset(token)
     return fresh_result(values, t._sizes, t._strides)
 
 
@@ -327,13 +327,13 @@ def _lean_call(ufunc: np.ufunc, x: Any, y: Any, sizes: tuple[int, ...]) -> Tenso
     quietly, as a new contiguous tensor of ``sizes`` (NumPy's output of row-major views is
     C-ordered: see ``lean_strided``). ``lean_binary`` makes its own call inline: it is
     every op's."""
-    token = QUIET.set(IGNORE_ALL)
     try:
-        values = ufunc(x, y)
+        try:
+            values = QUIET_RUN(ufunc, x, y)
+        except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+            values = quiet_call(ufunc, x, y)
     except OverflowError:  # a Python int NumPy refuses: the general path's error or wrap
         return None
-    finally:
-        QUIET.reset(token)
     return fresh_result(values if values.ndim == 1 else values.ravel(), sizes, layout(sizes)[0])
 
 

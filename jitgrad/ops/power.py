@@ -18,7 +18,8 @@ from .. import _tracing, dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavedTensor, SavingNode
 from ..tensor import Tensor
-from .operands import IGNORE_ALL, QUIET, as_array, broadcast_shape, new_output, new_tensor, result_type
+from .._quiet import QUIET_RUN, quiet_call
+from .operands import as_array, broadcast_shape, new_output, new_tensor, result_type
 from .compare import compare, logical_and, where
 from .elementwise import check_inplace_operands, compute, mul, original, sub
 from .inplace import apply_inplace
@@ -151,11 +152,11 @@ def pow(input: Any, exponent: Any) -> Tensor:
     # base makes a contiguous result (``pow(Scalar, Tensor)``)
     operands = tuple(x for x in (input, exponent) if isinstance(x, Tensor)) if isinstance(input, Tensor) else ()
     out, view = new_output(broadcast_shape(input, exponent), dtype, operands)
-    token = QUIET.set(IGNORE_ALL)
+    a, b = as_array(input), as_array(exponent)
     try:
-        _np_power(as_array(input), as_array(exponent), out=view, dtype=dtype)
-    finally:
-        QUIET.reset(token)
+        QUIET_RUN(_np_power, a, b, view, dtype)
+    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+        quiet_call(_np_power, a, b, view, dtype)
     if needs_grad(input, exponent):
         if not isinstance(exponent, Tensor):
             node = record(PowBackward0(exponent), (input,), (out,))

@@ -18,7 +18,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavingNode
 from ..geometry.strided import numel, wrap_dim
-from .._quiet import IGNORE_ALL, QUIET, quiet
+from .._quiet import IGNORE_ALL, QUIET, QUIET_RUN, quiet, quiet_call
 from ..tensor import Tensor
 from .operands import array_of, fresh_result, from_result, layout, lean_data
 from .fused import fused_total
@@ -104,12 +104,14 @@ def _lean_total(self: Tensor) -> Tensor | None:
     data = lean_data(self)
     if data is None:
         return None
-    token = QUIET.set(IGNORE_ALL)
     try:
-        values = np.add.reduce(data, keepdims=True)
-    finally:
-        QUIET.reset(token)
+        values = QUIET_RUN(_add_reduce, data, 0, None, None, True)
+    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+        values = quiet_call(_add_reduce, data, 0, None, None, True)
     return fresh_result(values, (), ())
+
+
+_add_reduce, _true_divide = np.add.reduce, np.true_divide
 
 
 def _all_dims(ndim: int) -> tuple[int, ...]:
@@ -142,11 +144,11 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None)
         out_dtype = self.dtype
     else:
         out_dtype = dtypes.int64  # PyTorch sums bool and integer tensors as int64
-    token = QUIET.set(IGNORE_ALL)  # inf - inf is nan, silently, as in PyTorch
-    try:  # np.add.reduce is np.sum without its dispatch layers
-        values = np.add.reduce(array_of(self), axis=dims, dtype=out_dtype, keepdims=keepdim)
-    finally:
-        QUIET.reset(token)
+    x = array_of(self)
+    try:  # np.add.reduce is np.sum without its dispatch layers; inf - inf is nan, silently
+        values = QUIET_RUN(_add_reduce, x, dims, out_dtype, None, keepdim)
+    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+        values = quiet_call(_add_reduce, x, dims, out_dtype, None, keepdim)
     out = from_result(np.asarray(values), out_dtype)
     if needs_grad(self):
         node = (SumBackward0 if dim is None else SumBackward1)(self._sizes, dims, keepdim)
@@ -214,12 +216,11 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
             return out
         out = _lean_total(self)
         if out is not None:
-            values = out._storage.buffer
-            token = QUIET.set(IGNORE_ALL)  # (``quiet()`` without a generator's cost)
-            try:
-                np.true_divide(values, numel(self._sizes), out=values)
-            finally:
-                QUIET.reset(token)
+            values, n = out._storage.buffer, numel(self._sizes)
+            try:  # (in place: the buffer is the result's own)
+                QUIET_RUN(_true_divide, values, n, values)
+            except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+                quiet_call(_true_divide, values, n, values)
             if needs_grad(self):
                 record(MeanBackward0(self._sizes), (self,), (out,))
             return out
@@ -469,12 +470,17 @@ def _lean_logsumexp(self: Tensor, keepdim: bool) -> Tensor | None:
         m = np.maximum.reduce(x)
     if m == _INF or m == -_INF:  # np.isinf, without a ufunc call on a scalar
         m = 0.0
-    token = QUIET.set(IGNORE_ALL)
-    try:  # (new arrays: NumPy writes into a one-element array in place more slowly)
-        values = np.log(np.add.reduce(np.exp(x - m), keepdims=True)) + m
-    finally:
-        QUIET.reset(token)
+    try:
+        values = QUIET_RUN(_log_sum_exp, x, m)
+    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+        values = quiet_call(_log_sum_exp, x, m)
     return fresh_result(values, (1,), (1,)) if keepdim else fresh_result(values, (), ())
+
+
+def _log_sum_exp(x: np.ndarray, m: float) -> np.ndarray:
+    """``_lean_logsumexp``'s NumPy calls (run quietly), into a one-element array. (New
+    arrays: NumPy writes into a one-element array in place more slowly.)"""
+    return np.log(np.add.reduce(np.exp(x - m), keepdims=True)) + m
 
 
 def _lean_logsumexp_dim(self: Tensor, d: int, keepdim: bool) -> Tensor | None:
@@ -488,23 +494,27 @@ def _lean_logsumexp_dim(self: Tensor, d: int, keepdim: bool) -> Tensor | None:
         return None
     x = x.reshape(sizes)
     kept = d != 0  # (maxima and sums over the first dim broadcast against it as they are)
-    token = QUIET.set(IGNORE_ALL)
     try:
-        m = np.maximum.reduce(x, d, None, None, kept)
-        if m.size <= 64:  # a few maxima: Python's test is cheaper than a ufunc's
-            total = _py_sum(m.ravel().tolist())
-            infinite = total - total != 0  # (or a nan: then the where changes nothing)
-        else:
-            total = np.add.reduce(m, None)
-            infinite = total - total != 0  # (or a nan: then the where changes nothing)
-        if infinite:  # _shifted's where
-            m = np.where(np.isinf(m), 0, m).astype(x.dtype)
-        shifted = x - m
-        values = np.log(np.add.reduce(np.exp(shifted, out=shifted), d, None, None, kept)) + m
-    finally:
-        QUIET.reset(token)
+        values = QUIET_RUN(_log_sum_exp_dim, x, d, kept)
+    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+        values = quiet_call(_log_sum_exp_dim, x, d, kept)
     shape = sizes[:d] + ((1,) if keepdim else ()) + sizes[d + 1:]
     return fresh_result(values if values.ndim == 1 else values.ravel(), shape, layout(shape)[0])
+
+
+def _log_sum_exp_dim(x: np.ndarray, d: int, kept: bool) -> np.ndarray:
+    """``_lean_logsumexp_dim``'s NumPy calls (run quietly): ``_shifted``'s steps along ``d``."""
+    m = np.maximum.reduce(x, d, None, None, kept)
+    if m.size <= 64:  # a few maxima: Python's test is cheaper than a ufunc's
+        total = _py_sum(m.ravel().tolist())
+        infinite = total - total != 0  # (or a nan: then the where changes nothing)
+    else:
+        total = np.add.reduce(m, None)
+        infinite = total - total != 0  # (or a nan: then the where changes nothing)
+    if infinite:  # _shifted's where
+        m = np.where(np.isinf(m), 0, m).astype(x.dtype)
+    shifted = x - m
+    return np.log(np.add.reduce(np.exp(shifted, out=shifted), d, None, None, kept)) + m
 
 
 def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
@@ -626,6 +636,12 @@ def _softmax_operand(op: str, self: Tensor, dim: Any, dtype: Any) -> tuple[Tenso
     return self, self.numpy().reshape(self._sizes or (1,)), d, False
 
 
+def _log_softmax_values(x: np.ndarray, d: int, lean: bool) -> np.ndarray:
+    """``log_softmax``'s NumPy calls (run quietly)."""
+    shifted = x - _softmax_max(x, d, lean)
+    return shifted - np.log(np.add.reduce(np.exp(shifted), d, None, None, True))
+
+
 def _softmax_max(x: np.ndarray, d: int, lean: bool) -> Any:
     """The max along ``d``, to subtract: a Python float for a 1-D tensor of a few elements
     on the lean path (``_few_max``), else ``np.max`` with ``initial=-inf`` and the dim kept
@@ -637,30 +653,30 @@ def _softmax_max(x: np.ndarray, d: int, lean: bool) -> Any:
 def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x), dim)``, computed after subtracting the max along ``dim``."""
     self, x, d, lean = _softmax_operand("softmax", self, dim, dtype)
-    token = QUIET.set(IGNORE_ALL)  # (nan and inf silently, as PyTorch)
-    try:
-        e = np.exp(x - _softmax_max(x, d, lean))
-        values = None
-        if lean and x.ndim == 1:
-            # the reciprocal of the sum in Python (float32's too: a float32 quotient rounded
-            # from float64's is float32's own), saving an array; NumPy's for a nan sum
-            total = np.add.reduce(e).item()
-            if total > 0:
-                values = e * (1 / total)
-        if values is None:
-            values = e * (1 / np.add.reduce(e, d, None, None, True))  # PyTorch multiplies too
-    finally:
-        QUIET.reset(token)
+    try:  # (nan and inf silently, as PyTorch)
+        values = QUIET_RUN(_softmax_values, x, d, lean)
+    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+        values = quiet_call(_softmax_values, x, d, lean)
     return _softmax_out(SoftmaxBackward0, self, d, values, lean)
+
+
+def _softmax_values(x: np.ndarray, d: int, lean: bool) -> np.ndarray:
+    """``softmax``'s NumPy calls (run quietly)."""
+    e = np.exp(x - _softmax_max(x, d, lean))
+    if lean and x.ndim == 1:
+        # the reciprocal of the sum in Python (float32's too: a float32 quotient rounded
+        # from float64's is float32's own), saving an array; NumPy's for a nan sum
+        total = np.add.reduce(e).item()
+        if total > 0:
+            return e * (1 / total)
+    return e * (1 / np.add.reduce(e, d, None, None, True))  # PyTorch multiplies too
 
 
 def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``x - max - log(sum(exp(x - max), dim))`` along ``dim``."""
     self, x, d, lean = _softmax_operand("log_softmax", self, dim, dtype)
-    token = QUIET.set(IGNORE_ALL)
     try:
-        shifted = x - _softmax_max(x, d, lean)
-        values = shifted - np.log(np.add.reduce(np.exp(shifted), d, None, None, True))
-    finally:
-        QUIET.reset(token)
+        values = QUIET_RUN(_log_softmax_values, x, d, lean)
+    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+        values = quiet_call(_log_softmax_values, x, d, lean)
     return _softmax_out(LogSoftmaxBackward0, self, d, values, lean)
