@@ -14,7 +14,7 @@ from ..device import is_device_like
 from ..layouts import check_memory_format
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import _NO_EDGE, _RUNS_FIRST, AccumulateGrad, needs_grad, record
+from ..autograd.graph import _NO_EDGE, _RUNS_FIRST, AccumulateGrad, needs_grad, record, single_metadata
 from ..autograd.node import Grads, Node, _next_sequence_nr
 from ..geometry.strided import wrap_dim
 from ..storage import INFERENCE, Storage
@@ -486,6 +486,169 @@ def _stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         _tracing.ACTIVE.join(out, tensors, d, stack=True)
     return out
 
+# the lean ``cat``'s plans, by the inputs' sizes: the last one asked for each sizes (a dtype,
+# a number of inputs, a dim), else ``_cat_plan`` makes it
+_CAT_PLANS: dict[tuple[int, ...], tuple[Any, ...]] = {}
 
-cat = _fused_join(False, _cat)
+
+def _cat_plan(dtype: Any, sizes: tuple[int, ...], n: int, dim: int) -> tuple[Any, ...] | None:
+    """What the lean ``cat`` of ``n`` contiguous inputs of shape ``sizes`` along ``dim``
+    needs (the inputs' strides and number of elements, the result's shape, number of
+    elements, strides and metadata, the node's ``sizes``, an input's metadata, ``dim``
+    wrapped), memoised; None when ``cat`` is not lean there: 0-d or legacy empty 1-D
+    inputs, ``dim`` out of range."""
+    ndim = len(sizes)
+    if not ndim or sizes == (0,) or not -ndim <= dim < ndim:
+        return None
+    d = dim % ndim
+    strides, numel = layout(sizes)
+    shape = sizes[:d] + (sizes[d] * n,) + sizes[d + 1:]
+    out = _PLANS.get(dtype, {}).get(shape) or _plan(shape, dtype)
+    one = _PLANS[dtype].get(sizes) or _plan(sizes, dtype)
+    plan = (dtype, n, dim, strides, numel, shape, numel * n, out[0], (sizes,) * n, out[2], one[2], d)
+    if len(_CAT_PLANS) < 4096 or sizes in _CAT_PLANS:
+        _CAT_PLANS[sizes] = plan
+    return plan
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    if (tensors.__class__ is not list and tensors.__class__ is not tuple) or not tensors \
+            or dim.__class__ is not int or _tracing.ACTIVE is not None:
+        return _cat(tensors, dim)
+    first = tensors[0]
+    if first.__class__ is not Tensor:
+        return _cat(tensors, dim)
+    sizes = first._sizes
+    dtype = first._storage.buffer.dtype
+    if dtype not in operands.LEAN_DTYPES:
+        return _cat(tensors, dim)
+    plan = _CAT_PLANS.get(sizes)
+    n = len(tensors)
+    if plan is None or plan[0] is not dtype or plan[1] != n or plan[2] != dim:
+        plan = _cat_plan(dtype, sizes, n, dim)
+        if plan is None:
+            return _cat(tensors, dim)
+    _, _, _, strides, numel, shape, total, out_strides, shapes, meta, one, d = plan
+    arrays = []
+    edges: list[Any] | None = [] if _grad_state.enabled else None
+    wanted = False
+    for t in tensors:
+        if t.__class__ is not Tensor:
+            return _cat(tensors, dim)
+        each = t._sizes
+        geometry = t._strides
+        if (each is not sizes and each != sizes) or (geometry is not strides and geometry != strides):
+            return _cat_parts(tensors, sizes, dtype, d)
+        buffer = t._storage.buffer
+        if buffer.__class__ is not _ndarray:
+            return _cat_parts(tensors, sizes, dtype, d)
+        start = t._offset
+        arrays.append(buffer[start:start + numel] if start else buffer)
+        if edges is None:
+            continue
+        fn = t._grad_fn
+        view = t._view_meta
+        if view is not None:
+            counter = t._storage._counter
+            if fn is None or view.attr_version != (0 if counter is None else counter.value):
+                edges = None
+                wanted = True  # (maybe: ``needs_grad`` says)
+                continue
+        if fn is not None:
+            edges.append((fn, t._output_nr))
+            wanted = True
+        elif t._requires_grad:
+            ref = t._grad_accumulator
+            acc = ref() if ref is not None else None
+            if acc is None:  # ``grad_accumulator(t)``, written out: its last graph is gone
+                acc = _new(AccumulateGrad)
+                acc.next_functions = ()
+                acc.variable = t
+                acc.sequence_nr = _RUNS_FIRST
+                acc.input_metadata = one if buffer.dtype is dtype else single_metadata(sizes, buffer.dtype)
+                if anomaly_mode.enabled:
+                    anomaly_mode.record_creation(acc.metadata)
+                if t._hooks is not None:
+                    acc._tensor_pre_hooks = {0: t._hooks}
+                t._grad_accumulator = _weak(acc)
+            edges.append((acc, 0))
+            wanted = True
+        else:
+            edges.append(_NO_EDGE)
+    # each buffer whole from its start: longer than the input's elements if a buffer is
+    # (checked once, on the result's length), of other dtypes if the inputs are
+    values = _concatenate(arrays) if not d else _concatenate_along(arrays, sizes, numel, d)
+    if values is None or len(values) != total or values.dtype is not dtype:
+        return _cat_parts(tensors, sizes, dtype, d)
+    # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
+    storage = _new(Storage)
+    storage.buffer = values
+    storage._counter = None
+    storage.inference = INFERENCE.enabled
+    storage.resizable = True
+    out = _new(Tensor)
+    out._storage = storage
+    out._sizes = shape
+    out._strides = out_strides
+    out._offset = 0
+    out._base = None
+    out._requires_grad = False
+    out._grad = None
+    out._grad_fn = None
+    out._output_nr = 0
+    out._grad_accumulator = None
+    out._hooks = None
+    out._retains_grad = False
+    out._view_meta = None
+    if not wanted:  # (nothing requires grad, or grad mode is off)
+        return out
+    if edges is None and not needs_grad(*tensors):  # (a stale view, or one without history)
+        return out
+    node = _new(CatBackward0)
+    node.sizes = shapes
+    if d:
+        node.dim = d
+    # ``Node.__init__`` and the rest of ``record``, written out
+    node.sequence_nr = _next_sequence_nr()
+    if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+        anomaly_mode.record_creation(node.metadata)
+    if edges is None:  # the general edges (``record`` regenerates a stale view's history)
+        record(node, tensors, (out,))
+        return out
+    node.next_functions = tuple(edges)
+    node.input_metadata = meta
+    out._grad_fn = node
+    return out
+
+
+def _concatenate_along(arrays: list[np.ndarray], sizes: tuple[int, ...], numel: int, dim: int) -> np.ndarray | None:
+    """The lean ``cat``'s buffer along ``dim``, not the first (their N-d forms concatenated
+    into a new C-contiguous array, the layout the general path gives); None if a buffer
+    is longer than an input's elements."""
+    for a in arrays:
+        if len(a) != numel:
+            return None
+    return _concatenate([a.reshape(sizes) for a in arrays], dim).ravel()
+
+
+def _cat_parts(tensors: Sequence[Any], sizes: tuple[int, ...], dtype: Any, dim: int) -> Tensor:
+    """The lean ``cat`` of inputs of several lengths along ``dim`` (or with a buffer of an
+    ndarray subclass, which NumPy's dispatch sees): ``_cat`` when they are not contiguous
+    tensors of one dtype and one shape but along ``dim``."""
+    arrays = _lean_parts(tensors, sizes, dtype, dim)
+    if arrays is None:
+        return _cat(tensors, dim)
+    shapes = tuple([t._sizes for t in tensors])
+    total = 0
+    for each in shapes:
+        total += each[dim]
+    shape = sizes[:dim] + (total,) + sizes[dim + 1:]
+    values = np.concatenate(arrays, dim).ravel() if dim else np.concatenate(arrays)
+    out = fresh_result(values, shape, layout(shape)[0])
+    if needs_grad(*tensors):
+        record(_cat_node(dim, shapes), tensors, (out,))
+    return out
+
+
+cat.__doc__ = _cat.__doc__
 stack = _fused_join(True, _stack)
