@@ -26,9 +26,8 @@ from .view_ops import narrow, select
 
 _new = object.__new__
 _weak = weakref.ref
-_ndarray = np.ndarray
-# ``np.concatenate`` without its ``__array_function__`` dispatch (~0.1 us of ~0.5): for
-# buffers that are exactly ``np.ndarray``, whose dispatch calls this same function
+# ``np.concatenate`` without its ``__array_function__`` dispatch (~0.1 us of ~0.5): a
+# Storage's buffer is exactly ``np.ndarray`` (``Storage``), whose dispatch calls this function
 _concatenate = getattr(np.concatenate, "__wrapped__", np.concatenate)
 
 
@@ -219,10 +218,12 @@ def _result_dtype(tensors: Sequence[Tensor]) -> Any:
 #
 # ``cat`` (the smaller op: each line is a larger part of it) keeps what depends only on the
 # inputs' sizes, dtype, number and ``dim`` in a plan (``_cat_plan``: the result's shape,
-# strides and metadata, the node's ``sizes``), and checks per input only its sizes, strides
-# and buffer's class: each input's buffer is taken whole from the input's offset, and the
-# result's length and dtype, checked once, say whether a buffer was longer than its input
-# or the inputs' dtypes differ (then ``_cat_parts``, and ``_cat`` for anything else).
+# strides and metadata, the node's ``sizes``), and checks per input only its sizes and
+# strides (by identity first: most results share their input's sizes and the plan's strides;
+# an ``==`` of tuples costs more), not its buffer's class (``Storage`` takes exactly
+# ``np.ndarray``) nor its dtype: each input's buffer is taken whole from the input's offset,
+# and the result's length and dtype, checked once, say whether a buffer was longer than its
+# input or the inputs' dtypes differ (then ``_cat_parts``, and ``_cat`` for anything else).
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if (tensors.__class__ is not list and tensors.__class__ is not tuple) or not tensors \
             or dim.__class__ is not int or _tracing.ACTIVE is not None:
@@ -266,8 +267,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
             values[k] = buffer[t._offset]
             k += 1
         else:
-            if buffer.dtype is not dtype or buffer.__class__ is not _ndarray or t._strides != strides \
-                    or t._sizes != sizes:
+            if buffer.dtype is not dtype or t._strides != strides or t._sizes != sizes:
                 return _stack(tensors, dim)
             start = t._offset
             arrays.append(buffer if start == 0 and len(buffer) == n else buffer[start:start + n])
@@ -501,8 +501,6 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         if (each is not sizes and each != sizes) or (geometry is not strides and geometry != strides):
             return _cat_parts(tensors, sizes, dtype, d)
         buffer = t._storage.buffer
-        if buffer.__class__ is not _ndarray:
-            return _cat_parts(tensors, sizes, dtype, d)
         start = t._offset
         arrays.append(buffer[start:start + numel] if start else buffer)
         if edges is None:
@@ -593,9 +591,9 @@ def _concatenate_along(arrays: list[np.ndarray], sizes: tuple[int, ...], numel: 
 
 
 def _cat_parts(tensors: Sequence[Any], sizes: tuple[int, ...], dtype: Any, dim: int) -> Tensor:
-    """The lean ``cat`` of inputs of several lengths along ``dim`` (or with a buffer of an
-    ndarray subclass, which NumPy's dispatch sees): ``_cat`` when they are not contiguous
-    tensors of one dtype and one shape but along ``dim``."""
+    """The lean ``cat`` of inputs of several lengths along ``dim`` (or with a buffer longer
+    than the input, or of several dtypes): ``_cat`` when they are not contiguous tensors of
+    one dtype and one shape but along ``dim``."""
     arrays = _lean_parts(tensors, sizes, dtype, dim)
     if arrays is None:
         return _cat(tensors, dim)
@@ -604,7 +602,7 @@ def _cat_parts(tensors: Sequence[Any], sizes: tuple[int, ...], dtype: Any, dim: 
     for each in shapes:
         total += each[dim]
     shape = sizes[:dim] + (total,) + sizes[dim + 1:]
-    values = np.concatenate(arrays, dim).ravel() if dim else np.concatenate(arrays)
+    values = _concatenate(arrays, dim).ravel() if dim else _concatenate(arrays)
     out = fresh_result(values, shape, layout(shape)[0])
     if needs_grad(*tensors):
         record(_cat_node(dim, shapes), tensors, (out,))
