@@ -301,6 +301,9 @@ def test_fused_cat_plans_of_one_shape_in_turn() -> None:
             slow = jitgrad.cat(xs, dim)
         _same_tensor(out, slow)
         assert out.grad_fn.sizes == slow.grad_fn.sizes and out.grad_fn.dim == slow.grad_fn.dim
+        # (the plan kept for the shape is the one made the first time for these inputs)
+        key = (leaf.dtype, (2, 3), n, dim)
+        assert structure._CAT_PLANS[(2, 3)] is structure._ALL_CAT_PLANS[key]
 
 
 def test_fused_stack_of_leaf_scalars_before_any_plan_of_their_dtype() -> None:

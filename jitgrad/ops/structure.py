@@ -447,9 +447,12 @@ def _stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         _tracing.ACTIVE.join(out, tensors, d, stack=True)
     return out
 
-# the lean ``cat``'s plans, by the inputs' sizes: the last one asked for each sizes (a dtype,
-# a number of inputs, a dim), else ``_cat_plan`` makes it
+# the lean ``cat``'s plans (Note [Fused join], above ``stack``): by the inputs' sizes, the
+# last one asked for each sizes (one dict lookup per call); by their dtype, sizes, number
+# and ``dim``, every one made (``_cat_plan``: a program that alternates numbers of inputs or
+# dims for one shape pays this second lookup, not a new plan)
 _CAT_PLANS: dict[tuple[int, ...], tuple[Any, ...]] = {}
+_ALL_CAT_PLANS: dict[tuple[Any, tuple[int, ...], int, int], tuple[Any, ...]] = {}
 
 
 def _cat_plan(dtype: Any, sizes: tuple[int, ...], n: int, dim: int) -> tuple[Any, ...] | None:
@@ -458,15 +461,20 @@ def _cat_plan(dtype: Any, sizes: tuple[int, ...], n: int, dim: int) -> tuple[Any
     elements, strides and metadata, the node's ``sizes``, an input's metadata, ``dim``
     wrapped), memoised; None when ``cat`` is not lean there: 0-d or legacy empty 1-D
     inputs, ``dim`` out of range."""
-    ndim = len(sizes)
-    if not ndim or sizes == (0,) or not -ndim <= dim < ndim:
-        return None
-    d = dim % ndim
-    strides, numel = layout(sizes)
-    shape = sizes[:d] + (sizes[d] * n,) + sizes[d + 1:]
-    out = _PLANS.get(dtype, {}).get(shape) or _plan(shape, dtype)
-    one = _PLANS[dtype].get(sizes) or _plan(sizes, dtype)
-    plan = (dtype, n, dim, strides, numel, shape, numel * n, out[0], (sizes,) * n, out[2], one[2], d)
+    key = (dtype, sizes, n, dim)
+    plan = _ALL_CAT_PLANS.get(key)
+    if plan is None:
+        ndim = len(sizes)
+        if not ndim or sizes == (0,) or not -ndim <= dim < ndim:
+            return None
+        d = dim % ndim
+        strides, numel = layout(sizes)
+        shape = sizes[:d] + (sizes[d] * n,) + sizes[d + 1:]
+        out = _PLANS.get(dtype, {}).get(shape) or _plan(shape, dtype)
+        one = _PLANS[dtype].get(sizes) or _plan(sizes, dtype)
+        plan = (dtype, n, dim, strides, numel, shape, numel * n, out[0], (sizes,) * n, out[2], one[2], d)
+        if len(_ALL_CAT_PLANS) < 4096:
+            _ALL_CAT_PLANS[key] = plan
     if len(_CAT_PLANS) < 4096 or sizes in _CAT_PLANS:
         _CAT_PLANS[sizes] = plan
     return plan
