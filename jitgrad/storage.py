@@ -126,15 +126,22 @@ _new = object.__new__  # (a module global: one lookup less on the per-op path of
 
 
 class Storage:
-    """A flat, C-contiguous, 1-D NumPy buffer of one supported dtype, and its version counter."""
+    """A flat, C-contiguous, 1-D NumPy buffer of one supported dtype, and its version counter.
+    The buffer is exactly ``np.ndarray``, never a subclass (whose ``__array_function__`` or
+    priority would change what NumPy's functions do with it): the per-op paths call NumPy
+    without its dispatch and need not check each input (``from_numpy`` views a subclass's
+    memory as ``np.ndarray``; NumPy's results from such buffers are ``np.ndarray`` too)."""
 
     # ``_counter`` is made on first need (a write, a shared counter): most results are
     # never written, and each object less per op is less work for Python's collector
     __slots__ = ("buffer", "_counter", "inference", "resizable", "__weakref__")
 
     def __init__(self, buffer: np.ndarray, counter: VersionCounter | None = None) -> None:
-        if not isinstance(buffer, np.ndarray) or buffer.ndim != 1 or not buffer.flags.c_contiguous:
-            raise TypeError("Storage: expected a 1-D C-contiguous numpy array")
+        if buffer.__class__ is not np.ndarray or buffer.ndim != 1 or not buffer.flags.c_contiguous:
+            raise TypeError(
+                f"Storage: expected a 1-D C-contiguous numpy.ndarray (not a subclass), got "
+                f"{type(buffer).__name__}"
+            )
         if buffer.dtype not in _SUPPORTED:
             raise TypeError(f"Storage: unsupported dtype {buffer.dtype}")
         self.buffer = buffer

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import jitgrad
 from jitgrad.autograd.graph import AccumulateGrad
-from jitgrad.ops import structure
+from jitgrad.ops import fused, structure
 from jitgrad.tensor import Tensor
 from test_fused_ops import _same_tensor, _stale_row, general
 
@@ -133,6 +133,7 @@ def test_fused_join_is_taken_for_the_common_inputs() -> None:
     b, c = a * 2, a * 3
     s = jitgrad.tensor(1.0, dtype=jitgrad.float64, requires_grad=True)
     rows = (a * 1.0)[:]
+    single = a.float()  # (another dtype: NumPy's result is float64 all the same)
     calls: list[str] = []
     real = structure._new
 
@@ -143,6 +144,7 @@ def test_fused_join_is_taken_for_the_common_inputs() -> None:
     makes: list[Callable[[], Any]] = [
         lambda: jitgrad.cat([a, b, c]), lambda: jitgrad.stack([a, b, c]), lambda: jitgrad.stack([s, s * 2]),
         lambda: jitgrad.stack([a, rows], 1), lambda: jitgrad.cat((b, c)),
+        lambda: jitgrad.cat([b, single]), lambda: jitgrad.cat([a.reshape(1, 2), rows.reshape(1, 2)], -1),
     ]
     with mock.patch.object(structure, "_new", spy), \
             mock.patch.object(structure, "record", side_effect=AssertionError("record")):
@@ -230,18 +232,86 @@ def test_fused_join_any_inputs(kinds: list[str], stacked: bool, dim: int, dtype:
                 assert np.array_equal(a.grad.numpy(), t.grad.numpy())
 
 
-def test_fused_join_dispatches_for_an_ndarray_subclass_buffer() -> None:
-    """The fused path calls NumPy's concatenate without ``__array_function__`` dispatch only
-    for buffers that are exactly ``np.ndarray``; a subclass's buffer (not made by jitgrad's
-    own functions, which copy to ``np.ndarray``) gets its dispatch, as on the general path."""
-    calls = []
-
+def test_a_storage_takes_no_ndarray_subclass() -> None:
+    """The fused joins call NumPy's concatenate without ``__array_function__`` dispatch and
+    check no input's buffer class: a Storage's buffer is exactly ``np.ndarray`` (jitgrad's
+    own functions, ``from_numpy`` too, give it one; NumPy's results from it are one)."""
     class Sub(np.ndarray):
         def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-            calls.append(func.__name__)
-            return super().__array_function__(func, types, args, kwargs)
+            raise AssertionError(func.__name__)
 
-    x = Tensor._from_buffer(np.array([1.0, 2.0]).view(Sub), (2,))
-    assert type(x._storage.buffer) is Sub
-    out = jitgrad.cat([x, jitgrad.ones(2, dtype=jitgrad.float64)])
-    assert calls == ["concatenate"] and out.tolist() == [1.0, 2.0, 1.0, 1.0]
+    with pytest.raises(TypeError, match="not a subclass"):
+        Tensor._from_buffer(np.array([1.0, 2.0]).view(Sub), (2,))
+    x = jitgrad.from_numpy(np.array([1.0, 2.0]).view(Sub))
+    assert type(x._storage.buffer) is np.ndarray
+    for out in (jitgrad.cat([x, x * 2.0]), jitgrad.stack([x, x * 2.0]), jitgrad.cat([x, x[:1]])):
+        assert type(out._storage.buffer) is np.ndarray
+    assert jitgrad.cat([x, x[:1]]).tolist() == [1.0, 2.0, 1.0]
+
+
+@pytest.mark.parametrize("first, other", [
+    ("float64", "float32"), ("float64", "int32"), ("float64", "bool"), ("float32", "int8"),
+    ("float32", "float64"), ("float32", "int64"), ("float32", "int32"),
+])
+@pytest.mark.parametrize("fresh_leaf", [False, True])
+def test_fused_cat_of_mixed_dtypes_builds_what_the_general_path_builds(first: str, other: str, fresh_leaf: bool) -> None:
+    """``cat`` promotes: the lean path takes inputs of other dtypes when NumPy's result has
+    the first input's dtype (it checks the result's dtype once), the general path the
+    others; a leaf of another dtype gets an AccumulateGrad of its own metadata."""
+    def build(lib: Any) -> tuple[Any, list[Any]]:
+        x = lib.tensor([0.5, -1.5, 2.0], dtype=getattr(lib, first), requires_grad=True)
+        values = [True, False, True] if other == "bool" else [1, 0, 3]
+        y = lib.tensor(values, dtype=getattr(lib, other))
+        if other.startswith("float"):
+            y.requires_grad_(True)
+        leaves = [t for t in (x, y) if t.requires_grad]
+        inputs = [x * 2.0, y if fresh_leaf else y * 1, x]
+        return lib.cat(inputs), leaves
+
+    lean = np.result_type(first, other) == np.dtype(first)
+    with mock.patch.object(structure, "record", wraps=structure.record) as record:
+        out, leaves = build(jitgrad)
+    assert (record.call_count == 0) == lean
+    with general():
+        slow, slow_leaves = build(jitgrad)
+    _same_tensor(out, slow)
+    for (n, _), (m, _) in zip(out.grad_fn.next_functions, slow.grad_fn.next_functions):
+        if type(n) is AccumulateGrad:
+            assert n.input_metadata == m.input_metadata and n.variable.dtype == m.variable.dtype
+    t_out, t_leaves = build(torch)
+    assert np.array_equal(out.detach().numpy(), t_out.detach().numpy())
+    assert str(out.dtype).split(".")[-1] == str(t_out.dtype).split(".")[-1]
+    for r in (out, slow, t_out):
+        (r * r).sum().backward()
+    for a, b, t in zip(leaves, slow_leaves, t_leaves):
+        assert a.grad.dtype == b.grad.dtype and a.grad.numpy().tobytes() == b.grad.numpy().tobytes()
+        assert np.array_equal(a.grad.numpy(), t.grad.numpy())
+
+
+def test_fused_cat_plans_of_one_shape_in_turn() -> None:
+    """Inputs of one shape joined by several numbers of inputs, along several dims, of
+    several dtypes, in turn (the plan kept per shape is replaced each time): each as the
+    general path builds it."""
+    for n, dim, dtype in [(3, 0, "float64"), (2, 0, "float64"), (3, 1, "float64"), (3, -1, "float64"),
+                          (3, 0, "float32"), (2, -2, "float32"), (3, 0, "float64")] * 2:
+        leaf = jitgrad.ones(2, 3, dtype=getattr(jitgrad, dtype), requires_grad=True)
+        xs = [leaf * float(i + 1) for i in range(n)]
+        out = jitgrad.cat(xs, dim)
+        with general():
+            slow = jitgrad.cat(xs, dim)
+        _same_tensor(out, slow)
+        assert out.grad_fn.sizes == slow.grad_fn.sizes and out.grad_fn.dim == slow.grad_fn.dim
+        # (the plan kept for the shape is the one made the first time for these inputs)
+        key = (leaf.dtype, (2, 3), n, dim)
+        assert structure._CAT_PLANS[(2, 3)] is structure._ALL_CAT_PLANS[key]
+
+
+def test_fused_stack_of_leaf_scalars_before_any_plan_of_their_dtype() -> None:
+    """The AccumulateGrad of a 0-d leaf, made before any op of its dtype made a plan (a
+    fresh process's first op: on main this raised AttributeError)."""
+    with mock.patch.dict(fused._PLANS, clear=True):
+        x = jitgrad.tensor(1.5, dtype=jitgrad.float32, requires_grad=True)
+        out = jitgrad.stack([x, x])
+    assert type(out.grad_fn.next_functions[0][0]) is AccumulateGrad
+    out.sum().backward()
+    assert x.grad.item() == 2.0
