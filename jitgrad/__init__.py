@@ -36,7 +36,7 @@ from .tensor import Tensor
 # -- reductions, softmax family, matrix products, joins ---------------------------------------
 from .ops.linalg import bmm, dot, matmul, mm, mv
 from .ops.reduction import amax, amin, log_softmax, logsumexp, max, mean, min, softmax, sum  # noqa: A004
-from .ops.structure import cat, stack
+from .ops.stacking import cat, stack
 
 # -- elementwise arithmetic, pointwise functions, comparisons, where --------------------------
 from .ops.compare import (

@@ -1,4 +1,4 @@
-"""``cat``/``stack``'s fused path (Note [Fused join] in ``jitgrad/ops/structure.py``) builds
+"""``cat``/``stack``'s fused path (the comment over ``stack`` in ``jitgrad/ops/stacking.py``) builds
 exactly what the general path builds: every slot of the result's Tensor and Storage, of the
 node (``Node.__init__``'s fields, ``record``'s, ``sizes``/``dim``/``skipped``), the edges
 and the AccumulateGrad of a leaf; and the gradients PyTorch gives."""
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import jitgrad
 from jitgrad.autograd.graph import AccumulateGrad
-from jitgrad.ops import fused, structure
+from jitgrad.ops import fused, stacking
 from jitgrad.tensor import Tensor
 from test_fused_ops import _same_tensor, _stale_row, general
 
@@ -135,7 +135,7 @@ def test_fused_join_is_taken_for_the_common_inputs() -> None:
     rows = (a * 1.0)[:]
     single = a.float()  # (another dtype: NumPy's result is float64 all the same)
     calls: list[str] = []
-    real = structure._new
+    real = stacking._new
 
     def spy(cls: type) -> Any:
         calls.append(cls.__name__)
@@ -146,8 +146,8 @@ def test_fused_join_is_taken_for_the_common_inputs() -> None:
         lambda: jitgrad.stack([a, rows], 1), lambda: jitgrad.cat((b, c)),
         lambda: jitgrad.cat([b, single]), lambda: jitgrad.cat([a.reshape(1, 2), rows.reshape(1, 2)], -1),
     ]
-    with mock.patch.object(structure, "_new", spy), \
-            mock.patch.object(structure, "record", side_effect=AssertionError("record")):
+    with mock.patch.object(stacking, "_new", spy), \
+            mock.patch.object(stacking, "record", side_effect=AssertionError("record")):
         for make in makes:
             calls.clear()
             out = make()
@@ -156,7 +156,7 @@ def test_fused_join_is_taken_for_the_common_inputs() -> None:
     table = a * 1.0
     row = table[1:]
     table[0] = 5.0  # (``row`` is stale: ``record`` regenerates its history)
-    with mock.patch.object(structure, "record", wraps=structure.record) as record:
+    with mock.patch.object(stacking, "record", wraps=stacking.record) as record:
         assert jitgrad.cat([row, b[:1]]).grad_fn is not None
         assert record.call_count == 1
 
@@ -269,7 +269,7 @@ def test_fused_cat_of_mixed_dtypes_builds_what_the_general_path_builds(first: st
         return lib.cat(inputs), leaves
 
     lean = np.result_type(first, other) == np.dtype(first)
-    with mock.patch.object(structure, "record", wraps=structure.record) as record:
+    with mock.patch.object(stacking, "record", wraps=stacking.record) as record:
         out, leaves = build(jitgrad)
     assert (record.call_count == 0) == lean
     with general():
@@ -303,13 +303,14 @@ def test_fused_cat_plans_of_one_shape_in_turn() -> None:
         assert out.grad_fn.sizes == slow.grad_fn.sizes and out.grad_fn.dim == slow.grad_fn.dim
         # (the plan kept for the shape is the one made the first time for these inputs)
         key = (leaf.dtype, (2, 3), n, dim)
-        assert structure._CAT_PLANS[(2, 3)] is structure._ALL_CAT_PLANS[key]
+        assert stacking._CAT_PLANS[(2, 3)] is stacking._ALL_CAT_PLANS[key]
 
 
 def test_fused_stack_of_leaf_scalars_before_any_plan_of_their_dtype() -> None:
     """The AccumulateGrad of a 0-d leaf, made before any op of its dtype made a plan (a
     fresh process's first op: on main this raised AttributeError)."""
-    with mock.patch.dict(fused._PLANS, clear=True):
+    empty = {dtype: {} for dtype in fused._PLANS}  # (one table per lean dtype, none filled)
+    with mock.patch.dict(fused._PLANS, empty, clear=True):
         x = jitgrad.tensor(1.5, dtype=jitgrad.float32, requires_grad=True)
         out = jitgrad.stack([x, x])
     assert type(out.grad_fn.next_functions[0][0]) is AccumulateGrad

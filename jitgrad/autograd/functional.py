@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ..creation import zeros_like
-from ..ops.structure import stack
+from ..ops.stacking import stack
 from ..tensor import Tensor
 from .engine import grad as _grad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled

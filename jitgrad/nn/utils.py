@@ -7,7 +7,7 @@ from typing import Iterable
 
 from .. import creation
 from ..autograd import no_grad
-from ..ops.structure import cat
+from ..ops.stacking import cat
 from ..tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]

@@ -59,7 +59,7 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
-    from .structure import stack
+    from .stacking import stack
 
     return stack([g.flatten() for g in grids], 1)  # type: ignore[attr-defined]
 

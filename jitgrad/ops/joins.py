@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from ..geometry import Size
 from ..tensor import Tensor
-from .structure import _tensor_list, cat
+from .stacking import _tensor_list, cat
 from .products import tensordot
 from .elementwise import mul
 

@@ -175,7 +175,7 @@ def array_of(t: Tensor) -> np.ndarray:
 # (tests/test_lean_paths.py and test_lean_broadcast.py run both). The same holds for
 # declared unary ops (``declare.call_pointwise``), ``sum``/``mean`` of every element,
 # ``logsumexp``/``softmax``/``log_softmax`` over one dim (``reduction.py``), and
-# ``stack``/``cat`` along dim 0 (``structure.py``); in place, ``add_``/``sub_``/``mul_``/
+# ``stack``/``cat`` (``stacking.py``); in place, ``add_``/``sub_``/``mul_``/
 # ``div_`` write straight into a view (``inplace.lean_inplace``). What is left per op is
 # Python's: the result's Tensor and Storage, the node, its edges (``record``), and the
 # NumPy call itself. In front of it, Note [Fused per-op path] (``fused.py``) does the

@@ -19,7 +19,7 @@ from .einsum import einsum
 from .elementwise import add, mul, sub
 from .linalg import bmm, mm, mv
 from .reduction import sum as sum_
-from .structure import stack
+from .stacking import stack
 
 
 def _tensor_arg(op: str, name: str, x: Any) -> Tensor:

@@ -30,7 +30,8 @@ from .index_ops import index_put_zeros
 from .inplace_result import write_result
 from .shape_ops import flip
 from .reduction import sum as sum_
-from .structure import cat, clone, stack, to_dtype
+from .stacking import cat, stack
+from .structure import clone, to_dtype
 from .view_ops import narrow
 from .pointwise import abs as abs_
 from .pointwise import exp, log

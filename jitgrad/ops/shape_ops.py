@@ -26,7 +26,8 @@ from .compare import logical_xor
 from .elementwise import sub
 from .inplace_result import write_result
 from .reduction import sum as sum_
-from .structure import cat, clone
+from .stacking import cat
+from .structure import clone
 from .view_ops import diagonal as diagonal_view
 from .view_ops import narrow, reshape, transpose
 

@@ -30,7 +30,8 @@ from .reduction import MaxBackward0, MaxBackward1, _restore, amax, amin, mean, r
 from .reduction import sum as sum_
 from .scan import cumprod
 from .shape_ops import flip
-from .structure import cat, to_dtype
+from .stacking import cat
+from .structure import to_dtype
 from .view_ops import expand, narrow, reshape
 
 
