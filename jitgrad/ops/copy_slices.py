@@ -35,6 +35,7 @@ import numpy as np
 
 from .. import regions
 from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.graph import dense_copy
 from ..autograd.input_buffer import HandedGrads
 from ..autograd import anomaly_mode
 from ..autograd.node import Grads, Node, OwnedGrads, _FREED, _next_sequence_nr
@@ -89,6 +90,22 @@ def once_per_location(g: Tensor, locations: np.ndarray) -> Tensor:
     keep = np.zeros(locations.size, np.bool_)
     keep[np.unique(locations.reshape(-1), return_index=True)[1]] = True
     return where(Tensor._from_buffer(keep, tuple(locations.shape)), g, 0.0)
+
+
+def _own_passed_on(res: Sequence[Any], piece: Tensor) -> Sequence[Any]:
+    """``res`` with ``piece`` (the region of CopySlices's buffer that fn worked in, passed
+    on at outputs 1.. as later inputs' gradient) replaced there by a dense copy, taken
+    before the first output is written back over the region. The copy is owned when it
+    goes to one output only."""
+    passed = [i for i in range(1, len(res)) if res[i] is piece]
+    if not passed:
+        return res
+    declared = res.owned if res.__class__ is OwnedGrads else None  # type: ignore[attr-defined]
+    out, owned = list(res), [bool(declared and declared[i]) for i in range(len(res))]
+    copy = dense_copy(piece)
+    for i in passed:
+        out[i], owned[i] = copy, len(passed) == 1
+    return OwnedGrads(out, owned)
 
 
 class CopySlices(Node):
@@ -160,7 +177,10 @@ class CopySlices(Node):
         """The steps of Note [CopySlices rebasing] on data only (no ``create_graph``), each
         costing O(slice) except one copy of ``grad`` into the base's layout, which is skipped
         when the engine hands over a buffer already in that layout (owned): the backward of
-        K writes into slices of one buffer is O(buffer + total slice size)."""
+        K writes into slices of one buffer is O(buffer + total slice size). A node with
+        ``writes_strided`` (``MulBackward0``) gets the region of ``result`` itself as its
+        owned gradient, so a scaled region costs one pass over it in place instead of a
+        dense piece allocated, copied in, scaled and copied back."""
         base, view = self.base, self.view
         if owned and grad._offset == 0 and grad._strides == base.strides and grad._sizes == base.sizes:
             result = grad  # write the slice's gradient straight into the incoming buffer
@@ -173,18 +193,6 @@ class CopySlices(Node):
         buffer = result._storage.buffer
         offset = result._offset + view.storage_offset - base.storage_offset
         sizes, strides = view.sizes, view.strides
-        data = None
-        if len(sizes) < 2:  # a row, a column or a cell (a stepper's, a table's): spelled out
-            overlap = False if not sizes or sizes[0] < 2 or strides[0] > 0 else regions.has_overlap(sizes, strides)
-            dense = (1,) if sizes else ()  # (layout(sizes)[0])
-            data = regions.row_copy(buffer, offset, strides, sizes)
-        else:
-            overlap = regions.has_overlap(sizes, strides)
-            dense = layout(sizes)[0]
-        if data is None:
-            data = allocate(layout(sizes)[1], grad.dtype)
-            regions.copy_region(data, 0, dense, buffer, offset, strides, sizes)
-        piece = Tensor._make(Storage._fresh(data), sizes, dense)
         mine = self._needed  # (_needed_for_fn: CopySlices's edges are fn's, the first the base's)
         edges = self.next_functions
         n = len(fn.next_functions)
@@ -198,6 +206,23 @@ class CopySlices(Node):
         overwrites = fn.overwrites_view
         if overwrites:  # fn's first output would be zeros: fill the slice instead (below)
             needed = (False,) + needed[1:]
+        data = None
+        if len(sizes) < 2:  # a row, a column or a cell (a stepper's, a table's): spelled out
+            overlap = False if not sizes or sizes[0] < 2 or strides[0] > 0 else regions.has_overlap(sizes, strides)
+            dense = (1,) if sizes else ()  # (layout(sizes)[0])
+        else:
+            overlap = regions.has_overlap(sizes, strides)
+            dense = layout(sizes)[0]
+        in_region = fn.writes_strided and base_wanted and not overlap
+        if in_region:  # fn works on the region of ``result`` itself: no copy in, none out
+            piece = result._alias(Geometry(sizes, strides, offset))
+        else:
+            if len(sizes) < 2:
+                data = regions.row_copy(buffer, offset, strides, sizes)
+            if data is None:
+                data = allocate(layout(sizes)[1], grad.dtype)
+                regions.copy_region(data, 0, dense, buffer, offset, strides, sizes)
+            piece = Tensor._make(Storage._fresh(data), sizes, dense)
         fn._needed = needed
         if overlap:
             self._set_locations(fn)
@@ -208,10 +233,13 @@ class CopySlices(Node):
             if overlap:
                 fn._locations = None
         first = res[0]
+        if in_region and len(res) > 1:  # ``piece`` passed on: a buffer of its own, first
+            res = _own_passed_on(res, piece)
         if overwrites and base_wanted:
             regions.fill_region(buffer, offset, strides, sizes, 0)
-        elif first is not None and base_wanted and (first is not piece or fn.takes_owned or overlap):
-            # (a node not told it owns ``piece`` returned it unchanged: it is there already)
+        elif first is not None and base_wanted and (first is not piece or (fn.takes_owned and not in_region) or overlap):
+            # (a node not told it owns ``piece`` returned it unchanged: it is there already;
+            # so is the region fn wrote in place)
             if overlap:
                 self._zero_overwritten(fn, result._alias(Geometry(sizes, strides, offset)))
             else:  # fn may have scaled ``piece`` in place and returned it
