@@ -66,3 +66,15 @@ def test_forced_paths_switch_and_restore(monkeypatch):
 
     second = "_copy_strided_par" if numba.get_num_threads() > 1 else "_copy_strided"
     assert calls == ["_copy_strided", second]
+
+
+def test_interleaved_rotates_the_order_and_takes_medians():
+    calls: list[str] = []
+    times = {"a": iter([3.0, 1.0, 2.0]), "b": iter([5.0, 4.0, 6.0]), "c": iter([7.0, 9.0, 8.0])}
+
+    def run(name: str):
+        return lambda: (calls.append(name), next(times[name]))[1]
+
+    medians = bench_system._interleaved([(n, run(n)) for n in "abc"], 3)
+    assert calls == list("abc" "bca" "cab")  # no path always runs first
+    assert medians == {"a": 2.0, "b": 5.0, "c": 8.0}
