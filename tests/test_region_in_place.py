@@ -4,9 +4,10 @@ dense piece and back (the flag off) and against PyTorch, bit for bit, float32 an
 
 A program: ``b = x * c0`` (a leaf ``x`` with some nan/inf), one to three ``mul_`` writes
 through strided views of ``b`` (slices with steps, transposes, selects, a diagonal), by a
-number or by a tensor with or without history (one of the view's shape: ``mul_grads``
-writes its gradient into the region and passes it on; a 0-d one: summed), then the sum of
-``b`` (an expanded gradient) or of ``b * wts`` (a dense one).
+number or by a tensor with or without history (of the view's shape, of its last dim, 0-d:
+with history, the factor needs a gradient and CopySlices copies the region into a piece as
+before, so that the factor's sum is taken in the same order), then the sum of ``b`` (an
+expanded gradient) or of ``b * wts`` (a dense one).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from jitgrad import regions
 from jitgrad.autograd.view_mode import view_replay
 from jitgrad.ops.elementwise import MulBackward0
 
-FACTORS = (2.0, -0.5, 1.0, 3, 0.0, float("inf"), "tensor", "tensor_grad", "scalar_grad")
+FACTORS = (2.0, -0.5, 1.0, 3, 0.0, float("inf"), "tensor", "tensor_grad", "scalar_grad",
+           "broadcast_grad")
 
 
 @contextlib.contextmanager
@@ -70,14 +72,15 @@ def programs(draw: Callable[..., Any]) -> dict[str, Any]:
             "replay": draw(st.booleans())}
 
 
-def run(lib: Any, program: dict[str, Any]) -> list[np.ndarray]:
+def run(lib: Any, program: dict[str, Any]) -> list[tuple[np.ndarray, bool]]:
+    """Each leaf's gradient, and whether it is a sum over broadcast dims."""
     dtype = getattr(lib, program["dtype"])
     rng = np.random.default_rng(program["seed"])
     shape = program["shape"]
     values = rng.standard_normal(shape)
     values.flat[rng.integers(0, values.size, 2)] = (np.nan, np.inf)
     x = lib.tensor(values, dtype=dtype, requires_grad=True)
-    leaves = [x]
+    leaves, summed = [x], [False]
     b = x * program["c0"]
     for kind, k, factor in program["writes"]:
         view = _view(b, kind, k)
@@ -86,25 +89,32 @@ def run(lib: Any, program: dict[str, Any]) -> list[np.ndarray]:
         elif factor == "tensor_grad":
             factor = lib.tensor(rng.standard_normal(tuple(view.shape)), dtype=dtype, requires_grad=True)
             leaves.append(factor)
+            summed.append(False)
+        elif factor == "broadcast_grad":  # the view's last dim only: summed by the engine
+            factor = lib.tensor(rng.standard_normal(tuple(view.shape)[-1:]), dtype=dtype, requires_grad=True)
+            leaves.append(factor)
+            summed.append(view.dim() > 1)
         elif factor == "scalar_grad":
             factor = lib.tensor(rng.standard_normal(()), dtype=dtype, requires_grad=True)
             leaves.append(factor)
+            summed.append(view.dim() > 0)
         view.mul_(factor)
     if program["loss"] == "sum":
         loss = b.sum()
     else:
         loss = (b * lib.tensor(rng.standard_normal(shape), dtype=dtype)).sum()
     loss.backward()
-    return [leaf.grad.detach().numpy().copy() for leaf in leaves]
+    return [(leaf.grad.detach().numpy().copy(), k) for leaf, k in zip(leaves, summed)]
 
 
-def _same(got: list[np.ndarray], expected: list[np.ndarray], summed_exactly: bool = True) -> None:
-    """Bit for bit; a 0-d factor's gradient (a sum) only to rounding unless
+def _same(got: list[tuple[np.ndarray, bool]], expected: list[tuple[np.ndarray, bool]],
+          summed_exactly: bool = True) -> None:
+    """Bit for bit; a factor's gradient summed over broadcast dims only to rounding unless
     ``summed_exactly``: PyTorch's reductions add in another order than NumPy's."""
     assert len(got) == len(expected)
-    for g, e in zip(got, expected):
+    for (g, summed), (e, _) in zip(got, expected):
         assert g.dtype == e.dtype and g.shape == e.shape
-        if g.ndim == 0 and not summed_exactly:
+        if summed and not summed_exactly:
             np.testing.assert_allclose(g, e, rtol=1e-5 if g.dtype == np.float32 else 1e-12)
         else:
             np.testing.assert_array_equal(g.reshape(-1).view(np.uint8), e.reshape(-1).view(np.uint8))
@@ -133,9 +143,8 @@ def test_each_write(dtype: str, factor: Any, kind: str) -> None:
                  "loss": "sum", "seed": 0, "replay": False})
 
 
-def test_the_region_is_not_copied() -> None:
-    """The bench's ``strided_inplace`` (small): one copy (the expanded gradient into the
-    base's layout) instead of three (that, the region into a piece and back)."""
+def _copies(program: Callable[[], Any]) -> int:
+    """How many ``regions.copy_region`` calls the backward of ``program()`` makes."""
     calls = [0]
     copy = regions.copy_region
 
@@ -143,27 +152,40 @@ def test_the_region_is_not_copied() -> None:
         calls[0] += 1
         copy(*args)
 
-    def backward() -> int:
+    loss = program()
+    regions.copy_region = spy
+    try:
+        loss.backward()
+    finally:
+        regions.copy_region = copy
+    return calls[0]
+
+
+def _strided_inplace(factor: Any = 2) -> Callable[[], Any]:
+    def program() -> Any:
         x = jitgrad.randn(64, 64, requires_grad=True)
         b = x * 1.0
-        b[::2, 1:-1].mul_(2)
-        calls[0] = 0
-        regions.copy_region = spy
-        try:
-            b.sum().backward()
-        finally:
-            regions.copy_region = copy
-        return calls[0]
+        b[::2, 1:-1].mul_(factor() if callable(factor) else factor)
+        return b.sum()
+    return program
 
-    assert backward() == 1
+
+def test_the_region_is_not_copied() -> None:
+    """The bench's ``strided_inplace`` (small): one copy (the expanded gradient into the
+    base's layout) instead of three (that, the region into a piece and back)."""
+    assert _copies(_strided_inplace()) == 1
     with copied_piece():
-        assert backward() == 3
+        assert _copies(_strided_inplace()) == 3
 
 
-def test_a_gradient_passed_on_is_a_buffer_of_its_own() -> None:
-    """``mul_grads`` writes the factor's gradient into the region (whole rows: contiguous)
-    and passes it on; CopySlices copies it out before writing the view's gradient back, and
-    the copy may be overwritten by the next node without touching ``x.grad``."""
+def test_a_factor_that_needs_a_gradient_gets_a_piece() -> None:
+    factor = _strided_inplace(lambda: jitgrad.tensor(2.0, requires_grad=True))
+    assert _copies(factor) == 3
+
+
+def test_a_factor_of_the_views_shape_with_history() -> None:
+    """Whole rows (contiguous): ``mul_grads`` writes the factor's gradient into the piece it
+    is handed and passes it on; the view's gradient is written back from a fresh buffer."""
     for lib in (jitgrad, torch):
         x = lib.arange(12.0).reshape(3, 4).requires_grad_()
         w = lib.full((2, 4), 3.0, requires_grad=True)

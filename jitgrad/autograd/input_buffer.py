@@ -13,9 +13,8 @@ slices of one buffer cost O(buffer + slices) in backward rather than O(K x buffe
 reference, so they clear ownership. A node whose declared flags are already final (none of
 its owned inputs passed through, no buffer at two outputs) returns ``HandedGrads``, which the
 engine takes as they are (``handed_over`` is not asked). CopySlices hands a node with
-``writes_strided`` (``Node``) the view's region of the base's gradient itself, strided and
-aliasing CopySlices's own buffer, as an owned input; anything such a node passes on at a
-later output is copied out first (``_own_passed_on`` in ``ops/copy_slices.py``).
+``writes_strided`` (``Node``) whose other inputs need no gradient the view's region of the
+base's gradient itself, strided and aliasing CopySlices's own buffer, as an owned input.
 """
 
 from __future__ import annotations

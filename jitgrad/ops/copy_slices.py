@@ -35,7 +35,6 @@ import numpy as np
 
 from .. import regions
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import dense_copy
 from ..autograd.input_buffer import HandedGrads
 from ..autograd import anomaly_mode
 from ..autograd.node import Grads, Node, OwnedGrads, _FREED, _next_sequence_nr
@@ -90,22 +89,6 @@ def once_per_location(g: Tensor, locations: np.ndarray) -> Tensor:
     keep = np.zeros(locations.size, np.bool_)
     keep[np.unique(locations.reshape(-1), return_index=True)[1]] = True
     return where(Tensor._from_buffer(keep, tuple(locations.shape)), g, 0.0)
-
-
-def _own_passed_on(res: Sequence[Any], piece: Tensor) -> Sequence[Any]:
-    """``res`` with ``piece`` (the region of CopySlices's buffer that fn worked in, passed
-    on at outputs 1.. as later inputs' gradient) replaced there by a dense copy, taken
-    before the first output is written back over the region. The copy is owned when it
-    goes to one output only."""
-    passed = [i for i in range(1, len(res)) if res[i] is piece]
-    if not passed:
-        return res
-    declared = res.owned if res.__class__ is OwnedGrads else None  # type: ignore[attr-defined]
-    out, owned = list(res), [bool(declared and declared[i]) for i in range(len(res))]
-    copy = dense_copy(piece)
-    for i in passed:
-        out[i], owned[i] = copy, len(passed) == 1
-    return OwnedGrads(out, owned)
 
 
 class CopySlices(Node):
@@ -178,9 +161,10 @@ class CopySlices(Node):
         costing O(slice) except one copy of ``grad`` into the base's layout, which is skipped
         when the engine hands over a buffer already in that layout (owned): the backward of
         K writes into slices of one buffer is O(buffer + total slice size). A node with
-        ``writes_strided`` (``MulBackward0``) gets the region of ``result`` itself as its
-        owned gradient, so a scaled region costs one pass over it in place instead of a
-        dense piece allocated, copied in, scaled and copied back."""
+        ``writes_strided`` (``MulBackward0``) whose other inputs need no gradient gets the
+        region of ``result`` itself as its owned gradient, so a scaled region costs one
+        pass over it in place instead of a dense piece allocated, copied in, scaled and
+        copied back."""
         base, view = self.base, self.view
         if owned and grad._offset == 0 and grad._strides == base.strides and grad._sizes == base.sizes:
             result = grad  # write the slice's gradient straight into the incoming buffer
@@ -213,7 +197,9 @@ class CopySlices(Node):
         else:
             overlap = regions.has_overlap(sizes, strides)
             dense = layout(sizes)[0]
-        in_region = fn.writes_strided and base_wanted and not overlap
+        # (only when the view's gradient is fn's one output: an elementwise formula then,
+        # whose values do not depend on the layout, unlike a sum for another input)
+        in_region = fn.writes_strided and base_wanted and not overlap and not any(needed[1:])
         if in_region:  # fn works on the region of ``result`` itself: no copy in, none out
             piece = result._alias(Geometry(sizes, strides, offset))
         else:
@@ -233,8 +219,6 @@ class CopySlices(Node):
             if overlap:
                 fn._locations = None
         first = res[0]
-        if in_region and len(res) > 1:  # ``piece`` passed on: a buffer of its own, first
-            res = _own_passed_on(res, piece)
         if overwrites and base_wanted:
             regions.fill_region(buffer, offset, strides, sizes, 0)
         elif first is not None and base_wanted and (first is not piece or (fn.takes_owned and not in_region) or overlap):
