@@ -13,13 +13,14 @@ median of 3 fresh processes, after one untimed process that fills the caches.
 ``busy_core``: the large copy/add kernels while another process spins on a core, through
 the path jitgrad picks (``policy``, see ``jitgrad/kernels/_parallel.py``), forced serial,
 forced parallel (every Numba thread), and NumPy, each the median of 27 runs interleaved
-one by one in a rotating order (``_interleaved``). The target is ``policy`` within 10% of
+one by one in an order shuffled every round (``_interleaved``). The target is ``policy`` within 10% of
 the serial kernel: a parallel region waits for its descheduled thread.
 """
 from __future__ import annotations
 
 import contextlib
 import json
+import random
 import statistics
 import subprocess
 import sys
@@ -136,13 +137,17 @@ def _timed(run: Callable[[], None], path: str | None) -> float:
 
 def _interleaved(runs: list[tuple[str, Callable[[], float]]], rounds: int) -> dict[str, float]:
     """Median of each timed run over ``rounds`` rounds, one run of each per round in an
-    order that rotates every round: a change in the machine's load over the measurement
-    (other processes come and go on a shared machine) falls on every path alike, and no
-    path always runs first, right after another one's 60 ms (NumPy's transposed copy)."""
+    order shuffled every round (seeded): a change in the machine's load over the
+    measurement (other processes come and go on a shared machine) falls on every path
+    alike, and no path always runs right after the same other one (a rotating order would
+    keep every path's predecessor fixed). With a core busy the policy runs the serial
+    kernel, so ``policy``/``serial`` measures only this noise and the policy's ~2 us."""
     samples: dict[str, list[float]] = {name: [] for name, _ in runs}
-    for r in range(rounds):
-        for k in range(len(runs)):
-            name, run = runs[(r + k) % len(runs)]
+    order = list(runs)
+    shuffle = random.Random(0).shuffle
+    for _ in range(rounds):
+        shuffle(order)
+        for name, run in order:
             samples[name].append(run())
     return {name: statistics.median(s) for name, s in samples.items()}
 
