@@ -66,3 +66,19 @@ def test_forced_paths_switch_and_restore(monkeypatch):
 
     second = "_copy_strided_par" if numba.get_num_threads() > 1 else "_copy_strided"
     assert calls == ["_copy_strided", second]
+
+
+def test_interleaved_shuffles_the_order_and_takes_medians():
+    calls: list[str] = []
+    times = {n: iter([3.0, 1.0, 2.0] * 10) for n in "abc"}
+
+    def run(name: str):
+        return lambda: (calls.append(name), next(times[name]))[1]
+
+    medians = bench_system._interleaved([(n, run(n)) for n in "abc"], 30)
+    rounds = [calls[k:k + 3] for k in range(0, 90, 3)]
+    assert all(sorted(r) == list("abc") for r in rounds)  # one run of each per round
+    assert len({tuple(r) for r in rounds}) > 3  # not one order, nor a rotation of it
+    after = {(r[i - 1] if i else None, r[i]) for r in rounds for i in range(3)}
+    assert {("b", "a"), ("c", "a")} <= after  # no path always runs after the same one
+    assert medians == {"a": 2.0, "b": 2.0, "c": 2.0}

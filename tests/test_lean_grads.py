@@ -22,7 +22,8 @@ OPS: dict[str, Callable[[Any, Any], Any]] = {
     "mul": lambda a, b: a * b,
     "div": lambda a, b: a / b,
     "sub": lambda a, b: a - b,
-    "mul_number": lambda a, b: a * 2.5 + b * -3 + b * (2**40 + 1),
+    # (ints up to 2**24 are multiplied as floats: scaled; 2**24 + 1 is not one in float32)
+    "mul_number": lambda a, b: a * 2.5 + b * -3 + b * (2**40 + 1) + a * 2**24 - b * (2**24 + 1),
 }
 LEAN = {"mul": "mul_grads", "div": "div_grads", "sub": "negated", "mul_number": "scaled"}
 

@@ -358,8 +358,11 @@ class GraphTask:
     ) -> Node | None:
         """Each output gradient into the input buffer of the node its edge leads to
         (checked, reduced and cast there); a node whose last gradient arrived is ready.
-        When it is the only ready node it is returned, to run next, rather than queued
-        (the queue would give it back at once: a chain never touches the heap)."""
+        The ready node the queue would give back next (a later sequence number than every
+        queued one; of those readied here, the latest, ties to the first) is returned, to
+        run next, rather than queued: a chain never touches the heap, and a fan-out (a
+        stepper's ``a + b - 2 * c``) queues only the branches that wait. The order is the
+        queue's own, node for node."""
         buffers, deps, ready = self.buffers, self.deps, self.ready
         slots, owned = buffers.grads, buffers.owned
         mine = not buffers.create_graph  # (buffers may own what they are handed)
@@ -398,15 +401,17 @@ class GraphTask:
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
-                    if following is None and not ready:
+                    seq = nxt.sequence_nr
+                    if following is None:
+                        if not ready or -seq < ready[0][0]:  # the queue's next pick anyway
+                            following = nxt
+                        else:
+                            heapq.heappush(ready, (-seq, next(self.order), nxt))
+                    elif seq > following.sequence_nr:  # ahead of ``following``: it waits
+                        heapq.heappush(ready, (-following.sequence_nr, next(self.order), following))
                         following = nxt
-                    else:
-                        if following is not None:  # not alone after all: queued first
-                            heapq.heappush(
-                                ready, (-following.sequence_nr, next(self.order), following)
-                            )
-                            following = None
-                        heapq.heappush(ready, (-nxt.sequence_nr, next(self.order), nxt))
+                    else:  # (a tie goes to ``following``, ready first)
+                        heapq.heappush(ready, (-seq, next(self.order), nxt))
             i += 1
         return following
 

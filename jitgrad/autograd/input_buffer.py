@@ -12,7 +12,9 @@ nodes' ``apply(grads)`` never see ownership); that is what makes K in-place writ
 slices of one buffer cost O(buffer + slices) in backward rather than O(K x buffer). Hooks and captures may keep a
 reference, so they clear ownership. A node whose declared flags are already final (none of
 its owned inputs passed through, no buffer at two outputs) returns ``HandedGrads``, which the
-engine takes as they are (``handed_over`` is not asked).
+engine takes as they are (``handed_over`` is not asked). CopySlices hands a node with
+``writes_strided`` (``Node``) whose other inputs need no gradient the view's region of the
+base's gradient itself, strided and aliasing CopySlices's own buffer, as an owned input.
 """
 
 from __future__ import annotations

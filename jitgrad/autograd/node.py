@@ -104,6 +104,12 @@ class Node:
     # order-independent writes, which may go through a self-overlapping view, define it.
     overwrites_view: bool = False
     zero_overwritten: Callable[[Tensor], None] | None = None
+    # ``writes_strided``: when only its first input needs a gradient, ``apply_owned`` also
+    # takes, as its owned gradient, the view's region of the base's gradient itself (any
+    # strides, aliasing CopySlices's buffer): it writes nothing outside that region's
+    # elements, returns that tensor or a fresh one, and its values do not depend on the
+    # layout (CopySlices then skips a dense copy in and out of the region).
+    writes_strided: bool = False
 
     def __init__(self) -> None:
         self.next_functions: tuple[Edge, ...] = ()

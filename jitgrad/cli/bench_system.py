@@ -12,13 +12,15 @@ median of 3 fresh processes, after one untimed process that fills the caches.
 
 ``busy_core``: the large copy/add kernels while another process spins on a core, through
 the path jitgrad picks (``policy``, see ``jitgrad/kernels/_parallel.py``), forced serial,
-forced parallel (every Numba thread), and NumPy. The target is ``policy`` within 10% of
+forced parallel (every Numba thread), and NumPy, each the median of 27 runs interleaved
+one by one in an order shuffled every round (``_interleaved``). The target is ``policy`` within 10% of
 the serial kernel: a parallel region waits for its descheduled thread.
 """
 from __future__ import annotations
 
 import contextlib
 import json
+import random
 import statistics
 import subprocess
 import sys
@@ -125,13 +127,29 @@ def _kernel_cases(n: int) -> dict[str, tuple[Callable[[], None], Callable[[], No
     }
 
 
-def _median_time(run: Callable[[], None], repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
+def _timed(run: Callable[[], None], path: str | None) -> float:
+    """Wall seconds of one ``run()`` through the kernels' ``path`` (None: NumPy's twin)."""
+    with forced(path) if path is not None else contextlib.nullcontext():
         start = time.perf_counter()
         run()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        return time.perf_counter() - start
+
+
+def _interleaved(runs: list[tuple[str, Callable[[], float]]], rounds: int) -> dict[str, float]:
+    """Median of each timed run over ``rounds`` rounds, one run of each per round in an
+    order shuffled every round (seeded): a change in the machine's load over the
+    measurement (other processes come and go on a shared machine) falls on every path
+    alike, and no path always runs right after the same other one (a rotating order would
+    keep every path's predecessor fixed). With a core busy the policy runs the serial
+    kernel, so ``policy``/``serial`` measures only this noise and the policy's ~2 us."""
+    samples: dict[str, list[float]] = {name: [] for name, _ in runs}
+    order = list(runs)
+    shuffle = random.Random(0).shuffle
+    for _ in range(rounds):
+        shuffle(order)
+        for name, run in order:
+            samples[name].append(run())
+    return {name: statistics.median(s) for name, s in samples.items()}
 
 
 BUSY_COLUMNS = ["busy core (n x n float32)", "policy", "serial", "parallel", "NumPy",
@@ -142,7 +160,7 @@ def busy_core_rows(quick: bool) -> list[dict[str, str]]:
     from numba import get_num_threads
 
     n = 512 if quick else 2048
-    repeats = 3 if quick else 9
+    rounds = 3 if quick else 27
     paths = ["policy", "serial"] + (["parallel"] if get_num_threads() > 1 else [])
     cases = _kernel_cases(n)
     for kernel, _ in cases.values():  # load every kernel and signature before timing
@@ -154,13 +172,8 @@ def busy_core_rows(quick: bool) -> list[dict[str, str]]:
     try:
         time.sleep(0.2)  # let it start spinning
         for name, (kernel, numpy_twin) in cases.items():
-            samples: dict[str, list[float]] = {p: [] for p in paths + ["numpy"]}
-            for _ in range(3):  # rounds alternate the paths
-                for path in paths:
-                    with forced(path):
-                        samples[path].append(_median_time(kernel, repeats))
-                samples["numpy"].append(_median_time(numpy_twin, repeats))
-            t = {p: statistics.median(s) for p, s in samples.items()}
+            runs = [(p, lambda p=p: _timed(kernel, p)) for p in paths]
+            t = _interleaved(runs + [("numpy", lambda: _timed(numpy_twin, None))], rounds)
             ratio = t["policy"] / t["serial"]
             rows.append({
                 "busy core (n x n float32)": f"{name} {n}",

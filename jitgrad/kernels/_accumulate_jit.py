@@ -35,21 +35,56 @@ def _as_dtype_of_impl(arr, x):
 
 
 @jit
+def _add_transpose_plane(dst, d, dA, src, s, sB, M, N):
+    """dst[d + i*dA + j] += src[s + i + j*sB] for i < M, j < N: ``_transpose_plane`` of
+    ``_copy_jit.py`` (the same tiles, measured there) adding instead of storing
+    (tests/kernels/test_kernels_accumulate.py checks the two stay the same walk)."""
+    for i0 in range(0, M, 256):
+        i1 = min(i0 + 256, M)
+        for j0 in range(0, N, 256):
+            j1 = min(j0 + 256, N)
+            i = i0
+            while i + 8 <= i1:
+                j = j0
+                while j + 8 <= j1:
+                    dv = dst[d + i * dA + j:]
+                    sv = src[s + i + j * sB:]
+                    for b in range(8):
+                        for a in range(8):
+                            dv[a * dA + b] += _as_dtype_of(dst, sv[a + b * sB])
+                    j += 8
+                for a in range(8):
+                    for jj in range(j, j1):
+                        dst[d + (i + a) * dA + jj] += _as_dtype_of(dst, src[s + i + a + jj * sB])
+                i += 8
+            for ii in range(i, i1):
+                for jj in range(j0, j1):
+                    dst[d + ii * dA + jj] += _as_dtype_of(dst, src[s + ii + jj * sB])
+
+
+@jit
 def _add_strided(dst, dst_offset, src, src_offset, geom):
-    """dst-view += src-view. geom rows: sizes, dst strides, src strides."""
+    """dst-view += src-view. geom rows: sizes, dst strides, src strides. A transpose-like
+    layout (``_layout.order_for_transpose``) walks 2-D planes with the tiled path, as
+    ``_copy_strided`` does."""
     nd = geom.shape[1]
     last = nd - 1
+    tiled = (nd >= 2 and geom[1, last] == 1 and geom[2, last - 1] == 1
+             and geom[2, last] > 1 and geom[0, last] >= 8 and geom[0, last - 1] >= 8)
+    n_odo = nd - 2 if tiled else last  # dims walked by the odometer
     outer = 1
-    for k in range(last):
+    for k in range(n_odo):
         outer *= geom[0, k]
-    idx = np.zeros(max(last, 1), np.int64)
+    idx = np.zeros(max(n_odo, 1), np.int64)
     n = geom[0, last]
     ds = geom[1, last]
     ss = geom[2, last]
     d = dst_offset
     s = src_offset
     for _ in range(outer):
-        if ds == 1 and ss == 1:
+        if tiled:
+            _add_transpose_plane(dst, d, geom[1, last - 1], src, s, ss, geom[0, last - 1], n)
+        elif ds == 1 and ss == 1:
             dv = dst[d:d + n]  # slice views vectorise (see _copy_jit)
             sv = src[s:s + n]
             for j in range(n):
@@ -61,7 +96,7 @@ def _add_strided(dst, dst_offset, src, src_offset, geom):
         else:
             for j in range(n):
                 dst[d + j * ds] += _as_dtype_of(dst, src[s + j * ss])
-        k = last - 1
+        k = n_odo - 1
         while k >= 0:  # odometer increment over the outer dims
             idx[k] += 1
             d += geom[1, k]

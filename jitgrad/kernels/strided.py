@@ -91,9 +91,10 @@ def strided_add(dst: np.ndarray, dst_offset: int, dst_strides: Sequence[int],
         return
     s, (ds, ss) = coalesce(sizes, [dst_strides, src_strides])
     _refuse_internal_overlap(kernel, s, ds, numel, sizes, dst_strides)
-    geom = np.array([s, ds, ss], dtype=np.int64)
     chunks = _chunks(dst, src, numel, s, ds)
-    if chunks > 1:
+    order_for_transpose(s, ds, ss)
+    geom = np.array([s, ds, ss], dtype=np.int64)
+    if chunks > 1 and geom[0, 0] >= 64 * chunks:  # transpose reordering can shrink dim 0
         _add_strided_par(dst, dst_offset, src, src_offset, geom, chunks)
     else:
         _add_strided(dst, dst_offset, src, src_offset, geom)

@@ -160,7 +160,11 @@ class CopySlices(Node):
         """The steps of Note [CopySlices rebasing] on data only (no ``create_graph``), each
         costing O(slice) except one copy of ``grad`` into the base's layout, which is skipped
         when the engine hands over a buffer already in that layout (owned): the backward of
-        K writes into slices of one buffer is O(buffer + total slice size)."""
+        K writes into slices of one buffer is O(buffer + total slice size). A node with
+        ``writes_strided`` (``MulBackward0``) whose other inputs need no gradient gets the
+        region of ``result`` itself as its owned gradient, so a scaled region costs one
+        pass over it in place instead of a dense piece allocated, copied in, scaled and
+        copied back."""
         base, view = self.base, self.view
         if owned and grad._offset == 0 and grad._strides == base.strides and grad._sizes == base.sizes:
             result = grad  # write the slice's gradient straight into the incoming buffer
@@ -173,18 +177,6 @@ class CopySlices(Node):
         buffer = result._storage.buffer
         offset = result._offset + view.storage_offset - base.storage_offset
         sizes, strides = view.sizes, view.strides
-        data = None
-        if len(sizes) < 2:  # a row, a column or a cell (a stepper's, a table's): spelled out
-            overlap = False if not sizes or sizes[0] < 2 or strides[0] > 0 else regions.has_overlap(sizes, strides)
-            dense = (1,) if sizes else ()  # (layout(sizes)[0])
-            data = regions.row_copy(buffer, offset, strides, sizes)
-        else:
-            overlap = regions.has_overlap(sizes, strides)
-            dense = layout(sizes)[0]
-        if data is None:
-            data = allocate(layout(sizes)[1], grad.dtype)
-            regions.copy_region(data, 0, dense, buffer, offset, strides, sizes)
-        piece = Tensor._make(Storage._fresh(data), sizes, dense)
         mine = self._needed  # (_needed_for_fn: CopySlices's edges are fn's, the first the base's)
         edges = self.next_functions
         n = len(fn.next_functions)
@@ -198,6 +190,25 @@ class CopySlices(Node):
         overwrites = fn.overwrites_view
         if overwrites:  # fn's first output would be zeros: fill the slice instead (below)
             needed = (False,) + needed[1:]
+        data = None
+        if len(sizes) < 2:  # a row, a column or a cell (a stepper's, a table's): spelled out
+            overlap = False if not sizes or sizes[0] < 2 or strides[0] > 0 else regions.has_overlap(sizes, strides)
+            dense = (1,) if sizes else ()  # (layout(sizes)[0])
+        else:
+            overlap = regions.has_overlap(sizes, strides)
+            dense = layout(sizes)[0]
+        # (only when the view's gradient is fn's one output: an elementwise formula then,
+        # whose values do not depend on the layout, unlike a sum for another input)
+        in_region = fn.writes_strided and base_wanted and not overlap and not any(needed[1:])
+        if in_region:  # fn works on the region of ``result`` itself: no copy in, none out
+            piece = result._alias(Geometry(sizes, strides, offset))
+        else:
+            if len(sizes) < 2:
+                data = regions.row_copy(buffer, offset, strides, sizes)
+            if data is None:
+                data = allocate(layout(sizes)[1], grad.dtype)
+                regions.copy_region(data, 0, dense, buffer, offset, strides, sizes)
+            piece = Tensor._make(Storage._fresh(data), sizes, dense)
         fn._needed = needed
         if overlap:
             self._set_locations(fn)
@@ -210,8 +221,9 @@ class CopySlices(Node):
         first = res[0]
         if overwrites and base_wanted:
             regions.fill_region(buffer, offset, strides, sizes, 0)
-        elif first is not None and base_wanted and (first is not piece or fn.takes_owned or overlap):
-            # (a node not told it owns ``piece`` returned it unchanged: it is there already)
+        elif first is not None and base_wanted and (first is not piece or (fn.takes_owned and not in_region) or overlap):
+            # (a node not told it owns ``piece`` returned it unchanged: it is there already;
+            # so is the region fn wrote in place)
             if overlap:
                 self._zero_overwritten(fn, result._alias(Geometry(sizes, strides, offset)))
             else:  # fn may have scaled ``piece`` in place and returned it

@@ -248,6 +248,7 @@ rsub_operator = fused_binary(np.subtract, RsubBackward1, reflected=True, otherwi
 # -- mul / div / neg / reciprocal -----------------------------------------------------------
 class MulBackward0(SavingNode):
     takes_owned = True
+    writes_strided = True  # (``_by_number`` scales in place; the other formulas allocate)
     saves_wrapped_numbers = True
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:

@@ -9,7 +9,9 @@ shapes are the gradient's own or 0-d, the formula runs as NumPy calls on the fla
 the same calls ``mul``/``div``/``neg`` would make one by one (so the same values, bit for
 bit), without a Tensor per intermediate. A 0-d operand's gradient is then summed to 0-d
 here, by the call ``sum_to`` would make in the engine (``np.add.reduce`` of the flat
-product), rather than as a separate step. ``SubBackward0``'s negation is one such call
+product), rather than as a separate step; a 0-d operand enters the products as a 0-d
+array (NumPy's scalar loop; a 1-element array takes its slower broadcasting iterator),
+and a Python int up to 2**24 as a float (exact in float32 and float64: the same values). ``SubBackward0``'s negation is one such call
 too (``negated``), and so is a product with a Python number (``scaled``). The gradients
 are new buffers, but they are not declared owned (``OwnedGrads``): in the small-op graphs
 this path is for, that bookkeeping costs more (~1 us per node) than the copies it could
@@ -34,12 +36,17 @@ from .operands import lean_data
 
 
 def _operand(t: Any, g: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray | None:
-    """``t``'s flat data when it is a lean tensor of ``g``'s dtype shaped ``sizes`` or 0-d."""
+    """``t``'s flat data when it is a lean tensor of ``g``'s dtype shaped ``sizes``, or its
+    one element as a 0-d array when it is 0-d (and ``sizes`` is not): NumPy broadcasts a
+    0-d operand by its scalar loop, a 1-element one by its general iterator (~0.5 us more
+    for a stepper's row; the products are the same)."""
     if t.__class__ is not Tensor:
         return None
     x = lean_data(t)
-    if x is None or x.dtype is not g.dtype or (t._sizes != sizes and t._sizes):
+    if x is None or x.dtype is not g.dtype:
         return None
+    if t._sizes != sizes:
+        return None if t._sizes else x.reshape(())
     return x
 
 
@@ -77,6 +84,10 @@ def scaled(g: Tensor, b: Any) -> Tensor | None:
     gd = lean_data(g)
     if gd is None or not (b.__class__ is float or b.__class__ is int and -(2**63) <= b < 2**63):
         return None
+    if b.__class__ is int and -(2**24) <= b <= 2**24:
+        # as a float: the same value in float32 and float64 (so the same products), and
+        # NumPy's conversion of a Python float is the cheaper one (~0.25 us)
+        b = float(b)
     token = QUIET.set(IGNORE_ALL)
     try:
         values = np.multiply(gd, b)

@@ -79,3 +79,68 @@ def test_scatter_checks_block_and_accumulate():
     with pytest.raises(ValueError, match="scatter: destination has internal overlap"):
         scatter(dst, 0, (1, 1), (2, 2), np.ones((2, 2)), accumulate=True)
     assert not dst.any()
+
+
+TRANSPOSE_SHAPES = [(1, 1), (7, 9), (8, 8), (33, 65), (130, 70), (300, 260)]
+
+
+@pytest.mark.parametrize("shape", TRANSPOSE_SHAPES)
+@pytest.mark.parametrize("src_dtype,dst_dtype", [(np.float32, np.float32), (np.float64, np.float64),
+                                                 (np.float64, np.float32), (np.float32, np.int64)])
+def test_transpose_add(shape, src_dtype, dst_dtype):
+    """The tiled path (``_add_transpose_plane``), edges included, against NumPy."""
+    m, n = shape
+    a = ((np.arange(m * n) % 11 - 5) * 0.37).astype(src_dtype).reshape(m, n)
+    dst = (np.arange(m * n + 3) % 7).astype(dst_dtype)
+    expected = dst.copy()
+    expected[2:-1] += a.T.astype(dst_dtype).reshape(-1)  # (cast first, then add)
+    strided_add(dst, 2, (m, 1), a.reshape(-1), 0, (1, n), (n, m))
+    np.testing.assert_array_equal(dst, expected)
+
+
+@pytest.mark.parametrize("axes", [(0, 2, 1), (2, 1, 0), (1, 2, 0), (2, 0, 1)])
+def test_batched_transpose_add(axes):
+    a = np.arange(3 * 17 * 19, dtype=np.float64).reshape(3, 17, 19) * 0.1
+    t = a.transpose(axes)
+    src_strides = tuple(s // a.itemsize for s in t.strides)
+    dst = np.ones(a.size)
+    dst_strides = tuple(s // a.itemsize for s in np.empty(t.shape).strides)
+    strided_add(dst, 0, dst_strides, a.reshape(-1), 0, src_strides, t.shape)
+    np.testing.assert_array_equal(dst.reshape(t.shape), 1 + t)
+
+
+def test_transpose_add_walks_as_the_copy():
+    """``_add_transpose_plane`` repeats ``_transpose_plane``'s loops (each kernel file is
+    self-contained, see ``_policy.py``): the two differ only in their stores."""
+    import inspect
+    import re
+
+    from jitgrad.kernels import _accumulate_jit, _copy_jit
+
+    def body(fn: object) -> list[str]:
+        src = inspect.getsource(fn.py_func)  # type: ignore[attr-defined]
+        lines = src.split('"""')[2].strip().splitlines()  # after the docstring
+        return [re.sub(r"\+= _as_dtype_of\(dst, (.*)\)$", r"= \1", line) for line in lines]
+
+    assert body(_accumulate_jit._add_transpose_plane) == body(_copy_jit._transpose_plane)
+
+
+@settings(max_examples=budget(100), deadline=None)
+@given(data=st.data(), m=st.integers(1, 40), n=st.integers(1, 40), batch=st.integers(1, 3),
+       pad=st.integers(0, 3), step=st.integers(1, 2),
+       dtypes=st.sampled_from([(np.float32, np.float32), (np.float64, np.float64),
+                               (np.float64, np.float32), (np.float32, np.int64)]))
+def test_transposed_add_matches_naive(data, m, n, batch, pad, step, dtypes):
+    """Transpose-like layouts large enough for the tiled path: dst (batch, n, m) rows padded
+    by ``pad``, src a transposed (and column-stepped) view; against the naive reference."""
+    src_dtype, dst_dtype = dtypes
+    sizes = (batch, n, m)
+    dst_strides = (n * (m + pad), m + pad, 1)
+    src_strides = (m * n * step, 1, n * step)  # src element (b, j, i) at b*.. + j + i*n*step
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    src = random_buffer(src_dtype, batch * m * n * step, seed, nan_ok=dst_dtype != np.int64)
+    dst = random_buffer(dst_dtype, batch * n * (m + pad) + 1, seed + 1)
+    expected = dst.copy()
+    naive.strided_add(expected, 1, dst_strides, src, 0, src_strides, sizes)
+    strided_add(dst, 1, dst_strides, src, 0, src_strides, sizes)
+    np.testing.assert_array_equal(dst, expected)
