@@ -1,0 +1,66 @@
+"""Regressions found by the tests ported from PyTorch's test_autograd.py
+(tests/pytorch_ported/test_autograd_general.py), each checked against PyTorch (float64)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import jitgrad
+
+
+def _grad_mode_trace(lib, decorator_name, outer_name):
+    """Grad mode seen by a decorated generator's body and by its caller, send by send."""
+    deco = getattr(lib, decorator_name)
+    seen = []
+
+    @deco()
+    def gen():
+        for i in range(3):
+            seen.append(("body", lib.is_grad_enabled()))
+            r = yield i
+            seen.append(("resumed", r, lib.is_grad_enabled()))
+
+    with getattr(lib, outer_name)():
+        g = gen()
+        r = None
+        try:
+            while True:
+                r = g.send(r)
+                seen.append(("caller", r, lib.is_grad_enabled()))
+        except StopIteration:
+            pass
+    return seen
+
+
+@pytest.mark.parametrize("decorator_name,outer_name", [("no_grad", "enable_grad"), ("enable_grad", "no_grad")])
+def test_grad_mode_decorated_generator_matches_pytorch(decorator_name, outer_name):
+    assert _grad_mode_trace(jitgrad, decorator_name, outer_name) == _grad_mode_trace(
+        torch, decorator_name, outer_name)
+
+
+def test_grad_mode_decorators_without_parentheses_match_pytorch():
+    for lib in (torch, jitgrad):
+        x = lib.ones(2, dtype=lib.float64, requires_grad=True)
+        with lib.no_grad():
+            y = lib.enable_grad(lambda t: t * 2)(x)
+        z = lib.no_grad(lambda t: t * 2)(x)
+        assert (y.requires_grad, z.requires_grad) == (True, False)
+
+
+def test_grad_mode_decorated_class_warns_like_pytorch():
+    for lib in (torch, jitgrad):
+        with pytest.warns(FutureWarning, match="Decorating classes is deprecated"):
+            @lib.no_grad()
+            class Foo:
+                def __init__(self):
+                    self.mode = lib.is_grad_enabled()
+
+                def method(self):
+                    return lib.is_grad_enabled()
+
+        foo = Foo()
+        assert (foo.mode, foo.method()) == (False, True)
