@@ -64,3 +64,32 @@ def test_grad_mode_decorated_class_warns_like_pytorch():
 
         foo = Foo()
         assert (foo.mode, foo.method()) == (False, True)
+
+
+def test_nextafter_gradient_matches_pytorch():
+    """PyTorch 2.13 differentiates nextafter (grad to input where input != other, zeros to
+    other); jitgrad raised 'derivative for aten::nextafter is not implemented'."""
+    def run(lib):
+        a = lib.tensor([1.0, 2.0, 3.0, float("nan"), 0.0], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([2.0, 2.0, 1.0, 1.0, float("nan")], dtype=lib.float64, requires_grad=True)
+        c = lib.tensor(1.5, dtype=lib.float64, requires_grad=True)
+        g = lib.tensor([3.0, 5.0, 7.0, 11.0, 13.0], dtype=lib.float64)
+        y = lib.nextafter(a, b)
+        y.backward(g)
+        lib.nextafter(a, c).sum().backward()
+        return y.grad_fn.name(), a.grad.numpy(), b.grad.numpy(), c.grad.numpy()
+
+    (tn, *tg), (jn, *jg) = run(torch), run(jitgrad)
+    assert tn == jn
+    for t, j in zip(tg, jg):
+        np.testing.assert_array_equal(j, t)
+
+
+def test_nextafter_saved_input_modified_in_place_raises_like_pytorch():
+    for lib in (torch, jitgrad):
+        a = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True).clone()
+        b = lib.tensor([2.0, 2.0], dtype=lib.float64)
+        y = lib.nextafter(a, b)
+        a.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
