@@ -93,3 +93,85 @@ def test_nextafter_saved_input_modified_in_place_raises_like_pytorch():
         a.add_(1)
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             y.sum().backward()
+
+
+def _once_differentiable_graph(lib):
+    from importlib import import_module
+
+    once_differentiable = import_module(lib.__name__ + ".autograd.function").once_differentiable
+
+    class MyFunction(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, scale, y):
+            ctx.save_for_backward(x, y)
+            return x * y * scale
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, g):
+            x, y = ctx.saved_tensors
+            return g * y, None, g * x
+
+    x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+    y = lib.ones(3, dtype=lib.float64, requires_grad=True)
+    go = lib.ones((), dtype=lib.float64, requires_grad=True)
+    gx, gy = lib.autograd.grad(MyFunction.apply(x, 2, y).sum(), (x, y), go, create_graph=True)
+    err = gx.grad_fn
+    edges = [None if f is None else type(f).__name__ for f, _ in err.next_functions]
+    with pytest.raises(RuntimeError, match="marked with @once_differentiable"):
+        gx.sum().backward()
+    return type(err).__name__, err.name(), edges, gx.output_nr, gy.output_nr
+
+
+def test_once_differentiable_error_node_matches_pytorch():
+    """PyTorch's ``Error`` node has one edge per output of the backward (None for the
+    non-tensor one); jitgrad named it DelayedError and dropped the None edge."""
+    assert _once_differentiable_graph(jitgrad) == _once_differentiable_graph(torch)
+
+
+def test_instantiating_a_function_warns_and_calling_it_raises_like_pytorch():
+    for lib in (torch, jitgrad):
+        class Legacy(lib.autograd.Function):
+            def forward(self, x):
+                return x
+
+            def backward(self, g):
+                return g
+
+        with pytest.warns(DeprecationWarning, match="should not be instantiated"):
+            f = Legacy()
+        assert f.forward(7) == 7
+        with pytest.raises(RuntimeError, match="Legacy autograd function with non-static forward"):
+            f(lib.ones(1))
+
+
+def test_saved_variables_is_deprecated_alias_like_pytorch():
+    for lib in (torch, jitgrad):
+        seen = []
+
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                with warnings.catch_warnings(record=True) as w:
+                    warnings.simplefilter("always")
+                    (x,) = ctx.saved_variables
+                seen.append((str(w[0].message), w[0].category, x is not None))
+                return g * 2
+
+        F.apply(lib.ones(2, dtype=lib.float64, requires_grad=True)).sum().backward()
+        assert seen == [("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, True)]
+
+
+def test_inplace_function_exists_like_pytorch():
+    for lib in (torch, jitgrad):
+        from importlib import import_module
+
+        inplace_function = import_module(lib.__name__ + ".autograd.function").InplaceFunction
+        assert issubclass(inplace_function, lib.autograd.Function)
+        with pytest.raises(NotImplementedError):
+            inplace_function.apply(lib.ones(1, requires_grad=True))

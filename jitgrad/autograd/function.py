@@ -42,10 +42,10 @@ from typing import Any, Callable
 from ..tensor import Tensor
 from .grad_mode import is_grad_enabled, no_grad
 from .hook_results import typename
-from .graph import OPS, gradient_edge, requires_grad
+from .graph import _NO_EDGE, OPS, gradient_edge, requires_grad
 from .node import Grads, Node, SavedTensor, _FREED
 
-__all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
+__all__ = ["BackwardCFunction", "Error", "Function", "FunctionCtx", "InplaceFunction", "once_differentiable"]
 
 
 class FunctionCtx:
@@ -89,6 +89,12 @@ class FunctionCtx:
                 return tuple(self._to_save or ())
             raise RuntimeError(_FREED)
         return tuple(None if s is None else s.unpack(self) for s in saved)  # type: ignore[arg-type]
+
+    @property
+    def saved_variables(self) -> tuple[Tensor | None, ...]:
+        """PyTorch's deprecated spelling of ``saved_tensors``."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning)
+        return self.saved_tensors
 
 
 class BackwardCFunction(Node, FunctionCtx):
@@ -174,9 +180,20 @@ class Function:
         )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions "
+            "are all static, so you should invoke them on the class itself. "
+            "Instantiating an autograd function will raise an "
+            "error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
-            f"{type(self).__name__}: custom Functions are not instantiated; call their static "
-            f"forward through {type(self).__name__}.apply(...)"
+            "Legacy autograd function with non-static forward method is deprecated. "
+            "Please use new-style autograd function with static forward method. "
+            "(Example: https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
         )
 
     @staticmethod
@@ -363,12 +380,25 @@ def _save(ctx: BackwardCFunction, t: Tensor | None, outs: list[Any]) -> SavedTen
     return SavedTensor(t)
 
 
-class DelayedError(Node):
-    """Stands in for a ``once_differentiable`` backward: differentiating it again raises."""
+class InplaceFunction(Function):
+    """PyTorch's backward-compatibility base class: a ``Function`` with an ``inplace`` flag."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+
+class Error(Node):
+    """Stands in for a ``once_differentiable`` backward: differentiating it again raises.
+    PyTorch's ``DelayedError`` makes this node, named ``Error``, with one edge per output of
+    the backward (none for an output that is not a tensor)."""
 
     def __init__(self, msg: str, num_outputs: int) -> None:
         super().__init__()
         self.msg = msg
+
+    def name(self) -> str:
+        return "torch::autograd::Error"  # PyTorch's name for this C++ node
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         raise RuntimeError(self.msg)
@@ -387,12 +417,12 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        err = DelayedError(
+        err = Error(
             "trying to differentiate twice a function that was marked with @once_differentiable",
             len(outs),
         )
         wrapped: list[Any] = []
-        inputs: list[Tensor] = []
+        inputs: list[Tensor | None] = []
         for o in outs:
             if isinstance(o, Tensor):
                 alias = Tensor._make(o._storage, o._sizes, o._strides, o._offset)
@@ -403,8 +433,9 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
                 out._output_nr = len(wrapped)
                 wrapped.append(out)
             else:
+                inputs.append(None)
                 wrapped.append(o)
-        err.next_functions = tuple(gradient_edge(a) for a in inputs)
+        err.next_functions = tuple(_NO_EDGE if a is None else gradient_edge(a) for a in inputs)
         err.input_metadata = tuple((o._sizes, o.dtype) if isinstance(o, Tensor) else ((), None) for o in outs)
         return wrapped[0] if single else tuple(wrapped)
 
