@@ -175,3 +175,28 @@ def test_inplace_function_exists_like_pytorch():
         assert issubclass(inplace_function, lib.autograd.Function)
         with pytest.raises(NotImplementedError):
             inplace_function.apply(lib.ones(1, requires_grad=True))
+
+
+def _graph_desc(fn):
+    if fn is None:
+        return "None"
+    return type(fn).__name__ + "(" + ", ".join(_graph_desc(n) for n, _ in fn.next_functions) + ")"
+
+
+def _first_grad_graph(lib, make_leaf):
+    x = make_leaf(lib)
+    (x * x).sum().backward(lib.ones((), dtype=lib.float64, requires_grad=True), create_graph=True)
+    g = x.grad
+    return _graph_desc(g.grad_fn), g.grad_fn.name(), tuple(g.stride()), g.detach().numpy().tolist()
+
+
+@pytest.mark.parametrize("make_leaf", [
+    lambda lib: lib.arange(6, dtype=lib.float64).reshape(2, 3).requires_grad_(),
+    lambda lib: lib.arange(6, dtype=lib.float64).reshape(3, 2).t().detach().requires_grad_(),
+    lambda lib: lib.arange(12, dtype=lib.float64).reshape(3, 4)[:, ::2].detach().requires_grad_(),
+])
+def test_first_gradient_with_create_graph_is_copied_like_pytorch(make_leaf):
+    """AccumulateGrad's clone_obey_contract: the leaf's layout if dense (CopyBackwards of
+    new_empty_strided(...).copy_), else a contiguous clone; jitgrad cloned (CloneBackward0)."""
+    assert _first_grad_graph(jitgrad, make_leaf) == _first_grad_graph(torch, make_leaf)
+
