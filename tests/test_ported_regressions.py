@@ -200,3 +200,20 @@ def test_first_gradient_with_create_graph_is_copied_like_pytorch(make_leaf):
     new_empty_strided(...).copy_), else a contiguous clone; jitgrad cloned (CloneBackward0)."""
     assert _first_grad_graph(jitgrad, make_leaf) == _first_grad_graph(torch, make_leaf)
 
+
+@pytest.mark.parametrize("reduce", [
+    lambda x: x.sum(), lambda x: x.sum(1), lambda x: x.sum((0, 2)), lambda x: x.sum((2, 0), keepdim=True),
+    lambda x: x.sum((0, 1, 2)), lambda x: x.sum(-1), lambda x: x.sum((-1, 0)),
+])
+def test_sum_backward_graph_matches_pytorch(reduce):
+    """sum's backward expands a full sum's 0-d gradient as is and unsqueezes reduced dims
+    (PyTorch's sum_backward); jitgrad reshaped (an extra ViewBackward0 in create_graph graphs)."""
+    def run(lib):
+        x = lib.arange(24, dtype=lib.float64).reshape(2, 3, 4).requires_grad_()
+        out = reduce(x)
+        go = lib.ones_like(out).requires_grad_()
+        (g,) = lib.autograd.grad(out, x, go, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), go)
+        return _graph_desc(g.grad_fn), g.detach().numpy().tolist(), gg.numpy().tolist()
+
+    assert run(jitgrad) == run(torch)
