@@ -217,3 +217,51 @@ def test_sum_backward_graph_matches_pytorch(reduce):
         return _graph_desc(g.grad_fn), g.detach().numpy().tolist(), gg.numpy().tolist()
 
     assert run(jitgrad) == run(torch)
+
+
+@pytest.mark.parametrize("op,kwargs", [
+    ("var_mean", {"dim": 0}), ("var_mean", {}), ("std_mean", {"dim": 1, "keepdim": True}),
+    ("std_mean", {"dim": (0, 1), "correction": 0}),
+])
+@pytest.mark.parametrize("used", ["both", "moment", "mean"])
+def test_var_mean_is_one_two_output_node_like_pytorch(op, kwargs, used):
+    """var_mean / std_mean record one node (VarMeanBackward0 / StdMeanBackward0) with both
+    outputs, as PyTorch does; jitgrad recorded a VarBackward0 and a MeanBackward1."""
+    def run(lib):
+        x = lib.tensor(np.arange(12.0).reshape(3, 4) ** 1.5, dtype=lib.float64, requires_grad=True)
+        moment, mean = getattr(lib, op)(x, **kwargs)
+        calls = []
+        moment.grad_fn.register_prehook(lambda gs: calls.append([g is not None for g in gs]))
+        loss = {"both": lambda: (moment * 3 + mean * 5).sum(), "moment": lambda: moment.sum(),
+                "mean": lambda: mean.sum()}[used]()
+        loss.backward()
+        return (moment.grad_fn.name(), mean.grad_fn is moment.grad_fn, mean.output_nr, calls,
+                x.grad.numpy())
+
+    t, j = run(torch), run(jitgrad)
+    assert j[:4] == t[:4]
+    np.testing.assert_allclose(j[4], t[4], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("op", ["var", "var_mean"])
+def test_var_result_written_in_place_then_backward_like_pytorch(op):
+    """VarBackward0 saves only the input (PyTorch's): writing into the variance afterwards
+    is allowed; jitgrad saved the result too and raised at backward."""
+    def run(lib):
+        x = lib.tensor(np.arange(6.0).reshape(2, 3) ** 2, dtype=lib.float64, requires_grad=True)
+        out = getattr(lib, op)(x, 1)
+        v = out[0] if op == "var_mean" else out
+        v.mul_(2)
+        (v.sum() + (out[1].sum() if op == "var_mean" else 0)).backward()
+        return x.grad.numpy()
+
+    np.testing.assert_allclose(run(jitgrad), run(torch), rtol=1e-12, atol=1e-12)
+
+
+def test_std_result_written_in_place_raises_like_pytorch():
+    for lib in (torch, jitgrad):
+        x = lib.tensor([[1.0, 4.0, 9.0]], dtype=lib.float64, requires_grad=True)
+        s, m = lib.std_mean(x, 1)
+        s.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            s.sum().backward()
