@@ -19,11 +19,11 @@ from .ops import (  # noqa: F401  (the declaring modules are named by the genera
 from .tensor import Tensor
 
 # autograd attributes (autograd/variable.py)
-Tensor.requires_grad = property(variable.requires_grad, variable.set_requires_grad)
+Tensor.requires_grad = property(variable.requires_grad, variable.set_requires_grad, variable.delete_requires_grad)
 Tensor.requires_grad_ = variable.requires_grad_
 Tensor.is_leaf = property(variable.is_leaf)
 Tensor.grad_fn = property(variable.grad_fn)
-Tensor.grad = property(variable.get_grad, variable.set_grad)
+Tensor.grad = property(variable.get_grad, variable.set_grad, variable.delete_grad)
 Tensor.output_nr = property(variable.output_nr)
 Tensor.retain_grad = variable.retain_grad
 Tensor.retains_grad = property(variable.retains_grad)

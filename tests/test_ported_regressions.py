@@ -265,3 +265,21 @@ def test_std_result_written_in_place_raises_like_pytorch():
         s.mul_(2)
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             s.sum().backward()
+
+
+def test_attribute_deletion_like_pytorch():
+    """``del t.grad`` clears it; deleting ``data``, ``requires_grad`` or ``_grad_fn`` raises
+    PyTorch's errors (jitgrad: no deleter / emptied the slot)."""
+    for lib in (torch, jitgrad):
+        x = lib.ones(2, dtype=lib.float64, requires_grad=True)
+        x.grad = lib.ones(2, dtype=lib.float64)
+        del x.grad
+        assert x.grad is None
+        with pytest.raises(RuntimeError, match="Deleting tensor data is not allowed"):
+            del x.data
+        with pytest.raises(RuntimeError, match="requires_grad must be a bool"):
+            del x.requires_grad
+        y = x * 2
+        with pytest.raises(RuntimeError, match="Deletion of _grad_fn not allowed"):
+            del y._grad_fn
+        assert x.requires_grad and y.grad_fn is not None

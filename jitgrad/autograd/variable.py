@@ -81,6 +81,15 @@ def output_nr(self: Tensor) -> int:
     return self._output_nr
 
 
+def delete_grad(self: Tensor) -> None:
+    """``del t.grad``: the same as ``t.grad = None``, as in PyTorch."""
+    set_grad(self, None)
+
+
+def delete_requires_grad(self: Tensor) -> None:
+    raise RuntimeError("requires_grad must be a bool")  # PyTorch's (its setter given nothing)
+
+
 def retains_grad(self: Tensor) -> bool:
     return self._retains_grad
 
