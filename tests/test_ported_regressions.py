@@ -283,3 +283,27 @@ def test_attribute_deletion_like_pytorch():
         with pytest.raises(RuntimeError, match="Deletion of _grad_fn not allowed"):
             del y._grad_fn
         assert x.requires_grad and y.grad_fn is not None
+
+
+def _grad_access_warnings(lib):
+    counts = []
+    x = lib.ones(2, dtype=lib.float64, requires_grad=True)
+    y = x * 2
+    v = x[:1]
+    for t in (x, y, v):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            t.grad
+        counts.append([str(m.message)[:60] for m in w])
+    y.retain_grad()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        y.grad
+    counts.append(len(w))
+    return counts
+
+
+def test_non_leaf_grad_access_warns_like_pytorch():
+    """Reading ``.grad`` of a non-leaf that does not retain it warns (PyTorch's UserWarning)."""
+    assert _grad_access_warnings(jitgrad) == _grad_access_warnings(torch)
+

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 from .. import dtypes
@@ -54,8 +55,20 @@ def grad_fn(self: Tensor) -> Node | None:
     return grad_fn_of(self)
 
 
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
 def get_grad(self: Tensor) -> Tensor | None:
-    return self._grad
+    g = self._grad
+    if g is None and not self._retains_grad and grad_fn_of(self) is not None:
+        warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)  # PyTorch's TensorBase::grad
+    return g
 
 
 def set_grad(self: Tensor, value: Tensor | None) -> None:
