@@ -445,6 +445,7 @@ Tensor.is_complex = queries.is_complex
 Tensor.uniform_ = random_fills.uniform_
 Tensor.normal_ = random_fills.normal_
 Tensor.bernoulli_ = random_fills.bernoulli_
+Tensor.bernoulli = random_fills.bernoulli
 Tensor.exponential_ = random_fills.exponential_
 Tensor.random_ = random_fills.random_
 Tensor.isclose = closeness.isclose

@@ -307,3 +307,19 @@ def test_non_leaf_grad_access_warns_like_pytorch():
     """Reading ``.grad`` of a non-leaf that does not retain it warns (PyTorch's UserWarning)."""
     assert _grad_access_warnings(jitgrad) == _grad_access_warnings(torch)
 
+
+def test_bernoulli_function_and_method_like_pytorch():
+    """``bernoulli(input)`` / ``input.bernoulli()`` (jitgrad had only ``bernoulli_``): a new
+    tensor of input's dtype, 0/1 drawn with probability input, zero gradient to input."""
+    def run(lib):
+        p = lib.tensor([0.0, 1.0, 1.0, 0.0], dtype=lib.float64, requires_grad=True)
+        out = lib.bernoulli(p)
+        method = p.detach().bernoulli()
+        with_p = lib.zeros(3, dtype=lib.float32).bernoulli(1.0)
+        out.sum().backward()
+        return (out.detach().numpy().tolist(), str(out.dtype).split(".")[-1], out.grad_fn.name(),
+                method.numpy().tolist(), with_p.numpy().tolist(), str(with_p.dtype).split(".")[-1],
+                p.grad.numpy().tolist())
+
+    assert run(jitgrad) == run(torch)
+
