@@ -323,3 +323,22 @@ def test_bernoulli_function_and_method_like_pytorch():
 
     assert run(jitgrad) == run(torch)
 
+
+def _anomaly_error_with_warnings_as_errors(lib, capsys):
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        with warnings.catch_warnings():
+            with lib.autograd.detect_anomaly():
+                warnings.simplefilter("error")
+                a = lib.randn(5, requires_grad=True)
+                d1 = a + 1
+                d2 = d1**2
+                d1 += 1
+                lib.autograd.grad(d2.sum(), a)
+    return capsys.readouterr().err
+
+
+def test_anomaly_warning_turned_error_goes_to_stderr_like_pytorch(capsys):
+    """With warnings as errors, anomaly mode's 'Error detected in <node>' is printed to
+    stderr and the original error raised (jitgrad dropped the message)."""
+    assert "Error detected in PowBackward0" in _anomaly_error_with_warnings_as_errors(torch, capsys)
+    assert "Error detected in PowBackward0" in _anomaly_error_with_warnings_as_errors(jitgrad, capsys)
