@@ -342,3 +342,63 @@ def test_anomaly_warning_turned_error_goes_to_stderr_like_pytorch(capsys):
     stderr and the original error raised (jitgrad dropped the message)."""
     assert "Error detected in PowBackward0" in _anomaly_error_with_warnings_as_errors(torch, capsys)
     assert "Error detected in PowBackward0" in _anomaly_error_with_warnings_as_errors(jitgrad, capsys)
+
+
+def _gradcheck_outcomes(lib):
+    """What gradcheck says (result, or error type and message start) in a few situations."""
+    from importlib import import_module
+
+    gradcheck = lib.autograd.gradcheck
+    gradgradcheck = lib.autograd.gradgradcheck
+    Function = lib.autograd.Function
+
+    class NonDet(Function):
+        @staticmethod
+        def forward(ctx, x, jitter):
+            ctx.jitter = jitter
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return NonDet.apply(g, ctx.jitter) * (1 + lib.rand_like(g) * ctx.jitter), None
+
+    def outcome(call):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                result = call()
+            except Exception as e:  # noqa: BLE001
+                result = (type(e).__bases__[0].__name__ if type(e).__name__ == "GradcheckError"
+                          else type(e).__name__, str(e)[:60])
+        return result, [str(m.message)[:40] for m in w]
+
+    x = lib.rand(5, dtype=lib.float64, requires_grad=True)
+    x32 = lib.rand(3, requires_grad=True)
+    one = lib.ones(1, dtype=lib.float64, requires_grad=True)
+    expanded = lib.ones(1, dtype=lib.float64, requires_grad=True).expand(2, 2)
+    gradcheck_error = import_module(lib.__name__ + ".autograd.gradcheck").GradcheckError
+    return [
+        outcome(lambda: gradcheck(lambda t: NonDet.apply(t, 0.0), (x,))),
+        outcome(lambda: gradcheck(lambda t: NonDet.apply(t, 1e-6), (x,))),
+        outcome(lambda: gradcheck(lambda t: NonDet.apply(t, 1e-6), (x,), nondet_tol=1e-5)),
+        outcome(lambda: gradgradcheck(lambda t: NonDet.apply(t, 1e-12), (x,))),
+        outcome(lambda: gradgradcheck(lambda t: NonDet.apply(t, 1e-12), (x,), nondet_tol=1e-5)),
+        outcome(lambda: gradcheck(lambda t: t * 2, (x32,), atol=1e-1, fast_mode=True)),
+        outcome(lambda: gradcheck(lambda t: lib.tensor([t.item()], dtype=lib.float64), (one,))),
+        outcome(lambda: gradcheck(lambda t: lib.tensor([t.item()], dtype=lib.float64), (one,),
+                                  raise_exception=False)),
+        outcome(lambda: gradcheck(lambda t: (), (one,))),
+        outcome(lambda: gradcheck(lambda t: lib.cat([t, t]) if lib.all(t >= 1) else t, (one,))),
+        outcome(lambda: gradcheck(lambda t: t, (expanded,), raise_exception=False)),
+        outcome(lambda: gradcheck(lambda t: t, (lib.ones(2, dtype=lib.float64),))),
+        outcome(lambda: gradcheck(lambda t: (t * 2, (t * 3).detach()), (x,))),
+        outcome(lambda: issubclass(gradcheck_error, RuntimeError)),
+    ]
+
+
+def test_gradcheck_checks_like_pytorch():
+    """gradcheck's reentrancy check (nondet_tol), float32 warning (jitgrad raised), the
+    expected-zero check for non-differentiable outputs, the perturbed-shape check, the
+    stride-0 refusal, and ignoring non-differentiable outputs beside differentiable ones."""
+    assert _gradcheck_outcomes(jitgrad) == _gradcheck_outcomes(torch)
+
