@@ -402,3 +402,76 @@ def test_gradcheck_checks_like_pytorch():
     stride-0 refusal, and ignoring non-differentiable outputs beside differentiable ones."""
     assert _gradcheck_outcomes(jitgrad) == _gradcheck_outcomes(torch)
 
+
+def _custom_function_backward_choice(lib):
+    Function = lib.autograd.Function
+    outcomes = []
+
+    class VjpOnly(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g * 2
+
+    class Both(VjpOnly):
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Neither(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+    for fn in (VjpOnly, Both, Neither):
+        x = lib.ones(2, dtype=lib.float64, requires_grad=True)
+        try:
+            fn.apply(x).sum().backward()
+            outcomes.append(x.grad.numpy().tolist())
+        except RuntimeError as e:
+            outcomes.append((type(e).__name__, str(e)))
+    return outcomes
+
+
+def test_custom_function_vjp_and_missing_backward_like_pytorch():
+    """A Function may define ``vjp`` instead of ``backward`` (not both); without either the
+    error is PyTorch's 'must implement either the backward or vjp method'."""
+    assert _custom_function_backward_choice(jitgrad) == _custom_function_backward_choice(torch)
+
+
+def _clear_on_access(lib):
+    seen = []
+
+    class MyFn(lib.autograd.Function):
+        clear_saved_tensors_on_access = True
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            try:
+                ctx.saved_tensors
+            except RuntimeError as e:
+                seen.append(str(e))
+            return g * x
+
+    x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    MyFn.apply(x).sum().backward()
+    y = MyFn.apply(x)
+    seen.append(len(y.grad_fn.saved_tensors))
+    with pytest.raises(RuntimeError, match="can only be accessed once"):
+        y.grad_fn.saved_tensors
+    return seen, x.grad.numpy().tolist()
+
+
+def test_clear_saved_tensors_on_access_like_pytorch():
+    """``clear_saved_tensors_on_access = True``: the first ``ctx.saved_tensors`` frees them,
+    a second access raises PyTorch's error (jitgrad ignored the attribute)."""
+    assert _clear_on_access(jitgrad) == _clear_on_access(torch)

@@ -45,6 +45,12 @@ from .hook_results import typename
 from .graph import _NO_EDGE, OPS, gradient_edge, requires_grad
 from .node import Grads, Node, SavedTensor, _FREED
 
+_ACCESSED_ONCE = (
+    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on "
+    "the autograd.Function. Either access saved_tensors only once, or set "
+    "clear_saved_tensors_on_access=False."
+)
+
 __all__ = ["BackwardCFunction", "Error", "Function", "FunctionCtx", "InplaceFunction", "once_differentiable"]
 
 
@@ -87,8 +93,15 @@ class FunctionCtx:
         if saved is None:
             if not self._wrapped:  # still inside forward: nothing to check yet
                 return tuple(self._to_save or ())
+            if getattr(self, "_cleared_on_access", False):
+                raise RuntimeError(_ACCESSED_ONCE)
             raise RuntimeError(_FREED)
-        return tuple(None if s is None else s.unpack(self) for s in saved)  # type: ignore[arg-type]
+        tensors = tuple(None if s is None else s.unpack(self) for s in saved)  # type: ignore[arg-type]
+        if getattr(self, "_forward_cls", Function).clear_saved_tensors_on_access:
+            # PyTorch's opt-in: the first access hands the tensors over and frees them here
+            self.release_variables()  # type: ignore[attr-defined]
+            self._cleared_on_access = True
+        return tensors
 
     @property
     def saved_variables(self) -> tuple[Tensor | None, ...]:
@@ -125,7 +138,13 @@ class BackwardCFunction(Node, FunctionCtx):
             for k, info in enumerate(self._output_info):
                 if args[k] is None and info is not None:
                     args[k] = zeros(info[0], dtype=info[1])
-        result = cls.backward(self, *args)
+        backward, vjp = cls.backward, cls.vjp
+        if backward is not Function.backward and vjp is not Function.vjp:
+            raise RuntimeError(
+                "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+                "You should only implement one of them."
+            )
+        result = (vjp if vjp is not Function.vjp else backward)(self, *args)
         if not isinstance(result, tuple):
             result = (result,)
         return self._select_input_grads(result)
@@ -202,7 +221,15 @@ class Function:
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
-        raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward  # PyTorch's other name: a Function defines one of the two
+
+    # PyTorch's opt-in: ``ctx.saved_tensors`` frees the saved tensors on its first access
+    clear_saved_tensors_on_access = False
 
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
