@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -475,3 +476,38 @@ def test_clear_saved_tensors_on_access_like_pytorch():
     """``clear_saved_tensors_on_access = True``: the first ``ctx.saved_tensors`` frees them,
     a second access raises PyTorch's error (jitgrad ignored the attribute)."""
     assert _clear_on_access(jitgrad) == _clear_on_access(torch)
+
+
+def _dirty_output_freed(lib):
+    import gc
+
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            ctx.save_for_backward(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    def scope():
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True).clone()
+        Double.apply(x)
+        return weakref.ref(x)
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return scope()() is None
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def test_dirty_output_of_custom_function_freed_without_gc_like_pytorch():
+    """``ctx.mark_dirty``'s tensors were kept on the node after forward: a reference cycle
+    (output -> node -> output) only the cycle collector could free."""
+    assert _dirty_output_freed(jitgrad) is _dirty_output_freed(torch) is True

@@ -360,6 +360,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
     else:
         ctx._saved = None
     ctx._to_save = None if executable else ctx._to_save
+    # done with them: kept, the dirty outputs would make a reference cycle through this node
+    ctx._dirty = ctx._non_differentiable = ()
     ctx._wrapped = True
     return outs[0] if single else tuple(outs)
 
