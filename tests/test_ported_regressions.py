@@ -511,3 +511,11 @@ def test_dirty_output_of_custom_function_freed_without_gc_like_pytorch():
     """``ctx.mark_dirty``'s tensors were kept on the node after forward: a reference cycle
     (output -> node -> output) only the cycle collector could free."""
     assert _dirty_output_freed(jitgrad) is _dirty_output_freed(torch) is True
+
+
+def test_assigning_a_tensor_as_its_own_grad_raises_like_pytorch():
+    for lib in (torch, jitgrad):
+        x = lib.ones(3, dtype=lib.float64)
+        with pytest.raises(RuntimeError, match="can't assign Variable as its own grad"):
+            x.grad = x
+        assert x.grad is None

@@ -75,6 +75,8 @@ def set_grad(self: Tensor, value: Tensor | None) -> None:
     if value is not None:
         if not isinstance(value, Tensor):
             raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+        if value is self:
+            raise RuntimeError("can't assign Variable as its own grad")  # PyTorch's
         if value._sizes != self._sizes:
             raise RuntimeError(
                 f"attempting to assign a gradient of size '{list(value._sizes)}' to a tensor of "
