@@ -519,3 +519,35 @@ def test_assigning_a_tensor_as_its_own_grad_raises_like_pytorch():
         with pytest.raises(RuntimeError, match="can't assign Variable as its own grad"):
             x.grad = x
         assert x.grad is None
+
+
+def _setup_context_with_defaults(lib):
+    seen = []
+
+    class Pow(lib.autograd.Function):
+        @staticmethod
+        def forward(x, y=3, *, unused=None):
+            return x ** y
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, y = inputs
+            seen.append(len(inputs))
+            ctx.save_for_backward(x)
+            ctx.y = y
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * ctx.y * x ** (ctx.y - 1), None
+
+    x = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+    (g3,) = lib.autograd.grad(Pow.apply(x), x)
+    (g2,) = lib.autograd.grad(Pow.apply(x, 2), x)
+    return seen, g3.item(), g2.item()
+
+
+def test_setup_context_sees_forward_defaults_like_pytorch():
+    """With a separate setup_context, the inputs it receives include forward's default
+    arguments (PyTorch's bind_default_args); jitgrad passed only the arguments given."""
+    assert _setup_context_with_defaults(jitgrad) == _setup_context_with_defaults(torch)

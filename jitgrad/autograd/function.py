@@ -36,6 +36,7 @@ forward argument (None for non-tensors); the engine un-broadcasts and casts them
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 from typing import Any, Callable
 
@@ -239,6 +240,9 @@ class Function:
     def apply(cls, *args: Any) -> Any:
         if cls is Function:
             raise RuntimeError("Function.apply: call apply on a subclass that defines forward/backward")
+        separate_setup = "setup_context" in _defining_dict(cls)
+        if separate_setup:  # PyTorch's bind_default_args: setup_context sees every argument
+            args = _with_defaults(cls.forward, args)
         ctx = cls._backward_cls()
         tensor_inputs = tuple(k for k, a in enumerate(args) if isinstance(a, Tensor))
         ctx._num_args = len(args)
@@ -247,7 +251,6 @@ class Function:
             isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None) for a in args
         )
         executable = is_grad_enabled() and any(ctx.needs_input_grad)
-        separate_setup = "setup_context" in _defining_dict(cls)
         with no_grad():
             if separate_setup:
                 outputs = cls.forward(*args)
@@ -255,6 +258,13 @@ class Function:
             else:
                 outputs = cls.forward(ctx, *args)
         return _wrap_outputs(ctx, args, outputs, executable)
+
+
+def _with_defaults(forward: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``args`` completed with ``forward``'s default values (``inspect.signature.bind``)."""
+    bound = inspect.signature(forward).bind(*args)
+    bound.apply_defaults()
+    return bound.args
 
 
 def _defining_dict(cls: type) -> dict[str, Any]:
