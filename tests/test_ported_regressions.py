@@ -526,7 +526,7 @@ def _setup_context_with_defaults(lib):
 
     class Pow(lib.autograd.Function):
         @staticmethod
-        def forward(x, y=3, *, unused=None):
+        def forward(x, y=3):
             return x ** y
 
         @staticmethod
