@@ -551,3 +551,25 @@ def test_setup_context_sees_forward_defaults_like_pytorch():
     """With a separate setup_context, the inputs it receives include forward's default
     arguments (PyTorch's bind_default_args); jitgrad passed only the arguments given."""
     assert _setup_context_with_defaults(jitgrad) == _setup_context_with_defaults(torch)
+
+
+def _scatter_prod_double_backward(lib, src_values):
+    inp = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    src = lib.tensor(src_values, dtype=lib.float64, requires_grad=True)
+    idx = lib.tensor([0, 0, 1], dtype=lib.int64)
+    out = lib.scatter_reduce(inp, 0, idx, src, "prod")
+    g_inp, g_src = lib.autograd.grad(out.sum(), (inp, src), create_graph=True)
+    try:
+        (gg,) = lib.autograd.grad(g_src.sum(), src)
+        second = gg.detach().numpy().tolist()
+    except RuntimeError as e:
+        second = str(e)
+    return type(g_src.grad_fn).__name__, g_src.detach().numpy().tolist(), second
+
+
+@pytest.mark.parametrize("src_values", [[0.0, 0.0, 3.0], [0.0, 5.0, 3.0], [2.0, 5.0, 0.0]])
+def test_scatter_reduce_prod_double_backward_with_repeated_zeros_like_pytorch(src_values):
+    """Two zeros of src scattered to one place: PyTorch refuses the double backward (its
+    DelayedError); jitgrad returned a silently wrong (zero) second derivative."""
+    assert (_scatter_prod_double_backward(jitgrad, src_values)
+            == _scatter_prod_double_backward(torch, src_values))

@@ -43,7 +43,7 @@ from typing import Any, Callable
 from ..tensor import Tensor
 from .grad_mode import is_grad_enabled, no_grad
 from .hook_results import typename
-from .graph import _NO_EDGE, OPS, gradient_edge, requires_grad
+from .graph import _NO_EDGE, OPS, gradient_edge, record, requires_grad
 from .node import Grads, Node, SavedTensor, _FREED
 
 _ACCESSED_ONCE = (
@@ -52,7 +52,10 @@ _ACCESSED_ONCE = (
     "clear_saved_tensors_on_access=False."
 )
 
-__all__ = ["BackwardCFunction", "Error", "Function", "FunctionCtx", "InplaceFunction", "once_differentiable"]
+__all__ = [
+    "BackwardCFunction", "Error", "Function", "FunctionCtx", "InplaceFunction", "delayed_error",
+    "once_differentiable",
+]
 
 
 class FunctionCtx:
@@ -441,6 +444,17 @@ class Error(Node):
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         raise RuntimeError(self.msg)
+
+
+def delayed_error(msg: str, t: Tensor) -> Tensor:
+    """PyTorch's ``DelayedError`` node applied to ``t``: ``t`` unchanged when no graph is
+    being recorded, else an alias whose backward raises ``msg`` (a gradient formula that
+    has no derivative of its own, met only when differentiating it)."""
+    if not is_grad_enabled() or not requires_grad(t):
+        return t
+    out = Tensor._make(t._storage, t._sizes, t._strides, t._offset)
+    record(Error(msg, 1), (t,), (out,))
+    return out
 
 
 def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:

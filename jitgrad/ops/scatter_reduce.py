@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.function import delayed_error
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..tensor import Tensor
@@ -120,6 +121,11 @@ class ScatterReduceBackward0(SavingNode):
             gather_at(mul(g, without), self.np_index),
             div(gather_at(mul(g, result), self.np_index), masked_fill(src, _mask(src_zero), 1)),
         )
+        if (zeros_there > 1).any():  # PyTorch's DelayedError: no second derivative there
+            gsrc = delayed_error(
+                "scatter_reduce(): Double backward is unsupported for src when >1 zeros in src "
+                "are scattered to the same position in self", gsrc,
+            )
         return gs, gsrc
 
 
