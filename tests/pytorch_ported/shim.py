@@ -129,6 +129,8 @@ class TestCase(unittest.TestCase):
         if isinstance(x, (tuple, list)) and isinstance(y, (tuple, list)):
             x, y = tuple(x), tuple(y)
         if isinstance(x, float) or isinstance(y, float):
+            if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+                x, y = float(x), float(y)  # a Python int beyond int64 compares as a number
             np.testing.assert_allclose(x, y, rtol=rtol or 1.3e-6, atol=atol or 1e-5, err_msg=str(msg or ""))
             return
         super().assertEqual(x, y, msg)
