@@ -394,7 +394,15 @@ def _gradcheck_outcomes(lib):
         outcome(lambda: gradcheck(lambda t: t, (lib.ones(2, dtype=lib.float64),))),
         outcome(lambda: gradcheck(lambda t: (t * 2, (t * 3).detach()), (x,))),
         outcome(lambda: issubclass(gradcheck_error, RuntimeError)),
+        outcome(lambda: gradcheck(lambda t: ((t * 3).detach(), _off_by_hook(t)), (x,))),
     ]
+
+
+def _off_by_hook(t):
+    """``t`` cloned, with a hook that makes its gradient wrong."""
+    y = t.clone()
+    y.register_hook(lambda g: g + 1e-2)
+    return y
 
 
 def test_gradcheck_checks_like_pytorch():

@@ -176,7 +176,7 @@ def _gradcheck(func: Callable[..., Any], inputs: tuple[Any, ...], eps: float, at
         return True
     analytical = _analytical(func, inputs, diff)
     again = _analytical(func, inputs, diff)
-    for k in differentiable:
+    for pos, k in enumerate(differentiable):  # PyTorch counts differentiable outputs only
         for first, second in zip(analytical[k], again[k]):
             if first.size and np.max(np.abs(first - second)) > nondet_tol:
                 raise GradcheckError(_NONDET.format(nondet_tol))
@@ -184,7 +184,7 @@ def _gradcheck(func: Callable[..., Any], inputs: tuple[Any, ...], eps: float, at
             num, ana = numerical[i][k], analytical[k][j]
             if not np.allclose(ana, num, rtol=rtol, atol=atol):
                 raise GradcheckError(
-                    f"Jacobian mismatch for output {k} with respect to input {i},\n"
+                    f"Jacobian mismatch for output {pos} with respect to input {i},\n"
                     f"numerical:{num}\nanalytical:{ana}\n"
                 )
     return True
