@@ -581,3 +581,50 @@ def test_scatter_reduce_prod_double_backward_with_repeated_zeros_like_pytorch(sr
     DelayedError); jitgrad returned a silently wrong (zero) second derivative."""
     assert (_scatter_prod_double_backward(jitgrad, src_values)
             == _scatter_prod_double_backward(torch, src_values))
+
+
+def _index_reduce_cases(lib):
+    results = []
+    f64 = lib.float64
+
+    def attempt(f):
+        try:
+            r = f()
+            return r.detach().numpy().round(9).tolist(), r.grad_fn.name() if r.grad_fn is not None else None
+        except (RuntimeError, IndexError) as e:
+            return type(e).__name__, str(e).split(":")[0]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x = lib.ones(3, 4, dtype=f64, requires_grad=True)
+        s = lib.ones(2, 4, dtype=f64)
+        results += [
+            attempt(lambda: lib.index_reduce(x, 0, lib.tensor([0, 2]), s, "sum")),
+            attempt(lambda: lib.index_reduce(x, 0, lib.tensor([0, 2, 1]), s, "prod")),
+            attempt(lambda: lib.index_reduce(x, 0, lib.tensor([0, 5]), s, "prod")),
+            attempt(lambda: lib.index_reduce(x, 0, lib.tensor([0, 2]), lib.ones(2, 3, dtype=f64), "prod")),
+            attempt(lambda: lib.index_reduce(x, 0, lib.tensor([[0, 2]]), s, "prod")),
+            attempt(lambda: lib.index_reduce(lib.tensor(2.0, dtype=f64), 0, lib.tensor([0]),
+                                             lib.tensor(3.0, dtype=f64), "prod")),
+            attempt(lambda: lib.ones(3, dtype=f64).index_reduce_(0, lib.tensor([1]),
+                                                                 lib.tensor([3.0], dtype=f64), "amin")),
+        ]
+        inp = lib.tensor([[1.0, 2.0, 3.0], [4.0, 8.0, 6.0]], dtype=f64, requires_grad=True)
+        src = lib.tensor([[2.0, 0.0, 1.0], [3.0, 7.0, 1.0], [5.0, 5.0, 5.0]], dtype=f64, requires_grad=True)
+        weights = lib.arange(6.0, dtype=f64).view(2, 3)
+        for reduce in ("prod", "mean", "amax", "amin"):
+            for include_self in (True, False):
+                for dim, index in ((0, [1, 0, 1]), (-1, [1, 1, 0])):
+                    a = inp if dim == 0 else inp.t().contiguous()
+                    out = lib.index_reduce(a, dim, lib.tensor(index), src, reduce, include_self=include_self)
+                    w = weights if dim == 0 else weights.t().contiguous()
+                    ga, gs = lib.autograd.grad((out * w).sum(), (inp, src))
+                    results.append((reduce, include_self, dim, out.detach().numpy().tolist(),
+                                    ga.numpy().round(9).tolist(), gs.numpy().round(9).tolist()))
+    return results
+
+
+def test_index_reduce_like_pytorch():
+    """index_reduce / index_reduce_ (jitgrad had none): values, gradients, node name, errors."""
+    for j, t in zip(_index_reduce_cases(jitgrad), _index_reduce_cases(torch)):
+        assert j == t
