@@ -51,12 +51,6 @@ class Tensor:
     _retains_grad: bool
     _view_meta: Any
 
-    def __delattr__(self, name: str) -> None:
-        # PyTorch refuses to delete the autograd history (Python's default would empty the slot)
-        if name == "_grad_fn":
-            raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
-        object.__delattr__(self, name)
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         """Nothing to do: the legacy constructor ``jitgrad.Tensor(data)`` / ``Tensor(2, 3)``
         is ``__new__`` (``tensor_new.legacy_new``, attached in ``_bind.py``), which builds the
