@@ -74,7 +74,8 @@ def get_grad(self: Tensor) -> Tensor | None:
 def set_grad(self: Tensor, value: Tensor | None) -> None:
     if value is not None:
         if not isinstance(value, Tensor):
-            raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+            raise TypeError(  # PyTorch's wording
+                f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
         if value is self:
             raise RuntimeError("can't assign Variable as its own grad")  # PyTorch's
         if value._sizes != self._sizes:
