@@ -1237,6 +1237,146 @@ def test_gradcheck_input_checks():
     both(float32)
 
 
+
+# --- odds and ends: references, reductions to several winners, scalars -----------------------
+
+
+def test_intermediate_with_retained_grad_is_freed_when_unreferenced():
+    def program(lib):
+        import weakref
+
+        x = vec(lib, [1.0, 2.0])
+        h = x * 2
+        h.retain_grad()
+        out = h / 2
+        ref = weakref.ref(h)
+        del h
+        out.sum().backward()
+        return ref() is None, x.grad
+
+    both(program)
+
+
+def test_tensors_requiring_grad_pickle_as_leaves():
+    def program(lib):
+        import pickle
+
+        x = vec(lib, [1.0, 2.0])
+        y = pickle.loads(pickle.dumps(x))
+        return y, y.requires_grad, y.is_leaf
+
+    both(program)
+
+
+@pytest.mark.parametrize("op", ["max", "min", "amax", "median"])
+def test_reductions_with_ties_spread_gradient_like_pytorch(op):
+    def program(lib):
+        x = vec(lib, [3.0, 1.0, 3.0, 1.0, 2.0])
+        y = getattr(x, op)()
+        y.backward()
+        return y, x.grad, y.grad_fn.name()
+
+    both(program)
+
+
+def test_where_and_pow_at_zero():
+    def program(lib):
+        x = vec(lib, [-1.0, 0.0, 2.0])
+        y = lib.where(x > 0, x * 3, x ** 2)
+        z = vec(lib, [0.0, 0.0, 1.0])
+        w = z ** vec(lib, [0.0, 2.0, 0.5])
+        (y.sum() + w.sum()).backward()
+        return y, w, x.grad, z.grad, y.grad_fn.name(), w.grad_fn.name()
+
+    both(program)
+
+
+def test_python_scalar_conversions_of_tensors_requiring_grad():
+    def program(lib):
+        one = vec(lib, [2.5])
+        many = vec(lib, [1.0, 2.0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # float(): see the known differences
+            return (float(one), int(one), bool(one), one.item(), outcome(lambda: float(many))[0],
+                    outcome(lambda: bool(many))[0], outcome(lambda: int(many))[0])
+
+    both(program)
+
+
+def test_outputs_without_gradient_formula():
+    def program(lib):
+        x = vec(lib, [1.5, -2.5, 0.5])
+        results = []
+        for y in (x.argmax(), x > 0, x.sign(), x.floor(), x.round(), lib.zeros_like(x)):
+            results.append((y.requires_grad, None if y.grad_fn is None else y.grad_fn.name()))
+        x.sign().sum().backward()
+        return results, x.grad
+
+    both(program)
+
+
+def test_factories_with_requires_grad():
+    def program(lib):
+        made = [
+            lib.zeros(2, dtype=lib.float64, requires_grad=True),
+            lib.ones(2, dtype=lib.float64, requires_grad=True),
+            lib.full((2,), 3.0, dtype=lib.float64, requires_grad=True),
+            lib.arange(2, dtype=lib.float64, requires_grad=True),
+        ]
+        return [(t.requires_grad, t.is_leaf) for t in made]
+
+    both(program)
+    both(lambda lib: lib.zeros(2, dtype=lib.int64, requires_grad=True),
+         "Tensors of floating point")  # (PyTorch's factories say 'Only ... and complex dtype')
+
+
+def test_expanded_input_to_matrix_vector_product():
+    def program(lib):
+        m = vec(lib, [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        v = vec(lib, [2.0]).expand(2)
+        y = lib.mv(m, v)
+        y.backward(vec(lib, [1.0, 10.0, 100.0], grad=False))
+        return y, m.grad, y.grad_fn.name()
+
+    both(program)
+
+
+def test_integer_and_bool_results_do_not_require_grad():
+    def program(lib):
+        x = vec(lib, [0.5, 1.5, -1.0])
+        outs = [x.argsort(), x.sort()[1], x.topk(2)[1], x.max(0)[1], (x > 0).any()]
+        return [(o.requires_grad, str(o.dtype).split(".")[-1]) for o in outs]
+
+    both(program)
+
+
+def test_saved_scalar_in_binary_op_with_saved_tensors_hooks():
+    def program(lib):
+        packed = []
+
+        def pack(t):
+            packed.append(tuple(t.shape))
+            return t
+
+        x = vec(lib, [1.0, 2.0])
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            y = x * 3.0
+            z = x * x
+        (y + z).sum().backward()
+        return packed, x.grad
+
+    both(program)
+
+
+def test_backward_into_a_leaf_used_twice_in_one_op():
+    def program(lib):
+        x = vec(lib, [1.5, -0.5])
+        y = lib.stack([x, x * 2, x]).prod(0)
+        y.sum().backward()
+        return y, x.grad, y.grad_fn.name()
+
+    both(program)
+
 # --- known differences ---------------------------------------------------------------------
 # Each program asserts PyTorch's behaviour through ``lib``: it passes with torch (checked by
 # test_known_difference_on_pytorch) and fails with jitgrad (a strict xfail each).
@@ -1453,6 +1593,26 @@ def _setitem_with_tensor_index_records_index_put(lib):
     assert h.grad_fn.name() == "IndexPutBackward0"
 
 
+def _unique_output_requires_grad_without_formula(lib):
+    u = vec(lib, [0.5, 1.5, 0.5]).unique()
+    assert u.requires_grad
+    with pytest.raises(NotImplementedError, match="the derivative for '_unique2' is not implemented"):
+        u.sum().backward()
+
+
+def _float_of_tensor_requiring_grad_warns(lib):
+    setter = getattr(lib, "set_warn_always", None)  # PyTorch warns once per process otherwise
+    before = lib.is_warn_always_enabled() if setter else None
+    if setter:
+        setter(True)
+    try:
+        with pytest.warns(UserWarning, match="Converting a tensor with requires_grad=True to a scalar"):
+            float(vec(lib, [2.5]))
+    finally:
+        if setter:
+            setter(before)
+
+
 ENGINE = "autograd/engine.py"
 KNOWN = {
     _shape_mismatch_message_prints_torch_size:
@@ -1490,6 +1650,10 @@ KNOWN = {
     _memory_formats: "missing API: channels_last / contiguous_format memory formats",
     _setitem_with_tensor_index_records_index_put:
         "setitem with a tensor or mask index records CopySlices, PyTorch IndexPutBackward0 (ops/assignment.py)",
+    _unique_output_requires_grad_without_formula:
+        "unique's output does not require grad; PyTorch's does (Unique2Backward0, backward raises)",
+    _float_of_tensor_requiring_grad_warns:
+        "float() of a tensor requiring grad gives no warning (Tensor.__float__; no set_warn_always)",
 }
 
 
