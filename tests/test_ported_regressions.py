@@ -1,5 +1,6 @@
-"""Regressions found by the tests ported from PyTorch's test_autograd.py
-(tests/pytorch_ported/test_autograd_general.py), each checked against PyTorch (float64)."""
+"""Regressions found by running test_autograd.py of PyTorch against jitgrad (its behaviours
+are tested in our own programs in tests/test_autograd_behaviours.py), each checked against
+PyTorch (float64)."""
 
 from __future__ import annotations
 
