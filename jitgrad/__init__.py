@@ -170,7 +170,7 @@ from .ops.gather_scatter import (  # noqa: E402
 )
 from .ops.masking import masked_fill, masked_scatter, masked_select  # noqa: E402
 from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp  # noqa: E402
-from .ops.scatter_reduce import scatter_reduce  # noqa: E402
+from .ops.scatter_reduce import index_reduce, scatter_reduce  # noqa: E402
 from .ops.shape_ops import (  # noqa: E402
     diag, diag_embed, diagflat, diff, flip, fliplr, flipud, narrow_copy,
     roll, rot90, tile, trace, tril, triu,
@@ -187,7 +187,7 @@ __all__ += [  # gathers/scatters, scans, statistics, sorting, shape ops
     "fliplr", "flipud", "gather", "index_add", "index_copy", "index_fill", "index_select",
     "kthvalue", "logcumsumexp", "masked_fill", "masked_scatter", "masked_select", "median",
     "msort", "nanmean", "nanmedian", "nansum", "narrow_copy", "nonzero", "prod",
-    "repeat_interleave", "roll", "rot90", "scatter", "scatter_add", "scatter_reduce",
+    "repeat_interleave", "roll", "rot90", "scatter", "scatter_add", "scatter_reduce", "index_reduce",
     "searchsorted", "sort", "std", "std_mean", "take", "take_along_dim", "tile", "topk", "trace",
     "tril", "triu", "unique", "var", "var_mean",
 ]
@@ -287,6 +287,7 @@ from .ops.aliases import imag, isreal, real, resolve_conj, resolve_neg  # noqa: 
 from .ops.view_ops import conj  # noqa: E402
 from .ops.misc_math import heaviside, mvlgamma, nextafter, pinverse, unique_consecutive, vdot  # noqa: E402
 from .ops.matrix_exp import matrix_exp  # noqa: E402
+from .ops.random_fills import bernoulli  # noqa: E402
 from .ops.quantile import nanquantile, quantile  # noqa: E402
 from .ops.integer_ops import bitwise_left_shift, bitwise_right_shift, gcd, lcm  # noqa: E402
 from .ops.composites import (  # noqa: E402
@@ -300,7 +301,7 @@ __all__ += [
     "resolve_conj", "resolve_neg", "heaviside", "pinverse", "vdot", "pairwise_distance", "matrix_exp", "block_diag",
     "cartesian_prod", "corrcoef", "cov", "cumulative_trapezoid", "dist", "float_power", "trapezoid",
     "quantile", "nanquantile", "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm",
-    "mvlgamma", "nextafter", "unique_consecutive",
+    "mvlgamma", "nextafter", "unique_consecutive", "bernoulli",
 ]
 
 # -- compile (jitgrad/compiler) --

@@ -19,11 +19,11 @@ from .ops import (  # noqa: F401  (the declaring modules are named by the genera
 from .tensor import Tensor
 
 # autograd attributes (autograd/variable.py)
-Tensor.requires_grad = property(variable.requires_grad, variable.set_requires_grad)
+Tensor.requires_grad = property(variable.requires_grad, variable.set_requires_grad, variable.delete_requires_grad)
 Tensor.requires_grad_ = variable.requires_grad_
 Tensor.is_leaf = property(variable.is_leaf)
 Tensor.grad_fn = property(variable.grad_fn)
-Tensor.grad = property(variable.get_grad, variable.set_grad)
+Tensor.grad = property(variable.get_grad, variable.set_grad, variable.delete_grad)
 Tensor.output_nr = property(variable.output_nr)
 Tensor.retain_grad = variable.retain_grad
 Tensor.retains_grad = property(variable.retains_grad)
@@ -316,6 +316,8 @@ Tensor.scatter_add = gather_scatter.scatter_add
 Tensor.scatter_add_ = gather_scatter.scatter_add_
 Tensor.scatter_reduce = scatter_reduce.scatter_reduce
 Tensor.scatter_reduce_ = scatter_reduce.scatter_reduce_
+Tensor.index_reduce = scatter_reduce.index_reduce
+Tensor.index_reduce_ = scatter_reduce.index_reduce_
 Tensor.index_select = gather_scatter.index_select
 Tensor.take = gather_scatter.take
 Tensor.take_along_dim = gather_scatter.take_along_dim
@@ -445,6 +447,7 @@ Tensor.is_complex = queries.is_complex
 Tensor.uniform_ = random_fills.uniform_
 Tensor.normal_ = random_fills.normal_
 Tensor.bernoulli_ = random_fills.bernoulli_
+Tensor.bernoulli = random_fills.bernoulli
 Tensor.exponential_ = random_fills.exponential_
 Tensor.random_ = random_fills.random_
 Tensor.isclose = closeness.isclose

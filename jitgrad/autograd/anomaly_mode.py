@@ -174,9 +174,9 @@ def wrap_error(node: Any, exc: BaseException) -> BaseException:
 
 def _warn(message: str) -> None:
     """Warn about the failing node without replacing the error being reported: with warnings
-    turned into errors, the warning is dropped (the error's message names the node too),
-    as PyTorch lets its original error through."""
+    turned into errors, the warning goes to stderr instead, as PyTorch lets its original
+    error through and prints the warning."""
     try:
         warnings.warn(message, UserWarning, stacklevel=4)
     except Warning:
-        pass
+        sys.stderr.write(f"UserWarning: {message}\n")

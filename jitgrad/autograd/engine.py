@@ -520,14 +520,14 @@ def backward(
     keep = create_graph if retain_graph is None else retain_graph
     input_list = _as_list(inputs) if inputs is not None else None
     if input_list is not None and not input_list:
-        raise RuntimeError("backward: 'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")  # PyTorch's
     input_edges = None
     if input_list is not None:
         input_edges = []
         for t in input_list:
             edge = gradient_edge(t)
-            if edge[0] is None:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            if edge[0] is None:  # PyTorch's backward retains the inputs' grads first
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             input_edges.append(edge)
     captured = execute(edges, root, keep, create_graph, input_edges, accumulate=True)
     if input_list is not None:
@@ -552,6 +552,11 @@ def grad(
     grads = None if grad_outputs is None else _as_list(grad_outputs)
     if isinstance(grad_outputs, Tensor):
         grads = [grad_outputs]
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
     if allow_unused is None:
         allow_unused = materialize_grads
     edges, root = _root_grads("grad", out_list, grads)

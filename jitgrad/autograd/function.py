@@ -36,16 +36,26 @@ forward argument (None for non-tensors); the engine un-broadcasts and casts them
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 from typing import Any, Callable
 
 from ..tensor import Tensor
 from .grad_mode import is_grad_enabled, no_grad
 from .hook_results import typename
-from .graph import OPS, gradient_edge, requires_grad
+from .graph import _NO_EDGE, OPS, gradient_edge, record, requires_grad
 from .node import Grads, Node, SavedTensor, _FREED
 
-__all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
+_ACCESSED_ONCE = (
+    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on "
+    "the autograd.Function. Either access saved_tensors only once, or set "
+    "clear_saved_tensors_on_access=False."
+)
+
+__all__ = [
+    "BackwardCFunction", "Error", "Function", "FunctionCtx", "InplaceFunction", "delayed_error",
+    "once_differentiable",
+]
 
 
 class FunctionCtx:
@@ -87,8 +97,21 @@ class FunctionCtx:
         if saved is None:
             if not self._wrapped:  # still inside forward: nothing to check yet
                 return tuple(self._to_save or ())
+            if getattr(self, "_cleared_on_access", False):
+                raise RuntimeError(_ACCESSED_ONCE)
             raise RuntimeError(_FREED)
-        return tuple(None if s is None else s.unpack(self) for s in saved)  # type: ignore[arg-type]
+        tensors = tuple(None if s is None else s.unpack(self) for s in saved)  # type: ignore[arg-type]
+        if getattr(self, "_forward_cls", Function).clear_saved_tensors_on_access:
+            # PyTorch's opt-in: the first access hands the tensors over and frees them here
+            self.release_variables()  # type: ignore[attr-defined]
+            self._cleared_on_access = True
+        return tensors
+
+    @property
+    def saved_variables(self) -> tuple[Tensor | None, ...]:
+        """PyTorch's deprecated spelling of ``saved_tensors``."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning)
+        return self.saved_tensors
 
 
 class BackwardCFunction(Node, FunctionCtx):
@@ -119,7 +142,13 @@ class BackwardCFunction(Node, FunctionCtx):
             for k, info in enumerate(self._output_info):
                 if args[k] is None and info is not None:
                     args[k] = zeros(info[0], dtype=info[1])
-        result = cls.backward(self, *args)
+        backward, vjp = cls.backward, cls.vjp
+        if backward is not Function.backward and vjp is not Function.vjp:
+            raise RuntimeError(
+                "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+                "You should only implement one of them."
+            )
+        result = (vjp if vjp is not Function.vjp else backward)(self, *args)
         if not isinstance(result, tuple):
             result = (result,)
         return self._select_input_grads(result)
@@ -174,9 +203,20 @@ class Function:
         )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions "
+            "are all static, so you should invoke them on the class itself. "
+            "Instantiating an autograd function will raise an "
+            "error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
-            f"{type(self).__name__}: custom Functions are not instantiated; call their static "
-            f"forward through {type(self).__name__}.apply(...)"
+            "Legacy autograd function with non-static forward method is deprecated. "
+            "Please use new-style autograd function with static forward method. "
+            "(Example: https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
         )
 
     @staticmethod
@@ -185,7 +225,15 @@ class Function:
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
-        raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward  # PyTorch's other name: a Function defines one of the two
+
+    # PyTorch's opt-in: ``ctx.saved_tensors`` frees the saved tensors on its first access
+    clear_saved_tensors_on_access = False
 
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
@@ -195,6 +243,9 @@ class Function:
     def apply(cls, *args: Any) -> Any:
         if cls is Function:
             raise RuntimeError("Function.apply: call apply on a subclass that defines forward/backward")
+        separate_setup = "setup_context" in _defining_dict(cls)
+        if separate_setup:  # PyTorch's bind_default_args: setup_context sees every argument
+            args = _with_defaults(cls.forward, args)
         ctx = cls._backward_cls()
         tensor_inputs = tuple(k for k, a in enumerate(args) if isinstance(a, Tensor))
         ctx._num_args = len(args)
@@ -203,7 +254,6 @@ class Function:
             isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None) for a in args
         )
         executable = is_grad_enabled() and any(ctx.needs_input_grad)
-        separate_setup = "setup_context" in _defining_dict(cls)
         with no_grad():
             if separate_setup:
                 outputs = cls.forward(*args)
@@ -211,6 +261,13 @@ class Function:
             else:
                 outputs = cls.forward(ctx, *args)
         return _wrap_outputs(ctx, args, outputs, executable)
+
+
+def _with_defaults(forward: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``args`` completed with ``forward``'s default values (``inspect.signature.bind``)."""
+    bound = inspect.signature(forward).bind(*args)
+    bound.apply_defaults()
+    return bound.args
 
 
 def _defining_dict(cls: type) -> dict[str, Any]:
@@ -316,6 +373,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
     else:
         ctx._saved = None
     ctx._to_save = None if executable else ctx._to_save
+    # done with them: kept, the dirty outputs would make a reference cycle through this node
+    ctx._dirty = ctx._non_differentiable = ()
     ctx._wrapped = True
     return outs[0] if single else tuple(outs)
 
@@ -363,15 +422,39 @@ def _save(ctx: BackwardCFunction, t: Tensor | None, outs: list[Any]) -> SavedTen
     return SavedTensor(t)
 
 
-class DelayedError(Node):
-    """Stands in for a ``once_differentiable`` backward: differentiating it again raises."""
+class InplaceFunction(Function):
+    """PyTorch's backward-compatibility base class: a ``Function`` with an ``inplace`` flag."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+
+class Error(Node):
+    """Stands in for a ``once_differentiable`` backward: differentiating it again raises.
+    PyTorch's ``DelayedError`` makes this node, named ``Error``, with one edge per output of
+    the backward (none for an output that is not a tensor)."""
 
     def __init__(self, msg: str, num_outputs: int) -> None:
         super().__init__()
         self.msg = msg
 
+    def name(self) -> str:
+        return "torch::autograd::Error"  # PyTorch's name for this C++ node
+
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         raise RuntimeError(self.msg)
+
+
+def delayed_error(msg: str, t: Tensor) -> Tensor:
+    """PyTorch's ``DelayedError`` node applied to ``t``: ``t`` unchanged when no graph is
+    being recorded, else an alias whose backward raises ``msg`` (a gradient formula that
+    has no derivative of its own, met only when differentiating it)."""
+    if not is_grad_enabled() or not requires_grad(t):
+        return t
+    out = Tensor._make(t._storage, t._sizes, t._strides, t._offset)
+    record(Error(msg, 1), (t,), (out,))
+    return out
 
 
 def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -387,12 +470,12 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        err = DelayedError(
+        err = Error(
             "trying to differentiate twice a function that was marked with @once_differentiable",
             len(outs),
         )
         wrapped: list[Any] = []
-        inputs: list[Tensor] = []
+        inputs: list[Tensor | None] = []
         for o in outs:
             if isinstance(o, Tensor):
                 alias = Tensor._make(o._storage, o._sizes, o._strides, o._offset)
@@ -403,8 +486,9 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
                 out._output_nr = len(wrapped)
                 wrapped.append(out)
             else:
+                inputs.append(None)
                 wrapped.append(o)
-        err.next_functions = tuple(gradient_edge(a) for a in inputs)
+        err.next_functions = tuple(_NO_EDGE if a is None else gradient_edge(a) for a in inputs)
         err.input_metadata = tuple((o._sizes, o.dtype) if isinstance(o, Tensor) else ((), None) for o in outs)
         return wrapped[0] if single else tuple(wrapped)
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import functools
+import inspect
+import sys
 import threading
+import warnings
 from typing import Any, Callable, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -35,8 +38,13 @@ class _GradModeContext:
     def __exit__(self, *exc: object) -> None:
         _set(self._prev)
 
+    def _clone(self) -> Any:
+        return type(self)()
+
     def __call__(self, fn: F) -> F:
         target = self._target
+        if inspect.isclass(fn) or inspect.isgeneratorfunction(fn):
+            return _decorate(self._clone, fn)
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -50,13 +58,67 @@ class _GradModeContext:
         return wrapper  # type: ignore[return-value]
 
 
-class no_grad(_GradModeContext):
+def _decorate(ctx_factory: Callable[[], Any], fn: Any) -> Any:
+    """PyTorch's ``torch.utils._contextlib`` decorator for the two unusual cases: a class
+    (deprecated: the mode covers its construction only) and a generator function (the mode
+    holds while the generator body runs, between its yields, and not in the caller)."""
+    if inspect.isclass(fn):
+        warnings.warn(
+            "Decorating classes is deprecated and will be disabled in future versions. You "
+            "should only decorate functions or methods. To preserve the current behavior of "
+            "class decoration, you can directly decorate the `__init__` method and nothing else.",
+            FutureWarning, stacklevel=3,
+        )
+        cls = fn
+
+        def construct(*args: Any, **kwargs: Any) -> Any:
+            with ctx_factory():
+                return cls(*args, **kwargs)
+
+        return construct
+
+    @functools.wraps(fn)
+    def generator_context(*args: Any, **kwargs: Any) -> Any:
+        gen = fn(*args, **kwargs)
+        try:
+            with ctx_factory():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with ctx_factory():
+                        gen.close()
+                    raise
+                except BaseException:
+                    with ctx_factory():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with ctx_factory():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+
+    return generator_context
+
+
+class _NoParamContext(_GradModeContext):
+    """``no_grad``/``enable_grad`` also decorate without parentheses (``@enable_grad``) and
+    take the function directly (``no_grad(fn)``), as PyTorch's do."""
+
+    def __new__(cls, orig_func: Any = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamContext):
     """Operations inside record no graph (results do not require grad)."""
 
     _target = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoParamContext):
     """Re-enable recording inside a ``no_grad`` region."""
 
     _target = True
@@ -76,6 +138,9 @@ class set_grad_enabled(_GradModeContext):
 
     def __exit__(self, *exc: object) -> None:
         _set(self._prev)
+
+    def _clone(self) -> Any:
+        return set_grad_enabled(self._target)
 
     def __call__(self, fn: F) -> F:
         _set(self._prev)  # used as a decorator: undo the immediate effect of __init__
@@ -123,6 +188,8 @@ class inference_mode:
 
     def __call__(self, fn: F) -> F:
         mode = self.mode
+        if inspect.isclass(fn) or inspect.isgeneratorfunction(fn):
+            return _decorate(lambda: inference_mode(mode), fn)
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:

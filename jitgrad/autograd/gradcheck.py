@@ -4,6 +4,7 @@ output element)."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -35,13 +36,31 @@ def _numerical(fn: Callable[..., Any], inputs: Sequence[Any], i: int, eps: float
     for col, idx in enumerate(flat_index):
         orig = data[idx].copy()
         data[idx] = orig + eps
-        plus = [_values(o) for o in _outputs(fn, inputs)]
+        plus = _perturbed(fn, inputs, outs, eps)
         data[idx] = orig - eps
-        minus = [_values(o) for o in _outputs(fn, inputs)]
+        minus = _perturbed(fn, inputs, outs, eps)
         data[idx] = orig
         for k in range(len(outs)):
             jac[k][:, col] = (plus[k] - minus[k]) / (2 * eps)
     return jac
+
+
+def _perturbed(fn: Callable[..., Any], inputs: Sequence[Any], outs: Sequence[Tensor], eps: float) -> list[np.ndarray]:
+    """The outputs at perturbed inputs, which must keep the shapes and dtypes of ``outs``
+    (PyTorch's ``_check_outputs_same_dtype_and_shape``)."""
+    new = _outputs(fn, inputs)
+    for a, b in zip(outs, new):
+        if a.shape != b.shape:
+            raise AssertionError(
+                "Expected `func` to return outputs with the same shape when inputs are "
+                f"perturbed by {eps}, but got: shapes {a.shape} and {b.shape}."
+            )
+        if a.dtype != b.dtype:
+            raise AssertionError(
+                "Expected `func` to return outputs with the same dtype when inputs are "
+                f"perturbed by {eps}, but got: dtypes {a.dtype} and {b.dtype}."
+            )
+    return [_values(o) for o in new]
 
 
 def _values(t: Tensor) -> np.ndarray:
@@ -69,6 +88,47 @@ def _analytical(fn: Callable[..., Any], inputs: Sequence[Any], diff: list[int]) 
     return result
 
 
+_NONDET = (
+    "Backward is not reentrant, i.e., running backward with same input and grad_output "
+    "multiple times gives different values, although analytical gradient matches numerical "
+    "gradient.The tolerance for nondeterminism was {}."
+)
+
+
+def _unsupported(**options: bool) -> None:
+    for name, wanted in options.items():
+        if wanted:
+            raise NotImplementedError(f"gradcheck: {name}=True is not supported (jitgrad has "
+                                      "no forward-mode AD and no batched gradients)")
+
+
+def _check_inputs(inputs: Sequence[Any]) -> list[int]:
+    """PyTorch's ``_check_inputs``: the indices of the inputs that require grad."""
+    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]  # type: ignore[attr-defined]
+    for i in diff:
+        x = inputs[i]
+        if x.dtype != np.float64:
+            warnings.warn(
+                f"Input #{i} requires gradient and is not a double precision floating point or "
+                "complex. This check will likely fail if all the inputs are not of double "
+                "precision floating point or complex. ",
+                UserWarning, stacklevel=4,
+            )
+        if not all(st > 0 or sz <= 1 for st, sz in zip(x.stride(), x.shape)):
+            raise RuntimeError(
+                f"The {i}th input has a dimension with stride 0. gradcheck only supports inputs "
+                "that are non-overlapping to be able to compute the numerical gradients "
+                "correctly. You should call .contiguous on the input before passing it to "
+                "gradcheck."
+            )
+    if not diff:
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but none of "
+            "them have requires_grad=True."
+        )
+    return diff
+
+
 def gradcheck(
     func: Callable[..., Any],
     inputs: Any,
@@ -77,27 +137,54 @@ def gradcheck(
     atol: float = 1e-5,
     rtol: float = 1e-3,
     raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
+    fast_mode: bool = False,
+    masked: bool | None = None,
 ) -> bool:
-    """Check the gradients of ``func`` at ``inputs`` (float64 tensors that require grad)."""
-    inputs = _as_tuple(inputs)
-    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]  # type: ignore[attr-defined]
-    if not diff:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient")
-    for i in diff:
-        if inputs[i].dtype != np.float64:
-            raise ValueError(
-                f"gradcheck: input {i} has dtype {inputs[i].dtype.name}; expected float64 "
-                "(finite differences are too inexact in float32)"
-            )
+    """Check the gradients of ``func`` at ``inputs`` (tensors that require grad, best in
+    float64) against central finite differences, as PyTorch's slow mode: every element of
+    the Jacobian of each differentiable output, computed twice to check that backward is
+    deterministic (up to ``nondet_tol``). ``fast_mode`` runs the same (exact) check;
+    ``check_undefined_grad`` is accepted (jitgrad's nodes never see undefined gradients);
+    forward-mode and batched checks are not supported. Only a ``GradcheckError`` becomes
+    ``False`` with ``raise_exception=False``."""
+    _unsupported(check_forward_ad=check_forward_ad, check_batched_grad=check_batched_grad,
+                 check_batched_forward_grad=check_batched_forward_grad)
+    try:
+        return _gradcheck(func, _as_tuple(inputs), eps, atol, rtol, nondet_tol)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+
+
+def _gradcheck(func: Callable[..., Any], inputs: tuple[Any, ...], eps: float, atol: float,
+               rtol: float, nondet_tol: float) -> bool:
+    diff = _check_inputs(inputs)
+    outs = _outputs(func, inputs)
+    differentiable = [k for k, o in enumerate(outs) if o.requires_grad]  # type: ignore[attr-defined]
+    numerical = {i: _numerical(func, inputs, i, eps) for i in diff}
+    if not differentiable:  # every numerical derivative must then be zero
+        if any(np.any(jac != 0) for jacs in numerical.values() for jac in jacs):
+            raise GradcheckError("Numerical gradient for function expected to be zero")
+        return True
     analytical = _analytical(func, inputs, diff)
-    for j, i in enumerate(diff):
-        numerical = _numerical(func, inputs, i, eps)
-        for k, (num, ana) in enumerate(zip(numerical, (a[j] for a in analytical))):
+    again = _analytical(func, inputs, diff)
+    for pos, k in enumerate(differentiable):  # PyTorch counts differentiable outputs only
+        for first, second in zip(analytical[k], again[k]):
+            if first.size and np.max(np.abs(first - second)) > nondet_tol:
+                raise GradcheckError(_NONDET.format(nondet_tol))
+        for j, i in enumerate(diff):
+            num, ana = numerical[i][k], analytical[k][j]
             if not np.allclose(ana, num, rtol=rtol, atol=atol):
-                if not raise_exception:
-                    return False
                 raise GradcheckError(
-                    f"Jacobian mismatch for output {k} with respect to input {i},\n"
+                    f"Jacobian mismatch for output {pos} with respect to input {i},\n"
                     f"numerical:{num}\nanalytical:{ana}\n"
                 )
     return True
@@ -112,10 +199,20 @@ def gradgradcheck(
     atol: float = 1e-5,
     rtol: float = 1e-3,
     raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    gen_non_contig_grad_outputs: bool = False,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_fwd_over_rev: bool = False,
+    check_rev_over_rev: bool = True,
+    fast_mode: bool = False,
+    masked: bool = False,
 ) -> bool:
     """Check second derivatives: gradcheck of the vector-Jacobian product of ``func``."""
     from ..randomness import randn
 
+    _unsupported(check_fwd_over_rev=check_fwd_over_rev, check_batched_grad=check_batched_grad)
     inputs = _as_tuple(inputs)
     outs = _outputs(func, inputs)
     if grad_outputs is None:
@@ -136,5 +233,5 @@ def gradgradcheck(
 
     return gradcheck(
         vjp, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-        raise_exception=raise_exception,
+        raise_exception=raise_exception, nondet_tol=nondet_tol,
     )

@@ -1,6 +1,6 @@
 """Building the graph: edges to inputs, ``AccumulateGrad`` for leaves, and ``record``.
 
-The engine needs a few *differentiable* operations (add, sum_to, dtype conversion, clone)
+The engine needs a few *differentiable* operations (add, sum_to, dtype conversion, copy)
 so that ``create_graph=True`` can differentiate through gradient accumulation too. They live
 in the ops layer above; ``jitgrad/ops/__init__.py`` installs them in ``OPS`` at import time,
 which keeps imports one-way (autograd never imports ops).
@@ -33,7 +33,7 @@ from .node import Edge, Grads, Node
 # ``custom_function_output_view(view, multi_output)``: a view a custom Function returned now
 # has that node as its history; writing into it in place is refused.
 OPS = SimpleNamespace(
-    add=None, sum_to=None, to_dtype=None, clone=None, rebase_history=None, current_grad_fn=None,
+    add=None, sum_to=None, to_dtype=None, clone_obey_contract=None, rebase_history=None, current_grad_fn=None,
     custom_function_view=None, custom_function_output_view=None,
 )
 
@@ -297,7 +297,7 @@ def accumulate_grad(variable: Tensor, new: Tensor, owned: bool, create_graph: bo
     old = variable._grad
     if old is None:
         if create_graph:
-            variable._grad = OPS.clone(new)
+            variable._grad = OPS.clone_obey_contract(new, variable)
         elif owned:
             variable._grad = new
         else:

@@ -40,7 +40,7 @@ def set_data(self: Tensor, value: Any) -> None:
 
 
 def delete_data(self: Tensor) -> None:
-    raise RuntimeError("cannot delete the data of a tensor (assign another tensor instead)")
+    raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")  # PyTorch's
 
 
 def version(self: Tensor) -> int:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 from .. import dtypes
@@ -54,14 +55,29 @@ def grad_fn(self: Tensor) -> Node | None:
     return grad_fn_of(self)
 
 
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
 def get_grad(self: Tensor) -> Tensor | None:
-    return self._grad
+    g = self._grad
+    if g is None and not self._retains_grad and grad_fn_of(self) is not None:
+        warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)  # PyTorch's TensorBase::grad
+    return g
 
 
 def set_grad(self: Tensor, value: Tensor | None) -> None:
     if value is not None:
         if not isinstance(value, Tensor):
-            raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+            raise TypeError(  # PyTorch's wording
+                f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+        if value is self:
+            raise RuntimeError("can't assign Variable as its own grad")  # PyTorch's
         if value._sizes != self._sizes:
             raise RuntimeError(
                 f"attempting to assign a gradient of size '{list(value._sizes)}' to a tensor of "
@@ -79,6 +95,15 @@ def set_grad(self: Tensor, value: Tensor | None) -> None:
 
 def output_nr(self: Tensor) -> int:
     return self._output_nr
+
+
+def delete_grad(self: Tensor) -> None:
+    """``del t.grad``: the same as ``t.grad = None``, as in PyTorch."""
+    set_grad(self, None)
+
+
+def delete_requires_grad(self: Tensor) -> None:
+    raise RuntimeError("requires_grad must be a bool")  # PyTorch's (its setter given nothing)
 
 
 def retains_grad(self: Tensor) -> bool:

@@ -10,7 +10,21 @@ from . import elementwise, inplace, reduction, structure, view_meta, view_ops
 _graph.OPS.add = elementwise.add
 _graph.OPS.sum_to = reduction.sum_to
 _graph.OPS.to_dtype = structure.to_dtype
-_graph.OPS.clone = structure.clone
+
+
+def _clone_obey_contract(new: Tensor, variable: Tensor) -> Tensor:
+    """PyTorch's ``clone_obey_contract`` (the first gradient of a leaf while building a
+    graph): laid out as the leaf if it is dense, by ``new_empty_strided(...).copy_(new)``,
+    so its history is ``CopyBackwards``; else a contiguous ``clone``."""
+    from ..creation import empty_strided
+    from ..geometry import is_non_overlapping_and_dense
+
+    if is_non_overlapping_and_dense(variable._sizes, variable._strides):
+        return empty_strided(variable._sizes, variable._strides, dtype=new.dtype).copy_(new)
+    return structure.clone(new, memory_format="contiguous_format")
+
+
+_graph.OPS.clone_obey_contract = _clone_obey_contract
 # autograd engine: views' up-to-date history and custom Functions' in-place rebase
 _graph.OPS.current_grad_fn = view_meta.current_grad_fn
 

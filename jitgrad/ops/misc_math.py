@@ -9,6 +9,7 @@ from typing import Any
 
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, SavingNode
 from ..tensor import Tensor
 from .compare import eq, gt, where
 from .decompositions import check_float
@@ -102,8 +103,25 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     return (out, *extras)
 
 
+class NextafterBackward0(SavingNode):
+    """PyTorch 2.13's derivative of ``nextafter``: the gradient passes to ``input`` where it
+    differs from ``other`` (zero where they are equal); ``other`` gets zeros."""
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        from ..creation import zeros_like
+
+        g = grads[0]
+        if g is None:
+            return (None, None)
+        grad_input = None
+        if self.needs_input_grad(0):
+            input, other = self.unpack()
+            grad_input = where(eq(input, other), zeros_like(g), g)
+        return (grad_input, zeros_like(g) if self.needs_input_grad(1) else None)
+
+
 def nextafter(input: Tensor, other: Tensor) -> Tensor:
-    """The next representable float after ``input`` towards ``other`` (not differentiable)."""
+    """The next representable float after ``input`` towards ``other`` (zero gradient)."""
     import numpy as np
 
     from .operands import from_result, result_type
@@ -111,7 +129,10 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
     dtype = result_type(input, other, op="nextafter")
     out = from_result(np.asarray(np.nextafter(input.numpy().astype(dtype), other.numpy().astype(dtype))), dtype)
     if needs_grad(input, other):
-        record(NotImplementedBackward("nextafter"), (input, other), (out,))
+        node = NextafterBackward0()
+        record(node, (input, other), (out,))
+        if node.needs_input_grad(0):
+            node.save(input, other)
     return out
 
 

@@ -139,3 +139,28 @@ def random_(self: Tensor, from_: int | None = None, to: int | None = None, *,
 def _no_extra(op: str, kwargs: dict[str, Any]) -> None:
     if kwargs:
         raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+
+
+class BernoulliBackward0(FillBackward0):
+    """``bernoulli(input)``: the draws are piecewise constant in ``input``: zero gradient."""
+
+
+def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
+    """A new tensor of ``input``'s shape and dtype: 1 with probability ``input`` (elementwise)
+    or ``p``, else 0. ``bernoulli(input)`` gives ``input`` a zero gradient (PyTorch's
+    ``BernoulliBackward0``); with ``p`` the derivative is not implemented, as in PyTorch."""
+    from ..autograd.grad_mode import no_grad
+    from ..autograd.graph import needs_grad, record
+    from ..creation import empty
+    from .gather_scatter import NotImplementedBackward
+
+    if p is None and input.dtype not in dtypes.FLOATING:
+        raise RuntimeError(f'bernoulli(): "bernoulli_tensor_cpu_p_" not implemented for '
+                           f"{input.dtype.name} (probabilities need a floating dtype)")
+    with no_grad():
+        out = empty(*input._sizes, dtype=input.dtype)
+        bernoulli_(out, input if p is None else p, generator=generator)
+    if needs_grad(input):
+        record(BernoulliBackward0() if p is None else NotImplementedBackward("bernoulli"),
+               (input,), (out,))
+    return out

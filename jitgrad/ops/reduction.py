@@ -88,13 +88,21 @@ class SumBackward0(Node):
         dims = self._dims
         return _all_dims(len(self.input_sizes)) if dims is None else dims
 
+    # SumBackward1/MeanBackward1 (over ``dim``): the reduced dims come back by unsqueeze
+    _over_dims = False
+
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        g = _restore(grads[0], self.input_sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
-        return (g.expand(self.input_sizes),)  # type: ignore[attr-defined]
+        # PyTorch's sum_backward: a full sum's 0-d gradient expands as is; a sum over ``dim``
+        # unsqueezes the reduced dims one at a time (create_graph's graph has those nodes)
+        g = grads[0]
+        if self._over_dims and not self.keepdim and self.input_sizes:
+            for d in sorted(self.dims):
+                g = g.unsqueeze(d)  # type: ignore[union-attr]
+        return (g.expand(self.input_sizes),)  # type: ignore[union-attr]
 
 
 class SumBackward1(SumBackward0):
-    pass
+    _over_dims = True
 
 
 def _lean_total(self: Tensor) -> Tensor | None:
@@ -190,7 +198,7 @@ class MeanBackward0(SumBackward0):
 
 
 class MeanBackward1(MeanBackward0):
-    pass
+    _over_dims = True
 
 
 def _float_dtype(op: str, self: Tensor, dtype: Any) -> np.dtype:

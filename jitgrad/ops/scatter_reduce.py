@@ -9,12 +9,15 @@ PyTorch's ``scatter_reduce_backward`` (``FunctionsManual.cpp``), written in jitg
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
+from ..autograd.function import delayed_error
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
+from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 from .operands import from_result
 from .compare import where
@@ -64,6 +67,8 @@ def _raw(self: np.ndarray, np_index: tuple[Any, ...], src: np.ndarray, reduce: s
 class ScatterReduceBackward0(SavingNode):
     """``amax``/``amin`` and ``prod``; see the module docstring."""
 
+    _op, _source = "scatter_reduce", "src"  # for the double-backward error
+
     def __init__(self, dim: int, np_index: tuple[Any, ...], reduce: str, include_self: bool,
                  written: np.ndarray) -> None:
         super().__init__()
@@ -100,7 +105,8 @@ class ScatterReduceBackward0(SavingNode):
 
     def _again(self, self_: Tensor, src: Tensor) -> Tensor:
         """The same product scatter of other values (differentiable)."""
-        return _scatter_reduce(self_, self.dim, self.np_index, src, "prod", self.include_self, self.written)
+        return _scatter_reduce(self_, self.dim, self.np_index, src, "prod", self.include_self, self.written,
+                               type(self))
 
     def _prod(self, g: Tensor, self_: Tensor, src: Tensor, result: Tensor) -> tuple[Tensor, Tensor]:
         x, s = self_.numpy(), src.numpy()
@@ -120,11 +126,23 @@ class ScatterReduceBackward0(SavingNode):
             gather_at(mul(g, without), self.np_index),
             div(gather_at(mul(g, result), self.np_index), masked_fill(src, _mask(src_zero), 1)),
         )
+        if (zeros_there > 1).any():  # PyTorch's DelayedError: no second derivative there
+            gsrc = delayed_error(
+                f"{self._op}(): Double backward is unsupported for {self._source} when >1 zeros "
+                f"in {self._source} are scattered to the same position in self", gsrc,
+            )
         return gs, gsrc
 
 
+class IndexReduceBackward0(ScatterReduceBackward0):
+    """``index_reduce``: the same formulas (PyTorch's ``index_reduce_backward``)."""
+
+    _op, _source = "index_reduce", "source"
+
+
 def _scatter_reduce(self: Tensor, dim: int, np_index: tuple[Any, ...], src: Tensor, reduce: str,
-                    include_self: bool, written: np.ndarray) -> Tensor:
+                    include_self: bool, written: np.ndarray,
+                    node_cls: type[ScatterReduceBackward0] = ScatterReduceBackward0) -> Tensor:
     if reduce == "sum":
         base = self if include_self else masked_fill(self, _mask(written), 0)
         return add(base, index_put_zeros(src, self._sizes, np_index))
@@ -139,7 +157,7 @@ def _scatter_reduce(self: Tensor, dim: int, np_index: tuple[Any, ...], src: Tens
     values = _raw(self.numpy(), np_index, src.numpy(), reduce, include_self, written)
     out = from_result(values, self.dtype)
     if needs_grad(self, src):
-        node = ScatterReduceBackward0(dim, np_index, reduce, include_self, written)
+        node = node_cls(dim, np_index, reduce, include_self, written)
         record(node, (self, src), (out,))
         node.save(self, src, out, outputs=(out,))
     return out
@@ -163,6 +181,65 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     written = np.zeros(input._sizes, np.bool_)
     written[np_index] = True
     return _scatter_reduce(input, d, np_index, part, reduce, bool(include_self), written)
+
+
+_INDEX_REDUCE_WARNED = [False]
+
+
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    """A copy of ``input`` with each slice ``source.select(dim, i)`` reduced into
+    ``input.select(dim, index[i])`` by ``reduce`` (``prod``, ``mean``, ``amax``, ``amin``);
+    ``scatter_reduce`` with ``index`` spread along ``dim``, as PyTorch's (in beta there)."""
+    op = "index_reduce"
+    tensor_arg(op, "input", input)
+    tensor_arg(op, "index", index)
+    tensor_arg(op, "source", source)
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"{op}(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if not _INDEX_REDUCE_WARNED[0]:  # PyTorch's TORCH_WARN_ONCE
+        _INDEX_REDUCE_WARNED[0] = True
+        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=2)
+    if not input.ndim:  # a 0-d input and source: as one-element vectors
+        out = index_reduce(input.reshape(1), dim, index, source.reshape(1), reduce,  # type: ignore[attr-defined]
+                           include_self=include_self)
+        return out.reshape(())  # type: ignore[attr-defined,no-any-return]
+    d = wrap_dim(dim, input.ndim, op)
+    if index.ndim > 1:
+        raise IndexError(f"{op}_(): Index is supposed to be a vector, but got dim: {index.ndim} with "
+                         f"type: {index.dtype.name} and size: {list(index._sizes)}")
+    if index.dtype not in (np.int32, np.int64):
+        raise RuntimeError(f"{op}_(): Expected dtype int32/int64 for index but got: {index.dtype.name}")
+    if input.dtype != source.dtype:
+        raise RuntimeError(f"{op}_(): self ({input.dtype.name}) and source ({source.dtype.name}) must "
+                           "have the same scalar type")
+    n = index.numel()
+    if source.ndim == input.ndim and source._sizes[d] != n:
+        raise RuntimeError(f"{op}_(): Number of indices ({n}) should be equal to source.size(dim): "
+                           f"({source._sizes[d]}), for dim: {d}")
+    if source.ndim != input.ndim or any(
+        a != b for k, (a, b) in enumerate(zip(input._sizes, source._sizes)) if k != d
+    ):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified "
+                           f"dimension. Got self.shape = {list(input._sizes)} source.shape = "
+                           f"{list(source._sizes)}")
+    idx = index.numpy().reshape(-1).astype(np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= input._sizes[d]):
+        raise IndexError("index out of range in self")
+    positions = list(np.indices(source._sizes))
+    positions[d] = idx[positions[d]]
+    np_index = tuple(positions)
+    written = np.zeros(input._sizes, np.bool_)
+    written[np_index] = True
+    return _scatter_reduce(input, d, np_index, source, reduce, bool(include_self), written,
+                           IndexReduceBackward0)
+
+
+def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:
+    source_copy = clone(self) if needs_grad(self) else self
+    result = index_reduce(source_copy, dim, index, source, reduce, include_self=include_self)
+    return write_result("index_reduce_", self, result)
 
 
 def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import dtypes
+from ..autograd.grad_mode import no_grad
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..geometry.strided import wrap_dim
@@ -25,7 +26,7 @@ from .._quiet import quiet
 from ..tensor import Tensor
 from .operands import from_result
 from .compare import where
-from .elementwise import div, mul, sub
+from .elementwise import add, div, mul, sub
 from .reduction import MaxBackward0, MaxBackward1, _restore, amax, amin, mean, reduce_dims
 from .reduction import sum as sum_
 from .scan import cumprod
@@ -136,6 +137,8 @@ def _correction(op: str, dim: Any, unbiased: Any, correction: Any) -> tuple[Any,
 
 
 class VarBackward0(SavingNode):
+    """Saves the input only (as PyTorch's): writing into the result in place is allowed."""
+
     every_dim = False  # reduced with dim=None (or a 0-d input): PyTorch's special case
     def __init__(self, dims: tuple[int, ...], correction: float, keepdim: bool) -> None:
         super().__init__()
@@ -149,10 +152,40 @@ class VarBackward0(SavingNode):
 
 
 class StdBackward0(VarBackward0):
+    """Saves the input and the result."""
+
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         x, result = self.unpack()
         g = where(from_result(result.numpy() == 0), 0.0, div(grads[0], mul(result, 2)))
         return (_var_backward(g, x, self),)
+
+
+class _WithMeanBackward:
+    """PyTorch's ``var_mean_backward``: one node for both outputs; the input's gradient sums
+    the variance's (or standard deviation's) part and the mean's, for those that got one."""
+
+    dims: tuple[int, ...]
+    keepdim: bool
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        g_moment, g_mean = grads[0], grads[1]
+        out = None if g_moment is None else super().apply([g_moment])[0]  # type: ignore[misc]
+        if g_mean is not None:
+            x = self.unpack()[0]  # type: ignore[attr-defined]
+            n = 1
+            for d in self.dims:
+                n *= x._sizes[d]
+            part = div(expand(_restore(g_mean, x._sizes, self.dims, self.keepdim), x._sizes), n)
+            out = part if out is None else add(out, part)
+        return (out,)
+
+
+class VarMeanBackward0(_WithMeanBackward, VarBackward0):
+    pass
+
+
+class StdMeanBackward0(_WithMeanBackward, StdBackward0):
+    pass
 
 
 def _var_backward(g: Tensor, x: Tensor, node: VarBackward0) -> Tensor:
@@ -171,13 +204,16 @@ def _var_backward(g: Tensor, x: Tensor, node: VarBackward0) -> Tensor:
 
 
 def _moments(
-    op: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, root: bool
-) -> Tensor:
+    op: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any, root: bool,
+    with_mean: bool = False,
+) -> Any:
     if input.dtype not in dtypes.FLOATING:
+        which = op if with_mean else "std and var"  # PyTorch's wording for each
         raise RuntimeError(
-            f"{op}(): std and var only support floating point and complex dtypes, got "
+            f"{op}(): {which} only support floating point and complex dtypes, got "
             f"{input.dtype.name}"
         )
+    mean_dim = None if isinstance(dim, bool) else dim
     dim, c = _correction(op, dim, unbiased, correction)
     dims = reduce_dims(op, input, dim)
     x = input.numpy()
@@ -191,12 +227,22 @@ def _moments(
         if root:
             values = np.sqrt(values)
     out = from_result(np.asarray(values), input.dtype)
+    outs: tuple[Tensor, ...] = (out,)
+    if with_mean:
+        with no_grad():
+            outs = (out, mean(input, mean_dim, keepdim))
     if needs_grad(input):
-        node = (StdBackward0 if root else VarBackward0)(dims, c, keepdim)
+        if with_mean:
+            node: VarBackward0 = (StdMeanBackward0 if root else VarMeanBackward0)(dims, c, keepdim)
+        else:
+            node = (StdBackward0 if root else VarBackward0)(dims, c, keepdim)
         node.every_dim = dim is None or not input.ndim
-        record(node, (input,), (out,))
-        node.save(input, out, outputs=(out,))
-    return out
+        record(node, (input,), outs)
+        if root:
+            node.save(input, out, outputs=(out,))
+        else:
+            node.save(input)
+    return outs if with_mean else out
 
 
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
@@ -212,14 +258,14 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
-    v = var(input, dim, unbiased, keepdim, correction=correction)
-    return v, mean(input, None if isinstance(dim, bool) else dim, keepdim)
+    """``(var, mean)`` from one node, ``VarMeanBackward0``, as in PyTorch."""
+    return _moments("var_mean", input, dim, unbiased, keepdim, correction, root=False, with_mean=True)  # type: ignore[no-any-return]
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
-    s = std(input, dim, unbiased, keepdim, correction=correction)
-    return s, mean(input, None if isinstance(dim, bool) else dim, keepdim)
+    """``(std, mean)`` from one node, ``StdMeanBackward0``, as in PyTorch."""
+    return _moments("std_mean", input, dim, unbiased, keepdim, correction, root=True, with_mean=True)  # type: ignore[no-any-return]
 
 
 # -- argmax, argmin, any, all, count_nonzero ---------------------------------------------------------
