@@ -218,6 +218,7 @@ __all__ += ["nn"]
 #    ops/view_copy.py, autograd/grad_mode.py) ---------------------------------------------------
 from .autograd.grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402
 from .autograd.tensor_data import is_inference  # noqa: E402
+from ._warn_once import is_warn_always_enabled, set_warn_always  # noqa: E402
 from .ops.closeness import allclose  # noqa: E402
 from .ops.as_strided import as_strided  # noqa: E402
 from .ops.view_copy import (  # noqa: E402
@@ -232,7 +233,7 @@ from .ops.view_ops import (  # noqa: E402
 )
 
 __all__ += [  # views as functions, *_copy variants, inference mode
-    "inference_mode", "is_inference_mode_enabled", "allclose", "adjoint", "alias_copy", "as_strided", "as_strided_copy", "chunk", "diagonal",
+    "inference_mode", "is_inference_mode_enabled", "set_warn_always", "is_warn_always_enabled", "allclose", "adjoint", "alias_copy", "as_strided", "as_strided_copy", "chunk", "diagonal",
     "diagonal_copy", "expand_copy", "flatten", "is_inference", "moveaxis", "movedim", "narrow",
     "narrow_copy", "permute", "permute_copy", "reshape", "select", "select_copy", "split",
     "split_copy", "split_with_sizes", "split_with_sizes_copy", "squeeze", "squeeze_copy",

@@ -1632,8 +1632,6 @@ KNOWN = {
         f"backward(create_graph=True) gives no reference-cycle warning ({ENGINE})",
     _numpy_of_tensor_requiring_grad_raises:
         "Tensor.numpy() on a tensor requiring grad does not raise (ops call .numpy() internally)",
-    _node_accepts_non_callable_hook_until_backward:
-        "Node.register_hook refuses a non-callable at registration (autograd/node.py)",
     _instance_norm_exists: "missing API: nn.functional.instance_norm",
     _mul_out_refuses_inputs_requiring_grad: "missing API: out= of torch.mul",
     _anomaly_mode_names_the_parent_of_double_backward_nodes:
@@ -1650,10 +1648,6 @@ KNOWN = {
     _memory_formats: "missing API: channels_last / contiguous_format memory formats",
     _setitem_with_tensor_index_records_index_put:
         "setitem with a tensor or mask index records CopySlices, PyTorch IndexPutBackward0 (ops/assignment.py)",
-    _unique_output_requires_grad_without_formula:
-        "unique's output does not require grad; PyTorch's does (Unique2Backward0, backward raises)",
-    _float_of_tensor_requiring_grad_warns:
-        "float() of a tensor requiring grad gives no warning (Tensor.__float__; no set_warn_always)",
 }
 
 
@@ -1667,3 +1661,45 @@ def test_known_difference_on_pytorch(program):
     for f, reason in KNOWN.items()])
 def test_known_difference_on_jitgrad(program):
     program(jitgrad)
+
+
+# -- once known differences, now PyTorch's behaviour (or jitgrad's on purpose) -----------------
+@pytest.mark.parametrize("lib", [torch, jitgrad], ids=["torch", "jitgrad"])
+def test_unique_output_requires_grad_and_backward_raises(lib):
+    _unique_output_requires_grad_without_formula(lib)
+    for u in (lib.unique(vec(lib, [0.5, 1.5]), dim=0), lib.unique_consecutive(vec(lib, [0.5, 0.5]))):
+        name = {"UniqueDimBackward0": "unique_dim", "UniqueConsecutiveBackward0": "unique_consecutive"}
+        with pytest.raises(NotImplementedError, match=f"'{name[u.grad_fn.name()]}' is not implemented"):
+            u.sum().backward()
+    assert not lib.unique(vec(lib, [1.0]).detach()).requires_grad
+
+
+@pytest.mark.parametrize("lib", [torch, jitgrad], ids=["torch", "jitgrad"])
+def test_float_of_tensor_requiring_grad_warns_once_or_always(lib):
+    _float_of_tensor_requiring_grad_warns(lib)
+    before = lib.is_warn_always_enabled()
+    lib.set_warn_always(False)
+    try:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            float(vec(lib, [2.5]))  # (warns if no earlier call did while always was off)
+        with warnings.catch_warnings(record=True) as again:
+            warnings.simplefilter("always")
+            float(vec(lib, [2.5]))  # once per process: given by now
+            float(vec(lib, [2.5]).detach())
+            int(vec(lib, [2.5]))
+        assert len([w for w in seen if "Converting a tensor" in str(w.message)]) <= 1
+        assert not [w for w in again if "Converting a tensor" in str(w.message)]
+    finally:
+        lib.set_warn_always(before)
+
+
+def test_non_callable_node_hook_refused_at_registration_deliberately():
+    """PyTorch accepts ``register_hook(object())`` and fails in the backward; jitgrad refuses
+    it when it is registered (README, deliberate differences) and keeps no hook."""
+    for register in ("register_hook", "register_prehook"):
+        y = vec(jitgrad, [1.0]) * 2
+        with pytest.raises(TypeError, match="expected a callable, got object"):
+            getattr(y.grad_fn, register)(object())
+        y.sum().backward()  # (nothing was registered)
+    _node_accepts_non_callable_hook_until_backward(torch)  # (PyTorch's behaviour, for the record)

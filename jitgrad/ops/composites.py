@@ -102,7 +102,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         norm = w_sum - correction * (w * aweights).sum() / w_sum  # type: ignore[attr-defined]
     else:
         norm = w_sum - correction
-    if float(norm) <= 0:
+    if (norm.item() if isinstance(norm, Tensor) else norm) <= 0:  # (float() would warn: grad)
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
                       "number of observations.", UserWarning, stacklevel=2)
         norm = norm * 0

@@ -226,6 +226,24 @@ class NotImplementedBackward(Node):
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
 
 
+class NoFormulaBackward(Node):
+    """The node of an op whose derivative PyTorch declares ``not_implemented`` (``unique``):
+    its output requires grad, as PyTorch's does, and backward through it raises PyTorch's
+    NotImplementedError. Subclasses name the node and set ``aten``, the op's ATen name."""
+
+    aten = ""
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        raise NotImplementedError(f"the derivative for '{self.aten}' is not implemented.")
+
+
+def record_no_formula(node_type: type[NoFormulaBackward], input: Tensor, out: Tensor) -> None:
+    """Give ``out`` (the op's one floating output) a ``node_type`` node when ``input`` needs a
+    gradient."""
+    if out.dtype in dtypes.FLOATING and needs_grad(input):
+        record(node_type(), (input,), (out,))
+
+
 def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src: Any, reduce: str) -> Tensor:
     """``scatter(..., reduce='add' | 'multiply')``: ``src`` (or a number, cast to
     ``input``'s dtype first) added or multiplied into the copy at the scattered positions.

@@ -13,7 +13,7 @@ from ..autograd.node import Grads, SavingNode
 from ..tensor import Tensor
 from .compare import eq, gt, where
 from .decompositions import check_float
-from .gather_scatter import NotImplementedBackward
+from .gather_scatter import NoFormulaBackward, NotImplementedBackward, record_no_formula
 from .linalg import DotBackward0, dot
 
 
@@ -72,10 +72,15 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     return self
 
 
+class UniqueConsecutiveBackward0(NoFormulaBackward):
+    aten = "unique_consecutive"
+
+
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: int | None = None) -> Any:
     """The first element of each run of equal elements (slices along ``dim``), with where
-    each input element went and each run's length on request (not differentiable)."""
+    each input element went and each run's length on request. Without a derivative, as in
+    PyTorch: the values require grad, backward through them raises."""
     import numpy as np
 
     from .operands import from_result
@@ -96,6 +101,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         inverse = np.cumsum(starts) - 1
     counts = np.diff(np.append(np.nonzero(starts)[0], starts.shape[0]))
     out = from_result(np.ascontiguousarray(values), input.dtype)
+    record_no_formula(UniqueConsecutiveBackward0, input, out)
     if not return_inverse and not return_counts:
         return out
     extras = ([from_result(inverse.astype(np.int64))] if return_inverse else []) + (

@@ -9,11 +9,11 @@ PyTorch's ``scatter_reduce_backward`` (``FunctionsManual.cpp``), written in jitg
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
+from .._warn_once import warn_once
 from ..autograd.function import delayed_error
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
@@ -183,9 +183,6 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     return _scatter_reduce(input, d, np_index, part, reduce, bool(include_self), written)
 
 
-_INDEX_REDUCE_WARNED = [False]
-
-
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                  include_self: bool = True) -> Tensor:
     """A copy of ``input`` with each slice ``source.select(dim, i)`` reduced into
@@ -197,9 +194,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     tensor_arg(op, "source", source)
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"{op}(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
-    if not _INDEX_REDUCE_WARNED[0]:  # PyTorch's TORCH_WARN_ONCE
-        _INDEX_REDUCE_WARNED[0] = True
-        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=2)
+    warn_once("index_reduce() is in beta and the API may change at any time.")
     if not input.ndim:  # a 0-d input and source: as one-element vectors
         out = index_reduce(input.reshape(1), dim, index, source.reshape(1), reduce,  # type: ignore[attr-defined]
                            include_self=include_self)

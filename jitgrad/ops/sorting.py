@@ -18,7 +18,7 @@ from .. import dtypes
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 from .operands import from_result
-from .gather_scatter import along_index
+from .gather_scatter import NoFormulaBackward, along_index, record_no_formula
 from ._index_args import SortBackward0, SortBackward1, TopkBackward0, gather_as, saved_dim, saved_sizes
 from .view_ops import reshape
 
@@ -97,11 +97,20 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return return_types.topk(values, indices)
 
 
+class Unique2Backward0(NoFormulaBackward):
+    aten = "_unique2"
+
+
+class UniqueDimBackward0(NoFormulaBackward):
+    aten = "unique_dim"
+
+
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: int | None = None) -> Any:
     """The distinct elements (slices along ``dim``), sorted; optionally where each input
-    element went (``return_inverse``) and how many there were (``return_counts``). Not
-    differentiable (no gradient flows through it, as in PyTorch)."""
+    element went (``return_inverse``) and how many there were (``return_counts``). Without a
+    derivative, as in PyTorch: the values require grad when ``input`` does, and backward
+    through them raises (``Unique2Backward0``, ``UniqueDimBackward0``)."""
     x = input.numpy()
     if dim is None:
         values, inverse, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)
@@ -114,6 +123,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
             values, inverse, counts = np.unique(x, axis=d, return_inverse=True, return_counts=True)
             inverse = inverse.reshape(-1)
     out = [from_result(np.asarray(values), input.dtype)]
+    record_no_formula(Unique2Backward0 if dim is None else UniqueDimBackward0, input, out[0])
     if return_inverse:
         out.append(from_result(np.asarray(inverse), dtypes.int64))
     if return_counts:
