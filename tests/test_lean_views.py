@@ -310,3 +310,37 @@ def test_full_slice_then_int_or_none_is_the_loops() -> None:
             view = base[:, second]
             assert ours == (tuple(view.shape), view.stride(), view.storage_offset()), (sizes, second)
     assert plain_index((), (), 0, (slice(None), None)) is None
+
+
+def test_getitem_slice_is_plain_index() -> None:
+    """``getitem``'s case for ``x[a:b]`` repeats ``plain_index``'s slice case: the view's
+    geometry agrees on every small slice and geometry, and bounds that are not Python ints
+    (or a step) take ``plain_index`` itself."""
+    from jitgrad.indexing import plain_index
+
+    bounds = [None, -7, -5, -4, -2, -1, 0, 1, 2, 4, 5, 6, True, np.int64(1)]
+    bases = [jitgrad.arange(30, dtype=jitgrad.float64)[2:7], jitgrad.arange(30.0).reshape(6, 5)[1:],
+             jitgrad.arange(30.0).reshape(5, 6).t()[:, 1:], jitgrad.zeros(0, 2)]
+    for base in bases:
+        for start in bounds:
+            for stop in bounds:
+                for step in (None, 1, 2):
+                    index = slice(start, stop, step)
+                    view = view_ops.getitem(base, index)
+                    expected = plain_index(base._sizes, base._strides, base._offset, index) \
+                        or tuple(jitgrad.indexing.split_index(base._geometry, index)[0])
+                    assert (view._sizes, view._strides, view._offset) == expected, (base.shape, index)
+                    np.testing.assert_array_equal(view.numpy(), base.numpy()[index])
+
+
+def test_slice_views_share_their_slice() -> None:
+    """Views by the same int bounds share one slice object (node and view replay step),
+    equal to the index; bounds of other types keep their own."""
+    x = jitgrad.arange(10, dtype=jitgrad.float64, requires_grad=True) * 1.0
+    a, b = x[1:-1], x[1:-1]
+    assert a.grad_fn._rel is b.grad_fn._rel == slice(1, -1)
+    assert a._view_meta.step_args[0] is a.grad_fn._rel
+    c = x[np.int64(1):-1]
+    assert type(c._view_meta.step_args[0].start) is np.int64
+    d = x[True:-1]
+    assert d.grad_fn._rel.start is True and d.tolist() == x[1:-1].tolist()

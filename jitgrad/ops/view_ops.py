@@ -621,6 +621,35 @@ def getitem(self: Tensor, index: Any) -> Tensor:
                 return _plain_view(
                     self, (sizes[1:], strides[1:], self._offset + i * strides[0]), index, SelectBackward0
                 )
+    if type(index) is slice and index.step is None:  # x[a:b] (a stepper's every view)
+        # ``plain_index``'s slice case, written out for a step of None (one frame less);
+        # tests/test_lean_views.py checks that the two agree
+        sizes = self._sizes
+        start, stop = index.start, index.stop
+        if sizes and (start is None or type(start) is int) and (stop is None or type(stop) is int):
+            size = sizes[0]
+            if start is None:
+                first = 0
+            elif start < 0:
+                first = start + size if start > -size else 0
+            else:
+                first = start if start < size else size
+            if stop is None:
+                end = size
+            elif stop < 0:
+                end = stop + size if stop > -size else 0
+            else:
+                end = stop if stop < size else size
+            # the node and the view keep one shared slice per bounds (one object less per
+            # view for Python's collector to track)
+            by_stop = _SLICES.get(start)
+            shared = None if by_stop is None else by_stop.get(stop)
+            strides = self._strides
+            return _plain_view(
+                self, ((end - first if end > first else 0,) + sizes[1:], strides,
+                       self._offset + first * strides[0]),
+                _shared_slice(index, start, stop) if shared is None else shared, SliceBackward0,
+            )
     plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
     if plain is not None:  # ints and int slices: the commonest index
         return _plain_view(self, plain, index)
@@ -630,6 +659,21 @@ def getitem(self: Tensor, index: Any) -> Tensor:
     from .index_ops import gather
 
     return gather(view, indexing.numpy_index(len(view._sizes), advanced))
+
+
+# ``x[a:b]``'s slice by its bounds (Python ints or None; no step), shared by the nodes and
+# views of every ``x[a:b]`` with those bounds (bounded)
+_SLICES: dict[int | None, dict[int | None, slice]] = {}
+_SLICES_MAX = 4096
+_slice_count = [0]
+
+
+def _shared_slice(index: slice, start: int | None, stop: int | None) -> slice:
+    """The shared slice of ``index``'s bounds: ``index`` itself, remembered when there is room."""
+    if _slice_count[0] < _SLICES_MAX:
+        _SLICES.setdefault(start, {})[stop] = index
+        _slice_count[0] += 1
+    return index
 
 
 # The op each node type replays in view-replay mode (when _record is not given a step).
