@@ -246,7 +246,7 @@ def test_lean_meta_has_every_slot_and_state() -> None:
         assert a.grad_fn.rel == b.grad_fn.rel
         assert a.grad_fn.__dict__ == b.grad_fn.__dict__ == {}
         for name in Tensor.__slots__:  # every slot set, as Tensor._make sets it
-            if name in ("__weakref__", "_grad_fn", "_view_meta"):
+            if name in ("__weakref__", "_grad_fn", "_view_meta", "_edges"):
                 continue
             assert getattr(a, name) is getattr(b, name) or getattr(a, name) == getattr(b, name), name
         assert a.grad_fn.input_metadata == b.grad_fn.input_metadata
@@ -344,3 +344,42 @@ def test_slice_views_share_their_slice() -> None:
     assert type(c._view_meta.step_args[0].start) is np.int64
     d = x[True:-1]
     assert d._view_meta.step_args[0].start is True and d.tolist() == x[1:-1].tolist()
+
+
+def test_views_of_a_base_share_its_edge_while_it_is_current() -> None:
+    """The views of a tensor that is not a view share one ``next_functions`` tuple
+    (``Tensor._edges``) while its history stays; a new history (an in-place write, a
+    second output of one node) gets its own, and ``detach_`` lets the old history go."""
+    import gc
+    import weakref
+
+    x = jitgrad.arange(6, dtype=jitgrad.float64, requires_grad=True)
+    u = x * 1.0
+    a, b = u[1:], u[0]
+    assert a.grad_fn.next_functions is b.grad_fn.next_functions
+    assert a.grad_fn.next_functions == ((u.grad_fn, 0),)
+    old = u.grad_fn
+    u[1:3] += x[:2]  # (the lean write: the base's views then share the regenerated edge)
+    c = u[2:]
+    assert c.grad_fn.next_functions == ((u.grad_fn, 0),) and u.grad_fn is not old
+    assert c.grad_fn.next_functions is u[:1].grad_fn.next_functions
+    values, order = jitgrad.sort(u * 1.0)
+    second = jitgrad.max(u.reshape(2, 3), 1)[0]
+    for t in (values, second):
+        assert t[0].grad_fn.next_functions == ((t.grad_fn, t.output_nr),)
+    (g,) = jitgrad.autograd.grad((c * c).sum() + (a * b).sum() + values[1], x)
+    expected = []
+    for lib in (jitgrad, __import__("torch")):
+        xx = lib.arange(6, dtype=lib.float64, requires_grad=True)
+        uu = xx * 1.0
+        aa, bb = uu[1:], uu[0]
+        uu[1:3] += xx[:2]
+        vv = lib.sort(uu * 1.0)[0]
+        expected.append(lib.autograd.grad((uu[2:] * uu[2:]).sum() + (aa * bb).sum() + vv[1], xx)[0].tolist())
+    assert g.tolist() == expected[0] == expected[1]
+    del a, b, c, values, order, second, g, t
+    ref = weakref.ref(u.grad_fn)
+    u[0].sum()
+    u.detach_()
+    gc.collect()
+    assert ref() is None and u[0].grad_fn is None

@@ -290,7 +290,12 @@ def lean_inplace(
                     flat or not has_overlap(self._sizes, self._strides)):
                 # a view of the base with current history (see the comment above)
                 node = make_node()
-                base_edge = (base_fn, base._output_nr)
+                try:  # (the edge the base's views share, when current: ``Tensor._edges``)
+                    edges = base._edges
+                except AttributeError:
+                    edges = None
+                base_edge = edges[0] if edges is not None and edges[0][0] is base_fn and \
+                    edges[0][1] == base._output_nr else (base_fn, base._output_nr)
                 node.next_functions = (base_edge, gradient_edge(tensor))
                 dtype = dst.dtype
                 by_sizes = _SINGLE_METADATA.get(dtype.type)  # (single_metadata's cache)
@@ -334,7 +339,8 @@ def lean_inplace(
                 regenerated.sequence_nr = _next_sequence_nr()
                 regenerated.input_geometry = whole
                 regenerated.geometry = view
-                regenerated.next_functions = ((copy_slices, 0),)
+                # (the base's next views share this edge: ``Tensor._edges``)
+                regenerated.next_functions = base._edges = ((copy_slices, 0),)
                 regenerated.input_metadata = meta
                 self._grad_fn = regenerated
                 self._output_nr = 0

@@ -552,7 +552,16 @@ def _plain_view(
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
             anomaly_mode.record_creation(node.metadata)
         if fn is not None:
-            node.next_functions = ((fn, self._output_nr),)
+            if vm is None:  # a base's views share one edge tuple (``Tensor._edges``)
+                try:
+                    edges = self._edges
+                except AttributeError:  # (not set before)
+                    edges = None
+                if edges is None or edges[0][0] is not fn or edges[0][1] != self._output_nr:
+                    edges = self._edges = ((fn, self._output_nr),)
+                node.next_functions = edges
+            else:
+                node.next_functions = ((fn, self._output_nr),)
         else:
             ref = self._grad_accumulator
             acc = ref() if ref is not None else None
