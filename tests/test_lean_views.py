@@ -314,14 +314,15 @@ def test_full_slice_then_int_or_none_is_the_loops() -> None:
 
 def test_getitem_slice_is_plain_index() -> None:
     """``getitem``'s case for ``x[a:b]`` repeats ``plain_index``'s slice case: the view's
-    geometry agrees on every small slice and geometry, and bounds that are not Python ints
-    (or a step) take ``plain_index`` itself."""
+    geometry agrees on every small slice and geometry, also when remembered from the last
+    view by the same bounds, and bounds that are not Python ints (or a step) take
+    ``plain_index`` itself."""
     from jitgrad.indexing import plain_index
 
     bounds = [None, -7, -5, -4, -2, -1, 0, 1, 2, 4, 5, 6, True, np.int64(1)]
     bases = [jitgrad.arange(30, dtype=jitgrad.float64)[2:7], jitgrad.arange(30.0).reshape(6, 5)[1:],
              jitgrad.arange(30.0).reshape(5, 6).t()[:, 1:], jitgrad.zeros(0, 2)]
-    for base in bases:
+    for base in bases + bases[::-1]:  # (twice: the second time from the remembered geometry)
         for start in bounds:
             for stop in bounds:
                 for step in (None, 1, 2):

@@ -631,11 +631,19 @@ def getitem(self: Tensor, index: Any) -> Tensor:
                     self, (sizes[1:], strides[1:], self._offset + i * strides[0]), index, SelectBackward0
                 )
     if type(index) is slice and index.step is None:  # x[a:b] (a stepper's every view)
-        # ``plain_index``'s slice case, written out for a step of None (one frame less);
-        # tests/test_lean_views.py checks that the two agree
         sizes = self._sizes
         start, stop = index.start, index.stop
         if sizes and (start is None or type(start) is int) and (stop is None or type(stop) is int):
+            # the node and the view keep one shared slice per bounds (one object less per
+            # view for Python's collector to track), remembered with the last geometry
+            # sliced by it and the view's
+            by_stop = _SLICES.get(start)
+            seen = None if by_stop is None else by_stop.get(stop)
+            strides, offset = self._strides, self._offset
+            if seen is not None and seen[1] is sizes and seen[2] is strides and seen[3] == offset:
+                return _plain_view(self, seen[4], seen[0], SliceBackward0)
+            # ``plain_index``'s slice case, written out for a step of None (one frame less);
+            # tests/test_lean_views.py checks that the two agree
             size = sizes[0]
             if start is None:
                 first = 0
@@ -649,16 +657,8 @@ def getitem(self: Tensor, index: Any) -> Tensor:
                 end = stop + size if stop > -size else 0
             else:
                 end = stop if stop < size else size
-            # the node and the view keep one shared slice per bounds (one object less per
-            # view for Python's collector to track)
-            by_stop = _SLICES.get(start)
-            shared = None if by_stop is None else by_stop.get(stop)
-            strides = self._strides
-            return _plain_view(
-                self, ((end - first if end > first else 0,) + sizes[1:], strides,
-                       self._offset + first * strides[0]),
-                _shared_slice(index, start, stop) if shared is None else shared, SliceBackward0,
-            )
+            plain = ((end - first if end > first else 0,) + sizes[1:], strides, offset + first * strides[0])
+            return _plain_view(self, plain, _shared_slice(index, seen, sizes, strides, offset, plain), SliceBackward0)
     plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
     if plain is not None:  # ints and int slices: the commonest index
         return _plain_view(self, plain, index)
@@ -672,16 +672,26 @@ def getitem(self: Tensor, index: Any) -> Tensor:
 
 # ``x[a:b]``'s slice by its bounds (Python ints or None; no step), shared by the nodes and
 # views of every ``x[a:b]`` with those bounds (bounded)
-_SLICES: dict[int | None, dict[int | None, slice]] = {}
+_SLICES: dict[int | None, dict[int | None, tuple[Any, ...]]] = {}
 _SLICES_MAX = 4096
 _slice_count = [0]
 
 
-def _shared_slice(index: slice, start: int | None, stop: int | None) -> slice:
-    """The shared slice of ``index``'s bounds: ``index`` itself, remembered when there is room."""
-    if _slice_count[0] < _SLICES_MAX:
-        _SLICES.setdefault(start, {})[stop] = index
+def _shared_slice(
+    index: slice, seen: tuple[Any, ...] | None, sizes: tuple[int, ...], strides: tuple[int, ...],
+    offset: int, plain: tuple[Any, ...],
+) -> slice:
+    """The shared slice of ``index``'s bounds (``seen[0]``, else ``index``, remembered when
+    there is room), remembered with the geometry ``(sizes, strides, offset)`` it sliced and
+    the view's, ``plain``. (Each entry is one tuple, replaced whole: a thread reading it
+    sees one geometry.)"""
+    if seen is not None:
+        index = seen[0]
+    elif _slice_count[0] < _SLICES_MAX:
         _slice_count[0] += 1
+    else:
+        return index
+    _SLICES.setdefault(index.start, {})[index.stop] = (index, sizes, strides, offset, plain)
     return index
 
 
