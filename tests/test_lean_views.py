@@ -335,12 +335,12 @@ def test_getitem_slice_is_plain_index() -> None:
 
 
 def test_slice_views_share_their_slice() -> None:
-    """Views by the same int bounds share one slice object (node and view replay step),
-    equal to the index; bounds of other types keep their own."""
+    """Views by the same int bounds share one index ``(slice,)`` (node and view replay
+    step); bounds of other types keep their own."""
     x = jitgrad.arange(10, dtype=jitgrad.float64, requires_grad=True) * 1.0
     a, b = x[1:-1], x[1:-1]
-    assert a.grad_fn._rel is b.grad_fn._rel == slice(1, -1)
-    assert a._view_meta.step_args[0] is a.grad_fn._rel
+    assert a.grad_fn._rel is b.grad_fn._rel == (slice(1, -1),)  # (x[(1:-1,)]: the same view)
+    assert a._view_meta.step_args is a.grad_fn._rel is b._view_meta.step_args
     c = x[np.int64(1):-1]
     assert type(c._view_meta.step_args[0].start) is np.int64
     d = x[True:-1]

@@ -634,7 +634,8 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         sizes = self._sizes
         start, stop = index.start, index.stop
         if sizes and (start is None or type(start) is int) and (stop is None or type(stop) is int):
-            # the node and the view keep one shared slice per bounds (one object less per
+            # the node and the view keep one shared index ``(slice,)`` per bounds (as
+            # ``x[(a:b,)]``, the same view: its replay step's arguments too; objects less per
             # view for Python's collector to track), remembered with the last geometry
             # sliced by it and the view's
             by_stop = _SLICES.get(start)
@@ -658,7 +659,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
             else:
                 end = stop if stop < size else size
             plain = ((end - first if end > first else 0,) + sizes[1:], strides, offset + first * strides[0])
-            return _plain_view(self, plain, _shared_slice(index, seen, sizes, strides, offset, plain), SliceBackward0)
+            return _plain_view(self, plain, _shared_index(index, seen, sizes, strides, offset, plain), SliceBackward0)
     plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
     if plain is not None:  # ints and int slices: the commonest index
         return _plain_view(self, plain, index)
@@ -677,22 +678,23 @@ _SLICES_MAX = 4096
 _slice_count = [0]
 
 
-def _shared_slice(
+def _shared_index(
     index: slice, seen: tuple[Any, ...] | None, sizes: tuple[int, ...], strides: tuple[int, ...],
     offset: int, plain: tuple[Any, ...],
-) -> slice:
-    """The shared slice of ``index``'s bounds (``seen[0]``, else ``index``, remembered when
-    there is room), remembered with the geometry ``(sizes, strides, offset)`` it sliced and
-    the view's, ``plain``. (Each entry is one tuple, replaced whole: a thread reading it
-    sees one geometry.)"""
+) -> tuple[slice] | slice:
+    """The shared index ``(slice,)`` of ``index``'s bounds (``seen[0]``, else made and
+    remembered when there is room; else ``index`` itself), remembered with the geometry
+    ``(sizes, strides, offset)`` it sliced and the view's, ``plain``. (Each entry is one
+    tuple, replaced whole: a thread reading it sees one geometry.)"""
     if seen is not None:
-        index = seen[0]
+        shared = seen[0]
     elif _slice_count[0] < _SLICES_MAX:
         _slice_count[0] += 1
+        shared = (index,)
     else:
         return index
-    _SLICES.setdefault(index.start, {})[index.stop] = (index, sizes, strides, offset, plain)
-    return index
+    _SLICES.setdefault(index.start, {})[index.stop] = (shared, sizes, strides, offset, plain)
+    return shared
 
 
 # The op each node type replays in view-replay mode (when _record is not given a step).
