@@ -312,11 +312,10 @@ def test_full_slice_then_int_or_none_is_the_loops() -> None:
     assert plain_index((), (), 0, (slice(None), None)) is None
 
 
-def test_getitem_slice_is_plain_index() -> None:
-    """``getitem``'s case for ``x[a:b]`` repeats ``plain_index``'s slice case: the view's
-    geometry agrees on every small slice and geometry, also when remembered from the last
-    view by the same bounds, and bounds that are not Python ints (or a step) take
-    ``plain_index`` itself."""
+def test_getitem_remembered_slices_are_plain_index() -> None:
+    """``getitem``'s views by remembered bounds (``x[a:b]``, ``x[a:b, c:d]``) have
+    ``plain_index``'s geometry on every small slice and geometry, taken first or again
+    (remembered), and bounds that are not Python ints (or a step) take the general path."""
     from jitgrad.indexing import plain_index
 
     bounds = [None, -7, -5, -4, -2, -1, 0, 1, 2, 4, 5, 6, True, np.int64(1)]
@@ -332,6 +331,18 @@ def test_getitem_slice_is_plain_index() -> None:
                         or tuple(jitgrad.indexing.split_index(base._geometry, index)[0])
                     assert (view._sizes, view._strides, view._offset) == expected, (base.shape, index)
                     np.testing.assert_array_equal(view.numpy(), base.numpy()[index])
+    few = [None, -7, -1, 0, 2, 6, True, np.int64(1)]
+    for base in bases[1:] + bases[:0:-1]:
+        for a in few:
+            for b in few:
+                for c in few:
+                    for d in (None, -1, 3, np.int64(2)):
+                        for index in ((slice(a, b), slice(c, d)), (slice(a, b), slice(c, d, 2))):
+                            view = view_ops.getitem(base, index)
+                            expected = plain_index(base._sizes, base._strides, base._offset, index) \
+                                or tuple(jitgrad.indexing.split_index(base._geometry, index)[0])
+                            assert (view._sizes, view._strides, view._offset) == expected, (base.shape, index)
+                            np.testing.assert_array_equal(view.numpy(), base.numpy()[index])
 
 
 def test_slice_views_share_their_slice() -> None:
@@ -341,6 +352,11 @@ def test_slice_views_share_their_slice() -> None:
     a, b = x[1:-1], x[1:-1]
     assert a.grad_fn._rel is b.grad_fn._rel == (slice(1, -1),)  # (x[(1:-1,)]: the same view)
     assert a._view_meta.step_args is a.grad_fn._rel is b._view_meta.step_args
+    t = x.reshape(2, 5)
+    e, f = t[1:, :-1], t[1:, :-1]
+    assert e.grad_fn._rel is f.grad_fn._rel == (slice(1, None), slice(None, -1))
+    assert e._view_meta.step_args is e.grad_fn._rel and e.tolist() == [[5.0, 6.0, 7.0, 8.0]]
+    assert x[1:-1].grad_fn._rel is a.grad_fn._rel  # (still shared after another index)
     c = x[np.int64(1):-1]
     assert type(c._view_meta.step_args[0].start) is np.int64
     d = x[True:-1]

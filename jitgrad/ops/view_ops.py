@@ -630,36 +630,34 @@ def getitem(self: Tensor, index: Any) -> Tensor:
                 return _plain_view(
                     self, (sizes[1:], strides[1:], self._offset + i * strides[0]), index, SelectBackward0
                 )
-    if type(index) is slice and index.step is None:  # x[a:b] (a stepper's every view)
-        sizes = self._sizes
+    # ``x[a:b]`` and ``x[a:b, c:d]`` (a stepper's every view) by Python int bounds: the
+    # view's geometry is remembered by the bounds, with the geometry it was taken from (a
+    # stepper's views skip ``plain_index``), and the node and the view keep one shared
+    # index per bounds (objects less per view for Python's collector to track): ``x[a:b]``
+    # is kept as ``x[(a:b,)]``, the same view (its replay step's arguments too)
+    key: tuple[Any, ...] | None = None
+    if type(index) is slice:
         start, stop = index.start, index.stop
-        if sizes and (start is None or type(start) is int) and (stop is None or type(stop) is int):
-            # the node and the view keep one shared index ``(slice,)`` per bounds (as
-            # ``x[(a:b,)]``, the same view: its replay step's arguments too; objects less per
-            # view for Python's collector to track), remembered with the last geometry
-            # sliced by it and the view's
-            by_stop = _SLICES.get(start)
-            seen = None if by_stop is None else by_stop.get(stop)
-            strides, offset = self._strides, self._offset
-            if seen is not None and seen[1] is sizes and seen[2] is strides and seen[3] == offset:
-                return _plain_view(self, seen[4], seen[0], SliceBackward0)
-            # ``plain_index``'s slice case, written out for a step of None (one frame less);
-            # tests/test_lean_views.py checks that the two agree
-            size = sizes[0]
-            if start is None:
-                first = 0
-            elif start < 0:
-                first = start + size if start > -size else 0
-            else:
-                first = start if start < size else size
-            if stop is None:
-                end = size
-            elif stop < 0:
-                end = stop + size if stop > -size else 0
-            else:
-                end = stop if stop < size else size
-            plain = ((end - first if end > first else 0,) + sizes[1:], strides, offset + first * strides[0])
-            return _plain_view(self, plain, _shared_index(index, seen, sizes, strides, offset, plain), SliceBackward0)
+        if index.step is None and (start is None or type(start) is int) and \
+                (stop is None or type(stop) is int):
+            key = (start, stop)
+    elif type(index) is tuple and len(index) == 2:
+        first, second = index
+        if type(first) is slice and type(second) is slice and first.step is None and second.step is None:
+            key = (first.start, first.stop, second.start, second.stop)
+            for bound in key:
+                if bound is not None and type(bound) is not int:
+                    key = None
+                    break
+    if key is not None:
+        seen = _SEEN.get(key)
+        sizes, strides, offset = self._sizes, self._strides, self._offset
+        if seen is not None and seen[1] is sizes and seen[2] is strides and seen[3] == offset:
+            return _plain_view(self, seen[4], seen[0], SliceBackward0)
+        plain = indexing.plain_index(sizes, strides, offset, index)
+        if plain is not None:
+            shared = _remember(key, index, seen, sizes, strides, offset, plain)
+            return _plain_view(self, plain, shared, SliceBackward0)
     plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
     if plain is not None:  # ints and int slices: the commonest index
         return _plain_view(self, plain, index)
@@ -671,29 +669,27 @@ def getitem(self: Tensor, index: Any) -> Tensor:
     return gather(view, indexing.numpy_index(len(view._sizes), advanced))
 
 
-# ``x[a:b]``'s slice by its bounds (Python ints or None; no step), shared by the nodes and
-# views of every ``x[a:b]`` with those bounds (bounded)
-_SLICES: dict[int | None, dict[int | None, tuple[Any, ...]]] = {}
-_SLICES_MAX = 4096
-_slice_count = [0]
+# ``getitem``'s views by their bounds: ``(shared index, sizes, strides, offset, view's
+# geometry)`` of the last view taken by those bounds (bounded)
+_SEEN: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+_SEEN_MAX = 4096
 
 
-def _shared_index(
-    index: slice, seen: tuple[Any, ...] | None, sizes: tuple[int, ...], strides: tuple[int, ...],
-    offset: int, plain: tuple[Any, ...],
-) -> tuple[slice] | slice:
-    """The shared index ``(slice,)`` of ``index``'s bounds (``seen[0]``, else made and
-    remembered when there is room; else ``index`` itself), remembered with the geometry
-    ``(sizes, strides, offset)`` it sliced and the view's, ``plain``. (Each entry is one
-    tuple, replaced whole: a thread reading it sees one geometry.)"""
+def _remember(
+    key: tuple[Any, ...], index: Any, seen: tuple[Any, ...] | None, sizes: tuple[int, ...],
+    strides: tuple[int, ...], offset: int, plain: tuple[Any, ...],
+) -> Any:
+    """The shared index of ``key``'s bounds (``seen[0]``; else ``index``, a slice as
+    ``(index,)``, remembered when there is room), remembered with the geometry ``(sizes,
+    strides, offset)`` it sliced and the view's, ``plain``. (An entry is one tuple, replaced
+    whole: a thread reading it sees one geometry.)"""
     if seen is not None:
         shared = seen[0]
-    elif _slice_count[0] < _SLICES_MAX:
-        _slice_count[0] += 1
-        shared = (index,)
+    elif len(_SEEN) < _SEEN_MAX:
+        shared = (index,) if type(index) is slice else index
     else:
         return index
-    _SLICES.setdefault(index.start, {})[index.stop] = (shared, sizes, strides, offset, plain)
+    _SEEN[key] = (shared, sizes, strides, offset, plain)
     return shared
 
 
