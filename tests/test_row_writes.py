@@ -414,3 +414,20 @@ def test_stepper_writes_into_their_own_place_match_general_path_and_pytorch(prog
     assert lean["log"] == theirs["log"]
     _close(lean["values"], theirs["values"])
     _close(lean["grads"], theirs["grads"])
+
+
+def test_a_source_of_the_views_shape_keeps_its_leading_ones() -> None:
+    """``u[-1:, :1] = u[-1:, :1]`` and ``u[2:3] = w`` with ``w`` of shape (1, 5): the source has
+    the view's shape, so (as PyTorch's ``copy_to``) it is copied as it is, leading size-1 dims
+    and all: the same memory in the same place is no partial overlap."""
+    out = []
+    for lib in (jitgrad, torch):
+        x = lib.arange(20, dtype=lib.float64).reshape(4, 5).requires_grad_()
+        u = x * 1.0
+        u[-1:, :1] = u[-1:, :1]
+        u[-1:, :1] += x[:1, :1] * 2.0
+        u[2:3] = (x[:1] * 3.0)
+        u[1:2, 1:4] = u[0:1, 2:5]
+        (g,) = lib.autograd.grad((u * u).sum(), x)
+        out.append((u._version, u.detach().numpy().tolist(), g.tolist()))
+    assert out[0] == out[1]
