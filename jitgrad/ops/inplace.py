@@ -38,6 +38,7 @@ from .operands import (
 from .structure import clone
 
 _new = object.__new__
+_node_init = Node.__init__
 
 
 def check_autograd_inplace(op: str, self: Tensor, inputs: Sequence[Tensor | None]) -> bool:
@@ -289,14 +290,21 @@ def lean_inplace(
             if base_fn is not None and base._view_meta is None and buffer.flags.writeable and (
                     flat or not has_overlap(self._sizes, self._strides)):
                 # a view of the base with current history (see the comment above)
-                node = make_node()
+                if make_node.__class__ is type and make_node.__init__ is _node_init:
+                    node = _new(make_node)  # (``Node.__init__``: its fields are all set below)
+                    node.sequence_nr = _next_sequence_nr()
+                else:
+                    node = make_node()
                 try:  # (the edge the base's views share, when current: ``Tensor._edges``)
                     edges = base._edges
                 except AttributeError:
                     edges = None
                 base_edge = edges[0] if edges is not None and edges[0][0] is base_fn and \
                     edges[0][1] == base._output_nr else (base_fn, base._output_nr)
-                node.next_functions = (base_edge, gradient_edge(tensor))
+                other_fn = None if tensor is None or tensor._view_meta is not None else tensor._grad_fn
+                # (gradient_edge, inlined for a tensor that is not a view, with history)
+                node.next_functions = (base_edge, (other_fn, tensor._output_nr) if other_fn is not None
+                                       else gradient_edge(tensor))
                 dtype = dst.dtype
                 by_sizes = _SINGLE_METADATA.get(dtype.type)  # (single_metadata's cache)
                 meta = None if by_sizes is None else by_sizes.get(sizes)
