@@ -36,8 +36,8 @@ class Tensor:
         "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_grad_accumulator", "_hooks",
         "_retains_grad", "_view_meta", "__weakref__",
         # ``((grad_fn, output_nr),)``, the one-edge ``next_functions`` last given to a view of
-        # this tensor, shared by its next views while it is current; set only by the view and
-        # in-place paths that use it (unset until then: read it with ``edges_of``)
+        # this tensor, shared by its next views while it is current (Note [Lean plain view]
+        # in ops/view_ops.py); set only by the paths that use it: unset until then
         "_edges",
     )
 

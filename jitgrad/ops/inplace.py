@@ -222,7 +222,10 @@ def apply_inplace(
 # __init__``, the view's ``regenerate`` as ``AsStridedBackward0``) is written out below, the
 # nodes numbered in the general path's order. If you add a slot to CopySlices or
 # AsStridedBackward0, or a step to those functions, do it there too:
-# tests/test_lean_inplace.py compares every slot of the nodes made both ways.
+# tests/test_lean_inplace.py compares every slot of the nodes made both ways. There the
+# base's edge is the one its views share, and the regenerated view's edges become the
+# base's (``Tensor._edges``, Note [Lean plain view]); a stepper's second write through one
+# place takes the last CopySlices's geometries and metadata.
 def lean_inplace(
     op: str, ufunc: np.ufunc, self: Tensor, other: Any, make_node: Callable[[], Node],
 ) -> Tensor | None:

@@ -500,6 +500,15 @@ def _immutable(index: Any) -> bool:
 # field to Node.__init__, set it there too: tests/test_lean_views.py compares every
 # Tensor, ViewMeta and node slot and the graph with the general path, and the values and
 # gradients with PyTorch.
+# Fewer objects per view (each one Python's collector tracks costs a stepper's statement
+# time in every collection): the views of a tensor that is not a view share one edge
+# tuple ``((grad_fn, output_nr),)`` while its history is current (``Tensor._edges``, set
+# only by this path and the lean write through a view, which hands the base its
+# regenerated view's edges; ``detach_`` clears it, so an old history is not kept alive);
+# and ``getitem`` remembers ``x[a:b]`` and ``x[a:b, c:d]`` by their Python int bounds
+# (``_SEEN``): one shared index per bounds for the node and the view's replay step
+# (``x[a:b]`` kept as the same view ``x[(a:b,)]``), with the last geometry it sliced and
+# the view's, so that a stepper's views skip ``plain_index``.
 
 
 def _plain_view(
