@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import jitgrad
 from conftest import budget
-from jitgrad.autograd.graph import needs_grad, record
+from jitgrad.autograd.graph import needs_grad, record, single_metadata
 from jitgrad.autograd.view_mode import view_replay
 from jitgrad.ops import view_ops
 from jitgrad.ops.view_meta import ViewMeta, make_view
@@ -32,10 +32,13 @@ from test_plain_writes import graph_signature
 SHAPE = (4, 5)
 
 
-def _general_plain_view(self: Tensor, plain: tuple[Any, ...], index: Any, known: Any = None) -> Tensor:
+def _general_plain_view(self: Tensor, plain: tuple[Any, ...], index: Any, known: Any = None,
+                        metadata: Any = None) -> Tensor:
     """``_plain_view`` through the general helpers only (the path before the lean one); the
-    node type a caller passes (``known``) must be the one the index gives."""
+    node type and the metadata a caller passes (``known``, ``metadata``) must be the ones
+    the index and the tensor give."""
     sizes, strides, offset = plain
+    assert metadata is None or metadata == single_metadata(sizes, self.dtype), (index, metadata)
     root = self._base
     view = Tensor._make(self._storage, sizes, strides, offset, self if root is None else root)
     last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
@@ -400,3 +403,16 @@ def test_views_of_a_base_share_its_edge_while_it_is_current() -> None:
     u.detach_()
     gc.collect()
     assert ref() is None and u[0].grad_fn is None
+
+
+def test_remembered_views_take_their_own_dtypes_metadata() -> None:
+    """Two tensors of one geometry (the same sizes and strides objects) and two dtypes,
+    sliced by the same bounds in turn: each view's node has its own dtype's metadata."""
+    x = jitgrad.arange(6, dtype=jitgrad.float64, requires_grad=True) * 1.0
+    w = jitgrad.arange(6, dtype=jitgrad.float32, requires_grad=True) * 1.0
+    z = Tensor._make(w._storage, x._sizes, x._strides, 0)  # (float32, on x's very tuples)
+    z._grad_fn = w.grad_fn
+    for t in (x, z, x, z, z, x):
+        v = t[1:4]
+        assert v.grad_fn.input_metadata == single_metadata((3,), t.dtype), t.dtype
+        assert v.grad_fn.input_metadata[0][1] is t._storage.buffer.dtype

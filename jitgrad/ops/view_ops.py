@@ -512,12 +512,14 @@ def _immutable(index: Any) -> bool:
 
 
 def _plain_view(
-    self: Tensor, plain: tuple[Any, ...], index: Any, node_type: type[ViewBackward] | None = None
+    self: Tensor, plain: tuple[Any, ...], index: Any, node_type: type[ViewBackward] | None = None,
+    metadata: Any = None,
 ) -> Tensor:
     """``self[index]`` for a plain index (ints, int slices and None) whose view has geometry
     ``plain``. The index is immutable, so the view node's relative geometry can wait until
     a gradient needs it (``ViewBackward.rel``). ``node_type``: ``_plain_node_type(index)``,
-    when the caller knows it. See Note [Lean plain view]."""
+    when the caller knows it; ``metadata``: the node's ``input_metadata`` when the caller
+    knows it (used if of ``self``'s dtype). See Note [Lean plain view]."""
     sizes, strides, offset = plain
     storage = self._storage
     root = self._base
@@ -576,10 +578,12 @@ def _plain_view(
             acc = ref() if ref is not None else None
             node.next_functions = ((grad_accumulator(self) if acc is None else acc, 0),)
         dtype = storage.buffer.dtype
-        by_sizes = _SINGLE_METADATA.get(dtype.type)
-        metadata = None if by_sizes is None else by_sizes.get(sizes)
-        node.input_metadata = metadata if metadata is not None and metadata[0][1] is dtype \
-            else single_metadata(sizes, dtype)
+        if metadata is None or metadata[0][1] is not dtype:
+            by_sizes = _SINGLE_METADATA.get(dtype.type)
+            metadata = None if by_sizes is None else by_sizes.get(sizes)
+            if metadata is None or metadata[0][1] is not dtype:
+                metadata = single_metadata(sizes, dtype)
+        node.input_metadata = metadata
         node.input_sizes = self._sizes
         node._rel = index
         node._rel_fn = indexing.plain_geometry
@@ -662,10 +666,10 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         seen = _SEEN.get(key)
         sizes, strides, offset = self._sizes, self._strides, self._offset
         if seen is not None and seen[1] is sizes and seen[2] is strides and seen[3] == offset:
-            return _plain_view(self, seen[4], seen[0], SliceBackward0)
+            return _plain_view(self, seen[4], seen[0], SliceBackward0, seen[5])
         plain = indexing.plain_index(sizes, strides, offset, index)
         if plain is not None:
-            shared = _remember(key, index, seen, sizes, strides, offset, plain)
+            shared = _remember(key, index, seen, sizes, strides, offset, plain, self._storage.buffer.dtype)
             return _plain_view(self, plain, shared, SliceBackward0)
     plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
     if plain is not None:  # ints and int slices: the commonest index
@@ -679,26 +683,27 @@ def getitem(self: Tensor, index: Any) -> Tensor:
 
 
 # ``getitem``'s views by their bounds: ``(shared index, sizes, strides, offset, view's
-# geometry)`` of the last view taken by those bounds (bounded)
+# geometry, its node's metadata)`` of the last view taken by those bounds (bounded)
 _SEEN: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 _SEEN_MAX = 4096
 
 
 def _remember(
     key: tuple[Any, ...], index: Any, seen: tuple[Any, ...] | None, sizes: tuple[int, ...],
-    strides: tuple[int, ...], offset: int, plain: tuple[Any, ...],
+    strides: tuple[int, ...], offset: int, plain: tuple[Any, ...], dtype: Any,
 ) -> Any:
     """The shared index of ``key``'s bounds (``seen[0]``; else ``index``, a slice as
     ``(index,)``, remembered when there is room), remembered with the geometry ``(sizes,
-    strides, offset)`` it sliced and the view's, ``plain``. (An entry is one tuple, replaced
-    whole: a thread reading it sees one geometry.)"""
+    strides, offset)`` it sliced, the view's, ``plain``, and the view node's metadata for
+    ``dtype``. (An entry is one tuple, replaced whole: a thread reading it sees one
+    geometry.)"""
     if seen is not None:
         shared = seen[0]
     elif len(_SEEN) < _SEEN_MAX:
         shared = (index,) if type(index) is slice else index
     else:
         return index
-    _SEEN[key] = (shared, sizes, strides, offset, plain)
+    _SEEN[key] = (shared, sizes, strides, offset, plain, single_metadata(plain[0], dtype))
     return shared
 
 
