@@ -315,37 +315,63 @@ def test_full_slice_then_int_or_none_is_the_loops() -> None:
     assert plain_index((), (), 0, (slice(None), None)) is None
 
 
-def test_getitem_remembered_slices_are_plain_index() -> None:
-    """``getitem``'s views by remembered bounds (``x[a:b]``, ``x[a:b, c:d]``) have
-    ``plain_index``'s geometry on every small slice and geometry, taken first or again
-    (remembered), and bounds that are not Python ints (or a step) take the general path."""
-    from jitgrad.indexing import plain_index
+def _same_view_as_plain_index(base: Any, index: Any) -> Any:
+    """``getitem(base, index)`` has ``plain_index``'s geometry (or the general path's), the
+    node its last item names, and NumPy's elements (or both raise IndexError)."""
+    from jitgrad.indexing import plain_index, split_index
 
+    expected = plain_index(base._sizes, base._strides, base._offset, index)
+    try:
+        view = view_ops.getitem(base, index)
+    except IndexError:
+        assert expected is None, index
+        with pytest.raises(IndexError):
+            base.detach().numpy()[index]
+        return None
+    np.testing.assert_array_equal(view.detach().numpy(), base.detach().numpy()[index])
+    if expected is None:
+        geometry, advanced = split_index(base._geometry, index)
+        if advanced:  # (a bool: a gather, not a view)
+            return None
+        expected = tuple(geometry)
+    assert (view._sizes, view._strides, view._offset) == expected, (base.shape, index)
+    last = index[-1] if type(index) is tuple else index
+    if base.requires_grad and type(last) in view_ops._NODE_OF_LAST:
+        assert type(view.grad_fn) is view_ops._NODE_OF_LAST[type(last)], index
+    return view
+
+
+def test_getitem_remembered_indices_are_plain_index() -> None:
+    """``getitem``'s views by remembered indices (``x[i]``, ``x[a:b]``, ``x[a:b, c:d]``,
+    ``x[a:b, j]``, ``x[a:b, None]``, also of such views) have ``plain_index``'s geometry on
+    every small index and geometry, taken first or again (remembered), and indices that
+    are not Python ints (or a step) take the general path."""
     bounds = [None, -7, -5, -4, -2, -1, 0, 1, 2, 4, 5, 6, True, np.int64(1)]
-    bases = [jitgrad.arange(30, dtype=jitgrad.float64)[2:7], jitgrad.arange(30.0).reshape(6, 5)[1:],
-             jitgrad.arange(30.0).reshape(5, 6).t()[:, 1:], jitgrad.zeros(0, 2)]
+    grad = jitgrad.arange(30, dtype=jitgrad.float64, requires_grad=True) * 1.0
+    # (three bases of sizes (5, 5) on other strides and offsets, taken in turn)
+    bases = [grad[2:7], grad.reshape(6, 5)[1:], jitgrad.arange(30.0).reshape(5, 6)[:, 1:],
+             jitgrad.arange(30.0).reshape(6, 5)[1:].t(), jitgrad.arange(30.0).reshape(5, 6).t()[:, 1:],
+             jitgrad.zeros(0, 2)]
     for base in bases + bases[::-1]:  # (twice: the second time from the remembered geometry)
         for start in bounds:
             for stop in bounds:
                 for step in (None, 1, 2):
-                    index = slice(start, stop, step)
-                    view = view_ops.getitem(base, index)
-                    expected = plain_index(base._sizes, base._strides, base._offset, index) \
-                        or tuple(jitgrad.indexing.split_index(base._geometry, index)[0])
-                    assert (view._sizes, view._strides, view._offset) == expected, (base.shape, index)
-                    np.testing.assert_array_equal(view.numpy(), base.numpy()[index])
+                    _same_view_as_plain_index(base, slice(start, stop, step))
+            if start is not None:
+                row = _same_view_as_plain_index(base, start)
+                if row is not None and row.dim() == 1:  # (a view of a remembered view)
+                    for index in ((slice(1, None), None), (slice(None), 0), (slice(-2, None), slice(0, 1))):
+                        _same_view_as_plain_index(row, index)
     few = [None, -7, -1, 0, 2, 6, True, np.int64(1)]
     for base in bases[1:] + bases[:0:-1]:
         for a in few:
             for b in few:
                 for c in few:
+                    for index in ((slice(a, b), c), (slice(a, b), None), (slice(a, b, 2), c)):
+                        _same_view_as_plain_index(base, index)
                     for d in (None, -1, 3, np.int64(2)):
                         for index in ((slice(a, b), slice(c, d)), (slice(a, b), slice(c, d, 2))):
-                            view = view_ops.getitem(base, index)
-                            expected = plain_index(base._sizes, base._strides, base._offset, index) \
-                                or tuple(jitgrad.indexing.split_index(base._geometry, index)[0])
-                            assert (view._sizes, view._strides, view._offset) == expected, (base.shape, index)
-                            np.testing.assert_array_equal(view.numpy(), base.numpy()[index])
+                            _same_view_as_plain_index(base, index)
 
 
 def test_slice_views_share_their_slice() -> None:

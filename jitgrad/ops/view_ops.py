@@ -505,10 +505,12 @@ def _immutable(index: Any) -> bool:
 # tuple ``((grad_fn, output_nr),)`` while its history is current (``Tensor._edges``, set
 # only by this path and the lean write through a view, which hands the base its
 # regenerated view's edges; ``detach_`` clears it, so an old history is not kept alive);
-# and ``getitem`` remembers ``x[a:b]`` and ``x[a:b, c:d]`` by their Python int bounds
-# (``_SEEN``): one shared index per bounds for the node and the view's replay step
-# (``x[a:b]`` kept as the same view ``x[(a:b,)]``), with the last geometry it sliced and
-# the view's, so that a stepper's views skip ``plain_index``.
+# and ``getitem`` remembers ``x[i]``, ``x[a:b]``, ``x[a:b, c:d]``, ``x[a:b, j]`` and
+# ``x[a:b, None]`` by their Python ints (``_SEEN``): one shared index per bounds for the
+# node and the view's replay step (``x[a:b]`` kept as the same view ``x[(a:b,)]``), with
+# the sizes and strides it last indexed, the view's geometry relative to them (shared
+# sizes and strides tuples, so that views of such views are remembered too) and its
+# node's metadata, so that a stepper's or a table's views skip ``plain_index``.
 
 
 def _plain_view(
@@ -633,44 +635,45 @@ def _basic_part(t: Tensor, *index: Any) -> Tensor:
 def getitem(self: Tensor, index: Any) -> Tensor:
     """Basic indices give a differentiable view; advanced ones then gather from that view
     (a copy whose backward scatter-adds)."""
-    if type(index) is int:  # x[i] in range (``plain_index``'s first case, inlined)
-        sizes = self._sizes
-        if sizes:
-            size = sizes[0]
-            i = index + size if index < 0 else index
-            if 0 <= i < size:
-                strides = self._strides
-                return _plain_view(
-                    self, (sizes[1:], strides[1:], self._offset + i * strides[0]), index, SelectBackward0
-                )
-    # ``x[a:b]`` and ``x[a:b, c:d]`` (a stepper's every view) by Python int bounds: the
-    # view's geometry is remembered by the bounds, with the geometry it was taken from (a
-    # stepper's views skip ``plain_index``), and the node and the view keep one shared
-    # index per bounds (objects less per view for Python's collector to track): ``x[a:b]``
-    # is kept as ``x[(a:b,)]``, the same view (its replay step's arguments too)
-    key: tuple[Any, ...] | None = None
-    if type(index) is slice:
+    # ``x[i]``, ``x[a:b]``, ``x[a:b, c:d]``, ``x[a:b, j]``, ``x[a:b, None]`` by Python ints
+    # (a stepper's, a table's every view): the view's geometry relative to the tensor's is
+    # remembered by the index, with the sizes and strides it was taken from (the views
+    # then skip ``plain_index``; their sizes and strides are shared tuples, so views of
+    # them are remembered too), and the node and the view keep one shared index per bounds
+    # (objects less per view for Python's collector to track): ``x[a:b]`` is kept as
+    # ``x[(a:b,)]``, the same view (its replay step's arguments too)
+    key: Any = None
+    kind = type(index)
+    if kind is int:
+        key, node_type = index, SelectBackward0
+    elif kind is slice:
         start, stop = index.start, index.stop
         if index.step is None and (start is None or type(start) is int) and \
                 (stop is None or type(stop) is int):
-            key = (start, stop)
-    elif type(index) is tuple and len(index) == 2:
+            key, node_type = (start, stop), SliceBackward0
+    elif kind is tuple and len(index) == 2:
         first, second = index
-        if type(first) is slice and type(second) is slice and first.step is None and second.step is None:
-            key = (first.start, first.stop, second.start, second.stop)
-            for bound in key:
-                if bound is not None and type(bound) is not int:
-                    key = None
-                    break
+        if type(first) is slice and first.step is None:
+            start, stop = first.start, first.stop
+            if (start is None or type(start) is int) and (stop is None or type(stop) is int):
+                kind = type(second)
+                if kind is slice and second.step is None:
+                    a, b = second.start, second.stop
+                    if (a is None or type(a) is int) and (b is None or type(b) is int):
+                        key, node_type = (start, stop, a, b), SliceBackward0
+                elif kind is int:  # (a 3-tuple of ints or None, as the next key)
+                    key, node_type = (start, stop, second), SelectBackward0
+                elif second is None:
+                    key, node_type = (start, stop, None), UnsqueezeBackward0
     if key is not None:
         seen = _SEEN.get(key)
-        sizes, strides, offset = self._sizes, self._strides, self._offset
-        if seen is not None and seen[1] is sizes and seen[2] is strides and seen[3] == offset:
-            return _plain_view(self, seen[4], seen[0], SliceBackward0, seen[5])
-        plain = indexing.plain_index(sizes, strides, offset, index)
+        sizes, strides = self._sizes, self._strides
+        if seen is not None and seen[1] is sizes and seen[2] is strides:
+            return _plain_view(self, (seen[3], seen[4], self._offset + seen[5]), seen[0], node_type, seen[6])
+        plain = indexing.plain_index(sizes, strides, self._offset, index)
         if plain is not None:
-            shared = _remember(key, index, seen, sizes, strides, offset, plain, self._storage.buffer.dtype)
-            return _plain_view(self, plain, shared, SliceBackward0)
+            plain, shared = _remember(key, index, seen, self, plain)
+            return _plain_view(self, plain, shared, node_type)
     plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
     if plain is not None:  # ints and int slices: the commonest index
         return _plain_view(self, plain, index)
@@ -682,29 +685,32 @@ def getitem(self: Tensor, index: Any) -> Tensor:
     return gather(view, indexing.numpy_index(len(view._sizes), advanced))
 
 
-# ``getitem``'s views by their bounds: ``(shared index, sizes, strides, offset, view's
-# geometry, its node's metadata)`` of the last view taken by those bounds (bounded)
-_SEEN: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+# ``getitem``'s views by their index: ``(shared index, sizes, strides, the view's sizes,
+# strides and offset less the tensor's, its node's metadata)`` of the last view taken by
+# that index (bounded); and the views' sizes and strides, one tuple per value (bounded)
+_SEEN: dict[Any, tuple[Any, ...]] = {}
 _SEEN_MAX = 4096
+_SHAPES: dict[tuple[int, ...], tuple[int, ...]] = {}
 
 
 def _remember(
-    key: tuple[Any, ...], index: Any, seen: tuple[Any, ...] | None, sizes: tuple[int, ...],
-    strides: tuple[int, ...], offset: int, plain: tuple[Any, ...], dtype: Any,
-) -> Any:
-    """The shared index of ``key``'s bounds (``seen[0]``; else ``index``, a slice as
-    ``(index,)``, remembered when there is room), remembered with the geometry ``(sizes,
-    strides, offset)`` it sliced, the view's, ``plain``, and the view node's metadata for
-    ``dtype``. (An entry is one tuple, replaced whole: a thread reading it sees one
-    geometry.)"""
-    if seen is not None:
-        shared = seen[0]
-    elif len(_SEEN) < _SEEN_MAX:
-        shared = (index,) if type(index) is slice else index
-    else:
-        return index
-    _SEEN[key] = (shared, sizes, strides, offset, plain, single_metadata(plain[0], dtype))
-    return shared
+    key: Any, index: Any, seen: tuple[Any, ...] | None, self: Tensor, plain: tuple[Any, ...],
+) -> tuple[tuple[Any, ...], Any]:
+    """``plain`` with shared sizes and strides tuples, and the shared index of ``key``
+    (``seen[0]``; else ``index``, a slice as ``(index,)``), remembered (when there is
+    room) with the sizes and strides of ``self`` it was taken from, the view's geometry
+    and its node's metadata. (An entry is one tuple, replaced whole: a thread reading it
+    sees one geometry.)"""
+    if seen is None and len(_SEEN) >= _SEEN_MAX:
+        return plain, index
+    sizes, strides, offset = plain
+    if len(_SHAPES) < 2 * _SEEN_MAX:
+        sizes = _SHAPES.setdefault(sizes, sizes)
+        strides = _SHAPES.setdefault(strides, strides)
+    shared = seen[0] if seen is not None else (index,) if type(index) is slice else index
+    _SEEN[key] = (shared, self._sizes, self._strides, sizes, strides, offset - self._offset,
+                  single_metadata(sizes, self._storage.buffer.dtype))
+    return (sizes, strides, offset), shared
 
 
 # The op each node type replays in view-replay mode (when _record is not given a step).
