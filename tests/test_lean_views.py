@@ -38,7 +38,8 @@ def _general_plain_view(self: Tensor, plain: tuple[Any, ...], index: Any, known:
     node type and the metadata a caller passes (``known``, ``metadata``) must be the ones
     the index and the tensor give."""
     sizes, strides, offset = plain
-    assert metadata is None or metadata == single_metadata(sizes, self.dtype), (index, metadata)
+    assert metadata is None or metadata[0][1] != self.dtype or \
+        metadata == single_metadata(sizes, self.dtype), (index, metadata)
     root = self._base
     view = Tensor._make(self._storage, sizes, strides, offset, self if root is None else root)
     last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
@@ -393,22 +394,26 @@ def test_slice_views_share_their_slice() -> None:
 
 
 def test_views_of_a_base_share_its_edge_while_it_is_current() -> None:
-    """The views of a tensor that is not a view share one ``next_functions`` tuple
-    (``Tensor._edges``) while its history stays; a new history (an in-place write, a
-    second output of one node) gets its own, and ``detach_`` lets the old history go."""
+    """The views of a tensor that is not a view, written through its views (its grad_fn a
+    CopySlices), share one ``next_functions`` tuple (``Tensor._edges``) while its history
+    stays; a new history (another write) gets its own, other tensors' views and other
+    output numbers their own edges, and ``detach_`` lets the old history go."""
     import gc
     import weakref
 
     x = jitgrad.arange(6, dtype=jitgrad.float64, requires_grad=True)
     u = x * 1.0
     a, b = u[1:], u[0]
-    assert a.grad_fn.next_functions is b.grad_fn.next_functions
-    assert a.grad_fn.next_functions == ((u.grad_fn, 0),)
+    assert a.grad_fn.next_functions == b.grad_fn.next_functions == ((u.grad_fn, 0),)
     old = u.grad_fn
     u[1:3] += x[:2]  # (the lean write: the base's views then share the regenerated edge)
     c = u[2:]
     assert c.grad_fn.next_functions == ((u.grad_fn, 0),) and u.grad_fn is not old
-    assert c.grad_fn.next_functions is u[:1].grad_fn.next_functions
+    assert c.grad_fn.next_functions is u[:1].grad_fn.next_functions is u[1:3].grad_fn.next_functions
+    written = u.grad_fn
+    u[0] = x[5] * 2.0  # (another write: its views share another edge)
+    assert u[1:].grad_fn.next_functions is u[0].grad_fn.next_functions == ((u.grad_fn, 0),)
+    assert u.grad_fn is not written
     values, order = jitgrad.sort(u * 1.0)
     second = jitgrad.max(u.reshape(2, 3), 1)[0]
     for t in (values, second):
@@ -420,6 +425,7 @@ def test_views_of_a_base_share_its_edge_while_it_is_current() -> None:
         uu = xx * 1.0
         aa, bb = uu[1:], uu[0]
         uu[1:3] += xx[:2]
+        uu[0] = xx[5] * 2.0
         vv = lib.sort(uu * 1.0)[0]
         expected.append(lib.autograd.grad((uu[2:] * uu[2:]).sum() + (aa * bb).sum() + vv[1], xx)[0].tolist())
     assert g.tolist() == expected[0] == expected[1]

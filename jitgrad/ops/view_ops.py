@@ -30,6 +30,7 @@ from ..geometry.broadcast import infer_size
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor, sizes_arg
 from ..storage import INFERENCE
+from .copy_slices import CopySlices
 from .view_meta import DEFAULT, MULTI_OUTPUT_NODE, Step, ViewMeta, dense_call, make_view
 from .operands import layout, new_tensor
 
@@ -501,10 +502,11 @@ def _immutable(index: Any) -> bool:
 # Tensor, ViewMeta and node slot and the graph with the general path, and the values and
 # gradients with PyTorch.
 # Fewer objects per view (each one Python's collector tracks costs a stepper's statement
-# time in every collection): the views of a tensor that is not a view share one edge
-# tuple ``((grad_fn, output_nr),)`` while its history is current (``Tensor._edges``, set
-# only by this path and the lean write through a view, which hands the base its
-# regenerated view's edges; ``detach_`` clears it, so an old history is not kept alive);
+# time in every collection): the views of a tensor that is not a view, written through
+# its views (its grad_fn a CopySlices: a stepper's or a table's), share one edge tuple
+# ``((grad_fn, output_nr),)`` while its history is current (``Tensor._edges``, set only by
+# this path and the lean write through a view, which hands the base its regenerated
+# view's edges; ``detach_`` clears it, so an old history is not kept alive);
 # and ``getitem`` remembers ``x[i]``, ``x[a:b]``, ``x[a:b, c:d]``, ``x[a:b, j]`` and
 # ``x[a:b, None]`` by their Python ints (``_SEEN``): one shared index per bounds for the
 # node and the view's replay step (``x[a:b]`` kept as the same view ``x[(a:b,)]``), with
@@ -565,7 +567,8 @@ def _plain_view(
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
             anomaly_mode.record_creation(node.metadata)
         if fn is not None:
-            if vm is None:  # a base's views share one edge tuple (``Tensor._edges``)
+            if vm is None and fn.__class__ is CopySlices:
+                # a base written through its views: they share one edge (``Tensor._edges``)
                 try:
                     edges = self._edges
                 except AttributeError:  # (not set before)
@@ -656,24 +659,47 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         if type(first) is slice and first.step is None:
             start, stop = first.start, first.stop
             if (start is None or type(start) is int) and (stop is None or type(stop) is int):
-                kind = type(second)
-                if kind is slice and second.step is None:
+                last = type(second)
+                if last is slice and second.step is None:
                     a, b = second.start, second.stop
                     if (a is None or type(a) is int) and (b is None or type(b) is int):
                         key, node_type = (start, stop, a, b), SliceBackward0
-                elif kind is int:  # (a 3-tuple of ints or None, as the next key)
+                elif last is int:  # (a 3-tuple of ints or None, as the next key)
                     key, node_type = (start, stop, second), SelectBackward0
                 elif second is None:
                     key, node_type = (start, stop, None), UnsqueezeBackward0
     if key is not None:
         seen = _SEEN.get(key)
         sizes, strides = self._sizes, self._strides
-        if seen is not None and seen[1] is sizes and seen[2] is strides:
-            return _plain_view(self, (seen[3], seen[4], self._offset + seen[5]), seen[0], node_type, seen[6])
-        plain = indexing.plain_index(sizes, strides, self._offset, index)
+        if seen is not None and (seen[1] is sizes or seen[1] == sizes) and \
+                (seen[2] is strides or seen[2] == strides):
+            metadata = seen[6]
+            if metadata is None:  # (the first view again: its metadata, remembered too)
+                metadata = single_metadata(seen[3], self._storage.buffer.dtype)
+                _SEEN[key] = seen[:6] + (metadata,)
+            return _plain_view(self, (seen[3], seen[4], self._offset + seen[5]), seen[0], node_type, metadata)
+        if kind is int:  # (``plain_index``'s first case, inlined)
+            if not sizes:
+                plain = None
+            else:
+                size = sizes[0]
+                i = index + size if index < 0 else index
+                plain = (sizes[1:], strides[1:], self._offset + i * strides[0]) if 0 <= i < size else None
+        else:
+            plain = indexing.plain_index(sizes, strides, self._offset, index)
         if plain is not None:
-            plain, shared = _remember(key, index, seen, self, plain)
-            return _plain_view(self, plain, shared, node_type)
+            # remembered (when there is room), with the view's sizes and strides shared
+            if seen is not None:
+                shared = seen[0]
+            elif len(_SEEN) < _SEEN_MAX:
+                shared = (index,) if type(index) is slice else index
+            else:
+                return _plain_view(self, plain, index, node_type)
+            view_sizes, view_strides, view_offset = plain
+            view_sizes = _SHAPES.get(view_sizes) or _shape(view_sizes)
+            view_strides = _SHAPES.get(view_strides) or _shape(view_strides)
+            _SEEN[key] = (shared, sizes, strides, view_sizes, view_strides, view_offset - self._offset, None)
+            return _plain_view(self, (view_sizes, view_strides, view_offset), shared, node_type)
     plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
     if plain is not None:  # ints and int slices: the commonest index
         return _plain_view(self, plain, index)
@@ -686,31 +712,19 @@ def getitem(self: Tensor, index: Any) -> Tensor:
 
 
 # ``getitem``'s views by their index: ``(shared index, sizes, strides, the view's sizes,
-# strides and offset less the tensor's, its node's metadata)`` of the last view taken by
-# that index (bounded); and the views' sizes and strides, one tuple per value (bounded)
+# strides and offset less the tensor's, its node's metadata or None)`` of the last view
+# taken by that index (bounded; an entry is one tuple, replaced whole: a thread reading it
+# sees one geometry); and the views' sizes and strides, one tuple per value (bounded)
 _SEEN: dict[Any, tuple[Any, ...]] = {}
 _SEEN_MAX = 4096
 _SHAPES: dict[tuple[int, ...], tuple[int, ...]] = {}
 
 
-def _remember(
-    key: Any, index: Any, seen: tuple[Any, ...] | None, self: Tensor, plain: tuple[Any, ...],
-) -> tuple[tuple[Any, ...], Any]:
-    """``plain`` with shared sizes and strides tuples, and the shared index of ``key``
-    (``seen[0]``; else ``index``, a slice as ``(index,)``), remembered (when there is
-    room) with the sizes and strides of ``self`` it was taken from, the view's geometry
-    and its node's metadata. (An entry is one tuple, replaced whole: a thread reading it
-    sees one geometry.)"""
-    if seen is None and len(_SEEN) >= _SEEN_MAX:
-        return plain, index
-    sizes, strides, offset = plain
-    if len(_SHAPES) < 2 * _SEEN_MAX:
-        sizes = _SHAPES.setdefault(sizes, sizes)
-        strides = _SHAPES.setdefault(strides, strides)
-    shared = seen[0] if seen is not None else (index,) if type(index) is slice else index
-    _SEEN[key] = (shared, self._sizes, self._strides, sizes, strides, offset - self._offset,
-                  single_metadata(sizes, self._storage.buffer.dtype))
-    return (sizes, strides, offset), shared
+def _shape(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """``sizes``, the one tuple of its value from now on (when there is room)."""
+    if len(_SHAPES) < _SEEN_MAX:
+        _SHAPES[sizes] = sizes
+    return sizes
 
 
 # The op each node type replays in view-replay mode (when _record is not given a step).
