@@ -363,6 +363,12 @@ def test_getitem_remembered_indices_are_plain_index() -> None:
                 if row is not None and row.dim() == 1:  # (a view of a remembered view)
                     for index in ((slice(1, None), None), (slice(None), 0), (slice(-2, None), slice(0, 1))):
                         _same_view_as_plain_index(row, index)
+    for index in (slice(1, None), slice(None, -1), 1, -1, (slice(1, None), slice(None, 2)),
+                  (slice(None), 0), (slice(0, 2), None)):
+        for _ in range(3):  # (the bases taking turns: two remembered geometries, then more)
+            for turns in (bases[1:3], bases[1:4], bases):
+                for base in turns:
+                    _same_view_as_plain_index(base, index)
     few = [None, -7, -1, 0, 2, 6, True, np.int64(1)]
     for base in bases[1:] + bases[:0:-1]:
         for a in few:

@@ -510,7 +510,8 @@ def _immutable(index: Any) -> bool:
 # and ``getitem`` remembers ``x[i]``, ``x[a:b]``, ``x[a:b, c:d]``, ``x[a:b, j]`` and
 # ``x[a:b, None]`` by their Python ints (``_SEEN``): one shared index per bounds for the
 # node and the view's replay step (``x[a:b]`` kept as the same view ``x[(a:b,)]``), with
-# the sizes and strides it last indexed, the view's geometry relative to them (shared
+# the sizes and strides it last indexed (and those before: two tensors taking turns
+# both hit), the view's geometry relative to them (shared
 # sizes and strides tuples, so that views of such views are remembered too) and its
 # node's metadata, so that a stepper's or a table's views skip ``plain_index``.
 
@@ -671,12 +672,20 @@ def getitem(self: Tensor, index: Any) -> Tensor:
     if key is not None:
         seen = _SEEN.get(key)
         sizes, strides = self._sizes, self._strides
-        if seen is not None and (seen[1] is sizes or seen[1] == sizes) and \
-                (seen[2] is strides or seen[2] == strides):
+        table = _SEEN
+        if seen is not None and not ((seen[1] is sizes or seen[1] == sizes) and
+                                     (seen[2] is strides or seen[2] == strides)):
+            # (the geometry the index took before the last: two tensors taking turns)
+            other = _SEEN_BEFORE.get(key)
+            if other is not None and other[1] == sizes and other[2] == strides:
+                seen, table = other, _SEEN_BEFORE
+            else:
+                seen = None
+        if seen is not None:
             metadata = seen[6]
             if metadata is None:  # (the first view again: its metadata, remembered too)
                 metadata = single_metadata(seen[3], self._storage.buffer.dtype)
-                _SEEN[key] = seen[:6] + (metadata,)
+                table[key] = seen[:6] + (metadata,)
             return _plain_view(self, (seen[3], seen[4], self._offset + seen[5]), seen[0], node_type, metadata)
         if kind is int:  # (``plain_index``'s first case, inlined)
             if not sizes:
@@ -688,9 +697,12 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         else:
             plain = indexing.plain_index(sizes, strides, self._offset, index)
         if plain is not None:
-            # remembered (when there is room), with the view's sizes and strides shared
-            if seen is not None:
-                shared = seen[0]
+            # remembered (when there is room), with the view's sizes and strides shared; the
+            # geometry remembered before goes second
+            if key in _SEEN:
+                before = _SEEN[key]
+                _SEEN_BEFORE[key] = before
+                shared = before[0]
             elif len(_SEEN) < _SEEN_MAX:
                 shared = (index,) if type(index) is slice else index
             else:
@@ -716,6 +728,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
 # taken by that index (bounded; an entry is one tuple, replaced whole: a thread reading it
 # sees one geometry); and the views' sizes and strides, one tuple per value (bounded)
 _SEEN: dict[Any, tuple[Any, ...]] = {}
+_SEEN_BEFORE: dict[Any, tuple[Any, ...]] = {}  # (the entry each replaced)
 _SEEN_MAX = 4096
 _SHAPES: dict[tuple[int, ...], tuple[int, ...]] = {}
 
