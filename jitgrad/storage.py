@@ -241,7 +241,14 @@ class Storage:
             counter = self._counter = VersionCounter()
         counter.value += 1
         counter._op = op
-        frame = user_frame(skip)
+        # ``user_frame(skip)``, written out (one frame less on every write; tests/
+        # test_lean_inplace.py checks that the two walks stop at the same frame)
+        frame: FrameType | None = sys._getframe(skip)
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if not name.startswith(_PACKAGE_DIR) or name.startswith(_CLI_DIR):
+                break
+            frame = frame.f_back
         if frame is None:
             counter._code = None
         else:

@@ -14,6 +14,7 @@ from .storage import Storage
 class Tensor:
     __weakref__: Any
     _base: Tensor | None
+    _edges: tuple[tuple[Any, int]] | None
     _grad: Tensor | None
     _grad_accumulator: Any
     _grad_fn: Any

@@ -590,3 +590,23 @@ def test_copy_slices_init_does_what_node_init_does() -> None:
                 assert getattr(made, name) == getattr(plain, name), name
         assert set(made.__dict__) == set(plain.__dict__)
         assert bool(made.__dict__.get("_metadata")) == bool(plain.__dict__.get("_metadata")) == anomaly
+
+
+def test_bump_walks_to_the_frame_user_frame_finds() -> None:
+    """``Storage.bump`` writes ``user_frame``'s walk out: both stop at the same frame for
+    every ``skip``, inside and outside the package."""
+    from jitgrad import storage
+
+    s = storage.Storage(np.zeros(3))
+
+    def walk(skip: int) -> Any:
+        s.bump("op", skip + 1)  # (past ``walk``, as ``user_frame(skip)`` from here)
+        return s.counter._code, storage.user_frame(skip)
+
+    for skip in range(4):
+        code, frame = walk(skip)
+        assert code is (None if frame is None else frame.f_code), skip
+    # from inside the package: an in-place op on a view, whose line is the test's
+    t = jitgrad.zeros(4, dtype=jitgrad.float64)
+    t[1:].add_(1.0)
+    assert t._storage.counter._code is test_bump_walks_to_the_frame_user_frame_finds.__code__

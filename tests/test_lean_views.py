@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import jitgrad
 from conftest import budget
-from jitgrad.autograd.graph import needs_grad, record
+from jitgrad.autograd.graph import needs_grad, record, single_metadata
 from jitgrad.autograd.view_mode import view_replay
 from jitgrad.ops import view_ops
 from jitgrad.ops.view_meta import ViewMeta, make_view
@@ -32,10 +32,14 @@ from test_plain_writes import graph_signature
 SHAPE = (4, 5)
 
 
-def _general_plain_view(self: Tensor, plain: tuple[Any, ...], index: Any, known: Any = None) -> Tensor:
+def _general_plain_view(self: Tensor, plain: tuple[Any, ...], index: Any, known: Any = None,
+                        metadata: Any = None) -> Tensor:
     """``_plain_view`` through the general helpers only (the path before the lean one); the
-    node type a caller passes (``known``) must be the one the index gives."""
+    node type and the metadata a caller passes (``known``, ``metadata``) must be the ones
+    the index and the tensor give."""
     sizes, strides, offset = plain
+    assert metadata is None or metadata[0][1] != self.dtype or \
+        metadata == single_metadata(sizes, self.dtype), (index, metadata)
     root = self._base
     view = Tensor._make(self._storage, sizes, strides, offset, self if root is None else root)
     last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
@@ -246,7 +250,7 @@ def test_lean_meta_has_every_slot_and_state() -> None:
         assert a.grad_fn.rel == b.grad_fn.rel
         assert a.grad_fn.__dict__ == b.grad_fn.__dict__ == {}
         for name in Tensor.__slots__:  # every slot set, as Tensor._make sets it
-            if name in ("__weakref__", "_grad_fn", "_view_meta"):
+            if name in ("__weakref__", "_grad_fn", "_view_meta", "_edges"):
                 continue
             assert getattr(a, name) is getattr(b, name) or getattr(a, name) == getattr(b, name), name
         assert a.grad_fn.input_metadata == b.grad_fn.input_metadata
@@ -310,3 +314,143 @@ def test_full_slice_then_int_or_none_is_the_loops() -> None:
             view = base[:, second]
             assert ours == (tuple(view.shape), view.stride(), view.storage_offset()), (sizes, second)
     assert plain_index((), (), 0, (slice(None), None)) is None
+
+
+def _same_view_as_plain_index(base: Any, index: Any) -> Any:
+    """``getitem(base, index)`` has ``plain_index``'s geometry (or the general path's), the
+    node its last item names, and NumPy's elements (or both raise IndexError)."""
+    from jitgrad.indexing import plain_index, split_index
+
+    expected = plain_index(base._sizes, base._strides, base._offset, index)
+    try:
+        view = view_ops.getitem(base, index)
+    except IndexError:
+        assert expected is None, index
+        with pytest.raises(IndexError):
+            base.detach().numpy()[index]
+        return None
+    np.testing.assert_array_equal(view.detach().numpy(), base.detach().numpy()[index])
+    if expected is None:
+        geometry, advanced = split_index(base._geometry, index)
+        if advanced:  # (a bool: a gather, not a view)
+            return None
+        expected = tuple(geometry)
+    assert (view._sizes, view._strides, view._offset) == expected, (base.shape, index)
+    last = index[-1] if type(index) is tuple else index
+    if base.requires_grad and type(last) in view_ops._NODE_OF_LAST:
+        assert type(view.grad_fn) is view_ops._NODE_OF_LAST[type(last)], index
+    return view
+
+
+def test_getitem_remembered_indices_are_plain_index() -> None:
+    """``getitem``'s views by remembered indices (``x[i]``, ``x[a:b]``, ``x[a:b, c:d]``,
+    ``x[a:b, j]``, ``x[a:b, None]``, also of such views) have ``plain_index``'s geometry on
+    every small index and geometry, taken first or again (remembered), and indices that
+    are not Python ints (or a step) take the general path."""
+    bounds = [None, -7, -5, -4, -2, -1, 0, 1, 2, 4, 5, 6, True, np.int64(1)]
+    grad = jitgrad.arange(30, dtype=jitgrad.float64, requires_grad=True) * 1.0
+    # (three bases of sizes (5, 5) on other strides and offsets, taken in turn)
+    bases = [grad[2:7], grad.reshape(6, 5)[1:], jitgrad.arange(30.0).reshape(5, 6)[:, 1:],
+             jitgrad.arange(30.0).reshape(6, 5)[1:].t(), jitgrad.arange(30.0).reshape(5, 6).t()[:, 1:],
+             jitgrad.zeros(0, 2)]
+    for base in bases + bases[::-1]:  # (twice: the second time from the remembered geometry)
+        for start in bounds:
+            for stop in bounds:
+                for step in (None, 1, 2):
+                    _same_view_as_plain_index(base, slice(start, stop, step))
+            if start is not None:
+                row = _same_view_as_plain_index(base, start)
+                if row is not None and row.dim() == 1:  # (a view of a remembered view)
+                    for index in ((slice(1, None), None), (slice(None), 0), (slice(-2, None), slice(0, 1))):
+                        _same_view_as_plain_index(row, index)
+    for index in (slice(1, None), slice(None, -1), 1, -1, (slice(1, None), slice(None, 2)),
+                  (slice(None), 0), (slice(0, 2), None)):
+        for _ in range(3):  # (the bases taking turns: two remembered geometries, then more)
+            for turns in (bases[1:3], bases[1:4], bases):
+                for base in turns:
+                    _same_view_as_plain_index(base, index)
+    few = [None, -7, -1, 0, 2, 6, True, np.int64(1)]
+    for base in bases[1:] + bases[:0:-1]:
+        for a in few:
+            for b in few:
+                for c in few:
+                    for index in ((slice(a, b), c), (slice(a, b), None), (slice(a, b, 2), c)):
+                        _same_view_as_plain_index(base, index)
+                    for d in (None, -1, 3, np.int64(2)):
+                        for index in ((slice(a, b), slice(c, d)), (slice(a, b), slice(c, d, 2))):
+                            _same_view_as_plain_index(base, index)
+
+
+def test_slice_views_share_their_slice() -> None:
+    """Views by the same int bounds share one index ``(slice,)`` (node and view replay
+    step); bounds of other types keep their own."""
+    x = jitgrad.arange(10, dtype=jitgrad.float64, requires_grad=True) * 1.0
+    a, b = x[1:-1], x[1:-1]
+    assert a.grad_fn._rel is b.grad_fn._rel == (slice(1, -1),)  # (x[(1:-1,)]: the same view)
+    assert a._view_meta.step_args is a.grad_fn._rel is b._view_meta.step_args
+    t = x.reshape(2, 5)
+    e, f = t[1:, :-1], t[1:, :-1]
+    assert e.grad_fn._rel is f.grad_fn._rel == (slice(1, None), slice(None, -1))
+    assert e._view_meta.step_args is e.grad_fn._rel and e.tolist() == [[5.0, 6.0, 7.0, 8.0]]
+    assert x[1:-1].grad_fn._rel is a.grad_fn._rel  # (still shared after another index)
+    c = x[np.int64(1):-1]
+    assert type(c._view_meta.step_args[0].start) is np.int64
+    d = x[True:-1]
+    assert d._view_meta.step_args[0].start is True and d.tolist() == x[1:-1].tolist()
+
+
+def test_views_of_a_base_share_its_edge_while_it_is_current() -> None:
+    """The views of a tensor that is not a view, written through its views (its grad_fn a
+    CopySlices), share one ``next_functions`` tuple (``Tensor._edges``) while its history
+    stays; a new history (another write) gets its own, other tensors' views and other
+    output numbers their own edges, and ``detach_`` lets the old history go."""
+    import gc
+    import weakref
+
+    x = jitgrad.arange(6, dtype=jitgrad.float64, requires_grad=True)
+    u = x * 1.0
+    a, b = u[1:], u[0]
+    assert a.grad_fn.next_functions == b.grad_fn.next_functions == ((u.grad_fn, 0),)
+    old = u.grad_fn
+    u[1:3] += x[:2]  # (the lean write: the base's views then share the regenerated edge)
+    c = u[2:]
+    assert c.grad_fn.next_functions == ((u.grad_fn, 0),) and u.grad_fn is not old
+    assert c.grad_fn.next_functions is u[:1].grad_fn.next_functions is u[1:3].grad_fn.next_functions
+    written = u.grad_fn
+    u[0] = x[5] * 2.0  # (another write: its views share another edge)
+    assert u[1:].grad_fn.next_functions is u[0].grad_fn.next_functions == ((u.grad_fn, 0),)
+    assert u.grad_fn is not written
+    values, order = jitgrad.sort(u * 1.0)
+    second = jitgrad.max(u.reshape(2, 3), 1)[0]
+    for t in (values, second):
+        assert t[0].grad_fn.next_functions == ((t.grad_fn, t.output_nr),)
+    (g,) = jitgrad.autograd.grad((c * c).sum() + (a * b).sum() + values[1], x)
+    expected = []
+    for lib in (jitgrad, __import__("torch")):
+        xx = lib.arange(6, dtype=lib.float64, requires_grad=True)
+        uu = xx * 1.0
+        aa, bb = uu[1:], uu[0]
+        uu[1:3] += xx[:2]
+        uu[0] = xx[5] * 2.0
+        vv = lib.sort(uu * 1.0)[0]
+        expected.append(lib.autograd.grad((uu[2:] * uu[2:]).sum() + (aa * bb).sum() + vv[1], xx)[0].tolist())
+    assert g.tolist() == expected[0] == expected[1]
+    del a, b, c, values, order, second, g, t
+    ref = weakref.ref(u.grad_fn)
+    u[0].sum()
+    u.detach_()
+    gc.collect()
+    assert ref() is None and u[0].grad_fn is None
+
+
+def test_remembered_views_take_their_own_dtypes_metadata() -> None:
+    """Two tensors of one geometry (the same sizes and strides objects) and two dtypes,
+    sliced by the same bounds in turn: each view's node has its own dtype's metadata."""
+    x = jitgrad.arange(6, dtype=jitgrad.float64, requires_grad=True) * 1.0
+    w = jitgrad.arange(6, dtype=jitgrad.float32, requires_grad=True) * 1.0
+    z = Tensor._make(w._storage, x._sizes, x._strides, 0)  # (float32, on x's very tuples)
+    z._grad_fn = w.grad_fn
+    for t in (x, z, x, z, z, x):
+        v = t[1:4]
+        assert v.grad_fn.input_metadata == single_metadata((3,), t.dtype), t.dtype
+        assert v.grad_fn.input_metadata[0][1] is t._storage.buffer.dtype

@@ -288,8 +288,13 @@ def _recorded_write_state(hooks: bool) -> list[Any]:
             (nonleaf, (slice(1, 3), slice(0, 2)), a * ones(2, 2, dtype=f64)),  # a block
             (vector, 0, a * 3.0),
             (vector, 1, vector[0].clone() * a),
-            (vector, slice(2, 5), a * ones(3, dtype=f64))):
-        table[index] = value
+            (vector, slice(2, 5), a * ones(3, dtype=f64)),
+            # the view itself, as ``u[1:3, 0:2] += x`` ends (twice: the second time its
+            # geometry is the last CopySlices's)
+            (nonleaf, (slice(1, 3), slice(0, 2)), lambda: nonleaf[1:3, 0:2].__iadd__(a)),
+            (nonleaf, (slice(1, 3), slice(0, 2)), lambda: nonleaf[1:3, 0:2].__iadd__(a)),
+            (vector, slice(1, 4), lambda: vector[1:4].__imul__(a))):
+        table[index] = value() if callable(value) else value
         fn = table.grad_fn
         states.append((lean_switch.node_slots(fn), fn.sequence_nr - marker.sequence_nr))
         states.append((fn.fn.sequence_nr - marker.sequence_nr, table._version,
@@ -311,14 +316,14 @@ def test_lean_recorded_write_sets_every_slot_as_the_general_steps(hooks: bool) -
     taken = [0]
     with lean_switch.counted(assignment, "_lean_recorded_write", taken, bool):
         lean = _recorded_write_state(hooks)
-    assert taken[0] == 11
+    assert taken[0] == 14
     WRITE_HOOKS.append(lambda storage: None)  # (a write hook: the lean path declines)
     try:
         with lean_switch.counted(assignment, "_lean_recorded_write", taken, bool):
             general = _recorded_write_state(hooks)
     finally:
         WRITE_HOOKS.pop()
-    assert taken[0] == 11
+    assert taken[0] == 14
     assert lean == general
 
 
@@ -351,3 +356,78 @@ def test_lean_recorded_write_errors_are_the_general_paths() -> None:
                 if hooked:
                     WRITE_HOOKS.pop()
         assert messages[0] == messages[1]
+
+
+@st.composite
+def steppers(draw: Callable[..., Any]) -> dict[str, Any]:
+    bounds = st.none() | st.integers(-5, 5)
+    steps = []
+    for _ in range(draw(st.integers(1, 4))):
+        rows, cols = (draw(bounds), draw(bounds)), (draw(bounds), draw(bounds))
+        # (not all of the table: PyTorch's ``u[:, :] = v`` is ``u.copy_(v)``, not a view's write)
+        if slice(*rows).indices(4)[:2] == (0, 4) and slice(*cols).indices(5)[:2] == (0, 5):
+            rows = (1, None)
+        steps.append((rows, cols, draw(st.sampled_from(["+=", "-=", "*="]))))
+    return {"steps": steps, "leaf_table": draw(st.booleans()), "replay": draw(st.booleans())}
+
+
+def _stepper(lib: Any, program: dict[str, Any]) -> dict[str, Any]:
+    """``u[a:b, c:d] op= alpha * (u[a:b, c:d] + 1)``: the in-place op into a view, then
+    the write of that view into its own place (the lean write with nothing to move)."""
+    f64 = lib.float64
+    x = lib.arange(20, dtype=f64).reshape(4, 5).requires_grad_()
+    alpha = lib.tensor(0.5, dtype=f64, requires_grad=True)
+    u = x * 1.0 if not program["leaf_table"] else lib.arange(20, dtype=f64).reshape(4, 5)
+    log = []
+    for (a, b), (c, d), op in program["steps"]:
+        value = alpha * (u[a:b, c:d] + 1.0)
+        try:
+            if op == "+=":
+                u[a:b, c:d] += value
+            elif op == "-=":
+                u[a:b, c:d] -= value
+            else:
+                u[a:b, c:d] *= value
+            log.append(("ok", u._version, u.grad_fn.name().replace("torch::autograd::", "")))
+        except RuntimeError as exc:
+            log.append((type(exc).__name__,))
+    (g, ga) = lib.autograd.grad((u * u).sum(), (x, alpha), allow_unused=True) if not program["leaf_table"] \
+        else (None,) + lib.autograd.grad((u * u).sum(), (alpha,))
+    return {"log": log, "values": u.detach().numpy().tolist(),
+            "grads": [None if t is None else t.numpy().tolist() for t in (g, ga)]}
+
+
+@settings(max_examples=budget(100), deadline=None)
+@given(steppers())
+def test_stepper_writes_into_their_own_place_match_general_path_and_pytorch(program: dict[str, Any]) -> None:
+    from jitgrad.ops import elementwise
+
+    taken = [0]
+    with view_replay(program["replay"]), counting_lean_writes(taken):
+        lean = _stepper(jitgrad, program)
+    with view_replay(program["replay"]), general_path(), \
+            lean_switch.declined(elementwise, "lean_inplace", None):
+        general = _stepper(jitgrad, program)
+    assert lean == general  # (bit for bit)
+    with torch.autograd._force_original_view_tracking(program["replay"]):
+        theirs = _stepper(torch, program)
+    assert lean["log"] == theirs["log"]
+    _close(lean["values"], theirs["values"])
+    _close(lean["grads"], theirs["grads"])
+
+
+def test_a_source_of_the_views_shape_keeps_its_leading_ones() -> None:
+    """``u[-1:, :1] = u[-1:, :1]`` and ``u[2:3] = w`` with ``w`` of shape (1, 5): the source has
+    the view's shape, so (as PyTorch's ``copy_to``) it is copied as it is, leading size-1 dims
+    and all: the same memory in the same place is no partial overlap."""
+    out = []
+    for lib in (jitgrad, torch):
+        x = lib.arange(20, dtype=lib.float64).reshape(4, 5).requires_grad_()
+        u = x * 1.0
+        u[-1:, :1] = u[-1:, :1]
+        u[-1:, :1] += x[:1, :1] * 2.0
+        u[2:3] = (x[:1] * 3.0)
+        u[1:2, 1:4] = u[0:1, 2:5]
+        (g,) = lib.autograd.grad((u * u).sum(), x)
+        out.append((u._version, u.detach().numpy().tolist(), g.tolist()))
+    assert out[0] == out[1]

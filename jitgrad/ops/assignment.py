@@ -159,7 +159,8 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
             return
         src = value if isinstance(value, Tensor) else indexing.value_tensor(value, self.dtype)
         k = indexing.leading_ones(src)
-        _copy(view, src.view(src._sizes[k:]) if k else src, "__setitem__")  # type: ignore[attr-defined]
+        # (PyTorch drops them only from a source whose shape is not the view's: ``copy_to``)
+        _copy(view, src.view(src._sizes[k:]) if k and src._sizes != view._sizes else src, "__setitem__")  # type: ignore[attr-defined]
         return
     np_index = indexing.numpy_index(len(view._sizes), advanced)
     _index_put(view, np_index, value, False, "__setitem__")
@@ -215,11 +216,11 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
     # move, as in copy_into, but a write all the same
     itself = src is not None and src._storage is storage and src._offset == offset and \
         src._strides == strides and src._sizes == sizes
-    if record and vm is None and src is not None and (element or (
+    if record and vm is None and src is not None and (element or itself or (
             src._sizes == sizes and src._storage.buffer is not buffer
             and src._storage.buffer.dtype is buffer.dtype)) \
             and not anomaly_mode.enabled and not WRITE_HOOKS and not _VIEW_MODE["replay"]:
-        return _lean_recorded_write(self, sizes, strides, offset, src, element)
+        return _lean_recorded_write(self, sizes, strides, offset, src, element, itself)
     if element:
         storage.check_writable(op)
     else:
@@ -259,8 +260,9 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~
 # ``alpha[t] = row`` (the HMM), ``cp[i] = x`` and ``R[i, j] = x`` (tridiagonal, soft-DTW):
 # a recorded write of a tensor of the view's shape on other memory of the same dtype (or of
-# one element into a cell) into a tensor that is not a view, in grad mode, without anomaly
-# mode, write hooks or view replay. ``_plain_setitem``'s general steps for it are
+# one element into a cell, or of the view itself: ``u[1:-1, 1:-1] += x`` ends with
+# ``u[1:-1, 1:-1] = <that view>``, nothing to move) into a tensor that is not a view, in
+# grad mode, without anomaly mode, write hooks or view replay. ``_plain_setitem``'s general steps for it are
 # ``check_inplace_geometry`` (``check_writable``, ``has_overlap``), ``CopyBackwards()``,
 # the copy, the bump, ``view_geometry`` and ``rebase_base`` (``CopySlices.__init__``): they
 # are written out in ``_lean_recorded_write``, the nodes numbered in the same order. If you
@@ -268,9 +270,10 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
 # it there too: tests/test_row_writes.py compares every slot of the nodes made both ways.
 def _lean_recorded_write(
     self: Tensor, sizes: tuple[int, ...], strides: tuple[int, ...], offset: int, src: Tensor,
-    element: bool,
+    element: bool, itself: bool = False,
 ) -> bool:
-    """``self[index] = src`` on the lean path (see the Note above); ``self`` is not a view."""
+    """``self[index] = src`` on the lean path (see the Note above); ``self`` is not a view.
+    ``itself``: ``src`` is the view being written (nothing to move)."""
     op = "__setitem__"
     storage = self._storage
     buffer = storage.buffer
@@ -295,6 +298,8 @@ def _lean_recorded_write(
     sb = src._storage.buffer
     if element:
         buffer[offset] = sb[src._offset]
+    elif itself:
+        pass
     elif strides == (1,) and src._strides == strides:  # a row from a contiguous row: one slice
         n = sizes[0]  # (both regions lie in their buffers: NumPy checks the shapes anyway)
         start = src._offset

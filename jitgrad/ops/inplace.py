@@ -32,11 +32,13 @@ from .as_strided import AsStridedBackward0
 from .copy_slices import CopySlices
 from .._quiet import IGNORE_ALL, QUIET
 from .operands import (
-    LEAN_DTYPES, array_of, as_array, check_inplace_dtype, layout, lean_data, strided_data, wrapped_operand,
+    _LAYOUTS, LEAN_DTYPES, array_of, as_array, check_inplace_dtype, layout, strided_data,
+    wrapped_operand,
 )
 from .structure import clone
 
 _new = object.__new__
+_node_init = Node.__init__
 
 
 def check_autograd_inplace(op: str, self: Tensor, inputs: Sequence[Tensor | None]) -> bool:
@@ -220,7 +222,10 @@ def apply_inplace(
 # __init__``, the view's ``regenerate`` as ``AsStridedBackward0``) is written out below, the
 # nodes numbered in the general path's order. If you add a slot to CopySlices or
 # AsStridedBackward0, or a step to those functions, do it there too:
-# tests/test_lean_inplace.py compares every slot of the nodes made both ways.
+# tests/test_lean_inplace.py compares every slot of the nodes made both ways. There the
+# base's edge is the one its views share, and the regenerated view's edges become the
+# base's (``Tensor._edges``, Note [Lean plain view]); a stepper's second write through one
+# place takes the last CopySlices's geometries and metadata.
 def lean_inplace(
     op: str, ufunc: np.ufunc, self: Tensor, other: Any, make_node: Callable[[], Node],
 ) -> Tensor | None:
@@ -231,7 +236,8 @@ def lean_inplace(
     buffer = self._storage.buffer
     if buffer.dtype not in LEAN_DTYPES:
         return None
-    strides, n = layout(self._sizes)
+    sizes = self._sizes
+    strides, n = _LAYOUTS.get(sizes) or layout(sizes)
     flat = self._strides == strides
     if flat:  # (lean_data, inlined)
         start = self._offset
@@ -244,18 +250,26 @@ def lean_inplace(
     if kind is Tensor:
         if other._storage is self._storage:
             return None  # (the general path's overlap checks)
-        sizes = other._sizes
-        if sizes != self._sizes and sizes:
+        other_sizes = other._sizes
+        if other_sizes != sizes and other_sizes:
             return None
-        y = lean_data(other)
-        if y is None:
+        # (lean_data, inlined: ``other`` is exactly a Tensor and nothing is traced; a dtype
+        # other than ``dst``'s, lean or not, declines below)
+        if other_sizes is not sizes:
+            strides, n = _LAYOUTS.get(other_sizes) or layout(other_sizes)
+        if other._strides == strides and n:
+            y = other._storage.buffer
+            start = other._offset
+            if start or y.shape[0] != n:
+                y = y[start:start + n]
+            if not flat and len(other_sizes) > 1:
+                y = y.reshape(other_sizes)
+        else:
             y = strided_data(other)
             if y is None:
                 return None
-            if flat and len(sizes) > 1:
-                dst = dst.reshape(sizes)
-        elif not flat and len(sizes) > 1:
-            y = y.reshape(sizes)
+            if flat and len(other_sizes) > 1:
+                dst = dst.reshape(other_sizes)
         if y.dtype is not dst.dtype:
             return None
         tensor = other
@@ -279,10 +293,21 @@ def lean_inplace(
             if base_fn is not None and base._view_meta is None and buffer.flags.writeable and (
                     flat or not has_overlap(self._sizes, self._strides)):
                 # a view of the base with current history (see the comment above)
-                node = make_node()
-                base_edge = (base_fn, base._output_nr)
-                node.next_functions = (base_edge, gradient_edge(tensor))
-                sizes = self._sizes
+                if make_node.__class__ is type and make_node.__init__ is _node_init:
+                    node = _new(make_node)  # (``Node.__init__``: its fields are all set below)
+                    node.sequence_nr = _next_sequence_nr()
+                else:
+                    node = make_node()
+                try:  # (the edge the base's views share, when current: ``Tensor._edges``)
+                    edges = base._edges
+                except AttributeError:
+                    edges = None
+                base_edge = edges[0] if edges is not None and edges[0][0] is base_fn and \
+                    edges[0][1] == base._output_nr else (base_fn, base._output_nr)
+                other_fn = None if tensor is None or tensor._view_meta is not None else tensor._grad_fn
+                # (gradient_edge, inlined for a tensor that is not a view, with history)
+                node.next_functions = (base_edge, (other_fn, tensor._output_nr) if other_fn is not None
+                                       else gradient_edge(tensor))
                 dtype = dst.dtype
                 by_sizes = _SINGLE_METADATA.get(dtype.type)  # (single_metadata's cache)
                 meta = None if by_sizes is None else by_sizes.get(sizes)
@@ -297,21 +322,26 @@ def lean_inplace(
                 # ``rebase_history``: ``view_geometry``, ``rebase_base`` (``CopySlices.__init__``)
                 # and the view's ``regenerate`` in as_strided mode, written out
                 strides, offset = self._strides, self._offset
-                view = base_fn.view if type(base_fn) is CopySlices else None
+                if type(base_fn) is CopySlices:  # (a stepper's second write: its geometries)
+                    view, whole, whole_meta = base_fn.view, base_fn.base, base_fn.input_metadata
+                else:
+                    view = whole = whole_meta = None
                 if view is None or view[2] != offset or view[0] != sizes or view[1] != strides:
                     view = Geometry(sizes, strides, offset)
                 copy_slices = _new(CopySlices)
                 copy_slices.sequence_nr = _next_sequence_nr()
-                whole = base_fn.base if type(base_fn) is CopySlices else None
                 if whole is None or whole[2] != base._offset or whole[0] != base._sizes \
                         or whole[1] != base._strides:
                     whole = Geometry(base._sizes, base._strides, base._offset)
+                    whole_meta = None
                 copy_slices.base = whole
                 copy_slices.view = view
                 copy_slices.view_fn = None
                 copy_slices.fn = node
                 copy_slices.next_functions = node.next_functions
-                copy_slices.input_metadata = single_metadata(base._sizes, dtype)
+                # (the base's sizes are the last CopySlices's: its metadata, if of this dtype)
+                copy_slices.input_metadata = whole_meta if whole_meta is not None and \
+                    whole_meta[0][1] is dtype else single_metadata(base._sizes, dtype)
                 base._grad_fn = copy_slices
                 base._output_nr = 0
                 if base_fn._retains_grad_hooks:
@@ -320,7 +350,8 @@ def lean_inplace(
                 regenerated.sequence_nr = _next_sequence_nr()
                 regenerated.input_geometry = whole
                 regenerated.geometry = view
-                regenerated.next_functions = ((copy_slices, 0),)
+                # (the base's next views share this edge: ``Tensor._edges``)
+                regenerated.next_functions = base._edges = ((copy_slices, 0),)
                 regenerated.input_metadata = meta
                 self._grad_fn = regenerated
                 self._output_nr = 0

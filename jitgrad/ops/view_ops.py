@@ -30,6 +30,7 @@ from ..geometry.broadcast import infer_size
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor, sizes_arg
 from ..storage import INFERENCE
+from .copy_slices import CopySlices
 from .view_meta import DEFAULT, MULTI_OUTPUT_NODE, Step, ViewMeta, dense_call, make_view
 from .operands import layout, new_tensor
 
@@ -500,15 +501,30 @@ def _immutable(index: Any) -> bool:
 # field to Node.__init__, set it there too: tests/test_lean_views.py compares every
 # Tensor, ViewMeta and node slot and the graph with the general path, and the values and
 # gradients with PyTorch.
+# Fewer objects per view (each one Python's collector tracks costs a stepper's statement
+# time in every collection): the views of a tensor that is not a view, written through
+# its views (its grad_fn a CopySlices: a stepper's or a table's), share one edge tuple
+# ``((grad_fn, output_nr),)`` while its history is current (``Tensor._edges``, set only by
+# this path and the lean write through a view, which hands the base its regenerated
+# view's edges; ``detach_`` clears it, so an old history is not kept alive);
+# and ``getitem`` remembers ``x[i]``, ``x[a:b]``, ``x[a:b, c:d]``, ``x[a:b, j]`` and
+# ``x[a:b, None]`` by their Python ints (``_SEEN``): one shared index per bounds for the
+# node and the view's replay step (``x[a:b]`` kept as the same view ``x[(a:b,)]``), with
+# the sizes and strides it last indexed (and those before: two tensors taking turns
+# both hit), the view's geometry relative to them (shared
+# sizes and strides tuples, so that views of such views are remembered too) and its
+# node's metadata, so that a stepper's or a table's views skip ``plain_index``.
 
 
 def _plain_view(
-    self: Tensor, plain: tuple[Any, ...], index: Any, node_type: type[ViewBackward] | None = None
+    self: Tensor, plain: tuple[Any, ...], index: Any, node_type: type[ViewBackward] | None = None,
+    metadata: Any = None,
 ) -> Tensor:
     """``self[index]`` for a plain index (ints, int slices and None) whose view has geometry
     ``plain``. The index is immutable, so the view node's relative geometry can wait until
     a gradient needs it (``ViewBackward.rel``). ``node_type``: ``_plain_node_type(index)``,
-    when the caller knows it. See Note [Lean plain view]."""
+    when the caller knows it; ``metadata``: the node's ``input_metadata`` when the caller
+    knows it (used if of ``self``'s dtype). See Note [Lean plain view]."""
     sizes, strides, offset = plain
     storage = self._storage
     root = self._base
@@ -552,16 +568,28 @@ def _plain_view(
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
             anomaly_mode.record_creation(node.metadata)
         if fn is not None:
-            node.next_functions = ((fn, self._output_nr),)
+            if vm is None and fn.__class__ is CopySlices:
+                # a base written through its views: they share one edge (``Tensor._edges``)
+                try:
+                    edges = self._edges
+                except AttributeError:  # (not set before)
+                    edges = None
+                if edges is None or edges[0][0] is not fn or edges[0][1] != self._output_nr:
+                    edges = self._edges = ((fn, self._output_nr),)
+                node.next_functions = edges
+            else:
+                node.next_functions = ((fn, self._output_nr),)
         else:
             ref = self._grad_accumulator
             acc = ref() if ref is not None else None
             node.next_functions = ((grad_accumulator(self) if acc is None else acc, 0),)
         dtype = storage.buffer.dtype
-        by_sizes = _SINGLE_METADATA.get(dtype.type)
-        metadata = None if by_sizes is None else by_sizes.get(sizes)
-        node.input_metadata = metadata if metadata is not None and metadata[0][1] is dtype \
-            else single_metadata(sizes, dtype)
+        if metadata is None or metadata[0][1] is not dtype:
+            by_sizes = _SINGLE_METADATA.get(dtype.type)
+            metadata = None if by_sizes is None else by_sizes.get(sizes)
+            if metadata is None or metadata[0][1] is not dtype:
+                metadata = single_metadata(sizes, dtype)
+        node.input_metadata = metadata
         node.input_sizes = self._sizes
         node._rel = index
         node._rel_fn = indexing.plain_geometry
@@ -611,16 +639,79 @@ def _basic_part(t: Tensor, *index: Any) -> Tensor:
 def getitem(self: Tensor, index: Any) -> Tensor:
     """Basic indices give a differentiable view; advanced ones then gather from that view
     (a copy whose backward scatter-adds)."""
-    if type(index) is int:  # x[i] in range (``plain_index``'s first case, inlined)
-        sizes = self._sizes
-        if sizes:
-            size = sizes[0]
-            i = index + size if index < 0 else index
-            if 0 <= i < size:
-                strides = self._strides
-                return _plain_view(
-                    self, (sizes[1:], strides[1:], self._offset + i * strides[0]), index, SelectBackward0
-                )
+    # ``x[i]``, ``x[a:b]``, ``x[a:b, c:d]``, ``x[a:b, j]``, ``x[a:b, None]`` by Python ints
+    # (a stepper's, a table's every view): the view's geometry relative to the tensor's is
+    # remembered by the index, with the sizes and strides it was taken from (the views
+    # then skip ``plain_index``; their sizes and strides are shared tuples, so views of
+    # them are remembered too), and the node and the view keep one shared index per bounds
+    # (objects less per view for Python's collector to track): ``x[a:b]`` is kept as
+    # ``x[(a:b,)]``, the same view (its replay step's arguments too)
+    key: Any = None
+    kind = type(index)
+    if kind is int:
+        key, node_type = index, SelectBackward0
+    elif kind is slice:
+        start, stop = index.start, index.stop
+        if index.step is None and (start is None or type(start) is int) and \
+                (stop is None or type(stop) is int):
+            key, node_type = (start, stop), SliceBackward0
+    elif kind is tuple and len(index) == 2:
+        first, second = index
+        if type(first) is slice and first.step is None:
+            start, stop = first.start, first.stop
+            if (start is None or type(start) is int) and (stop is None or type(stop) is int):
+                last = type(second)
+                if last is slice and second.step is None:
+                    a, b = second.start, second.stop
+                    if (a is None or type(a) is int) and (b is None or type(b) is int):
+                        key, node_type = (start, stop, a, b), SliceBackward0
+                elif last is int:  # (a 3-tuple of ints or None, as the next key)
+                    key, node_type = (start, stop, second), SelectBackward0
+                elif second is None:
+                    key, node_type = (start, stop, None), UnsqueezeBackward0
+    if key is not None:
+        seen = _SEEN.get(key)
+        sizes, strides = self._sizes, self._strides
+        table = _SEEN
+        if seen is not None and not ((seen[1] is sizes or seen[1] == sizes) and
+                                     (seen[2] is strides or seen[2] == strides)):
+            # (the geometry the index took before the last: two tensors taking turns)
+            other = _SEEN_BEFORE.get(key)
+            if other is not None and other[1] == sizes and other[2] == strides:
+                seen, table = other, _SEEN_BEFORE
+            else:
+                seen = None
+        if seen is not None:
+            metadata = seen[6]
+            if metadata is None:  # (the first view again: its metadata, remembered too)
+                metadata = single_metadata(seen[3], self._storage.buffer.dtype)
+                table[key] = seen[:6] + (metadata,)
+            return _plain_view(self, (seen[3], seen[4], self._offset + seen[5]), seen[0], node_type, metadata)
+        if kind is int:  # (``plain_index``'s first case, inlined)
+            if not sizes:
+                plain = None
+            else:
+                size = sizes[0]
+                i = index + size if index < 0 else index
+                plain = (sizes[1:], strides[1:], self._offset + i * strides[0]) if 0 <= i < size else None
+        else:
+            plain = indexing.plain_index(sizes, strides, self._offset, index)
+        if plain is not None:
+            # remembered (when there is room), with the view's sizes and strides shared; the
+            # geometry remembered before goes second
+            if key in _SEEN:
+                before = _SEEN[key]
+                _SEEN_BEFORE[key] = before
+                shared = before[0]
+            elif len(_SEEN) < _SEEN_MAX:
+                shared = (index,) if type(index) is slice else index
+            else:
+                return _plain_view(self, plain, index, node_type)
+            view_sizes, view_strides, view_offset = plain
+            view_sizes = _SHAPES.get(view_sizes) or _shape(view_sizes)
+            view_strides = _SHAPES.get(view_strides) or _shape(view_strides)
+            _SEEN[key] = (shared, sizes, strides, view_sizes, view_strides, view_offset - self._offset, None)
+            return _plain_view(self, (view_sizes, view_strides, view_offset), shared, node_type)
     plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
     if plain is not None:  # ints and int slices: the commonest index
         return _plain_view(self, plain, index)
@@ -630,6 +721,23 @@ def getitem(self: Tensor, index: Any) -> Tensor:
     from .index_ops import gather
 
     return gather(view, indexing.numpy_index(len(view._sizes), advanced))
+
+
+# ``getitem``'s views by their index: ``(shared index, sizes, strides, the view's sizes,
+# strides and offset less the tensor's, its node's metadata or None)`` of the last view
+# taken by that index (bounded; an entry is one tuple, replaced whole: a thread reading it
+# sees one geometry); and the views' sizes and strides, one tuple per value (bounded)
+_SEEN: dict[Any, tuple[Any, ...]] = {}
+_SEEN_BEFORE: dict[Any, tuple[Any, ...]] = {}  # (the entry each replaced)
+_SEEN_MAX = 4096
+_SHAPES: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def _shape(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """``sizes``, the one tuple of its value from now on (when there is room)."""
+    if len(_SHAPES) < _SEEN_MAX:
+        _SHAPES[sizes] = sizes
+    return sizes
 
 
 # The op each node type replays in view-replay mode (when _record is not given a step).
