@@ -262,7 +262,7 @@ def test_copy_region_row_fast_path_matches_numpy(data: Any) -> None:
     assert dst.tobytes() == expected.tobytes()
 
 
-# -- Note [Lean recorded write]: slot by slot against _plain_setitem's general steps -----------
+# -- the lean recorded write (Note [Lean paths]): slot by slot against _plain_setitem's steps --
 def _recorded_write_state(hooks: bool) -> list[Any]:
     """Rows, cells, a column and a block written with history into tables that are not
     views (one without history, one with), twice through one place; the table's CopySlices

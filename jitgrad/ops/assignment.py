@@ -256,9 +256,7 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
     return True
 
 
-# Note [Lean recorded write]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~
-# ``alpha[t] = row`` (the HMM), ``cp[i] = x`` and ``R[i, j] = x`` (tridiagonal, soft-DTW):
+# The lean recorded write (Note [Lean paths] in ``operands.py``): ``alpha[t] = row`` (the HMM), ``cp[i] = x`` and ``R[i, j] = x`` (tridiagonal, soft-DTW):
 # a recorded write of a tensor of the view's shape on other memory of the same dtype (or of
 # one element into a cell, or of the view itself: ``u[1:-1, 1:-1] += x`` ends with
 # ``u[1:-1, 1:-1] = <that view>``, nothing to move) into a tensor that is not a view, in

@@ -155,32 +155,68 @@ def array_of(t: Tensor) -> np.ndarray:
 
 
 # -- the lean path of elementwise ops -----------------------------------------------------------
-# Note [Lean elementwise path]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# Most elementwise ops in a small-op loop (a DP table, a time stepper) combine a floating
-# tensor with a Python number, or two floating tensors of one dtype and one shape (or one
-# of them 0-d, or both 1-D and one of size 1), all contiguous. Then PyTorch's promotion
-# keeps the tensor's dtype (a Python number never changes a floating dtype; one dtype
-# promotes to itself), the output is contiguous (``output_strides`` of contiguous
-# operands) and the ufunc may run on the flat buffers, allocating the result's buffer
-# itself: no promotion, no layout, no ``out=`` view. Two widenings keep that output
-# layout: operands whose shapes broadcast otherwise (``v[:, None] + m``) are broadcast by
-# NumPy from N-d reshapes of their flat buffers into a new C-contiguous array
-# (``_lean_broadcast``), and a 1-D operand with a positive stride (a column ``m[:, j]``) or
-# an N-d one in row-major order (a block ``u[2:, 1:-1]``) is a strided NumPy view
-# (``lean_strided``): PyTorch orders an output's dims by its operands' strides, a 1-D
-# operand, broadcast, never tells two dims apart, and a row-major one keeps them. Anything
-# else (other dtypes, transposed or expanded operands, a traced function, a number NumPy
-# refuses) takes the general path, which gives the same values, dtype and strides
-# (tests/test_lean_paths.py and test_lean_broadcast.py run both). The same holds for
-# declared unary ops (``declare.call_pointwise``), ``sum``/``mean`` of every element,
-# ``logsumexp``/``softmax``/``log_softmax`` over one dim (``reduction.py``), and
-# ``stack``/``cat`` (``stacking.py``); in place, ``add_``/``sub_``/``mul_``/
-# ``div_`` write straight into a view (``inplace.lean_inplace``). What is left per op is
-# Python's: the result's Tensor and Storage, the node, its edges (``record``), and the
-# NumPy call itself. In front of it, Note [Fused per-op path] (``fused.py``) does the
-# commonest of these cases (contiguous operands of one shape, or one element, or a number;
-# full sums) with those helpers written out.
+# Note [Lean paths]
+# ~~~~~~~~~~~~~~~~~
+# A small-op loop (a DP table filled cell by cell, a time stepper writing rows through
+# views) is thousands of ops on a few elements each. NumPy's arithmetic is ~0.3 us of such
+# an op; the rest was Python: helpers each costing a frame, and objects that Python's
+# collector tracks. The lean paths do the commonest cases of these ops with that
+# bookkeeping written out in one frame, and hand everything else to the general path.
+# Every lean path keeps four rules:
+# 1. Same results as the general path: the values bit for bit, dtype, sizes and strides,
+#    the nodes (class, edges, sequence numbers in the same order, saved values),
+#    AccumulateGrads, view metadata and version bumps. What a path does not recognise
+#    (float16, whose NumPy loops differ with and without ``dtype=``; an operand that is not
+#    exactly a ``Tensor``; a layout it has no rule for; a stale view; no_grad or inference
+#    mode where it matters; anomaly mode, hooks, view replay; a traced function,
+#    ``_tracing.ACTIVE``) goes to the general path.
+# 2. Written out on purpose: a helper call is a frame (~5% of an op), so the paths repeat
+#    the bodies of ``Tensor._make``, ``Storage._fresh``, ``Node.__init__``, ``record``,
+#    ``grad_accumulator``, ``make_view``, ``SavingNode.save`` and the like. If you add a slot
+#    to Tensor, Storage, ViewMeta or a node, or a step to one of those functions, change the
+#    copies too: each path has a test comparing every slot with the general path's, which
+#    fails until you do (named below).
+# 3. Few objects: each object an op leaves alive counts towards the collector's
+#    thresholds, so shared tuples (one-output nodes' metadata, ``graph.single_metadata``; a
+#    base's views' edges, ``Tensor._edges``), cached 0-d numbers and remembered views
+#    (``view_ops._SEEN``) stand in for new ones.
+# 4. Tested against PyTorch as well (values, gradients, Hypothesis programs); the tests'
+#    ``general()`` switch (tests/lean_switch.py) turns every path off at once.
+# The paths:
+# - Elementwise (this file: ``lean_data``, ``lean_binary``, ``lean_strided``): described
+#   below. tests/test_lean_paths.py, test_lean_broadcast.py.
+# - Fused per-op (``fused.py``): add/sub/rsub/mul/div, the declared unary ufunc ops and full
+#   sums/means, each one function made from a template that writes the elementwise path
+#   and the graph bookkeeping out. tests/test_fused_ops.py.
+# - Joins (``stacking.py``): ``cat`` and ``stack`` of small same-dtype tensors, with a plan
+#   per inputs' sizes. tests/test_fused_join.py.
+# - Plain views (``view_ops._plain_view``, ``getitem``): ``x[i, j]``, ``x[1:, 2:]``,
+#   ``x[:, None]``. tests/test_lean_views.py.
+# - Writes: arithmetic in place into a view (``inplace.lean_inplace``, with ``CopySlices``
+#   and the regenerated ``AsStridedBackward0`` written out; tests/test_lean_inplace.py) and
+#   a row or cell assigned into a tensor (``assignment._lean_recorded_write``;
+#   tests/test_row_writes.py).
+# - Backward formulas on data (``lean_grads.py``): Mul/Div/Sub gradients without
+#   ``create_graph`` as the forward's NumPy calls on buffers. tests/test_lean_grads.py.
+#
+# The elementwise path. Most elementwise ops in such a loop combine a floating tensor with a
+# Python number, or two floating tensors of one dtype and one shape (or one of them 0-d, or
+# both 1-D and one of size 1), all contiguous. Then PyTorch's promotion keeps the tensor's
+# dtype (a Python number never changes a floating dtype; one dtype promotes to itself), the
+# output is contiguous (``output_strides`` of contiguous operands) and the ufunc may run on
+# the flat buffers, allocating the result's buffer itself: no promotion, no layout, no
+# ``out=`` view. Two widenings keep that output layout: operands whose shapes broadcast
+# otherwise (``v[:, None] + m``) are broadcast by NumPy from N-d reshapes of their flat
+# buffers into a new C-contiguous array (``_lean_broadcast``), and a 1-D operand with a
+# positive stride (a column ``m[:, j]``) or an N-d one in row-major order (a block
+# ``u[2:, 1:-1]``) is a strided NumPy view (``lean_strided``): PyTorch orders an output's
+# dims by its operands' strides, a 1-D operand, broadcast, never tells two dims apart, and
+# a row-major one keeps them. Other dtypes, transposed or expanded operands and numbers
+# NumPy refuses take the general path. The same holds for declared unary ops
+# (``declare.call_pointwise``), ``sum``/``mean`` of every element and
+# ``logsumexp``/``softmax``/``log_softmax`` over one dim (``reduction.py``). What is left
+# per op is Python's: the result's Tensor and Storage, the node, its edges (``record``),
+# and the NumPy call; the fused per-op path writes those out for the commonest cases.
 # float16 stays on the general path: NumPy may pick another loop for it with and without
 # ``dtype=`` (``asin`` of 1.5 gives a nan of the other sign), so the results could differ
 LEAN_DTYPES = frozenset((dtypes.float32, dtypes.float64))

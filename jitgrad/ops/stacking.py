@@ -95,24 +95,18 @@ def _result_dtype(tensors: Sequence[Tensor]) -> Any:
     return dtype
 
 
-# Note [Fused join]
-# ~~~~~~~~~~~~~~~~~
-# ``cat(tensors, dim)`` and ``stack(tensors, dim)`` on the lean path (Note [Lean elementwise
-# path] in ``operands.py``), their node recorded: an int ``dim`` in range, a list or tuple of
-# tensors of one floating dtype, each contiguous, of one shape (``cat``: one number of
-# dimensions, at least one, and one shape but along ``dim``). Along the first dim their flat
-# buffers (0-d ones: their elements, without an array each), concatenated, are the result's
-# buffer; along another NumPy concatenates their N-d forms into a new C-contiguous array, the
-# layout the general path gives. Otherwise ``_cat``/``_stack`` (which check, promote and raise
-# as PyTorch; their docstrings are the functions').
-#
-# As the fused per-op path (Note [Fused per-op path] in ``fused.py``), each is one frame that
-# writes out ``lean_data``, ``fresh_result`` (``Storage._fresh``, ``Tensor._make``),
-# ``needs_grad``, ``Node.__init__``, ``record`` and ``grad_accumulator`` for the common case:
-# inputs that are not views, or views whose history is up to date; anything else goes through
-# ``needs_grad``/``record``. tests/test_fused_join.py compares every slot with the general
-# path's: change the copies here when those functions (or Tensor's, Storage's, Node's slots)
-# change.
+# The lean joins (Note [Lean paths] in ``operands.py``): ``cat(tensors, dim)`` and
+# ``stack(tensors, dim)`` of an int ``dim`` in range and a list or tuple of tensors of one
+# floating dtype, each contiguous, of one shape (``cat``: one number of dimensions, at least
+# one, and one shape but along ``dim``). Along the first dim their flat buffers (0-d ones:
+# their elements, without an array each), concatenated, are the result's buffer; along
+# another NumPy concatenates their N-d forms into a new C-contiguous array, the layout the
+# general path gives. Otherwise ``_cat``/``_stack`` (which check, promote and raise as
+# PyTorch; their docstrings are the functions'). Each is one frame that writes out
+# ``lean_data``, ``fresh_result``, ``needs_grad``, ``Node.__init__``, ``record`` and
+# ``grad_accumulator`` for inputs that are not views, or views whose history is up to date;
+# other inputs go through ``needs_grad``/``record``. tests/test_fused_join.py compares every
+# slot with the general path's.
 #
 # ``cat`` (the smaller op: each line is a larger part of it) keeps what depends only on the
 # inputs' sizes, dtype, number and ``dim`` in a plan (``_cat_plan``: the result's shape,
@@ -345,7 +339,7 @@ def _stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         _tracing.ACTIVE.join(out, tensors, d, stack=True)
     return out
 
-# the lean ``cat``'s plans (Note [Fused join], above ``stack``): by the inputs' sizes, the
+# the lean ``cat``'s plans (the comment above ``stack``): by the inputs' sizes, the
 # last one asked for each sizes (one dict lookup per call); by their dtype, sizes, number
 # and ``dim``, every one made (``_cat_plan``: a program that alternates numbers of inputs or
 # dims for one shape pays this second lookup, not a new plan)
