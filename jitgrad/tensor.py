@@ -1,12 +1,11 @@
 """The Tensor: a storage seen through a geometry. Data and views only; math lives above.
 
-Note [Views share storage]
-~~~~~~~~~~~~~~~~~~~~~~~~~~
 A tensor is ``(storage, sizes, strides, storage_offset)``, all in elements, as in PyTorch.
 A view is a new Tensor on the *same* Storage with a new geometry; nothing is copied. Its
 ``_base`` is the root tensor that owns the storage (a view of a view points at the root,
 never at the intermediate view), and it shares the storage's version counter (Note
-[Version counter] in ``storage.py``). Geometry is validated against the storage's size
+[Version counter] in ``storage.py``); what autograd remembers about views is Note [Views and
+in-place writes] in ``ops/view_meta.py``. Geometry is validated against the storage's size
 whenever it is created from user input (``as_strided``, ``from_numpy``), so every tensor
 that exists can be handed to a kernel safely.
 """

@@ -2,7 +2,7 @@
 
 Nothing here touches data. Every function takes and returns plain tuples of ints, so the
 tensor, autograd and kernel-launch layers above can share one definition of "what a view is".
-See Note [Views share storage] in ``jitgrad/tensor.py``.
+What a view is: ``jitgrad/tensor.py``'s docstring.
 """
 
 from .strided import (

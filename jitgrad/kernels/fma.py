@@ -4,9 +4,7 @@ PyTorch's CPU kernels are compiled per CPU capability (AVX2, AVX-512) with the c
 to contract ``x + y * z`` into one FMA instruction; ``linspace``'s kernel is, so its values
 are ``fma(step, i, start)``, not ``start + step * i`` (they differ by an ulp now and then).
 
-Note [Emulated FMA]
-~~~~~~~~~~~~~~~~~~~
-Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using
+The emulation: Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using
 rounding to odd" (IEEE Trans. Computers, 2008): with ``a * b = uh + ul`` exactly (Dekker's
 product) and ``c + uh = th + tl`` exactly (Knuth's TwoSum), ``RN(th + RO(tl + ul))`` is
 ``RN(a * b + c)``, where RO rounds to odd (the neighbour with an odd last bit unless exact).
