@@ -73,8 +73,8 @@ def arange(
 
 def _linspace_values(op: str, start: Any, end: Any, steps: Any, target: np.dtype) -> np.ndarray:
     """PyTorch's CPU kernel: ``step = (end - start) / (steps - 1)``; the first half counts up
-    from ``start``, the rest down from ``end``, each value one fused multiply-add (Note
-    [Emulated FMA]) in the target dtype, or in double for integers (truncated after). float16
+    from ``start``, the rest down from ``end``, each value one fused multiply-add
+    (``kernels/fma.py``) in the target dtype, or in double for integers (truncated after). float16
     multiplies and adds rounding each to float16, as ``c10::Half`` does."""
     start, end = _number(op, "start", start), _number(op, "end", end)
     compute = target if target in (dtypes.float32, dtypes.float64, dtypes.float16) else dtypes.float64

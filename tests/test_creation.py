@@ -142,8 +142,8 @@ _ENDS = st.one_of(
     st.sampled_from([None, "float16", "float32", "float64", "int64", "int32"]),
 )
 def test_random_linspace_matches_pytorch_bit_for_bit(start, end, steps, dtype) -> None:
-    """PyTorch's CPU kernel contracts ``start + step * i`` into a fused multiply-add (Note
-    [Emulated FMA]): the values agree to the last bit, for integer dtypes after truncation."""
+    """PyTorch's CPU kernel contracts ``start + step * i`` into a fused multiply-add
+    (``jitgrad/kernels/fma.py``): the values agree to the last bit, for integer dtypes after truncation."""
     if dtype in ("int64", "int32") and steps > 1:  # C++ converts a double beyond the range undefined
         start, end = (min(max(v, -1e6), 1e6) for v in (start, end))
     ours = run(jitgrad, lambda L: L.linspace(start, end, steps, dtype=D(L, dtype)), ())
