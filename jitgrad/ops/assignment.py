@@ -35,8 +35,9 @@ _new = object.__new__
 _geometry = tuple.__new__  # (Geometry(...) without its Python-level __new__)
 
 
-class FillBackward0(Node):
-    """Backward of ``fill_(scalar)``: the old values do not matter."""
+class FillBackward2(Node):
+    """Backward of ``fill_(number)`` (PyTorch's ``fill_.Scalar``): the old values do not
+    matter."""
 
     overwrites_view = True  # CopySlices zeroes the slice itself (see its _apply_data)
 
@@ -50,18 +51,20 @@ class FillBackward0(Node):
         return (_zeros_like(grads[0]),)
 
 
-class ZeroBackward0(FillBackward0):
+class ZeroBackward0(FillBackward2):
     pass
 
 
-class FillBackward1(Node):
-    """Backward of ``fill_(value_tensor)`` (a 0-d tensor): it receives the summed gradient,
-    each storage location once through a self-overlapping view (see copy_slices.py)."""
+class FillBackward3(Node):
+    """Backward of ``fill_(value_tensor)`` (a 0-d tensor; PyTorch's ``fill_.Tensor``, also
+    the fill of ``x[index] = number``, which wraps the number): the value receives the
+    summed gradient, each storage location once through a self-overlapping view (see
+    copy_slices.py)."""
 
     overwrites_view = True
     _locations: np.ndarray | None = None  # set by CopySlices for a self-overlapping view
 
-    zero_overwritten = staticmethod(FillBackward0.zero_overwritten)
+    zero_overwritten = staticmethod(FillBackward2.zero_overwritten)
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
@@ -129,12 +132,16 @@ def zero_(self: Tensor) -> Tensor:
     return out
 
 
-def _fill(self: Tensor, value: Any, op: str) -> Tensor:
-    if isinstance(value, Tensor) and (value._requires_grad or value._grad_fn is not None):
+def _fill(self: Tensor, value: Any, op: str, wrapped: bool = False) -> Tensor:
+    """``self.fill_(value)``; ``wrapped``: a number PyTorch wraps as a 0-d tensor first
+    (``x[index] = 2.0``), so the node is the tensor form's, its value's edge none."""
+    if isinstance(value, Tensor):
         inputs: tuple[Tensor | None, ...] = (self, value)
-        node_type: type[Node] = FillBackward1
+        node_type: type[Node] = FillBackward3
+    elif wrapped:
+        inputs, node_type = (self, None), FillBackward3
     else:
-        inputs, node_type = (self,), FillBackward0
+        inputs, node_type = (self,), FillBackward2
     out = inplace_write(
         op, self, inputs, lambda: copying.fill_into(self, value, op), node_type,
         order_dependent=False, write_bumps=True,
@@ -144,9 +151,76 @@ def _fill(self: Tensor, value: Any, op: str) -> Tensor:
     return out
 
 
+def _whole_slice(part: slice, length: int) -> bool:
+    start, stop, step = part.start, part.stop, part.step
+    return (start is None or (start.__class__ is int and start == 0)) \
+        and (step is None or (step.__class__ is int and step == 1)) \
+        and (stop is None or (stop.__class__ is int and stop >= length))
+
+
+def whole_index(sizes: tuple[int, ...], index: Any) -> bool:
+    """Whether PyTorch's indexing gives the tensor itself for ``index``: ``...``, ``()``, or
+    slices (and one ``...``) each from 0 (as written: ``-n:`` is not) to at least its dim's
+    end with step 1 — its slicing skips such a slice."""
+    if index is Ellipsis:
+        return True
+    if index.__class__ is slice:  # (a stepper's ``u[1:-1] = ...``: the start decides, inline)
+        start = index.start
+        return (start is None or start.__class__ is int and start == 0) and bool(sizes) \
+            and _whole_slice(index, sizes[0])
+    if index.__class__ is not tuple or index and index[0].__class__ is int:  # (``R[i, j]``)
+        return False
+    specified = 0
+    for part in index:
+        if part.__class__ is slice:
+            specified += 1
+        elif part is not Ellipsis:
+            return False
+    ndim = len(sizes)
+    if specified > ndim:
+        return False  # (too many indices: the general path raises)
+    dim = 0  # PyTorch's walk: each ``...`` (even a repeated one) skips the unspecified dims
+    for part in index:
+        if part is Ellipsis:
+            dim += ndim - specified
+        elif dim >= ndim or not _whole_slice(part, sizes[dim]):
+            return False
+        else:
+            dim += 1
+    return True
+
+
+def _write_whole(self: Tensor, value: Any) -> None:
+    """``self[index] = value`` for a ``whole_index``: PyTorch writes ``self`` itself, with no
+    view (``copy_to``): ``copy_`` from a source of its shape (a number wrapped as a 0-d
+    tensor: ``self`` 0-d), ``fill_`` from a 0-d one (a wrapped number), else ``copy_``
+    from the source without its leading size-1 dims, broadcast."""
+    op = "__setitem__"
+    if isinstance(value, Tensor):
+        src = value
+    elif isinstance(value, (numbers.Number, np.bool_)):
+        if self._sizes:
+            _fill(self, value, op, wrapped=True)
+            return
+        src = _wrapped_number(op, value, self.dtype)  # type: ignore[arg-type]
+    else:
+        src = indexing.value_tensor(value, self.dtype)
+    if src._sizes == self._sizes:
+        _copy(self, src, op)
+    elif not src._sizes:
+        _fill(self, src, op)
+    else:
+        k = indexing.leading_ones(src)
+        _copy(self, src.view(src._sizes[k:]) if k else src, op)  # type: ignore[attr-defined]
+
+
 def setitem(self: Tensor, index: Any, value: Any) -> None:
     """``self[index] = value``: a write into the (differentiable) view the basic part of the
-    index selects, then — for advanced indices — an ``index_put_`` on that view."""
+    index selects, then — for advanced indices — an ``index_put_`` on that view; for an
+    index that selects all of ``self`` (``whole_index``), a write into ``self`` itself."""
+    if whole_index(self._sizes, index):
+        _write_whole(self, value)
+        return
     if _tracing.ACTIVE is None:  # (jitgrad.compile records the general path's write)
         plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
         if plain is not None and _plain_setitem(self, plain, index, value):
@@ -155,7 +229,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     is_scalar = not isinstance(value, Tensor) and isinstance(value, (numbers.Number, np.bool_))
     if not advanced:
         if is_scalar:
-            _fill(view, value, "__setitem__")
+            _fill(view, value, "__setitem__", wrapped=True)
             return
         src = value if isinstance(value, Tensor) else indexing.value_tensor(value, self.dtype)
         k = indexing.leading_ones(src)
@@ -170,7 +244,7 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
     """``self[index] = value`` for a plain ``index`` (ints, int slices and None, whose view
     has geometry ``plain``) and a scalar or tensor ``value``: the general path's checks, write,
     version bump and history (the base's ``CopySlices`` wrapping ``CopyBackwards`` or
-    ``FillBackward0``), without the temporary view's autograd state — its ``ViewMeta``,
+    ``FillBackward3``), without the temporary view's autograd state — its ``ViewMeta``,
     its ``SelectBackward0``/``SliceBackward0`` and the ``grad_fn`` regenerated for it after
     the write — which no one can see. Returns False, having done nothing, where the general
     path must run: the refusals of autograd's checks (a view of a leaf that requires grad,
@@ -229,8 +303,8 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
         # The node's first edge stands for the view's old history; CopySlices replaces it
         # by the base's (its own first edge) and never follows the node's.
         base_edge = gradient_edge(base)
-        node: Node = FillBackward0() if src is None else CopyBackwards()
-        node.next_functions = (base_edge,) if src is None else (base_edge, gradient_edge(src))
+        node: Node = FillBackward3() if src is None else CopyBackwards()  # (a wrapped number)
+        node.next_functions = (base_edge, gradient_edge(src))
         node.input_metadata = single_metadata(sizes, buffer.dtype)
     if element:
         buffer[offset] = src._storage.buffer[src._offset]  # type: ignore[union-attr]

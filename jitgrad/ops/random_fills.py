@@ -16,43 +16,43 @@ import numpy as np
 from .. import copying, dtypes, randomness
 from ..tensor import Tensor
 from .inplace import inplace_write
-from .assignment import FillBackward0
+from .assignment import FillBackward2
 
 
-class UniformBackward0(FillBackward0):
+class UniformBackward0(FillBackward2):
     pass
 
 
-class NormalBackward0(FillBackward0):
+class NormalBackward0(FillBackward2):
     pass
 
 
-class BernoulliBackward1(FillBackward0):
+class BernoulliBackward1(FillBackward2):
     """``bernoulli_(p_tensor)`` (``p`` gets no gradient: it is not an input of the node)."""
 
 
-class BernoulliBackward2(FillBackward0):
+class BernoulliBackward2(FillBackward2):
     pass
 
 
-class ExponentialBackward0(FillBackward0):
+class ExponentialBackward0(FillBackward2):
     pass
 
 
-class RandomBackward0(FillBackward0):
+class RandomBackward0(FillBackward2):
     """``random_(from, to)``."""
 
 
-class RandomBackward1(FillBackward0):
+class RandomBackward1(FillBackward2):
     """``random_(to)``."""
 
 
-class RandomBackward2(FillBackward0):
+class RandomBackward2(FillBackward2):
     """``random_()``."""
 
 
 def _write(op: str, self: Tensor, draw: Callable[[np.random.Generator, int], np.ndarray],
-           node: type[FillBackward0], generator: Any) -> Tensor:
+           node: type[FillBackward2], generator: Any) -> Tensor:
     rng = randomness._rng(op, generator)
 
     def write() -> None:
@@ -121,7 +121,7 @@ def random_(self: Tensor, from_: int | None = None, to: int | None = None, *,
     ``[from, to)``, ``random_()`` in ``[0, 2^mantissa]`` for floats (``[0, max]`` for ints)."""
     from_ = kwargs.pop("from", from_)
     _no_extra("random_", kwargs)
-    node: type[FillBackward0] = RandomBackward0
+    node: type[FillBackward2] = RandomBackward0
     if to is None and from_ is not None:  # random_(to)
         low, high, node = 0, int(from_), RandomBackward1
     elif to is None:
@@ -141,7 +141,7 @@ def _no_extra(op: str, kwargs: dict[str, Any]) -> None:
         raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
 
 
-class BernoulliBackward0(FillBackward0):
+class BernoulliBackward0(FillBackward2):
     """``bernoulli(input)``: the draws are piecewise constant in ``input``: zero gradient."""
 
 

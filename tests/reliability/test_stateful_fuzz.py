@@ -96,19 +96,14 @@ class ViewsInPlaceMachine(RuleBasedStateMachine):
         return True
 
     def _freed_differently(self, ea, eb) -> bool:
-        """Two reported differences in what a backward without ``retain_graph`` frees, seen
+        """A reported difference in what a backward without ``retain_graph`` frees, seen
         when a later backward runs through the same nodes (one library raises "a second
-        time", the other runs, or stops at a hook or another error):
-        - PyTorch saves the Python scalar of ``x * 1.5`` (a wrapped number) and frees it;
-          jitgrad saves nothing there, so it goes on;
-        - ``x[...] = v`` writes ``x`` itself in PyTorch (``FillBackward3``/``CopyBackwards``,
-          nothing saved); jitgrad writes through an alias view (``CopySlices``, which frees
-          its node), so it raises."""
+        time", the other runs, or stops at a hook or another error): PyTorch saves the
+        Python scalar of ``x * 1.5`` (a wrapped number) and frees it; jitgrad saves nothing
+        there, so it goes on. (``x[...] = v`` used to be another: it writes ``x`` itself in
+        both now.)"""
         freed_a, freed_b = "second time" in str(ea), "second time" in str(eb)
-        if freed_b and not freed_a:
-            return True
-        setitem = any(line.startswith("setitem_") for line in self.log)
-        return setitem and freed_a and not freed_b
+        return freed_b and not freed_a
 
     # -- rules ---------------------------------------------------------------------------------
     @precondition(lambda self: not self.stopped and len(self.leaves) < 3)
