@@ -806,10 +806,10 @@ def _quiet_sites() -> list[Callable[[], Any]]:
 
 def test_quiet_sites_under_raise_and_while_another_thread_is_in_the_context() -> None:
     """Each op quieting its calls with ``QUIET_RUN`` (reductions, declared ops, clamp, pow,
-    ``MulBackward0._by_number``, the engine's add of a slice's gradient) is silent under ``np.errstate(all="raise")``, directly and
-    through ``quiet_call`` while another thread is inside the context, with the general
-    path's bits; the caller's error state is left as it was, and the context holds NumPy's
-    error state only."""
+    ``MulBackward0._by_number``, the engine's add of a slice's gradient) is silent under
+    ``np.errstate(all="raise")``, directly and through ``quiet_call`` while another thread
+    is inside the context, with the general path's bits; the caller's error state is left
+    as it was, and the context holds NumPy's error state only."""
     from jitgrad import _quiet
 
     with np.errstate(all="ignore"), general():
