@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import dtypes, kernels
-from ._quiet import IGNORE_ALL, QUIET
+from ._quiet import IGNORE_ALL, QUIET, QUIET_RUN, quiet_call
 from .geometry.strided import is_non_overlapping_and_dense, numel
 
 # At and below this many elements NumPy is cheaper than a kernel call.
@@ -131,11 +131,11 @@ def add_region(
             end, src_end = dst_offset + (n - 1) * step + 1, src_offset + (n - 1) * src_step + 1
             if 0 <= dst_offset and end <= dst.shape[0] and 0 <= src_offset and src_end <= src.shape[0]:
                 out = dst[dst_offset:end:step]
-                token = QUIET.set(IGNORE_ALL)  # inf + -inf is nan, silently, as in PyTorch
-                try:
-                    np.add(out, src[src_offset:src_end:src_step], out=out)
-                finally:
-                    QUIET.reset(token)
+                values = src[src_offset:src_end:src_step]
+                try:  # inf + -inf is nan, silently, as in PyTorch (``out`` positional: cheaper)
+                    QUIET_RUN(np.add, out, values, out)
+                except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+                    quiet_call(np.add, out, values, out)
                 return
     if len(sizes) == 2 and dst.dtype is src.dtype and dst_strides[1] == 1:
         # a block of a table from a contiguous gradient (a 2-D stepper's slice): the block's

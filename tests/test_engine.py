@@ -330,6 +330,38 @@ def test_grad_never_aliases_user_gradient() -> None:
         assert np.shares_memory(y.grad.numpy(), h.numpy()) is False
 
 
+def test_a_node_post_hook_sees_gradients_nothing_overwrites_later() -> None:
+    """A node's post-hook sees its incoming gradients and its outputs, and may keep them: the
+    node must not scale an owned incoming gradient in place (the hook would see the result as
+    ``grad_outputs``), nor pass its outputs on owned (a later node would write into what the
+    hook kept). A product by a number and the CopySlices of a write through a view, each
+    handed an owned buffer (the sum of two gradients), see what PyTorch's see."""
+    for lib in LIBS:
+        w = leaf(lib, X)
+        x = w * 2.0
+        y = x * 3.0
+        seen: list[tuple[Any, ...]] = []
+        y.grad_fn.register_hook(lambda gi, go: seen.append((gi[0], go[0], gi[0].clone(), go[0].clone())))
+        (y + y).sum().backward()  # (the sum of two gradients: an owned buffer into y's node)
+        kept_in, kept_out, then_in, then_out = seen[0]
+        np.testing.assert_array_equal(then_out.numpy(), np.full(5, 2.0))
+        np.testing.assert_array_equal(then_in.numpy(), np.full(5, 6.0))
+        np.testing.assert_array_equal(kept_out.numpy(), then_out.numpy())
+        np.testing.assert_array_equal(kept_in.numpy(), then_in.numpy())
+        np.testing.assert_array_equal(w.grad.numpy(), np.full(5, 12.0))
+
+        b = leaf(lib, X) * 3.0
+        b[1:3] *= 2.0  # (b's node: the CopySlices of the copy back, which zeroes the region)
+        seen.clear()
+        b.grad_fn.register_hook(lambda gi, go: seen.append((gi[0], go[0], gi[0].clone(), go[0].clone())))
+        (b + b).sum().backward()
+        kept_in, kept_out, then_in, then_out = seen[0]
+        np.testing.assert_array_equal(then_out.numpy(), np.full(5, 2.0))
+        np.testing.assert_array_equal(then_in.numpy(), [2.0, 0.0, 0.0, 2.0, 2.0])
+        np.testing.assert_array_equal(kept_out.numpy(), then_out.numpy())
+        np.testing.assert_array_equal(kept_in.numpy(), then_in.numpy())
+
+
 def test_two_leaves_fed_the_same_gradient_get_distinct_storage() -> None:
     for lib in LIBS:
         x, w = leaf(lib, X), leaf(lib, W)

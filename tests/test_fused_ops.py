@@ -799,15 +799,17 @@ def _quiet_sites() -> list[Callable[[], Any]]:
         lambda: jitgrad.clamp(x * 1e10, -1.0, 1.0), lambda: x ** 2.0, lambda: x ** 0.5, lambda: x ** -1.0,
         lambda: grad_of(lambda leaf: (leaf * 1e300 * 1e300).sum()),  # (a broadcast gradient times a number)
         lambda: grad_of(lambda leaf: ((leaf * 1e300).exp() * 1e300).sum()),  # (into the owned buffer)
+        # (slices' gradients added into the buffer, inf + -inf: ``regions.add_region``'s row)
+        lambda: grad_of(lambda leaf: (leaf[1:] * big[1:] * 1e300).sum() + (leaf[:-1] * -big[:-1] * 1e300).sum()),
     ]
 
 
 def test_quiet_sites_under_raise_and_while_another_thread_is_in_the_context() -> None:
     """Each op quieting its calls with ``QUIET_RUN`` (reductions, declared ops, clamp, pow,
-    ``MulBackward0._by_number``) is silent under ``np.errstate(all="raise")``, directly and
-    through ``quiet_call`` while another thread is inside the context, with the general
-    path's bits; the caller's error state is left as it was, and the context holds NumPy's
-    error state only."""
+    ``MulBackward0._by_number``, the engine's add of a slice's gradient) is silent under
+    ``np.errstate(all="raise")``, directly and through ``quiet_call`` while another thread
+    is inside the context, with the general path's bits; the caller's error state is left
+    as it was, and the context holds NumPy's error state only."""
     from jitgrad import _quiet
 
     with np.errstate(all="ignore"), general():

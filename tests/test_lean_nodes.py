@@ -7,6 +7,7 @@ flat buffer. Results are the general path's, bit for bit, and PyTorch's."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -170,3 +171,62 @@ def test_stack_of_scalars_refuses_what_the_general_path_refuses() -> None:
         jitgrad.stack([a, jitgrad.ones(2, dtype=jitgrad.float64)])
     mixed = jitgrad.stack([a, jitgrad.tensor(2.0, dtype=jitgrad.float32)])  # promoted, as PyTorch
     assert mixed.dtype == jitgrad.float64 and mixed.tolist() == [1.0, 2.0]
+
+
+def _owned_products(lib: Any, dtype: str, numbers: list, shape: tuple[int, ...], form: str) -> list[np.ndarray]:
+    """Products by numbers whose gradient reaches ``MulBackward0`` as a buffer the engine
+    owns: the sum of two gradients (``z + z``, ``z * w + z``), or a region of the base's
+    gradient (CopySlices's in-region write, ``mul_`` through a row or a column). Returns
+    the leaves' gradients."""
+    dt = getattr(lib, dtype)
+    rng = np.random.default_rng(len(numbers))
+    x = lib.tensor(rng.standard_normal(shape) * 1e3, dtype=dt, requires_grad=True)
+    w = lib.tensor(rng.standard_normal(shape), dtype=dt)
+    z = x
+    for b in numbers:
+        z = z * b
+    if form == "twice":
+        loss = (z + z).sum()
+    elif form == "weighted":
+        loss = (z * w + z).sum()
+    else:  # a write into a view of a non-leaf, then a dense gradient
+        y = x * 1.0
+        view = y[0] if form == "row" else y.reshape(shape[0], -1)[:, -1]
+        for b in numbers:
+            view.mul_(b)
+        loss = (y * w).sum()
+    loss.backward()
+    return [x.grad.detach().numpy().copy()]
+
+
+@settings(max_examples=budget(200), deadline=None)
+@given(st.sampled_from(FLOATS), st.lists(st.sampled_from(NUMBERS), min_size=1, max_size=3),
+       st.sampled_from([(3,), (2, 3), (1,)]), st.sampled_from(["twice", "weighted", "row", "column"]))
+def test_products_by_numbers_into_owned_gradients(dtype: str, numbers: list, shape, form: str) -> None:
+    """``MulBackward0._by_number`` scales an owned gradient in place (``lean_data``'s flat
+    buffer, or ``numpy()``'s view of a strided region) and hands it on with final flags:
+    the gradients are those of the path that allocates (told nothing is owned), bit for bit,
+    and PyTorch's."""
+    from jitgrad.ops.elementwise import MulBackward0
+
+    owned_path = _owned_products(jitgrad, dtype, numbers, shape, form)
+    by_number = MulBackward0.__dict__["_by_number"]
+    calls = []
+
+    def allocating(g: Any, b: Any, owned: Any) -> Any:
+        calls.append(bool(owned and owned[0]))
+        return by_number.__func__(g, b, ())
+
+    MulBackward0._by_number = staticmethod(allocating)
+    try:
+        general = _owned_products(jitgrad, dtype, numbers, shape, form)
+    finally:
+        MulBackward0._by_number = by_number
+    assert any(calls)  # (the owned path was taken)
+    for got, expected in zip(owned_path, general):
+        assert got.dtype == expected.dtype
+        assert got.reshape(-1).view(np.uint8).tobytes() == expected.reshape(-1).view(np.uint8).tobytes()
+    if dtype != "float16":
+        for got, expected in zip(owned_path, _owned_products(torch, dtype, numbers, shape, form)):
+            np.testing.assert_array_equal(got, expected)
+            assert np.array_equal(np.signbit(got), np.signbit(expected))

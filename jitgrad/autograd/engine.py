@@ -311,6 +311,8 @@ class GraphTask:
             if len(outputs) != len(node.next_functions):
                 validate_outputs(node, outputs)  # raises the error
         else:
+            if node._hooks:  # post-hooks see the gradients in and out and may keep them: the
+                flags = None  # node writes into none, and passes none on owned (a list back)
             outputs = self.call_function(node, grads, flags)
         handed = None
         kind = outputs.__class__

@@ -20,11 +20,13 @@ from ..creation import zeros_like
 from .._quiet import IGNORE_ALL, QUIET, QUIET_RUN, quiet_call
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import needs_grad, record
-from ..autograd.node import Grads, Node, OwnedGrads, SavingNode
+from ..autograd.input_buffer import HandedGrads
+from ..autograd.node import Grads, Node, SavingNode
 from ..geometry import numel
 from ..tensor import Tensor
 from .operands import (
-    LEAN_DTYPES, as_array, binary, fresh_result, from_result, lean_binary, result_type, unary,
+    LEAN_DTYPES, as_array, binary, fresh_result, from_result, lean_binary, lean_data, result_type,
+    unary,
 )
 from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where
 from .declare import NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise, call_pointwise, call_pointwise_
@@ -278,12 +280,15 @@ class MulBackward0(SavingNode):
             # into the buffer the engine hands over (Note [Gradient buffer ownership]): no
             # allocation
             if b != 1:  # g * 1 is g, bit for bit
-                data = g.numpy()
+                data = lean_data(g)  # (flat; a strided region, from CopySlices, as an N-d view)
+                if data is None:
+                    data = g.numpy()
                 try:  # (overflow and nan quietly, as the forward)
                     QUIET_RUN(np.multiply, data, b, data, casting="unsafe")
                 except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
                     quiet_call(np.multiply, data, b, data, casting="unsafe")
-            return OwnedGrads((g, None), (True, False))
+            # final flags: ``g`` itself goes on, still owned, as ``handed_over`` would say
+            return HandedGrads((g, None), (True, False))
         if not any(g._strides) and numel(g._sizes) > 1:
             # a broadcast constant (the gradient of a sum) times a number is a broadcast
             # constant: O(1), and the buffer it is added into reads it from cache
