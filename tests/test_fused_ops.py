@@ -120,8 +120,9 @@ def _same_tensor(a: Tensor, b: Tensor) -> None:
             assert (na._tensor_pre_hooks is None) == (nb._tensor_pre_hooks is None)
     assert fa.sequence_nr < fb.sequence_nr
     assert fa.__dict__ == fb.__dict__
-    for name in ("input_sizes", "dims", "alpha", "keepdim"):  # (``_dims``: None is every dim)
+    for name in ("input_sizes", "dims", "alpha", "keepdim", "exponent", "min", "max"):  # (``_dims``: None is every dim)
         assert getattr(fa, name, _MISSING) == getattr(fb, name, _MISSING), name
+        assert type(getattr(fa, name, _MISSING)) is type(getattr(fb, name, _MISSING)), name
     if hasattr(type(fa), "save"):
         ca, cb = _slots(fa), _slots(fb)
         assert (ca["_compact"] is _MISSING) == (cb["_compact"] is _MISSING)
@@ -144,6 +145,12 @@ OPS: dict[str, Callable[..., Any]] = {
     "rmul": lambda a, b: 2.5 * a, "neg": lambda a, b: -a, "exp": lambda a, b: a.exp(),
     "sin": lambda a, b: a.sin(), "sum": lambda a, b: a.sum(), "mean": lambda a, b: a.mean(),
     "sqrt": lambda a, b: a.sqrt(), "log": lambda a, b: a.log(), "abs": lambda a, b: abs(a),
+    # declared ops whose forward is not a ufunc; numbers as node fields; one-dim reductions
+    "sigmoid": lambda a, b: a.sigmoid(), "relu": lambda a, b: jitgrad.relu(a), "tanh": lambda a, b: a.tanh(),
+    "pow": lambda a, b: a ** 3.0, "pow_int": lambda a, b: a.pow(2), "square": lambda a, b: a.square(),
+    "pow_half": lambda a, b: a ** 0.5, "clamp": lambda a, b: a.clamp(-1.0, 2), "clamp_min": lambda a, b: a.clamp(min=0),
+    "clamp_max": lambda a, b: a.clamp_max(0.3), "sum_dim": lambda a, b: a.sum(-1), "mean_dim": lambda a, b: a.mean(0),
+    "sum_keepdim": lambda a, b: a.sum(0, keepdim=True), "mean_keepdim": lambda a, b: a.mean(-1, True),
 }
 
 
@@ -260,7 +267,11 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
     with mock.patch.object(fused, "_new", spy):
         for make in (lambda: x * 1.5, lambda: x + y, lambda: 2.0 - x, lambda: x / y, lambda: -x,
                      lambda: x.exp(), lambda: x.sum(), lambda: x.mean(), lambda: x.sin(), lambda: y - x,
-                     lambda: x * zero_d, lambda: zero_d * x, lambda: x + jitgrad.ones(1, dtype=jitgrad.float64)):
+                     lambda: x * zero_d, lambda: zero_d * x, lambda: x + jitgrad.ones(1, dtype=jitgrad.float64),
+                     lambda: x.sigmoid(), lambda: jitgrad.relu(x), lambda: x.tanh(), lambda: x ** 3.0,
+                     lambda: x.pow(2), lambda: x.square(), lambda: x.clamp(0.1, 0.5), lambda: x.clamp(min=0),
+                     lambda: x.sum(0), lambda: x.mean(-1), lambda: x.reshape(2, 2).sum(1),
+                     lambda: x.reshape(2, 2).mean(0, keepdim=True), lambda: x.reshape(2, 1, 2).sum(-1)):
             make()  # (a declared op's first call per dtype memoises its dtype rule)
             calls.clear()
             out = make()

@@ -243,7 +243,7 @@ class Pointwise:
         if self.arity == 1 and not self.params:  # (no argument packing: per-op overhead)
             def function(input: Tensor) -> Tensor:
                 return call_pointwise(decl, (input,))
-            if self.ufunc and self.saves != BOTH:
+            if self.saves != BOTH:
                 # Note [Fused per-op path] in fused.py, else ``call_pointwise`` (named as the
                 # op, for its errors)
                 function.__name__ = function.__qualname__ = self.name

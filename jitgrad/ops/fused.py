@@ -459,29 +459,45 @@ _BINARY_SIGNATURE = inspect.Signature(
     return_annotation="Tensor")
 
 
-def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
-                dtypes_of: dict[Any, Any], otherwise: Callable[..., Tensor] | None = None) -> Fused:
+def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
+                dtypes_of: dict[Any, Any] | None, otherwise: Callable[..., Tensor] | None = None, *,
+                fields: tuple[str, ...] = ()) -> Fused:
     """``op(input)``: ``forward(input)`` with ``node_class`` as its backward (None: not
     differentiable) on the fused path; else ``otherwise(input)`` (None: returns None).
-    ``dtypes_of``: the op's memoised dtype rule (``Pointwise._unary_dtypes``); the path is
-    taken for an input dtype it keeps."""
+    ``forward``: a ufunc, or a function with a ufunc's ``out=``/``dtype=`` convention (a
+    declared op's: ``forward(x, out=, dtype=, casting="unsafe")`` into a new buffer, as
+    ``call_pointwise``'s lean path). ``dtypes_of``: the op's memoised dtype rule
+    (``Pointwise._unary_dtypes``); the path is taken for an input dtype it keeps.
+    ``fields``: ``op(input, a[, b])`` with numbers the caller has checked (the result has the
+    input's dtype; ``dtypes_of`` None): ``forward(x, a[, b], out, dtype)``, and the node gets
+    them as its ``fields`` (``pow``'s ``exponent``, ``clamp``'s ``min`` and ``max``), as its
+    ``__init__`` sets them."""
     silent = forward is np.negative or forward is np.absolute  # (never raise a floating-point flag)
+    ufunc = isinstance(forward, np.ufunc) and not fields
+    numbers = len(fields)
+    first_field = fields[0] if fields else ""
+    second_field = fields[1] if numbers > 1 else ""
+    empty = np.empty
 
-    def decline(input: Any, other: Any) -> Tensor | None:
+    def decline(input: Any, other: Any, third: Any = _NO_OTHER) -> Tensor | None:
         if otherwise is None:
             return None
+        if third is not _NO_OTHER:
+            return otherwise(input, other, third)
         return otherwise(input) if other is _NO_OTHER else otherwise(input, other)  # (its error)
 
-    def fused(input: Any, other: Any = _NO_OTHER) -> Tensor | None:
-        if input.__class__ is not Tensor or _tracing.ACTIVE is not None or other is not _NO_OTHER:
-            return decline(input, other)
+    def fused(input: Any, other: Any = _NO_OTHER, third: Any = _NO_OTHER) -> Tensor | None:
+        if input.__class__ is not Tensor or _tracing.ACTIVE is not None or (
+                other is not _NO_OTHER or third is not _NO_OTHER) is not bool(numbers):
+            return decline(input, other, third)
         buffer = input._storage.buffer
         dtype = buffer.dtype
         if dtype not in operands.LEAN_DTYPES:
-            return decline(input, other)
-        rule = dtypes_of.get(dtype)  # (compute dtype, result dtype)
-        if rule is None or rule[0] is not dtype or rule[1] is not dtype:
-            return decline(input, other)
+            return decline(input, other, third)
+        if dtypes_of is not None:
+            rule = dtypes_of.get(dtype)  # (compute dtype, result dtype)
+            if rule is None or rule[0] is not dtype or rule[1] is not dtype:
+                return decline(input, other, third)
         sizes = input._sizes
         by_sizes = _PLANS.get(dtype)
         plan = None if by_sizes is None else by_sizes.get(sizes)
@@ -489,16 +505,29 @@ def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
             plan = _plan(sizes, dtype)
         strides, n, meta, _ = plan
         if input._strides != strides or not n:
-            return decline(input, other)
+            return decline(input, other, third)
         start = input._offset
         x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
         if silent:
             values = forward(x)
-        else:
+        elif ufunc:
             try:
                 values = QUIET_RUN(forward, x)
             except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
                 values = quiet_call(forward, x)
+        elif not numbers:
+            values = empty(n, dtype)
+            try:
+                QUIET_RUN(forward, x, out=values, dtype=dtype, casting="unsafe")
+            except RuntimeError:
+                quiet_call(forward, x, out=values, dtype=dtype, casting="unsafe")
+        else:
+            values = empty(n, dtype)
+            args = (x, other, values, dtype) if numbers == 1 else (x, other, third, values, dtype)
+            try:
+                QUIET_RUN(forward, *args)
+            except RuntimeError:
+                quiet_call(forward, *args)
         # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
         storage = _new(Storage)
         storage.buffer = values
@@ -532,7 +561,7 @@ def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
                 return out  # (a view without history needing no gradient: as ``fused_binary``)
             if not needs_grad(input):
                 return out
-            node = record(node_class(), (input,), (out,))
+            node = record(node_class(*(other, third)[:numbers]), (input,), (out,))
         else:
             if fn is not None:
                 first = (fn, input._output_nr)
@@ -560,6 +589,10 @@ def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
             node.next_functions = (first,)
             node.input_metadata = meta
             out._grad_fn = node
+            if numbers:  # (the node's ``__init__``'s fields: after ``record`` on the general path)
+                setattr(node, first_field, other)
+                if numbers > 1:
+                    setattr(node, second_field, third)
         if not saves:
             return out
         if saves == RESULT:  # ``SavingNode.save_result``, written out
@@ -583,27 +616,59 @@ def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
     return fused
 
 
+# ``fused_total``'s plans of a reduction over one dim: by dtype, then by ``(sizes, dim,
+# keepdim)``: None for a dim out of range (the general path raises), else ``(dims, result
+# sizes, their contiguous strides, the shape NumPy writes the flat result buffer as (None:
+# the buffer itself), the result's node metadata, the count a mean divides by)``. Bounded.
+_REDUCTIONS: dict[np.dtype, dict[tuple[Any, ...], Any]] = {
+    np.dtype(np.float32): {}, np.dtype(np.float64): {}}
+
+
+def _reduction_plan(key: tuple[Any, ...], dtype: np.dtype) -> Any:
+    sizes, dim, keepdim = key
+    ndim = len(sizes)
+    plan = None
+    if ndim and -ndim <= dim < ndim:  # (``reduce_dims``' test; a 0-d tensor: the general path)
+        dim %= ndim
+        kept = sizes[:dim] + (1,) + sizes[dim + 1:]
+        result = kept if keepdim else sizes[:dim] + sizes[dim + 1:]
+        by_result = _plan(result, dtype)
+        plan = ((dim,), result, by_result[0], None if len(kept) == 1 or len(result) == 1 else kept,
+                by_result[2], sizes[dim])
+    table = _REDUCTIONS[dtype]
+    if len(table) < 4096:
+        table[key] = plan
+    return plan
+
+
 def fused_total(node_class: type[Node], mean: bool = False,
-                otherwise: Callable[..., Tensor] | None = None) -> Fused:
+                otherwise: Callable[..., Tensor] | None = None, by_dim: type[Node] | None = None) -> Fused:
     """``op(self, dim=None, keepdim=False, *, dtype=None)``: without ``dim``, ``keepdim`` and
     ``dtype``, the 0-d sum (``mean``: mean) of every element, summed as ``np.add.reduce``
     sums (the general path's order), with ``node_class(self's sizes)`` as its backward, on
-    the fused path; else ``otherwise(self, dim, keepdim, ..., dtype=dtype)`` (the op's
+    the fused path; with ``by_dim`` (``SumBackward1``), also over one ``dim`` (an int; a bool
+    ``keepdim``), as the general path reduces the N-d array, with ``by_dim(self's sizes,
+    (dim,), keepdim)``; else ``otherwise(self, dim, keepdim, ..., dtype=dtype)`` (the op's
     function, named and signed as it: its errors; None: returns None)."""
     reduce = np.add.reduce
+    empty = np.empty
+
+    def decline(input: Any, dim: Any, keepdim: Any, args: tuple[Any, ...], dtype: Any) -> Tensor | None:
+        if otherwise is None:
+            return None
+        return otherwise(input, dim, keepdim, *args) if dtype is None else \
+            otherwise(input, dim, keepdim, *args, dtype=dtype)  # (its errors, as called)
 
     def fused(self: Any, dim: Any = None, keepdim: Any = False, *args: Any, dtype: Any = None) -> Tensor | None:
         input = self
-        if (input.__class__ is not Tensor or _tracing.ACTIVE is not None or dim is not None or keepdim
-                or args or dtype is not None):
-            if otherwise is None:
-                return None
-            return otherwise(input, dim, keepdim, *args) if dtype is None else \
-                otherwise(input, dim, keepdim, *args, dtype=dtype)  # (its errors, as called)
+        if input.__class__ is not Tensor or _tracing.ACTIVE is not None or args or dtype is not None or (
+                keepdim if dim is None else by_dim is None or dim.__class__ is not int or (
+                    keepdim is not False and keepdim is not True)):
+            return decline(input, dim, keepdim, args, dtype)
         buffer = input._storage.buffer
         dtype = buffer.dtype
         if dtype not in operands.LEAN_DTYPES:
-            return None if otherwise is None else otherwise(input)
+            return decline(input, dim, keepdim, args, None)
         sizes = input._sizes
         by_sizes = _PLANS.get(dtype)
         plan = None if by_sizes is None else by_sizes.get(sizes)
@@ -611,18 +676,40 @@ def fused_total(node_class: type[Node], mean: bool = False,
             plan = _plan(sizes, dtype)
         strides, n, in_meta, meta = plan
         if input._strides != strides or not n:
-            return None if otherwise is None else otherwise(input)
+            return decline(input, dim, keepdim, args, None)
         start = input._offset
         x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
-        try:
-            values = QUIET_RUN(reduce, x, 0, None, None, True)  # (keepdims: a 1-element buffer)
-        except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
-            values = quiet_call(reduce, x, 0, None, None, True)
+        if dim is None:
+            count = n
+            result = result_strides = ()
+            try:
+                values = QUIET_RUN(reduce, x, 0, None, None, True)  # (keepdims: a 1-element buffer)
+            except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+                values = quiet_call(reduce, x, 0, None, None, True)
+        else:
+            key = (sizes, dim, keepdim)
+            reduction = _REDUCTIONS[dtype].get(key) or _reduction_plan(key, dtype)
+            if reduction is None:
+                return decline(input, dim, keepdim, args, None)
+            dims, result, result_strides, shape, meta, count = reduction
+            if len(sizes) == 1:  # (as every element: ``reduce`` of the flat buffer)
+                try:
+                    values = QUIET_RUN(reduce, x, 0, None, None, True)
+                except RuntimeError:
+                    values = quiet_call(reduce, x, 0, None, None, True)
+            else:  # ``sum``'s ``reduce(array_of(self), dims, ...)``, into a flat buffer
+                values = empty(n // count, dtype)
+                array = x.reshape(sizes)
+                into = values if shape is None else values.reshape(shape)
+                try:
+                    QUIET_RUN(reduce, array, dims, None, into, shape is not None)
+                except RuntimeError:
+                    quiet_call(reduce, array, dims, None, into, shape is not None)
         if mean:
             try:
-                QUIET_RUN(_divide, values, n, values)  # (in place)
+                QUIET_RUN(_divide, values, count, values)  # (in place)
             except RuntimeError:
-                quiet_call(_divide, values, n, values)
+                quiet_call(_divide, values, count, values)
         # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
         storage = _new(Storage)
         storage.buffer = values
@@ -631,8 +718,8 @@ def fused_total(node_class: type[Node], mean: bool = False,
         storage.resizable = True
         out = _new(Tensor)
         out._storage = storage
-        out._sizes = ()
-        out._strides = ()
+        out._sizes = result
+        out._strides = result_strides
         out._offset = 0
         out._base = None
         out._requires_grad = False
@@ -655,7 +742,8 @@ def fused_total(node_class: type[Node], mean: bool = False,
                     0 if (counter := input._storage._counter) is None else counter.value):
                 return out  # (a view without history needing no gradient: as ``fused_binary``)
             if needs_grad(input):
-                record(node_class(sizes), (input,), (out,))
+                record(node_class(sizes) if dim is None else by_dim(sizes, dims, keepdim),  # type: ignore[misc]
+                       (input,), (out,))
             return out
         if fn is not None:
             first = (fn, input._output_nr)
@@ -676,14 +764,19 @@ def fused_total(node_class: type[Node], mean: bool = False,
             first = (acc, 0)
         else:
             return out
-        node = _new(node_class)
+        node = _new(node_class if dim is None else by_dim)
         node.sequence_nr = _next_sequence_nr()
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
             anomaly_mode.record_creation(node.metadata)
         node.next_functions = (first,)
         node.input_metadata = meta
-        node.input_sizes = sizes  # type: ignore[attr-defined]  # (``SumBackward0.__init__``: every dim)
-        node._dims = None  # type: ignore[attr-defined]
+        node.input_sizes = sizes  # type: ignore[attr-defined]  # (``SumBackward0.__init__``)
+        if dim is None:
+            node._dims = None  # type: ignore[attr-defined]  # (every dim)
+        else:
+            node._dims = dims  # type: ignore[attr-defined]
+            if keepdim:
+                node.keepdim = True  # type: ignore[attr-defined]
         out._grad_fn = node
         return out
 

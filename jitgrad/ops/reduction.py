@@ -159,7 +159,7 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None)
 
 
 # ``Tensor.sum``: Note [Fused per-op path] first, in the method itself (``x.sum()``)
-sum_method = fused_total(SumBackward0, otherwise=sum)
+sum_method = fused_total(SumBackward0, otherwise=sum, by_dim=SumBackward1)
 
 
 def sum_to(self: Tensor, shape: Sequence[int]) -> Tensor:
@@ -242,7 +242,7 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
 
 
 # ``Tensor.mean``: Note [Fused per-op path] first, in the method itself (``x.mean()``)
-mean_method = fused_total(MeanBackward0, mean=True, otherwise=mean)
+mean_method = fused_total(MeanBackward0, mean=True, otherwise=mean, by_dim=MeanBackward1)
 
 
 # -- max / min -------------------------------------------------------------------------------
