@@ -121,7 +121,7 @@ def _same_tensor(a: Tensor, b: Tensor) -> None:
     assert fa.sequence_nr < fb.sequence_nr
     assert fa.__dict__ == fb.__dict__
     for name in ("input_sizes", "dims", "alpha", "keepdim", "exponent", "min", "max"):  # (``_dims``: None is every dim)
-        assert getattr(fa, name, _MISSING) == getattr(fb, name, _MISSING), name
+        assert _same_value(getattr(fa, name, _MISSING), getattr(fb, name, _MISSING)), name
         assert type(getattr(fa, name, _MISSING)) is type(getattr(fb, name, _MISSING)), name
     if hasattr(type(fa), "save"):
         ca, cb = _slots(fa), _slots(fb)
@@ -151,6 +151,7 @@ OPS: dict[str, Callable[..., Any]] = {
     "pow_half": lambda a, b: a ** 0.5, "clamp": lambda a, b: a.clamp(-1.0, 2), "clamp_min": lambda a, b: a.clamp(min=0),
     "clamp_max": lambda a, b: a.clamp_max(0.3), "sum_dim": lambda a, b: a.sum(-1), "mean_dim": lambda a, b: a.mean(0),
     "sum_keepdim": lambda a, b: a.sum(0, keepdim=True), "mean_keepdim": lambda a, b: a.mean(-1, True),
+    "softmax": lambda a, b: jitgrad.softmax(a, -1), "log_softmax": lambda a, b: a.log_softmax(0),
 }
 
 
@@ -271,7 +272,8 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
                      lambda: x.sigmoid(), lambda: jitgrad.relu(x), lambda: x.tanh(), lambda: x ** 3.0,
                      lambda: x.pow(2), lambda: x.square(), lambda: x.clamp(0.1, 0.5), lambda: x.clamp(min=0),
                      lambda: x.sum(0), lambda: x.mean(-1), lambda: x.reshape(2, 2).sum(1),
-                     lambda: x.reshape(2, 2).mean(0, keepdim=True), lambda: x.reshape(2, 1, 2).sum(-1)):
+                     lambda: x.reshape(2, 2).mean(0, keepdim=True), lambda: x.reshape(2, 1, 2).sum(-1),
+                     lambda: jitgrad.softmax(x, 0), lambda: x.log_softmax(-1)):
             make()  # (a declared op's first call per dtype memoises its dtype rule)
             calls.clear()
             out = make()
@@ -893,3 +895,111 @@ def test_one_element_operands_as_0d_views_give_the_general_paths_bits(op: str, d
                     _same_tensor(out, slow)
                     assert out.detach().numpy().tobytes() == slow.detach().numpy().tobytes()
                     assert (gx, ge) == (sgx, sge)
+
+
+# -- ops of one tensor with numbers, non-ufunc declared forwards, one-dim reductions -------
+@pytest.mark.parametrize("call", [
+    "x ** 2", "x ** 3.0", "x ** 0.5", "x ** -1", "x ** -2", "x ** 0", "x ** 1", "x ** -0.5", "x ** 2.5",
+    "x ** True", "x ** 2**40", "x ** nan", "x ** (-2**31 + 1)",
+    "x.clamp(-1.0, 2)", "x.clamp(min=0)", "x.clamp(max=0.25)", "x.clamp(2.0, -1.0)", "x.clamp(None, None)",
+    "x.clamp(nan)", "x.clamp(-2**24, 2**24)", "x.clamp(2**25)", "x.clamp(1e39)", "x.clamp(True)",
+    "x.clamp(float('inf'))", "x.clamp(min=x)", "x.clip(0.5)", "x.clamp_min(0.5)",
+    "x.sum(0)", "x.sum(-1)", "x.sum(1)", "x.sum(2)", "x.sum(-3)", "x.sum(0, True)", "x.sum(1, keepdim=1)",
+    "x.sum([0])", "x.sum(0, dtype=jitgrad.float64)", "x.mean(0)", "x.mean(-1, True)", "x.mean(3)",
+    "x.sigmoid()", "jitgrad.relu(x)", "x.tanh()", "jitgrad.nn.functional.silu(x)",
+    "x.softmax(0)", "x.softmax(-1)", "jitgrad.log_softmax(x, 0)", "x.log_softmax(-1)", "x.softmax(1)",
+    "x.softmax(True)", "x.softmax(0, dtype=jitgrad.float64)", "x.log_softmax(1)", "x.log_softmax(0.0)",
+])
+@pytest.mark.parametrize("shape", [(4,), (2, 3), (2, 1, 3), ()])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_number_ops_and_dim_reductions_build_what_the_general_path_builds(call: str, shape: Any, dtype: str) -> None:
+    """Every argument the fused path takes or declines: the same result, node, saved values
+    and gradient as the general path, or the same error."""
+    results = []
+    values = np.linspace(-1.5, 2.0, int(np.prod(shape))).reshape(shape)
+    for path in (fused_only, general):
+        x = jitgrad.tensor(values, dtype=getattr(jitgrad, dtype), requires_grad=True)
+        with path(), np.errstate(all="ignore"):
+            try:
+                out = eval(call, {"jitgrad": jitgrad, "nan": math.nan}, {"x": x})
+            except (RuntimeError, IndexError, TypeError, NotImplementedError) as e:
+                out = e
+        results.append((out, x))
+    (out, x), (slow, sx) = results
+    if isinstance(out, Exception) or isinstance(slow, Exception):
+        assert type(out) is type(slow) and str(out) == str(slow)
+        return
+    _same_tensor(out, slow)
+    if out.requires_grad:
+        out.sum().backward()
+        slow.sum().backward()
+        assert x.grad.numpy().tobytes() == sx.grad.numpy().tobytes()
+
+
+@pytest.mark.parametrize("call,node", [
+    ("x ** 3.0", "PowBackward0"), ("x.pow(2)", "PowBackward0"), ("x.square()", "PowBackward0"),
+    ("x ** 0.5", "PowBackward0"), ("x.clamp(-0.5, 1)", "ClampBackward1"), ("x.clamp(min=0)", "ClampBackward1"),
+    ("x.sigmoid()", "SigmoidBackward0"), ("x.relu()", "ReluBackward0"), ("x.tanh()", "TanhBackward0"),
+    ("m.sum(1)", "SumBackward1"), ("m.mean(0, keepdim=True)", "MeanBackward1"), ("x.sum(0)", "SumBackward1"),
+    ("x.mean(-1)", "MeanBackward1"), ("x.softmax(0)", "SoftmaxBackward0"), ("x.log_softmax(-1)", "LogSoftmaxBackward0"),
+])
+def test_fused_number_ops_and_reductions_as_pytorch(call: str, node: str) -> None:
+    """Values, gradients, node names and saved fields as PyTorch's."""
+    results = []
+    for lib in (jitgrad, torch):
+        x = lib.tensor([0.5, -1.5, 2.0, 0.0, 3.0, 0.25], dtype=lib.float64, requires_grad=True)
+        m = x.reshape(2, 3)
+        with np.errstate(all="ignore"):
+            out = eval(call, {}, {"x": x, "m": m})
+        assert type(out.grad_fn).__name__ == node
+        fields = {name: getattr(out.grad_fn, f"_saved_{name}" if lib is torch else name, None)
+                  for name in ("exponent", "min", "max")}
+        (out * lib.arange(out.numel(), dtype=lib.float64).reshape(out.shape)).sum().backward()
+        results.append((out.detach().numpy(), x.grad.numpy().copy(), tuple(out.shape), fields))
+    (a, ga, sa, fa), (b, gb, sb, fb) = results
+    assert sa == sb
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+    np.testing.assert_allclose(ga, gb, rtol=1e-12)
+    assert fa == fb
+
+
+@settings(max_examples=budget(150), deadline=None)
+@given(st.data())
+def test_fused_number_ops_programs_match_the_general_path_and_pytorch(data: st.DataObject) -> None:
+    """Chains of the ops of one tensor with numbers, non-ufunc forwards, one-dim reductions
+    and softmaxes (on leaves, results, rows): bit for bit the general path's values and
+    gradients, and PyTorch's closely."""
+    dtype = data.draw(st.sampled_from(["float32", "float64"]))
+    steps = data.draw(st.lists(st.tuples(
+        st.sampled_from(["pow", "clamp", "clamp_min", "sigmoid", "relu", "tanh", "sum", "mean", "row", "mul",
+                         "softmax", "log_softmax"]),
+        st.sampled_from([0.5, -2.0, 3, 0, 2, 1.5]), st.integers(-2, 1), st.booleans()), min_size=1, max_size=8))
+
+    def run(lib: Any) -> tuple[Any, Any]:
+        x = lib.tensor([[0.5, -1.5, 2.0], [3.0, 0.25, -4.0]], dtype=getattr(lib, dtype), requires_grad=True)
+        t = x
+        for op, c, dim, keep in steps:
+            if t.dim() == 0 and op in ("sum", "mean", "row"):
+                continue
+            d = dim % t.dim() if t.dim() else 0
+            t = {"pow": lambda: (t * 0.5) ** c, "clamp": lambda: t.clamp(-abs(c), abs(c) + 0.5),
+                 "clamp_min": lambda: t.clamp(min=c), "sigmoid": lambda: t.sigmoid(), "relu": lambda: t.relu(),
+                 "tanh": lambda: t.tanh(), "sum": lambda: t.sum(d, keep), "mean": lambda: t.mean(d, keepdim=keep),
+                 "row": lambda: t[-1], "mul": lambda: t * c, "softmax": lambda: t.softmax(d - t.dim() if dim < 0 else d),
+                 "log_softmax": lambda: t.log_softmax(-1 if t.dim() else 0)}[op]()
+        t.sum().backward()
+        return t.detach().numpy().copy(), None if x.grad is None else x.grad.numpy().copy()
+
+    with np.errstate(all="ignore"):
+        ours = run(jitgrad)
+        with general():
+            slow = run(jitgrad)
+        theirs = run(torch)
+    assert ours[0].tobytes() == slow[0].tobytes()
+    assert (ours[1] is None) == (slow[1] is None)
+    if ours[1] is not None:
+        assert ours[1].tobytes() == slow[1].tobytes()
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else dict(rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ours[0], theirs[0], **tol)
+    if ours[1] is not None:
+        np.testing.assert_allclose(ours[1], theirs[1], **tol)

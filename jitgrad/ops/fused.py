@@ -9,7 +9,11 @@ the rest of an op was Python glue between small helpers (``lean_data``, ``fresh_
 ``Storage._fresh``, ``Tensor._make``, ``needs_grad``, ``Node.__init__``, ``record``,
 ``grad_accumulator``, ``SavingNode.save``), each a frame. Three templates, one per kind
 of op — ``fused_binary`` (add, sub, rsub, mul, div), ``fused_unary`` (the declared unary
-ufunc ops: neg, exp, sin, ...) and ``fused_total`` (sum and mean of every element) — make
+ops without parameters: neg, exp, sin, ... with a ufunc as forward, sigmoid, relu, ... with
+a function of a ufunc's ``out=``/``dtype=`` convention; and an op of one tensor and numbers
+that become its node's fields, the numbers checked by the op's function before the call:
+``tensor ** number``, ``clamp`` with number bounds) and ``fused_total`` (sum and mean of
+every element, or over one int dim: ``m.sum(1)``, ``x.mean(0, keepdim=True)``) — make
 one function per op from its declaration (the ufunc, the node class, what the node saves)
 that writes those helpers' bodies out for the common case of Note [Lean elementwise path]: the operand exactly ``Tensor``,
 float32/float64 (``operands.LEAN_DTYPES``: the tests' ``general()`` switch turns this path
@@ -42,11 +46,14 @@ path's, and the values and gradients with PyTorch's. If you add a slot to Tensor
 change the written-out copies here too (each template has its own: a shared helper is a
 frame, ~5% of an op): that test fails until you do.
 
-The dunders (``Tensor.__mul__``, ...), the declared unary ufunc ops (``jitgrad.exp``,
-``Tensor.exp``) and ``Tensor.sum``/``Tensor.mean`` are these functions themselves (each
+The dunders (``Tensor.__mul__``, ...), the declared unary ops (``jitgrad.exp``,
+``Tensor.sigmoid``) and ``Tensor.sum``/``Tensor.mean`` are these functions themselves (each
 hands any other argument to its op's function, which raises that function's errors); the
-public binary functions (``add`` with its ``alpha``, ``div`` with its ``rounding_mode``)
-and ``jitgrad.sum``/``mean`` call them.
+public binary functions (``add`` with its ``alpha``, ``div`` with its ``rounding_mode``),
+``jitgrad.sum``/``mean``, ``pow`` (``__pow__``, ``square``) and ``clamp`` (``clamp_min``,
+``clip``) call them, ``pow`` for an int or float exponent (an int in int32's range),
+``clamp`` for bounds that are None, floats within float32's range (no overflow error) or
+ints up to 2**24 (exact in either dtype); on None they go on to their general path.
 
 NumPy's floating-point warnings are silenced around the call, as everywhere: the call
 runs in a context where ``QUIET`` is set (``_quiet.QUIET_RUN``, ~0.2 us less than setting
