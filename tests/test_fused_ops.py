@@ -138,6 +138,15 @@ def _same_tensor(a: Tensor, b: Tensor) -> None:
                 assert x == y
 
 
+def _three_ways(run: Callable[[Any], Any]) -> tuple[Any, Any, Any]:
+    """``run(lib)`` on the fused paths, on the general path and with PyTorch, quietly."""
+    with np.errstate(all="ignore"):
+        ours = run(jitgrad)
+        with general():
+            slow = run(jitgrad)
+        return ours, slow, run(torch)
+
+
 # op name -> (fused function to call, how many operands)
 OPS: dict[str, Callable[..., Any]] = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
@@ -528,11 +537,7 @@ def test_fused_programs_match_the_general_path_and_pytorch(data: st.DataObject) 
         t.sum().backward()
         return t.detach().numpy().copy(), (x.grad.numpy().copy(), w.grad.numpy().copy() if w.grad is not None else None)
 
-    with np.errstate(all="ignore"):
-        ours = run(jitgrad)
-        with general():
-            slow = run(jitgrad)
-        theirs = run(torch)
+    ours, slow, theirs = _three_ways(run)
     assert ours[0].tobytes() == slow[0].tobytes()
     assert ours[1][0].tobytes() == slow[1][0].tobytes()
     # An absolute tolerance at the scale of the intermediate values: where two of them
@@ -990,11 +995,7 @@ def test_fused_number_ops_programs_match_the_general_path_and_pytorch(data: st.D
         t.sum().backward()
         return t.detach().numpy().copy(), None if x.grad is None else x.grad.numpy().copy()
 
-    with np.errstate(all="ignore"):
-        ours = run(jitgrad)
-        with general():
-            slow = run(jitgrad)
-        theirs = run(torch)
+    ours, slow, theirs = _three_ways(run)
     assert ours[0].tobytes() == slow[0].tobytes()
     assert (ours[1] is None) == (slow[1] is None)
     if ours[1] is not None:
