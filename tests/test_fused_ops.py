@@ -161,6 +161,9 @@ OPS: dict[str, Callable[..., Any]] = {
     "clamp_max": lambda a, b: a.clamp_max(0.3), "sum_dim": lambda a, b: a.sum(-1), "mean_dim": lambda a, b: a.mean(0),
     "sum_keepdim": lambda a, b: a.sum(0, keepdim=True), "mean_keepdim": lambda a, b: a.mean(-1, True),
     "softmax": lambda a, b: jitgrad.softmax(a, -1), "log_softmax": lambda a, b: a.log_softmax(0),
+    # declared binary ops of two tensors saving both
+    "maximum": lambda a, b: jitgrad.maximum(a, b), "minimum": lambda a, b: a.minimum(b),
+    "atan2": lambda a, b: jitgrad.atan2(a, b), "logaddexp": lambda a, b: jitgrad.logaddexp(a, b),
 }
 
 
@@ -229,7 +232,7 @@ def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
 @pytest.mark.parametrize("op,other", [(op, other) for op in sorted(OPS) for other in (
     ["number", "int", "tensor", "tensor_grad", "self", "zero_d", "one", "big", "column_of", "strided", "table_block",
      "plain_view"]
-    if op in ("add", "sub", "mul", "div")
+    if op in ("add", "sub", "mul", "div", "maximum", "minimum", "atan2", "logaddexp")
     else ["number"])])
 @pytest.mark.parametrize("kind", ["leaf", "hooked_leaf", "result", "row", "leaf_row", "plain", "scalar", "stale_row",
                                   "column", "block", "table_block", "unsqueezed_row", "block_leaf", "plain_row",
@@ -242,7 +245,7 @@ def test_fused_op_builds_what_the_general_path_builds(op: str, kind: str, other:
         with path():
             try:
                 out = OPS[op](a, b)
-            except RuntimeError as e:  # (shapes that do not broadcast: the same error)
+            except (RuntimeError, TypeError) as e:  # (shapes that do not broadcast, a number: the same error)
                 out = e
         results.append((out, a, b))
     (out, a, b), (slow, sa, sb) = results
@@ -282,7 +285,8 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
                      lambda: x.pow(2), lambda: x.square(), lambda: x.clamp(0.1, 0.5), lambda: x.clamp(min=0),
                      lambda: x.sum(0), lambda: x.mean(-1), lambda: x.reshape(2, 2).sum(1),
                      lambda: x.reshape(2, 2).mean(0, keepdim=True), lambda: x.reshape(2, 1, 2).sum(-1),
-                     lambda: jitgrad.softmax(x, 0), lambda: x.log_softmax(-1)):
+                     lambda: jitgrad.softmax(x, 0), lambda: x.log_softmax(-1), lambda: jitgrad.maximum(x, y),
+                     lambda: x.minimum(zero_d), lambda: jitgrad.atan2(y, x)):
             make()  # (a declared op's first call per dtype memoises its dtype rule)
             calls.clear()
             out = make()
@@ -693,11 +697,12 @@ _SLICE = st.tuples(st.integers(0, 3), st.integers(-2, 6), st.sampled_from([1, 1,
 @given(st.data())
 def test_fused_blocks_and_broadcasts_match_the_general_path_and_pytorch(data: st.DataObject) -> None:
     """Blocks of tables (any start, stop and step along each dim; empty ones too), columns,
-    unsqueezed rows, 0-d tensors and numbers, combined by the four binary ops: every slot
+    unsqueezed rows, 0-d tensors and numbers, combined by the four binary ops and
+    ``maximum`` (a declared op of two tensors): every slot
     of result and node as the general path's, the same values and gradients (bit for bit),
     and PyTorch's values, strides and gradients."""
     dtype = data.draw(st.sampled_from(["float32", "float64"]))
-    op = data.draw(st.sampled_from(["add", "sub", "mul", "div"]))
+    op = data.draw(st.sampled_from(["add", "sub", "mul", "div", "maximum"]))
     rows, cols = data.draw(st.integers(1, 6)), data.draw(st.integers(1, 6))
     first = data.draw(st.tuples(_SLICE, _SLICE))
     kind = data.draw(st.sampled_from(["block", "number", "zero_d", "column", "row", "same", "transposed",
@@ -722,7 +727,8 @@ def test_fused_blocks_and_broadcasts_match_the_general_path_and_pytorch(data: st
         a, b = (y, x) if swap and kind != "number" else (x, y)
         with path():
             try:
-                out = {"add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b}[op]()
+                out = {"add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b,
+                       "maximum": lambda: lib.maximum(a, b) if isinstance(b, lib.Tensor) else a * b}[op]()
             except RuntimeError as e:
                 return e, None, None
         if out.numel():
@@ -947,6 +953,9 @@ def test_number_ops_and_dim_reductions_build_what_the_general_path_builds(call: 
     ("x.sigmoid()", "SigmoidBackward0"), ("x.relu()", "ReluBackward0"), ("x.tanh()", "TanhBackward0"),
     ("m.sum(1)", "SumBackward1"), ("m.mean(0, keepdim=True)", "MeanBackward1"), ("x.sum(0)", "SumBackward1"),
     ("x.mean(-1)", "MeanBackward1"), ("x.softmax(0)", "SoftmaxBackward0"), ("x.log_softmax(-1)", "LogSoftmaxBackward0"),
+    ("x.maximum(x.flip(0))", "MaximumBackward0"), ("x.minimum(x)", "MinimumBackward0"),
+    ("m.maximum(m[1])", "MaximumBackward0"), ("x.atan2(x * 0.5 + 1.0)", "Atan2Backward0"),
+    ("x.logaddexp(x.flip(0))", "LogaddexpBackward0"),
 ])
 def test_fused_number_ops_and_reductions_as_pytorch(call: str, node: str) -> None:
     """Values, gradients, node names and saved fields as PyTorch's."""

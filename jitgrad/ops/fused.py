@@ -8,12 +8,14 @@ In a small-op loop (a DP table, a time stepper) the arithmetic itself is ~0.3 us
 the rest of an op was Python glue between small helpers (``lean_data``, ``fresh_result``,
 ``Storage._fresh``, ``Tensor._make``, ``needs_grad``, ``Node.__init__``, ``record``,
 ``grad_accumulator``, ``SavingNode.save``), each a frame. Three templates, one per kind
-of op — ``fused_binary`` (add, sub, rsub, mul, div), ``fused_unary`` (the declared unary
-ops without parameters: neg, exp, sin, ... with a ufunc as forward, sigmoid, relu, ... with
-a function of a ufunc's ``out=``/``dtype=`` convention; and an op of one tensor and numbers
-that become its node's fields, the numbers checked by the op's function before the call:
-``tensor ** number``, ``clamp`` with number bounds) and ``fused_total`` (sum and mean of
-every element, or over one int dim: ``m.sum(1)``, ``x.mean(0, keepdim=True)``) — make
+of op — ``fused_binary`` (add, sub, rsub, mul, div; and the declared ufunc ops of two
+tensors whose node saves both, with no number branch: maximum, minimum, atan2, logaddexp),
+``fused_unary`` (the declared unary ops without parameters: neg, exp, sin, ... with a ufunc
+as forward, sigmoid, relu, ... with a function of a ufunc's ``out=``/``dtype=`` convention,
+as softmax and log_softmax of a 1-D tensor; and ops of one tensor and numbers that become
+its node's fields, the numbers checked by the op's function before the call: ``tensor **
+number``, ``clamp`` with number bounds) and ``fused_total`` (sum and mean of every element,
+or over one int dim: ``m.sum(1)``, ``x.mean(0, keepdim=True)``) — make
 one function per op from its declaration (the ufunc, the node class, what the node saves)
 that writes those helpers' bodies out for the common case of Note [Lean elementwise path]: the operand exactly ``Tensor``,
 float32/float64 (``operands.LEAN_DTYPES``: the tests' ``general()`` switch turns this path
@@ -94,6 +96,7 @@ PRODUCT = 1  # mul: (input if other needs a gradient, other if input needs one)
 QUOTIENT = 2  # div: (input if other needs a gradient, other)
 INPUT = 3  # a unary op reading its input
 RESULT = 4  # a unary op reading its result (``SavingNode.save_result``)
+INPUTS = 5  # a declared binary op reading both inputs: (input, other)
 
 _NONE2 = (None, None)
 _weak = weakref.ref
@@ -196,13 +199,14 @@ Fused = Callable[..., "Tensor | None"]
 
 def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, *,
                  reflected: bool = False, otherwise: Callable[..., Tensor] | None = None,
-                 keywords: Callable[..., Tensor] | None = None) -> Fused:
+                 keywords: Callable[..., Tensor] | None = None, tensors_only: bool = False) -> Fused:
     """``op(input, other)``: ``ufunc(input, other)`` with ``node_class`` as its backward (edges
     to both) on the fused path; else ``otherwise(input, other)`` (None: returns None).
     ``reflected``: ``ufunc(other, input)`` for a number ``other``, with one edge, to
     ``input`` (``rsub``). ``keywords``: the public function a call with its keyword
     (``alpha``, ``rounding_mode``) goes to, as PyTorch's ``x.__add__(y, alpha=2)`` does; a
-    keyword the op does not take gives ``NotImplemented``, as PyTorch's dunders."""
+    keyword the op does not take gives ``NotImplemented``, as PyTorch's dunders.
+    ``tensors_only``: a number ``other`` goes to ``otherwise`` (which refuses it)."""
     decline = _declined if otherwise is None else otherwise
     pair = not reflected  # (two edges)
     takes = frozenset() if keywords is None else frozenset(inspect.signature(keywords).parameters)
@@ -294,7 +298,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                         y = data[start:start + other_form[1]:other_form[0]]
                     else:
                         y = _ndarray(own, dtype, data, start * data.itemsize, other_form)
-        elif operand is float or operand is int and -(2**63) <= other < 2**63:
+        elif (operand is float or operand is int and -(2**63) <= other < 2**63) and not tensors_only:
             y = other
             if dtype is _FLOAT64:  # (NumPy takes a float64 0-d array faster than a Python number)
                 y = _NUMBERS.get(other) or _number(other)
@@ -419,8 +423,8 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
             node._compact = (None, other if first[0] is not None or saves == QUOTIENT else None)
             node._codes = _NONE2
             return out
-        a = input if second[0] is not None else None
-        b = other if first[0] is not None or saves == QUOTIENT else None
+        a = input if second[0] is not None or saves == INPUTS else None
+        b = other if first[0] is not None or saves == QUOTIENT or saves == INPUTS else None
         if anomaly_mode.enabled or SAVED_HOOKS.stack or (a is not None and input._storage.inference) or (
                 b is not None and other._storage.inference):
             node.save(a, b)  # (the general form: SavedTensors, packed; refused, or saved as such)
