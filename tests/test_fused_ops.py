@@ -1013,3 +1013,34 @@ def test_fused_number_ops_programs_match_the_general_path_and_pytorch(data: st.D
     np.testing.assert_allclose(ours[0], theirs[0], **tol)
     if ours[1] is not None:
         np.testing.assert_allclose(ours[1], theirs[1], **tol)
+
+
+@pytest.mark.parametrize("call", ["x.max()", "x.min()", "x[1:].max()", "x.t().min()", "x[:0].max()"])
+@pytest.mark.parametrize("fill", ["values", "nan", "zeros"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lean_max_and_min_of_every_element_as_the_general_path(call: str, fill: str, dtype: str) -> None:
+    """``max()``/``min()`` of a contiguous float tensor reduce its flat buffer: the same
+    result (nan, signed zeros), node and saved values as the general path, or its error."""
+    values = {"values": np.array([[0.5, -1.5, 2.0], [3.0, 0.25, -4.0]]),
+              "nan": np.array([[0.5, np.nan, 2.0], [-np.nan, 0.25, -4.0]]),
+              "zeros": np.array([[0.0, -0.0, -0.0], [0.0, -0.0, 0.0]])}[fill]
+    from jitgrad.ops import reduction
+
+    results = []
+    for path in (contextlib.nullcontext, general):  # (the lean path on, then off)
+        x = jitgrad.tensor(values, dtype=getattr(jitgrad, dtype), requires_grad=True)
+        with path(), mock.patch.object(reduction, "fresh_result", wraps=reduction.fresh_result) as lean:
+            try:
+                out = eval(call, {}, {"x": x})
+            except RuntimeError as e:
+                out = e
+        assert lean.call_count == (path is contextlib.nullcontext and call in ("x.max()", "x.min()", "x[1:].max()"))
+        results.append((out, x))
+    (out, x), (slow, sx) = results
+    if isinstance(out, Exception) or isinstance(slow, Exception):
+        assert type(out) is type(slow) and str(out) == str(slow)
+        return
+    _same_tensor(out, slow)
+    out.backward()
+    slow.backward()
+    assert x.grad.numpy().tobytes() == sx.grad.numpy().tobytes()

@@ -112,6 +112,7 @@ def _lean_total(self: Tensor) -> Tensor | None:
 
 
 _add_reduce, _true_divide, _multiply, _subtract = np.add.reduce, np.true_divide, np.multiply, np.subtract
+_maximum_reduce, _minimum_reduce = np.maximum.reduce, np.minimum.reduce
 
 
 def _all_dims(ndim: int) -> tuple[int, ...]:
@@ -355,8 +356,15 @@ def _extreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
         return (maximum if op == "max" else minimum)(self, dim)
     reduce, arg = (np.max, np.argmax) if op == "max" else (np.min, np.argmin)
     if dim is None:
-        _check_nonempty(op, self, (), explicit=False)
-        out = from_result(np.asarray(reduce(self.numpy())))
+        x = lean_data(self)
+        if x is not None and len(x):  # Note [Lean elementwise path]: the flat buffer, its one
+            # loop (``np.max`` of a contiguous array collapses its dims into it), into the
+            # result's own one-element buffer
+            extreme = _maximum_reduce if op == "max" else _minimum_reduce
+            out = fresh_result(extreme(x, 0, None, None, True), (), ())
+        else:
+            _check_nonempty(op, self, (), explicit=False)
+            out = from_result(np.asarray(reduce(self.numpy())))
         if needs_grad(self):
             node = (MaxBackward1 if op == "max" else MinBackward1)()
             record(node, (self,), (out,))
