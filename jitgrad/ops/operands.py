@@ -174,7 +174,9 @@ def array_of(t: Tensor) -> np.ndarray:
 # refuses) takes the general path, which gives the same values, dtype and strides
 # (tests/test_lean_paths.py and test_lean_broadcast.py run both). The same holds for
 # declared unary ops (``declare.call_pointwise``), ``sum``/``mean`` of every element,
-# ``logsumexp``/``softmax``/``log_softmax`` over one dim (``reduction.py``), and
+# ``max``/``min`` of every element, ``logsumexp``/``softmax``/``log_softmax`` over one dim
+# (``reduction.py``), comparisons and ``where`` with a tensor of that shape or a number
+# (``compare.py``: a bool result, or ``np.where``'s copy of either operand's elements), and
 # ``stack``/``cat`` (``stacking.py``); in place, ``add_``/``sub_``/``mul_``/
 # ``div_`` write straight into a view (``inplace.lean_inplace``). What is left per op is
 # Python's: the result's Tensor and Storage, the node, its edges (``record``), and the
