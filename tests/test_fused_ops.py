@@ -1090,3 +1090,20 @@ def test_lean_compare_and_where_are_taken_for_flat_buffers() -> None:
         for make in (lambda: x > 0.5, lambda: x[1:] <= y, lambda: x == 2, lambda: jitgrad.where(x > 0, x, 0.0),
                      lambda: jitgrad.where(y > 0, y, x[:2]), lambda: x.where(x > 1, -1)):
             make()
+
+
+@pytest.mark.parametrize("call", [
+    "lib.maximum(x, x, alpha=1)", "lib.minimum(x, x, rounding_mode='floor')", "lib.maximum(x, x, 3)",
+    "lib.atan2(x, 2.0)", "lib.maximum(x, other=x)", "lib.minimum(input=x, other=x)", "x.maximum(x, alpha=2)",
+])
+def test_fused_declared_binary_functions_take_arguments_as_pytorch(call: str) -> None:
+    """Declared binary functions on ``fused_binary``: an unknown keyword is Python's error (not
+    a dunder's NotImplemented), a number PyTorch's."""
+    outcomes = []
+    for lib in (jitgrad, torch):
+        x = lib.tensor([0.5, -1.5, 2.0], dtype=lib.float64, requires_grad=True)
+        try:
+            outcomes.append(eval(call, {}, {"x": x, "lib": lib}).detach().numpy().tolist())
+        except TypeError as e:
+            outcomes.append(("TypeError", str(e).split("(")[0]))
+    assert outcomes[0] == outcomes[1]

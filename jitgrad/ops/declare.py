@@ -251,15 +251,18 @@ class Pointwise:
                                        _FUSED_SAVES[self.saves], self._unary_dtypes, otherwise=function)
                 function.__signature__ = self._signature(False)  # type: ignore[attr-defined]
         elif self.arity == 2 and not self.params:
-            def function(input: Any, other: Any, lean: bool = True) -> Tensor:  # type: ignore[misc]
-                return call_pointwise(decl, (input, other))
             if self.ufunc and self.tensors_only and self.saves == SELF and self.reads is None and \
                     self.check is None and self.dtype_rule in (SAME, FLOATING) and self.differentiable:
+                def general(input: Any, other: Any, lean: bool = True) -> Tensor:
+                    return call_pointwise(decl, (input, other))
                 # Note [Fused per-op path] in fused.py (two tensors of one float dtype: that
                 # dtype), else ``call_pointwise`` (named as the op, for its errors)
-                function.__name__ = function.__qualname__ = self.name
-                function = fused_binary(self.forward, self.node, fused.INPUTS, otherwise=function,
+                general.__name__ = general.__qualname__ = self.name
+                function = fused_binary(self.forward, self.node, fused.INPUTS, otherwise=general,
                                         tensors_only=True)
+            else:
+                def function(input: Any, other: Any) -> Tensor:  # type: ignore[misc]
+                    return call_pointwise(decl, (input, other))
             function.__signature__ = self._signature(False)  # type: ignore[attr-defined]
         else:
             def function(*args: Any, **params: Any) -> Tensor:

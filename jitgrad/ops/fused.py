@@ -220,6 +220,8 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         if alpha is not _UNSET or rounding_mode is not _UNSET:
             given = {k: v for k, v in (("alpha", alpha), ("rounding_mode", rounding_mode)) if v is not _UNSET}
             if keywords is None or not takes.issuperset(given):
+                if tensors_only:  # (a declared function, not a dunder: Python's error)
+                    raise TypeError(f"{decline.__name__}() got an unexpected keyword argument '{min(given)}'")
                 return NotImplemented  # type: ignore[no-any-return]
             return keywords(input, other, **given)
         if input.__class__ is not Tensor or _tracing.ACTIVE is not None:
