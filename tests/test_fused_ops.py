@@ -570,12 +570,15 @@ def test_fused_ops_under_no_grad_inference_and_a_trace() -> None:
 
 
 @pytest.mark.filterwarnings("ignore:Anomaly Detection")
-@pytest.mark.parametrize("op", ["sin", "exp", "mul", "div", "mul_number"])
+@pytest.mark.parametrize("op", ["sin", "exp", "mul", "div", "mul_number", "pow", "clamp", "maximum", "softmax",
+                                "sigmoid"])
 def test_saves_under_hooks_and_anomaly_take_the_general_form(op: str) -> None:
     """Saved tensor hooks pack what the fused op saves (as the general path's ``save``),
     anomaly mode records where it was saved; gradients as without them, and as PyTorch's."""
     make = {"sin": lambda a, b: a.sin(), "exp": lambda a, b: a.exp(), "mul": lambda a, b: a * b,
-            "div": lambda a, b: a / b, "mul_number": lambda a, b: a * 2.5}[op]
+            "div": lambda a, b: a / b, "mul_number": lambda a, b: a * 2.5, "pow": lambda a, b: a ** 3.0,
+            "clamp": lambda a, b: a.clamp(-1.0, 1.0), "maximum": lambda a, b: a.maximum(b),
+            "softmax": lambda a, b: a.softmax(0), "sigmoid": lambda a, b: a.sigmoid()}[op]
     grads = []
     for lib, mode in ((jitgrad, "hooks"), (jitgrad, "anomaly"), (jitgrad, None), (torch, None)):
         a = lib.tensor([0.5, 1.5, -2.0], dtype=lib.float64, requires_grad=True)
@@ -589,7 +592,8 @@ def test_saves_under_hooks_and_anomaly_take_the_general_form(op: str) -> None:
         with context:
             out = make(a, b)
         if mode == "hooks":
-            assert len(packed) == {"sin": 1, "exp": 1, "mul": 2, "div": 2, "mul_number": 0}[op]
+            assert len(packed) == {"sin": 1, "exp": 1, "mul": 2, "div": 2, "mul_number": 0, "pow": 1, "clamp": 1,
+                                   "maximum": 2, "softmax": 1, "sigmoid": 1}[op]
         if mode == "anomaly" and op != "mul_number":
             saved = [s for s in out.grad_fn.saved if isinstance(s, SavedTensor)]
             assert saved and all(s._saved_at is not None for s in saved)
@@ -785,11 +789,20 @@ def test_calls_are_quiet_when_another_thread_is_in_the_quiet_context() -> None:
         with pytest.raises(RuntimeError):
             _quiet.QUIET_RUN(np.add, 1.0, 1.0)
         with np.errstate(all="raise"):
-            outs = [x * x, x / 0.0, x - x * 2.0, 0.0 / x[2:], (x * 1e10).exp(), (x * 1e300).sum(), (x * 10.0).mean()]
+            outs = _overflowing_ops(x)
     with np.errstate(all="ignore"), general():
-        slow = [x * x, x / 0.0, x - x * 2.0, 0.0 / x[2:], (x * 1e10).exp(), (x * 1e300).sum(), (x * 10.0).mean()]
+        slow = _overflowing_ops(x)
     for out, expected in zip(outs, slow):
         _same_tensor(out, expected)
+
+
+def _overflowing_ops(x: Tensor) -> list[Tensor]:
+    """Fused ops of each template and kind of forward that overflow, divide by zero or make
+    nans on ``x`` (of four elements)."""
+    big = x * 1e300
+    return [x * x, x / 0.0, x - x * 2.0, 0.0 / x[2:], (x * 1e10).exp(), big.sum(), (x * 10.0).mean(),
+            big ** 3.0, big ** 0.5, (-big).sigmoid(), big.reshape(2, 2).sum(1), big.reshape(2, 2).mean(0),
+            (x * 1e10).softmax(0), big.log_softmax(0), big.maximum(-big), x.atan2(x * 0.0), big.clamp(-1e308, 0.5)]
 
 
 def _quiet_sites() -> list[Callable[[], Any]]:
