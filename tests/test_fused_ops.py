@@ -161,6 +161,7 @@ OPS: dict[str, Callable[..., Any]] = {
     "clamp_max": lambda a, b: a.clamp_max(0.3), "sum_dim": lambda a, b: a.sum(-1), "mean_dim": lambda a, b: a.mean(0),
     "sum_keepdim": lambda a, b: a.sum(0, keepdim=True), "mean_keepdim": lambda a, b: a.mean(-1, True),
     "softmax": lambda a, b: jitgrad.softmax(a, -1), "log_softmax": lambda a, b: a.log_softmax(0),
+    "max": lambda a, b: a.max(), "min": lambda a, b: jitgrad.min(a),
     # declared binary ops of two tensors saving both
     "maximum": lambda a, b: jitgrad.maximum(a, b), "minimum": lambda a, b: a.minimum(b),
     "atan2": lambda a, b: jitgrad.atan2(a, b), "logaddexp": lambda a, b: jitgrad.logaddexp(a, b),
@@ -286,7 +287,7 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
                      lambda: x.sum(0), lambda: x.mean(-1), lambda: x.reshape(2, 2).sum(1),
                      lambda: x.reshape(2, 2).mean(0, keepdim=True), lambda: x.reshape(2, 1, 2).sum(-1),
                      lambda: jitgrad.softmax(x, 0), lambda: x.log_softmax(-1), lambda: jitgrad.maximum(x, y),
-                     lambda: x.minimum(zero_d), lambda: jitgrad.atan2(y, x)):
+                     lambda: x.minimum(zero_d), lambda: jitgrad.atan2(y, x), lambda: x.max(), lambda: x.min()):
             make()  # (a declared op's first call per dtype memoises its dtype rule)
             calls.clear()
             out = make()
@@ -1039,9 +1040,11 @@ def test_fused_number_ops_programs_match_the_general_path_and_pytorch(data: st.D
 @pytest.mark.parametrize("call", ["x.max()", "x.min()", "x[1:].max()", "x.t().min()", "x[:0].max()"])
 @pytest.mark.parametrize("fill", ["values", "nan", "zeros"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_lean_max_and_min_of_every_element_as_the_general_path(call: str, fill: str, dtype: str) -> None:
-    """``max()``/``min()`` of a contiguous float tensor reduce its flat buffer: the same
-    result (nan, signed zeros), node and saved values as the general path, or its error."""
+@pytest.mark.parametrize("layer", ["fused", "lean"])
+def test_lean_max_and_min_of_every_element_as_the_general_path(call: str, fill: str, dtype: str, layer: str) -> None:
+    """``max()``/``min()`` of a contiguous float tensor reduce its flat buffer (on the fused
+    path, or the lean one behind it): the same result (nan, signed zeros), node and saved
+    values as the general path, or its error."""
     values = {"values": np.array([[0.5, -1.5, 2.0], [3.0, 0.25, -4.0]]),
               "nan": np.array([[0.5, np.nan, 2.0], [-np.nan, 0.25, -4.0]]),
               "zeros": np.array([[0.0, -0.0, -0.0], [0.0, -0.0, 0.0]])}[fill]
@@ -1050,12 +1053,16 @@ def test_lean_max_and_min_of_every_element_as_the_general_path(call: str, fill: 
     results = []
     for path in (contextlib.nullcontext, general):  # (the lean path on, then off)
         x = jitgrad.tensor(values, dtype=getattr(jitgrad, dtype), requires_grad=True)
-        with path(), mock.patch.object(reduction, "fresh_result", wraps=reduction.fresh_result) as lean:
+        fused_max, fused_min = (lambda t: None, lambda t: None) if layer == "lean" else \
+            (reduction._fused_max, reduction._fused_min)
+        with path(), mock.patch.object(reduction, "fresh_result", wraps=reduction.fresh_result) as lean, \
+                mock.patch.multiple(reduction, _fused_max=fused_max, _fused_min=fused_min):
             try:
                 out = eval(call, {}, {"x": x})
             except RuntimeError as e:
                 out = e
-        assert lean.call_count == (path is contextlib.nullcontext and call in ("x.max()", "x.min()", "x[1:].max()"))
+        assert lean.call_count == (layer == "lean" and path is contextlib.nullcontext
+                                   and call in ("x.max()", "x.min()", "x[1:].max()"))
         results.append((out, x))
     _same_results_and_gradients(results)
 

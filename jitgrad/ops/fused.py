@@ -15,7 +15,8 @@ as forward, sigmoid, relu, ... with a function of a ufunc's ``out=``/``dtype=`` 
 as softmax and log_softmax of a 1-D tensor; and ops of one tensor and numbers that become
 its node's fields, the numbers checked by the op's function before the call: ``tensor **
 number``, ``clamp`` with number bounds) and ``fused_total`` (sum and mean of every element,
-or over one int dim: ``m.sum(1)``, ``x.mean(0, keepdim=True)``) — make
+or over one int dim: ``m.sum(1)``, ``x.mean(0, keepdim=True)``; max and min of every
+element) — make
 one function per op from its declaration (the ufunc, the node class, what the node saves)
 that writes those helpers' bodies out for the common case of Note [Lean elementwise path]: the operand exactly ``Tensor``,
 float32/float64 (``operands.LEAN_DTYPES``: the tests' ``general()`` switch turns this path
@@ -52,10 +53,11 @@ The dunders (``Tensor.__mul__``, ...), the declared unary ops (``jitgrad.exp``,
 ``Tensor.sigmoid``) and ``Tensor.sum``/``Tensor.mean`` are these functions themselves (each
 hands any other argument to its op's function, which raises that function's errors); the
 public binary functions (``add`` with its ``alpha``, ``div`` with its ``rounding_mode``),
-``jitgrad.sum``/``mean``, ``pow`` (``__pow__``, ``square``) and ``clamp`` (``clamp_min``,
-``clip``) call them, ``pow`` for an int or float exponent (an int in int32's range),
-``clamp`` for bounds that are None, floats within float32's range (no overflow error) or
-ints up to 2**24 (exact in either dtype); on None they go on to their general path.
+``jitgrad.sum``/``mean``, ``max``/``min``, ``softmax``/``log_softmax`` (a 1-D tensor, no
+``dtype``), ``pow`` (``__pow__``, ``square``) and ``clamp`` (``clamp_min``, ``clip``) call
+them, ``pow`` for an int or float exponent (an int in int32's range), ``clamp`` for bounds
+that are None, floats within float32's range (no overflow error) or ints up to 2**24
+(exact in either dtype); on None they go on to their general path.
 
 NumPy's floating-point warnings are silenced around the call, as everywhere: the call
 runs in a context where ``QUIET`` is set (``_quiet.QUIET_RUN``, ~0.2 us less than setting
@@ -655,15 +657,19 @@ def _reduction_plan(key: tuple[Any, ...], dtype: np.dtype) -> Any:
 
 
 def fused_total(node_class: type[Node], mean: bool = False,
-                otherwise: Callable[..., Tensor] | None = None, by_dim: type[Node] | None = None) -> Fused:
+                otherwise: Callable[..., Tensor] | None = None, by_dim: type[Node] | None = None,
+                extreme: np.ufunc | None = None) -> Fused:
     """``op(self, dim=None, keepdim=False, *, dtype=None)``: without ``dim``, ``keepdim`` and
     ``dtype``, the 0-d sum (``mean``: mean) of every element, summed as ``np.add.reduce``
     sums (the general path's order), with ``node_class(self's sizes)`` as its backward, on
     the fused path; with ``by_dim`` (``SumBackward1``), also over one ``dim`` (an int; a bool
     ``keepdim``), as the general path reduces the N-d array, with ``by_dim(self's sizes,
     (dim,), keepdim)``; else ``otherwise(self, dim, keepdim, ..., dtype=dtype)`` (the op's
-    function, named and signed as it: its errors; None: returns None)."""
-    reduce = np.add.reduce
+    function, named and signed as it: its errors; None: returns None). ``extreme``
+    (``np.maximum``, ``np.minimum``): ``max()``/``min()``, that ufunc's reduction of every
+    element, with ``node_class()`` saving the input and the result (``SavingNode.save``'s
+    general form: a saved output has no compact form)."""
+    reduce = np.add.reduce if extreme is None else extreme.reduce
     empty = np.empty
 
     def decline(input: Any, dim: Any, keepdim: Any, args: tuple[Any, ...], dtype: Any) -> Tensor | None:
@@ -755,6 +761,10 @@ def fused_total(node_class: type[Node], mean: bool = False,
                     0 if (counter := input._storage._counter) is None else counter.value):
                 return out  # (a view without history needing no gradient: as ``fused_binary``)
             if needs_grad(input):
+                if extreme is not None:
+                    node = record(node_class(), (input,), (out,))
+                    node.save(input, out, outputs=(out,))  # type: ignore[attr-defined]
+                    return out
                 record(node_class(sizes) if dim is None else by_dim(sizes, dims, keepdim),  # type: ignore[misc]
                        (input,), (out,))
             return out
@@ -783,6 +793,10 @@ def fused_total(node_class: type[Node], mean: bool = False,
             anomaly_mode.record_creation(node.metadata)
         node.next_functions = (first,)
         node.input_metadata = meta
+        out._grad_fn = node
+        if extreme is not None:
+            node.save(input, out, outputs=(out,))  # type: ignore[attr-defined]
+            return out
         node.input_sizes = sizes  # type: ignore[attr-defined]  # (``SumBackward0.__init__``)
         if dim is None:
             node._dims = None  # type: ignore[attr-defined]  # (every dim)
@@ -790,11 +804,11 @@ def fused_total(node_class: type[Node], mean: bool = False,
             node._dims = dims  # type: ignore[attr-defined]
             if keepdim:
                 node.keepdim = True  # type: ignore[attr-defined]
-        out._grad_fn = node
         return out
 
     if otherwise is None:
-        fused.__name__ = fused.__qualname__ = "fused_mean" if mean else "fused_sum"
+        fused.__name__ = fused.__qualname__ = "fused_" + (
+            "mean" if mean else "sum" if extreme is None else extreme.__name__)
     else:  # (as bound: Tensor.sum, tensor.pyi)
         fused.__name__ = fused.__qualname__ = otherwise.__name__
         fused.__doc__ = otherwise.__doc__

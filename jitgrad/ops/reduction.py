@@ -392,11 +392,24 @@ def _extreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
 def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """``max()`` (a 0-d tensor) or ``max(dim)`` (``(values, indices)``: on ties the first
     index of the maximum; the first nan, if there is one, wins)."""
+    if dim is None and keepdim is False:
+        out = _fused_max(self)  # Note [Fused per-op path]
+        if out is not None:
+            return out
     return _extreme("max", self, dim, keepdim)
 
 
 def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    if dim is None and keepdim is False:
+        out = _fused_min(self)  # Note [Fused per-op path]
+        if out is not None:
+            return out
     return _extreme("min", self, dim, keepdim)
+
+
+# (the lean path's reduction, ``_extreme``'s, written out)
+_fused_max = fused_total(MaxBackward1, extreme=np.maximum)
+_fused_min = fused_total(MinBackward1, extreme=np.minimum)
 
 
 def _amextreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Tensor:
