@@ -120,8 +120,9 @@ def _same_tensor(a: Tensor, b: Tensor) -> None:
             assert (na._tensor_pre_hooks is None) == (nb._tensor_pre_hooks is None)
     assert fa.sequence_nr < fb.sequence_nr
     assert fa.__dict__ == fb.__dict__
-    for name in ("input_sizes", "dims", "alpha", "keepdim"):  # (``_dims``: None is every dim)
-        assert getattr(fa, name, _MISSING) == getattr(fb, name, _MISSING), name
+    for name in ("input_sizes", "dims", "alpha", "keepdim", "exponent", "min", "max"):  # (``_dims``: None is every dim)
+        assert _same_value(getattr(fa, name, _MISSING), getattr(fb, name, _MISSING)), name
+        assert type(getattr(fa, name, _MISSING)) is type(getattr(fb, name, _MISSING)), name
     if hasattr(type(fa), "save"):
         ca, cb = _slots(fa), _slots(fb)
         assert (ca["_compact"] is _MISSING) == (cb["_compact"] is _MISSING)
@@ -137,6 +138,15 @@ def _same_tensor(a: Tensor, b: Tensor) -> None:
                 assert x == y
 
 
+def _three_ways(run: Callable[[Any], Any]) -> tuple[Any, Any, Any]:
+    """``run(lib)`` on the fused paths, on the general path and with PyTorch, quietly."""
+    with np.errstate(all="ignore"):
+        ours = run(jitgrad)
+        with general():
+            slow = run(jitgrad)
+        return ours, slow, run(torch)
+
+
 # op name -> (fused function to call, how many operands)
 OPS: dict[str, Callable[..., Any]] = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
@@ -144,6 +154,17 @@ OPS: dict[str, Callable[..., Any]] = {
     "rmul": lambda a, b: 2.5 * a, "neg": lambda a, b: -a, "exp": lambda a, b: a.exp(),
     "sin": lambda a, b: a.sin(), "sum": lambda a, b: a.sum(), "mean": lambda a, b: a.mean(),
     "sqrt": lambda a, b: a.sqrt(), "log": lambda a, b: a.log(), "abs": lambda a, b: abs(a),
+    # declared ops whose forward is not a ufunc; numbers as node fields; one-dim reductions
+    "sigmoid": lambda a, b: a.sigmoid(), "relu": lambda a, b: jitgrad.relu(a), "tanh": lambda a, b: a.tanh(),
+    "pow": lambda a, b: a ** 3.0, "pow_int": lambda a, b: a.pow(2), "square": lambda a, b: a.square(),
+    "pow_half": lambda a, b: a ** 0.5, "clamp": lambda a, b: a.clamp(-1.0, 2), "clamp_min": lambda a, b: a.clamp(min=0),
+    "clamp_max": lambda a, b: a.clamp_max(0.3), "sum_dim": lambda a, b: a.sum(-1), "mean_dim": lambda a, b: a.mean(0),
+    "sum_keepdim": lambda a, b: a.sum(0, keepdim=True), "mean_keepdim": lambda a, b: a.mean(-1, True),
+    "softmax": lambda a, b: jitgrad.softmax(a, -1), "log_softmax": lambda a, b: a.log_softmax(0),
+    "max": lambda a, b: a.max(), "min": lambda a, b: jitgrad.min(a),
+    # declared binary ops of two tensors saving both
+    "maximum": lambda a, b: jitgrad.maximum(a, b), "minimum": lambda a, b: a.minimum(b),
+    "atan2": lambda a, b: jitgrad.atan2(a, b), "logaddexp": lambda a, b: jitgrad.logaddexp(a, b),
 }
 
 
@@ -212,7 +233,7 @@ def _operands(kind: str, dtype: Any, other: str) -> tuple[Any, Any]:
 @pytest.mark.parametrize("op,other", [(op, other) for op in sorted(OPS) for other in (
     ["number", "int", "tensor", "tensor_grad", "self", "zero_d", "one", "big", "column_of", "strided", "table_block",
      "plain_view"]
-    if op in ("add", "sub", "mul", "div")
+    if op in ("add", "sub", "mul", "div", "maximum", "minimum", "atan2", "logaddexp")
     else ["number"])])
 @pytest.mark.parametrize("kind", ["leaf", "hooked_leaf", "result", "row", "leaf_row", "plain", "scalar", "stale_row",
                                   "column", "block", "table_block", "unsqueezed_row", "block_leaf", "plain_row",
@@ -225,7 +246,7 @@ def test_fused_op_builds_what_the_general_path_builds(op: str, kind: str, other:
         with path():
             try:
                 out = OPS[op](a, b)
-            except RuntimeError as e:  # (shapes that do not broadcast: the same error)
+            except (RuntimeError, TypeError) as e:  # (shapes that do not broadcast, a number: the same error)
                 out = e
         results.append((out, a, b))
     (out, a, b), (slow, sa, sb) = results
@@ -260,7 +281,13 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
     with mock.patch.object(fused, "_new", spy):
         for make in (lambda: x * 1.5, lambda: x + y, lambda: 2.0 - x, lambda: x / y, lambda: -x,
                      lambda: x.exp(), lambda: x.sum(), lambda: x.mean(), lambda: x.sin(), lambda: y - x,
-                     lambda: x * zero_d, lambda: zero_d * x, lambda: x + jitgrad.ones(1, dtype=jitgrad.float64)):
+                     lambda: x * zero_d, lambda: zero_d * x, lambda: x + jitgrad.ones(1, dtype=jitgrad.float64),
+                     lambda: x.sigmoid(), lambda: jitgrad.relu(x), lambda: x.tanh(), lambda: x ** 3.0,
+                     lambda: x.pow(2), lambda: x.square(), lambda: x.clamp(0.1, 0.5), lambda: x.clamp(min=0),
+                     lambda: x.sum(0), lambda: x.mean(-1), lambda: x.reshape(2, 2).sum(1),
+                     lambda: x.reshape(2, 2).mean(0, keepdim=True), lambda: x.reshape(2, 1, 2).sum(-1),
+                     lambda: jitgrad.softmax(x, 0), lambda: x.log_softmax(-1), lambda: jitgrad.maximum(x, y),
+                     lambda: x.minimum(zero_d), lambda: jitgrad.atan2(y, x), lambda: x.max(), lambda: x.min()):
             make()  # (a declared op's first call per dtype memoises its dtype rule)
             calls.clear()
             out = make()
@@ -515,11 +542,7 @@ def test_fused_programs_match_the_general_path_and_pytorch(data: st.DataObject) 
         t.sum().backward()
         return t.detach().numpy().copy(), (x.grad.numpy().copy(), w.grad.numpy().copy() if w.grad is not None else None)
 
-    with np.errstate(all="ignore"):
-        ours = run(jitgrad)
-        with general():
-            slow = run(jitgrad)
-        theirs = run(torch)
+    ours, slow, theirs = _three_ways(run)
     assert ours[0].tobytes() == slow[0].tobytes()
     assert ours[1][0].tobytes() == slow[1][0].tobytes()
     # An absolute tolerance at the scale of the intermediate values: where two of them
@@ -548,12 +571,15 @@ def test_fused_ops_under_no_grad_inference_and_a_trace() -> None:
 
 
 @pytest.mark.filterwarnings("ignore:Anomaly Detection")
-@pytest.mark.parametrize("op", ["sin", "exp", "mul", "div", "mul_number"])
+@pytest.mark.parametrize("op", ["sin", "exp", "mul", "div", "mul_number", "pow", "clamp", "maximum", "softmax",
+                                "sigmoid"])
 def test_saves_under_hooks_and_anomaly_take_the_general_form(op: str) -> None:
     """Saved tensor hooks pack what the fused op saves (as the general path's ``save``),
     anomaly mode records where it was saved; gradients as without them, and as PyTorch's."""
     make = {"sin": lambda a, b: a.sin(), "exp": lambda a, b: a.exp(), "mul": lambda a, b: a * b,
-            "div": lambda a, b: a / b, "mul_number": lambda a, b: a * 2.5}[op]
+            "div": lambda a, b: a / b, "mul_number": lambda a, b: a * 2.5, "pow": lambda a, b: a ** 3.0,
+            "clamp": lambda a, b: a.clamp(-1.0, 1.0), "maximum": lambda a, b: a.maximum(b),
+            "softmax": lambda a, b: a.softmax(0), "sigmoid": lambda a, b: a.sigmoid()}[op]
     grads = []
     for lib, mode in ((jitgrad, "hooks"), (jitgrad, "anomaly"), (jitgrad, None), (torch, None)):
         a = lib.tensor([0.5, 1.5, -2.0], dtype=lib.float64, requires_grad=True)
@@ -567,7 +593,8 @@ def test_saves_under_hooks_and_anomaly_take_the_general_form(op: str) -> None:
         with context:
             out = make(a, b)
         if mode == "hooks":
-            assert len(packed) == {"sin": 1, "exp": 1, "mul": 2, "div": 2, "mul_number": 0}[op]
+            assert len(packed) == {"sin": 1, "exp": 1, "mul": 2, "div": 2, "mul_number": 0, "pow": 1, "clamp": 1,
+                                   "maximum": 2, "softmax": 1, "sigmoid": 1}[op]
         if mode == "anomaly" and op != "mul_number":
             saved = [s for s in out.grad_fn.saved if isinstance(s, SavedTensor)]
             assert saved and all(s._saved_at is not None for s in saved)
@@ -675,11 +702,12 @@ _SLICE = st.tuples(st.integers(0, 3), st.integers(-2, 6), st.sampled_from([1, 1,
 @given(st.data())
 def test_fused_blocks_and_broadcasts_match_the_general_path_and_pytorch(data: st.DataObject) -> None:
     """Blocks of tables (any start, stop and step along each dim; empty ones too), columns,
-    unsqueezed rows, 0-d tensors and numbers, combined by the four binary ops: every slot
+    unsqueezed rows, 0-d tensors and numbers, combined by the four binary ops and
+    ``maximum`` (a declared op of two tensors): every slot
     of result and node as the general path's, the same values and gradients (bit for bit),
     and PyTorch's values, strides and gradients."""
     dtype = data.draw(st.sampled_from(["float32", "float64"]))
-    op = data.draw(st.sampled_from(["add", "sub", "mul", "div"]))
+    op = data.draw(st.sampled_from(["add", "sub", "mul", "div", "maximum"]))
     rows, cols = data.draw(st.integers(1, 6)), data.draw(st.integers(1, 6))
     first = data.draw(st.tuples(_SLICE, _SLICE))
     kind = data.draw(st.sampled_from(["block", "number", "zero_d", "column", "row", "same", "transposed",
@@ -704,7 +732,8 @@ def test_fused_blocks_and_broadcasts_match_the_general_path_and_pytorch(data: st
         a, b = (y, x) if swap and kind != "number" else (x, y)
         with path():
             try:
-                out = {"add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b}[op]()
+                out = {"add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b,
+                       "maximum": lambda: lib.maximum(a, b) if isinstance(b, lib.Tensor) else a * b}[op]()
             except RuntimeError as e:
                 return e, None, None
         if out.numel():
@@ -761,11 +790,20 @@ def test_calls_are_quiet_when_another_thread_is_in_the_quiet_context() -> None:
         with pytest.raises(RuntimeError):
             _quiet.QUIET_RUN(np.add, 1.0, 1.0)
         with np.errstate(all="raise"):
-            outs = [x * x, x / 0.0, x - x * 2.0, 0.0 / x[2:], (x * 1e10).exp(), (x * 1e300).sum(), (x * 10.0).mean()]
+            outs = _overflowing_ops(x)
     with np.errstate(all="ignore"), general():
-        slow = [x * x, x / 0.0, x - x * 2.0, 0.0 / x[2:], (x * 1e10).exp(), (x * 1e300).sum(), (x * 10.0).mean()]
+        slow = _overflowing_ops(x)
     for out, expected in zip(outs, slow):
         _same_tensor(out, expected)
+
+
+def _overflowing_ops(x: Tensor) -> list[Tensor]:
+    """Fused ops of each template and kind of forward that overflow, divide by zero or make
+    nans on ``x`` (of four elements)."""
+    big = x * 1e300
+    return [x * x, x / 0.0, x - x * 2.0, 0.0 / x[2:], (x * 1e10).exp(), big.sum(), (x * 10.0).mean(),
+            big ** 3.0, big ** 0.5, (-big).sigmoid(), big.reshape(2, 2).sum(1), big.reshape(2, 2).mean(0),
+            (x * 1e10).softmax(0), big.log_softmax(0), big.maximum(-big), x.atan2(x * 0.0), big.clamp(-1e308, 0.5)]
 
 
 def _quiet_sites() -> list[Callable[[], Any]]:
@@ -884,3 +922,210 @@ def test_one_element_operands_as_0d_views_give_the_general_paths_bits(op: str, d
                     _same_tensor(out, slow)
                     assert out.detach().numpy().tobytes() == slow.detach().numpy().tobytes()
                     assert (gx, ge) == (sgx, sge)
+
+
+# -- ops of one tensor with numbers, non-ufunc declared forwards, one-dim reductions -------
+@pytest.mark.parametrize("call", [
+    "x ** 2", "x ** 3.0", "x ** 0.5", "x ** -1", "x ** -2", "x ** 0", "x ** 1", "x ** -0.5", "x ** 2.5",
+    "x ** True", "x ** 2**40", "x ** nan", "x ** (-2**31 + 1)",
+    "x.clamp(-1.0, 2)", "x.clamp(min=0)", "x.clamp(max=0.25)", "x.clamp(2.0, -1.0)", "x.clamp(None, None)",
+    "x.clamp(nan)", "x.clamp(-2**24, 2**24)", "x.clamp(2**25)", "x.clamp(1e39)", "x.clamp(True)",
+    "x.clamp(float('inf'))", "x.clamp(min=x)", "x.clip(0.5)", "x.clamp_min(0.5)",
+    "x.sum(0)", "x.sum(-1)", "x.sum(1)", "x.sum(2)", "x.sum(-3)", "x.sum(0, True)", "x.sum(1, keepdim=1)",
+    "x.sum([0])", "x.sum(0, dtype=jitgrad.float64)", "x.mean(0)", "x.mean(-1, True)", "x.mean(3)",
+    "x.sigmoid()", "jitgrad.relu(x)", "x.tanh()", "jitgrad.nn.functional.silu(x)",
+    "x.softmax(0)", "x.softmax(-1)", "jitgrad.log_softmax(x, 0)", "x.log_softmax(-1)", "x.softmax(1)",
+    "x.softmax(True)", "x.softmax(0, dtype=jitgrad.float64)", "x.log_softmax(1)", "x.log_softmax(0.0)",
+])
+@pytest.mark.parametrize("shape", [(4,), (2, 3), (2, 1, 3), ()])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_number_ops_and_dim_reductions_build_what_the_general_path_builds(call: str, shape: Any, dtype: str) -> None:
+    """Every argument the fused path takes or declines: the same result, node, saved values
+    and gradient as the general path, or the same error."""
+    results = []
+    values = np.linspace(-1.5, 2.0, int(np.prod(shape))).reshape(shape)
+    for path in (fused_only, general):
+        x = jitgrad.tensor(values, dtype=getattr(jitgrad, dtype), requires_grad=True)
+        with path(), np.errstate(all="ignore"):
+            try:
+                out = eval(call, {"jitgrad": jitgrad, "nan": math.nan}, {"x": x})
+            except (RuntimeError, IndexError, TypeError, NotImplementedError) as e:
+                out = e
+        results.append((out, x))
+    _same_results_and_gradients(results)
+
+
+def _same_results_and_gradients(results: list[tuple[Any, Tensor]]) -> None:
+    """Two ``(result or error, leaf)`` runs: the same error, or the same result slot by slot
+    and the same gradient of its sum, bit for bit."""
+    (out, x), (slow, sx) = results
+    if isinstance(out, Exception) or isinstance(slow, Exception):
+        assert type(out) is type(slow) and str(out) == str(slow)
+        return
+    _same_tensor(out, slow)
+    if out.requires_grad:
+        out.sum().backward()
+        slow.sum().backward()
+        assert (x.grad is None) == (sx.grad is None)
+        if x.grad is not None:
+            assert x.grad.numpy().tobytes() == sx.grad.numpy().tobytes()
+
+
+@pytest.mark.parametrize("call,node", [
+    ("x ** 3.0", "PowBackward0"), ("x.pow(2)", "PowBackward0"), ("x.square()", "PowBackward0"),
+    ("x ** 0.5", "PowBackward0"), ("x.clamp(-0.5, 1)", "ClampBackward1"), ("x.clamp(min=0)", "ClampBackward1"),
+    ("x.sigmoid()", "SigmoidBackward0"), ("x.relu()", "ReluBackward0"), ("x.tanh()", "TanhBackward0"),
+    ("m.sum(1)", "SumBackward1"), ("m.mean(0, keepdim=True)", "MeanBackward1"), ("x.sum(0)", "SumBackward1"),
+    ("x.mean(-1)", "MeanBackward1"), ("x.softmax(0)", "SoftmaxBackward0"), ("x.log_softmax(-1)", "LogSoftmaxBackward0"),
+    ("x.maximum(x.flip(0))", "MaximumBackward0"), ("x.minimum(x)", "MinimumBackward0"),
+    ("m.maximum(m[1])", "MaximumBackward0"), ("x.atan2(x * 0.5 + 1.0)", "Atan2Backward0"),
+    ("x.logaddexp(x.flip(0))", "LogaddexpBackward0"),
+])
+def test_fused_number_ops_and_reductions_as_pytorch(call: str, node: str) -> None:
+    """Values, gradients, node names and saved fields as PyTorch's."""
+    results = []
+    for lib in (jitgrad, torch):
+        x = lib.tensor([0.5, -1.5, 2.0, 0.0, 3.0, 0.25], dtype=lib.float64, requires_grad=True)
+        m = x.reshape(2, 3)
+        with np.errstate(all="ignore"):
+            out = eval(call, {}, {"x": x, "m": m})
+        assert type(out.grad_fn).__name__ == node
+        fields = {name: getattr(out.grad_fn, f"_saved_{name}" if lib is torch else name, None)
+                  for name in ("exponent", "min", "max")}
+        (out * lib.arange(out.numel(), dtype=lib.float64).reshape(out.shape)).sum().backward()
+        results.append((out.detach().numpy(), x.grad.numpy().copy(), tuple(out.shape), fields))
+    (a, ga, sa, fa), (b, gb, sb, fb) = results
+    assert sa == sb
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+    np.testing.assert_allclose(ga, gb, rtol=1e-12)
+    assert fa == fb
+
+
+@settings(max_examples=budget(150), deadline=None)
+@given(st.data())
+def test_fused_number_ops_programs_match_the_general_path_and_pytorch(data: st.DataObject) -> None:
+    """Chains of the ops of one tensor with numbers, non-ufunc forwards, one-dim reductions
+    and softmaxes (on leaves, results, rows): bit for bit the general path's values and
+    gradients, and PyTorch's closely."""
+    dtype = data.draw(st.sampled_from(["float32", "float64"]))
+    steps = data.draw(st.lists(st.tuples(
+        st.sampled_from(["pow", "clamp", "clamp_min", "sigmoid", "relu", "tanh", "sum", "mean", "row", "mul",
+                         "softmax", "log_softmax"]),
+        st.sampled_from([0.5, -2.0, 3, 0, 2, 1.5]), st.integers(-2, 1), st.booleans()), min_size=1, max_size=8))
+
+    def run(lib: Any) -> tuple[Any, Any]:
+        x = lib.tensor([[0.5, -1.5, 2.0], [3.0, 0.25, -4.0]], dtype=getattr(lib, dtype), requires_grad=True)
+        t = x
+        for op, c, dim, keep in steps:
+            if t.dim() == 0 and op in ("sum", "mean", "row"):
+                continue
+            d = dim % t.dim() if t.dim() else 0
+            t = {"pow": lambda: (t * 0.5) ** c, "clamp": lambda: t.clamp(-abs(c), abs(c) + 0.5),
+                 "clamp_min": lambda: t.clamp(min=c), "sigmoid": lambda: t.sigmoid(), "relu": lambda: t.relu(),
+                 "tanh": lambda: t.tanh(), "sum": lambda: t.sum(d, keep), "mean": lambda: t.mean(d, keepdim=keep),
+                 "row": lambda: t[-1], "mul": lambda: t * c, "softmax": lambda: t.softmax(d - t.dim() if dim < 0 else d),
+                 "log_softmax": lambda: t.log_softmax(-1 if t.dim() else 0)}[op]()
+        t.sum().backward()
+        return t.detach().numpy().copy(), None if x.grad is None else x.grad.numpy().copy()
+
+    ours, slow, theirs = _three_ways(run)
+    assert ours[0].tobytes() == slow[0].tobytes()
+    assert (ours[1] is None) == (slow[1] is None)
+    if ours[1] is not None:
+        assert ours[1].tobytes() == slow[1].tobytes()
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else dict(rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ours[0], theirs[0], **tol)
+    if ours[1] is not None:
+        np.testing.assert_allclose(ours[1], theirs[1], **tol)
+
+
+@pytest.mark.parametrize("call", ["x.max()", "x.min()", "x[1:].max()", "x.t().min()", "x[:0].max()"])
+@pytest.mark.parametrize("fill", ["values", "nan", "zeros"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layer", ["fused", "lean"])
+def test_lean_max_and_min_of_every_element_as_the_general_path(call: str, fill: str, dtype: str, layer: str) -> None:
+    """``max()``/``min()`` of a contiguous float tensor reduce its flat buffer (on the fused
+    path, or the lean one behind it): the same result (nan, signed zeros), node and saved
+    values as the general path, or its error."""
+    values = {"values": np.array([[0.5, -1.5, 2.0], [3.0, 0.25, -4.0]]),
+              "nan": np.array([[0.5, np.nan, 2.0], [-np.nan, 0.25, -4.0]]),
+              "zeros": np.array([[0.0, -0.0, -0.0], [0.0, -0.0, 0.0]])}[fill]
+    from jitgrad.ops import reduction
+
+    results = []
+    for path in (contextlib.nullcontext, general):  # (the lean path on, then off)
+        x = jitgrad.tensor(values, dtype=getattr(jitgrad, dtype), requires_grad=True)
+        fused_max, fused_min = (lambda t: None, lambda t: None) if layer == "lean" else \
+            (reduction._fused_max, reduction._fused_min)
+        with path(), mock.patch.object(reduction, "fresh_result", wraps=reduction.fresh_result) as lean, \
+                mock.patch.multiple(reduction, _fused_max=fused_max, _fused_min=fused_min):
+            try:
+                out = eval(call, {}, {"x": x})
+            except RuntimeError as e:
+                out = e
+        assert lean.call_count == (layer == "lean" and path is contextlib.nullcontext
+                                   and call in ("x.max()", "x.min()", "x[1:].max()"))
+        results.append((out, x))
+    _same_results_and_gradients(results)
+
+
+@pytest.mark.parametrize("call", [
+    "x > y", "x < 0.5", "x >= 1", "x == x", "x != 2**25", "x <= True", "x > y[0]", "x > 1e39", "x == nan",
+    "x[1] > y[0]", "x.t() > y.t()", "x[:, 1:] < 0.25", "x > y.double()", "jitgrad.gt(x, 0.5)", "jitgrad.eq(x, None)",
+    "jitgrad.where(x > y, x, y)", "jitgrad.where(x > 0, x, 0.0)", "jitgrad.where(x > 0, x, 2)",
+    "jitgrad.where(x > 0, x, 1e39)", "jitgrad.where(x > 0, 1.5, y)", "jitgrad.where(x > 0, x, y[0])",
+    "jitgrad.where((x > 0).t(), x.t(), y.t())", "jitgrad.where(x[1] > 0, x[1], y[0])",
+    "jitgrad.where(x > 0, x, y.double())", "jitgrad.where(x > 0, x, True)", "x.where(x < y, y)",
+    "jitgrad.where(x > 0, x, nan)", "jitgrad.where(x > 0, x, -2**24)",
+])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lean_compare_and_where_build_what_the_general_path_builds(call: str, dtype: str) -> None:
+    """Comparisons and ``where`` of flat buffers: the same result, node, saved condition and
+    gradients as the general path (or its error), and PyTorch's values."""
+    values = np.array([[0.5, -1.5, 2.0], [3.0, 0.25, -4.0]])
+    results, theirs = [], None
+    for lib, path in ((jitgrad, contextlib.nullcontext), (jitgrad, general), (torch, contextlib.nullcontext)):
+        x = lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=True)
+        y = lib.tensor(values[::-1].copy() * 0.5, dtype=getattr(lib, dtype), requires_grad=True)
+        with path():
+            try:
+                out = eval(call, {"jitgrad": lib, "nan": math.nan}, {"x": x, "y": y})
+            except (RuntimeError, TypeError) as e:
+                out = e
+        if lib is torch:
+            theirs = out
+        else:
+            results.append((out, x))
+    _same_results_and_gradients(results)
+    out = results[0][0]
+    if not isinstance(out, Exception):
+        np.testing.assert_array_equal(out.detach().numpy(), theirs.detach().numpy())
+
+
+def test_lean_compare_and_where_are_taken_for_flat_buffers() -> None:
+    """(Else the test above compares the general path with itself.)"""
+    from jitgrad.ops import compare
+
+    x = jitgrad.tensor([0.5, -1.5, 2.0], dtype=jitgrad.float32, requires_grad=True)
+    y = (x * 2.0)[1:]
+    with mock.patch.object(compare, "new_output", side_effect=AssertionError("general path")):
+        for make in (lambda: x > 0.5, lambda: x[1:] <= y, lambda: x == 2, lambda: jitgrad.where(x > 0, x, 0.0),
+                     lambda: jitgrad.where(y > 0, y, x[:2]), lambda: x.where(x > 1, -1)):
+            make()
+
+
+@pytest.mark.parametrize("call", [
+    "lib.maximum(x, x, alpha=1)", "lib.minimum(x, x, rounding_mode='floor')", "lib.maximum(x, x, 3)",
+    "lib.atan2(x, 2.0)", "lib.maximum(x, other=x)", "lib.minimum(input=x, other=x)", "x.maximum(x, alpha=2)",
+])
+def test_fused_declared_binary_functions_take_arguments_as_pytorch(call: str) -> None:
+    """Declared binary functions on ``fused_binary``: an unknown keyword is Python's error (not
+    a dunder's NotImplemented), a number PyTorch's."""
+    outcomes = []
+    for lib in (jitgrad, torch):
+        x = lib.tensor([0.5, -1.5, 2.0], dtype=lib.float64, requires_grad=True)
+        try:
+            outcomes.append(eval(call, {}, {"x": x, "lib": lib}).detach().numpy().tolist())
+        except TypeError as e:
+            outcomes.append(("TypeError", str(e).split("(")[0]))
+    assert outcomes[0] == outcomes[1]

@@ -20,7 +20,7 @@ from ..kernels import special as _special
 from .compare import compare, logical_or, where
 from .declare import FLOAT_ONLY, FLOATING, NO_BOOL, RESULT, SAME, SELF, Pointwise
 from .elementwise import add, div, mul, sub
-from .pointwise import erf, exp, log1p, sigmoid, tanh
+from .pointwise import ZERO_ONE, erf, exp, log1p, sigmoid, tanh
 
 _SQRT1_2 = math.sqrt(0.5)
 _GELU_ALPHA = 2.0 / math.sqrt(math.pi) * _SQRT1_2 * 0.5  # 1 / sqrt(2 pi)
@@ -52,6 +52,8 @@ threshold_backward = THRESHOLD_BACKWARD.fn
 
 
 def _np_relu(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
+    if x.dtype is dtype and out.dtype is dtype and dtype in ZERO_ONE:
+        return np.maximum(x, ZERO_ONE[dtype][0], out=out)  # (the same loop and values)
     return np.maximum(x, 0, out=out, dtype=dtype, casting=casting)
 
 

@@ -19,6 +19,7 @@ from .._quiet import QUIET_RUN, quiet_call
 from .operands import array_of, as_array, new_output, result_type, shape_of, wrapped_operand
 from .compare import compare, logical_and, logical_or, where
 from .inplace import apply_inplace, check_inplace_operands, original
+from .fused import INPUT, fused_unary
 
 
 def _saved(node: SavingNode) -> Any:
@@ -110,7 +111,23 @@ def _tensor_or_none(x: Any) -> Tensor | None:
     return x if isinstance(x, Tensor) else None
 
 
+# Note [Fused per-op path] in fused.py: number bounds of a float tensor that fit float32 (no
+# overflow error), ints exactly (|b| <= 2**24): NumPy converts them to the loop's dtype
+_fused_clamp = fused_unary(_np_clamp, ClampBackward1, INPUT, None, fields=("min", "max"))
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+_EXACT = 2**24
+
+
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    lo, hi = min.__class__, max.__class__
+    if (min is not None or max is not None) and (
+            min is None or lo is float and -_FLOAT32_MAX <= min <= _FLOAT32_MAX
+            or lo is int and -_EXACT <= min <= _EXACT) and (
+            max is None or hi is float and -_FLOAT32_MAX <= max <= _FLOAT32_MAX
+            or hi is int and -_EXACT <= max <= _EXACT):
+        out = _fused_clamp(input, min, max)
+        if out is not None:
+            return out
     tensors, dtype = _clamp_args("clamp", input, min, max)
     bounds = [b for b in (min, max) if b is not None]
     shape = broadcast_shapes(input._sizes, *map(shape_of, bounds))

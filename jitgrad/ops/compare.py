@@ -18,7 +18,8 @@ from ..autograd.node import Grads, SavingNode
 from ..geometry import broadcast_shapes
 from ..tensor import Tensor
 from .operands import (
-    array_of, as_array, binary, broadcast_shape, new_output, new_tensor, result_type, shape_of, wrapped_operand,
+    array_of, as_array, binary, broadcast_shape, fresh_result, lean_data, new_output, new_tensor, result_type,
+    shape_of, wrapped_operand,
 )
 
 _BOOL = dtypes.bool_
@@ -26,6 +27,11 @@ _BOOL = dtypes.bool_
 
 def compare(ufunc: np.ufunc, a: Any, b: Any) -> Tensor:
     """``ufunc(a, b)`` as a bool tensor, comparing in the promoted dtype of ``a`` and ``b``."""
+    x = lean_data(a)
+    if x is not None:  # Note [Lean elementwise path] in operands.py: flat buffers
+        y = _lean_operand(b, a._sizes, x.dtype)
+        if y is not None:
+            return fresh_result(ufunc(x, y), a._sizes, a._strides)
     dtype = result_type(a, b, op=ufunc.__name__)
     out, view = new_output(broadcast_shape(a, b), _BOOL, (a, b))  # laid out as its operands
     try:
@@ -35,6 +41,25 @@ def compare(ufunc: np.ufunc, a: Any, b: Any) -> Tensor:
         ufunc(wrapped_operand(a, dtype, op), wrapped_operand(b, dtype, op), out=view,
               signature=(dtype, dtype, _BOOL), casting="unsafe")
     return out
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _lean_operand(b: Any, sizes: tuple[int, ...], dtype: np.dtype) -> Any:
+    """The other operand of a lean comparison or ``where`` with a tensor on the lean path of
+    ``sizes`` and ``dtype``: a tensor of those (its flat buffer), a float within float32's
+    range (``where`` checks that it fits) or an int up to 2**24 (exact in either dtype:
+    NumPy converts a Python number to the loop's dtype, as the general path's ``dtype``
+    does); else None."""
+    kind = b.__class__
+    if kind is Tensor:
+        if b._sizes == sizes and b._storage.buffer.dtype is dtype:
+            return lean_data(b)
+        return None
+    if kind is float and -_FLOAT32_MAX <= b <= _FLOAT32_MAX or kind is int and -(2**24) <= b <= 2**24:
+        return b
+    return None
 
 
 def _operand(op: str, x: Any) -> None:
@@ -200,21 +225,39 @@ def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING) -> An
             "where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{condition.dtype.name}"
         )
-    _operand("where", input)
-    _operand("where", other)
-    dtype = result_type(input, other, op="where")
-    for x in (input, other) if dtype != dtypes.float16 else ():  # (PyTorch's Half: unchecked)
-        if not isinstance(x, Tensor):
-            dtypes.check_scalar_fits("where", x, dtype)
-    shape = broadcast_shapes(condition._sizes, shape_of(input), shape_of(other))
-    out, view = new_output(shape, dtype, (condition, input, other))
-    np.copyto(view, wrapped_operand(other, dtype, "where"), casting="unsafe")  # (uint8: -1 is 255)
-    np.copyto(view, wrapped_operand(input, dtype, "where"), casting="unsafe", where=array_of(condition))
+    out = _lean_where(condition, input, other)
+    if out is None:
+        _operand("where", input)
+        _operand("where", other)
+        dtype = result_type(input, other, op="where")
+        for x in (input, other) if dtype != dtypes.float16 else ():  # (PyTorch's Half: unchecked)
+            if not isinstance(x, Tensor):
+                dtypes.check_scalar_fits("where", x, dtype)
+        shape = broadcast_shapes(condition._sizes, shape_of(input), shape_of(other))
+        out, view = new_output(shape, dtype, (condition, input, other))
+        np.copyto(view, wrapped_operand(other, dtype, "where"), casting="unsafe")  # (uint8: -1 is 255)
+        np.copyto(view, wrapped_operand(input, dtype, "where"), casting="unsafe", where=array_of(condition))
     if needs_grad(input, other):
         node = WhereBackward0()
         record(node, (_tensor(input), _tensor(other)), (out,))
         node.save(condition)
     return out
+
+
+def _lean_where(condition: Tensor, input: Any, other: Any) -> Tensor | None:
+    """``where`` on the lean path (Note [Lean elementwise path] in ``operands.py``): a
+    tensor ``input`` on it, a contiguous condition of its sizes and the other operand of
+    ``_lean_operand``, selected by ``np.where`` on their flat buffers (a copy of either's
+    elements, as the general path's two ``copyto``); None otherwise."""
+    x = lean_data(input)
+    if x is None or condition._sizes != input._sizes or condition._strides != input._strides:
+        return None
+    y = _lean_operand(other, input._sizes, x.dtype)
+    if y is None:
+        return None
+    start = condition._offset
+    mask = condition._storage.buffer[start:start + len(x)]
+    return fresh_result(np.where(mask, x, y), input._sizes, input._strides)
 
 
 def where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:

@@ -32,7 +32,7 @@ from .operands import (
 )
 from .inplace import apply_inplace, check_inplace_operands, original
 from . import fused
-from .fused import fused_unary
+from .fused import fused_binary, fused_unary
 
 # what the derivative formulas read (bit flags)
 NOTHING, SELF, RESULT = 0, 1, 2
@@ -243,7 +243,7 @@ class Pointwise:
         if self.arity == 1 and not self.params:  # (no argument packing: per-op overhead)
             def function(input: Tensor) -> Tensor:
                 return call_pointwise(decl, (input,))
-            if self.ufunc and self.saves != BOTH:
+            if self.saves != BOTH:
                 # Note [Fused per-op path] in fused.py, else ``call_pointwise`` (named as the
                 # op, for its errors)
                 function.__name__ = function.__qualname__ = self.name
@@ -251,8 +251,18 @@ class Pointwise:
                                        _FUSED_SAVES[self.saves], self._unary_dtypes, otherwise=function)
                 function.__signature__ = self._signature(False)  # type: ignore[attr-defined]
         elif self.arity == 2 and not self.params:
-            def function(input: Any, other: Any) -> Tensor:  # type: ignore[misc]
-                return call_pointwise(decl, (input, other))
+            if self.ufunc and self.tensors_only and self.saves == SELF and self.reads is None and \
+                    self.check is None and self.dtype_rule in (SAME, FLOATING) and self.differentiable:
+                def general(input: Any, other: Any, lean: bool = True) -> Tensor:
+                    return call_pointwise(decl, (input, other))
+                # Note [Fused per-op path] in fused.py (two tensors of one float dtype: that
+                # dtype), else ``call_pointwise`` (named as the op, for its errors)
+                general.__name__ = general.__qualname__ = self.name
+                function = fused_binary(self.forward, self.node, fused.INPUTS, otherwise=general,
+                                        tensors_only=True)
+            else:
+                def function(input: Any, other: Any) -> Tensor:  # type: ignore[misc]
+                    return call_pointwise(decl, (input, other))
             function.__signature__ = self._signature(False)  # type: ignore[attr-defined]
         else:
             def function(*args: Any, **params: Any) -> Tensor:

@@ -8,8 +8,15 @@ In a small-op loop (a DP table, a time stepper) the arithmetic itself is ~0.3 us
 the rest of an op was Python glue between small helpers (``lean_data``, ``fresh_result``,
 ``Storage._fresh``, ``Tensor._make``, ``needs_grad``, ``Node.__init__``, ``record``,
 ``grad_accumulator``, ``SavingNode.save``), each a frame. Three templates, one per kind
-of op — ``fused_binary`` (add, sub, rsub, mul, div), ``fused_unary`` (the declared unary
-ufunc ops: neg, exp, sin, ...) and ``fused_total`` (sum and mean of every element) — make
+of op — ``fused_binary`` (add, sub, rsub, mul, div; and the declared ufunc ops of two
+tensors whose node saves both, with no number branch: maximum, minimum, atan2, logaddexp),
+``fused_unary`` (the declared unary ops without parameters: neg, exp, sin, ... with a ufunc
+as forward, sigmoid, relu, ... with a function of a ufunc's ``out=``/``dtype=`` convention,
+as softmax and log_softmax of a 1-D tensor; and ops of one tensor and numbers that become
+its node's fields, the numbers checked by the op's function before the call: ``tensor **
+number``, ``clamp`` with number bounds) and ``fused_total`` (sum and mean of every element,
+or over one int dim: ``m.sum(1)``, ``x.mean(0, keepdim=True)``; max and min of every
+element) — make
 one function per op from its declaration (the ufunc, the node class, what the node saves)
 that writes those helpers' bodies out for the common case of Note [Lean elementwise path]: the operand exactly ``Tensor``,
 float32/float64 (``operands.LEAN_DTYPES``: the tests' ``general()`` switch turns this path
@@ -42,11 +49,15 @@ path's, and the values and gradients with PyTorch's. If you add a slot to Tensor
 change the written-out copies here too (each template has its own: a shared helper is a
 frame, ~5% of an op): that test fails until you do.
 
-The dunders (``Tensor.__mul__``, ...), the declared unary ufunc ops (``jitgrad.exp``,
-``Tensor.exp``) and ``Tensor.sum``/``Tensor.mean`` are these functions themselves (each
+The dunders (``Tensor.__mul__``, ...), the declared unary ops (``jitgrad.exp``,
+``Tensor.sigmoid``) and ``Tensor.sum``/``Tensor.mean`` are these functions themselves (each
 hands any other argument to its op's function, which raises that function's errors); the
-public binary functions (``add`` with its ``alpha``, ``div`` with its ``rounding_mode``)
-and ``jitgrad.sum``/``mean`` call them.
+public binary functions (``add`` with its ``alpha``, ``div`` with its ``rounding_mode``),
+``jitgrad.sum``/``mean``, ``max``/``min``, ``softmax``/``log_softmax`` (a 1-D tensor, no
+``dtype``), ``pow`` (``__pow__``, ``square``) and ``clamp`` (``clamp_min``, ``clip``) call
+them, ``pow`` for an int or float exponent (an int in int32's range), ``clamp`` for bounds
+that are None, floats within float32's range (no overflow error) or ints up to 2**24
+(exact in either dtype); on None they go on to their general path.
 
 NumPy's floating-point warnings are silenced around the call, as everywhere: the call
 runs in a context where ``QUIET`` is set (``_quiet.QUIET_RUN``, ~0.2 us less than setting
@@ -87,6 +98,7 @@ PRODUCT = 1  # mul: (input if other needs a gradient, other if input needs one)
 QUOTIENT = 2  # div: (input if other needs a gradient, other)
 INPUT = 3  # a unary op reading its input
 RESULT = 4  # a unary op reading its result (``SavingNode.save_result``)
+INPUTS = 5  # a declared binary op reading both inputs: (input, other)
 
 _NONE2 = (None, None)
 _weak = weakref.ref
@@ -189,13 +201,14 @@ Fused = Callable[..., "Tensor | None"]
 
 def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, *,
                  reflected: bool = False, otherwise: Callable[..., Tensor] | None = None,
-                 keywords: Callable[..., Tensor] | None = None) -> Fused:
+                 keywords: Callable[..., Tensor] | None = None, tensors_only: bool = False) -> Fused:
     """``op(input, other)``: ``ufunc(input, other)`` with ``node_class`` as its backward (edges
     to both) on the fused path; else ``otherwise(input, other)`` (None: returns None).
     ``reflected``: ``ufunc(other, input)`` for a number ``other``, with one edge, to
     ``input`` (``rsub``). ``keywords``: the public function a call with its keyword
     (``alpha``, ``rounding_mode``) goes to, as PyTorch's ``x.__add__(y, alpha=2)`` does; a
-    keyword the op does not take gives ``NotImplemented``, as PyTorch's dunders."""
+    keyword the op does not take gives ``NotImplemented``, as PyTorch's dunders.
+    ``tensors_only``: a number ``other`` goes to ``otherwise`` (which refuses it)."""
     decline = _declined if otherwise is None else otherwise
     pair = not reflected  # (two edges)
     takes = frozenset() if keywords is None else frozenset(inspect.signature(keywords).parameters)
@@ -209,6 +222,8 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         if alpha is not _UNSET or rounding_mode is not _UNSET:
             given = {k: v for k, v in (("alpha", alpha), ("rounding_mode", rounding_mode)) if v is not _UNSET}
             if keywords is None or not takes.issuperset(given):
+                if tensors_only:  # (a declared function, not a dunder: Python's error)
+                    raise TypeError(f"{decline.__name__}() got an unexpected keyword argument '{min(given)}'")
                 return NotImplemented  # type: ignore[no-any-return]
             return keywords(input, other, **given)
         if input.__class__ is not Tensor or _tracing.ACTIVE is not None:
@@ -287,7 +302,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                         y = data[start:start + other_form[1]:other_form[0]]
                     else:
                         y = _ndarray(own, dtype, data, start * data.itemsize, other_form)
-        elif operand is float or operand is int and -(2**63) <= other < 2**63:
+        elif (operand is float or operand is int and -(2**63) <= other < 2**63) and not tensors_only:
             y = other
             if dtype is _FLOAT64:  # (NumPy takes a float64 0-d array faster than a Python number)
                 y = _NUMBERS.get(other) or _number(other)
@@ -412,8 +427,8 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
             node._compact = (None, other if first[0] is not None or saves == QUOTIENT else None)
             node._codes = _NONE2
             return out
-        a = input if second[0] is not None else None
-        b = other if first[0] is not None or saves == QUOTIENT else None
+        a = input if second[0] is not None or saves == INPUTS else None
+        b = other if first[0] is not None or saves == QUOTIENT or saves == INPUTS else None
         if anomaly_mode.enabled or SAVED_HOOKS.stack or (a is not None and input._storage.inference) or (
                 b is not None and other._storage.inference):
             node.save(a, b)  # (the general form: SavedTensors, packed; refused, or saved as such)
@@ -459,29 +474,45 @@ _BINARY_SIGNATURE = inspect.Signature(
     return_annotation="Tensor")
 
 
-def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
-                dtypes_of: dict[Any, Any], otherwise: Callable[..., Tensor] | None = None) -> Fused:
+def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
+                dtypes_of: dict[Any, Any] | None, otherwise: Callable[..., Tensor] | None = None, *,
+                fields: tuple[str, ...] = ()) -> Fused:
     """``op(input)``: ``forward(input)`` with ``node_class`` as its backward (None: not
     differentiable) on the fused path; else ``otherwise(input)`` (None: returns None).
-    ``dtypes_of``: the op's memoised dtype rule (``Pointwise._unary_dtypes``); the path is
-    taken for an input dtype it keeps."""
+    ``forward``: a ufunc, or a function with a ufunc's ``out=``/``dtype=`` convention (a
+    declared op's: ``forward(x, out=, dtype=, casting="unsafe")`` into a new buffer, as
+    ``call_pointwise``'s lean path). ``dtypes_of``: the op's memoised dtype rule
+    (``Pointwise._unary_dtypes``); the path is taken for an input dtype it keeps.
+    ``fields``: ``op(input, a[, b])`` with numbers the caller has checked (the result has the
+    input's dtype; ``dtypes_of`` None): ``forward(x, a[, b], out, dtype)``, and the node gets
+    them as its ``fields`` (``pow``'s ``exponent``, ``clamp``'s ``min`` and ``max``), as its
+    ``__init__`` sets them."""
     silent = forward is np.negative or forward is np.absolute  # (never raise a floating-point flag)
+    ufunc = isinstance(forward, np.ufunc) and not fields
+    numbers = len(fields)
+    first_field = fields[0] if fields else ""
+    second_field = fields[1] if numbers > 1 else ""
+    empty = np.empty
 
-    def decline(input: Any, other: Any) -> Tensor | None:
+    def decline(input: Any, other: Any, third: Any = _NO_OTHER) -> Tensor | None:
         if otherwise is None:
             return None
+        if third is not _NO_OTHER:
+            return otherwise(input, other, third)
         return otherwise(input) if other is _NO_OTHER else otherwise(input, other)  # (its error)
 
-    def fused(input: Any, other: Any = _NO_OTHER) -> Tensor | None:
-        if input.__class__ is not Tensor or _tracing.ACTIVE is not None or other is not _NO_OTHER:
-            return decline(input, other)
+    def fused(input: Any, other: Any = _NO_OTHER, third: Any = _NO_OTHER) -> Tensor | None:
+        if input.__class__ is not Tensor or _tracing.ACTIVE is not None or (
+                other is not _NO_OTHER or third is not _NO_OTHER) is not bool(numbers):
+            return decline(input, other, third)
         buffer = input._storage.buffer
         dtype = buffer.dtype
         if dtype not in operands.LEAN_DTYPES:
-            return decline(input, other)
-        rule = dtypes_of.get(dtype)  # (compute dtype, result dtype)
-        if rule is None or rule[0] is not dtype or rule[1] is not dtype:
-            return decline(input, other)
+            return decline(input, other, third)
+        if dtypes_of is not None:
+            rule = dtypes_of.get(dtype)  # (compute dtype, result dtype)
+            if rule is None or rule[0] is not dtype or rule[1] is not dtype:
+                return decline(input, other, third)
         sizes = input._sizes
         by_sizes = _PLANS.get(dtype)
         plan = None if by_sizes is None else by_sizes.get(sizes)
@@ -489,16 +520,29 @@ def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
             plan = _plan(sizes, dtype)
         strides, n, meta, _ = plan
         if input._strides != strides or not n:
-            return decline(input, other)
+            return decline(input, other, third)
         start = input._offset
         x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
         if silent:
             values = forward(x)
-        else:
+        elif ufunc:
             try:
                 values = QUIET_RUN(forward, x)
             except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
                 values = quiet_call(forward, x)
+        elif not numbers:
+            values = empty(n, dtype)
+            try:
+                QUIET_RUN(forward, x, out=values, dtype=dtype, casting="unsafe")
+            except RuntimeError:
+                quiet_call(forward, x, out=values, dtype=dtype, casting="unsafe")
+        else:
+            values = empty(n, dtype)
+            args = (x, other, values, dtype) if numbers == 1 else (x, other, third, values, dtype)
+            try:
+                QUIET_RUN(forward, *args)
+            except RuntimeError:
+                quiet_call(forward, *args)
         # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
         storage = _new(Storage)
         storage.buffer = values
@@ -532,7 +576,7 @@ def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
                 return out  # (a view without history needing no gradient: as ``fused_binary``)
             if not needs_grad(input):
                 return out
-            node = record(node_class(), (input,), (out,))
+            node = record(node_class(*(other, third)[:numbers]), (input,), (out,))
         else:
             if fn is not None:
                 first = (fn, input._output_nr)
@@ -560,6 +604,10 @@ def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
             node.next_functions = (first,)
             node.input_metadata = meta
             out._grad_fn = node
+            if numbers:  # (the node's ``__init__``'s fields: after ``record`` on the general path)
+                setattr(node, first_field, other)
+                if numbers > 1:
+                    setattr(node, second_field, third)
         if not saves:
             return out
         if saves == RESULT:  # ``SavingNode.save_result``, written out
@@ -583,27 +631,63 @@ def fused_unary(forward: np.ufunc, node_class: type[Node] | None, saves: int,
     return fused
 
 
+# ``fused_total``'s plans of a reduction over one dim: by dtype, then by ``(sizes, dim,
+# keepdim)``: None for a dim out of range (the general path raises), else ``(dims, result
+# sizes, their contiguous strides, the shape NumPy writes the flat result buffer as (None:
+# the buffer itself), the result's node metadata, the count a mean divides by)``. Bounded.
+_REDUCTIONS: dict[np.dtype, dict[tuple[Any, ...], Any]] = {
+    np.dtype(np.float32): {}, np.dtype(np.float64): {}}
+
+
+def _reduction_plan(key: tuple[Any, ...], dtype: np.dtype) -> Any:
+    sizes, dim, keepdim = key
+    ndim = len(sizes)
+    plan = None
+    if ndim and -ndim <= dim < ndim:  # (``reduce_dims``' test; a 0-d tensor: the general path)
+        dim %= ndim
+        kept = sizes[:dim] + (1,) + sizes[dim + 1:]
+        result = kept if keepdim else sizes[:dim] + sizes[dim + 1:]
+        by_result = _plan(result, dtype)
+        plan = ((dim,), result, by_result[0], None if len(kept) == 1 or len(result) == 1 else kept,
+                by_result[2], sizes[dim])
+    table = _REDUCTIONS[dtype]
+    if len(table) < 4096:
+        table[key] = plan
+    return plan
+
+
 def fused_total(node_class: type[Node], mean: bool = False,
-                otherwise: Callable[..., Tensor] | None = None) -> Fused:
+                otherwise: Callable[..., Tensor] | None = None, by_dim: type[Node] | None = None,
+                extreme: np.ufunc | None = None) -> Fused:
     """``op(self, dim=None, keepdim=False, *, dtype=None)``: without ``dim``, ``keepdim`` and
     ``dtype``, the 0-d sum (``mean``: mean) of every element, summed as ``np.add.reduce``
     sums (the general path's order), with ``node_class(self's sizes)`` as its backward, on
-    the fused path; else ``otherwise(self, dim, keepdim, ..., dtype=dtype)`` (the op's
-    function, named and signed as it: its errors; None: returns None)."""
-    reduce = np.add.reduce
+    the fused path; with ``by_dim`` (``SumBackward1``), also over one ``dim`` (an int; a bool
+    ``keepdim``), as the general path reduces the N-d array, with ``by_dim(self's sizes,
+    (dim,), keepdim)``; else ``otherwise(self, dim, keepdim, ..., dtype=dtype)`` (the op's
+    function, named and signed as it: its errors; None: returns None). ``extreme``
+    (``np.maximum``, ``np.minimum``): ``max()``/``min()``, that ufunc's reduction of every
+    element, with ``node_class()`` saving the input and the result (``SavingNode.save``'s
+    general form: a saved output has no compact form)."""
+    reduce = np.add.reduce if extreme is None else extreme.reduce
+    empty = np.empty
+
+    def decline(input: Any, dim: Any, keepdim: Any, args: tuple[Any, ...], dtype: Any) -> Tensor | None:
+        if otherwise is None:
+            return None
+        return otherwise(input, dim, keepdim, *args) if dtype is None else \
+            otherwise(input, dim, keepdim, *args, dtype=dtype)  # (its errors, as called)
 
     def fused(self: Any, dim: Any = None, keepdim: Any = False, *args: Any, dtype: Any = None) -> Tensor | None:
         input = self
-        if (input.__class__ is not Tensor or _tracing.ACTIVE is not None or dim is not None or keepdim
-                or args or dtype is not None):
-            if otherwise is None:
-                return None
-            return otherwise(input, dim, keepdim, *args) if dtype is None else \
-                otherwise(input, dim, keepdim, *args, dtype=dtype)  # (its errors, as called)
+        if input.__class__ is not Tensor or _tracing.ACTIVE is not None or args or dtype is not None or (
+                keepdim if dim is None else by_dim is None or dim.__class__ is not int or (
+                    keepdim is not False and keepdim is not True)):
+            return decline(input, dim, keepdim, args, dtype)
         buffer = input._storage.buffer
         dtype = buffer.dtype
         if dtype not in operands.LEAN_DTYPES:
-            return None if otherwise is None else otherwise(input)
+            return decline(input, dim, keepdim, args, None)
         sizes = input._sizes
         by_sizes = _PLANS.get(dtype)
         plan = None if by_sizes is None else by_sizes.get(sizes)
@@ -611,18 +695,40 @@ def fused_total(node_class: type[Node], mean: bool = False,
             plan = _plan(sizes, dtype)
         strides, n, in_meta, meta = plan
         if input._strides != strides or not n:
-            return None if otherwise is None else otherwise(input)
+            return decline(input, dim, keepdim, args, None)
         start = input._offset
         x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
-        try:
-            values = QUIET_RUN(reduce, x, 0, None, None, True)  # (keepdims: a 1-element buffer)
-        except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
-            values = quiet_call(reduce, x, 0, None, None, True)
+        if dim is None:
+            count = n
+            result = result_strides = ()
+            try:
+                values = QUIET_RUN(reduce, x, 0, None, None, True)  # (keepdims: a 1-element buffer)
+            except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+                values = quiet_call(reduce, x, 0, None, None, True)
+        else:
+            key = (sizes, dim, keepdim)
+            reduction = _REDUCTIONS[dtype].get(key) or _reduction_plan(key, dtype)
+            if reduction is None:
+                return decline(input, dim, keepdim, args, None)
+            dims, result, result_strides, shape, meta, count = reduction
+            if len(sizes) == 1:  # (as every element: ``reduce`` of the flat buffer)
+                try:
+                    values = QUIET_RUN(reduce, x, 0, None, None, True)
+                except RuntimeError:
+                    values = quiet_call(reduce, x, 0, None, None, True)
+            else:  # ``sum``'s ``reduce(array_of(self), dims, ...)``, into a flat buffer
+                values = empty(n // count, dtype)
+                array = x.reshape(sizes)
+                into = values if shape is None else values.reshape(shape)
+                try:
+                    QUIET_RUN(reduce, array, dims, None, into, shape is not None)
+                except RuntimeError:
+                    quiet_call(reduce, array, dims, None, into, shape is not None)
         if mean:
             try:
-                QUIET_RUN(_divide, values, n, values)  # (in place)
+                QUIET_RUN(_divide, values, count, values)  # (in place)
             except RuntimeError:
-                quiet_call(_divide, values, n, values)
+                quiet_call(_divide, values, count, values)
         # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
         storage = _new(Storage)
         storage.buffer = values
@@ -631,8 +737,8 @@ def fused_total(node_class: type[Node], mean: bool = False,
         storage.resizable = True
         out = _new(Tensor)
         out._storage = storage
-        out._sizes = ()
-        out._strides = ()
+        out._sizes = result
+        out._strides = result_strides
         out._offset = 0
         out._base = None
         out._requires_grad = False
@@ -655,7 +761,12 @@ def fused_total(node_class: type[Node], mean: bool = False,
                     0 if (counter := input._storage._counter) is None else counter.value):
                 return out  # (a view without history needing no gradient: as ``fused_binary``)
             if needs_grad(input):
-                record(node_class(sizes), (input,), (out,))
+                if extreme is not None:
+                    node = record(node_class(), (input,), (out,))
+                    node.save(input, out, outputs=(out,))  # type: ignore[attr-defined]
+                    return out
+                record(node_class(sizes) if dim is None else by_dim(sizes, dims, keepdim),  # type: ignore[misc]
+                       (input,), (out,))
             return out
         if fn is not None:
             first = (fn, input._output_nr)
@@ -676,19 +787,28 @@ def fused_total(node_class: type[Node], mean: bool = False,
             first = (acc, 0)
         else:
             return out
-        node = _new(node_class)
+        node = _new(node_class if dim is None else by_dim)
         node.sequence_nr = _next_sequence_nr()
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
             anomaly_mode.record_creation(node.metadata)
         node.next_functions = (first,)
         node.input_metadata = meta
-        node.input_sizes = sizes  # type: ignore[attr-defined]  # (``SumBackward0.__init__``: every dim)
-        node._dims = None  # type: ignore[attr-defined]
         out._grad_fn = node
+        if extreme is not None:
+            node.save(input, out, outputs=(out,))  # type: ignore[attr-defined]
+            return out
+        node.input_sizes = sizes  # type: ignore[attr-defined]  # (``SumBackward0.__init__``)
+        if dim is None:
+            node._dims = None  # type: ignore[attr-defined]  # (every dim)
+        else:
+            node._dims = dims  # type: ignore[attr-defined]
+            if keepdim:
+                node.keepdim = True  # type: ignore[attr-defined]
         return out
 
     if otherwise is None:
-        fused.__name__ = fused.__qualname__ = "fused_mean" if mean else "fused_sum"
+        fused.__name__ = fused.__qualname__ = "fused_" + (
+            "mean" if mean else "sum" if extreme is None else extreme.__name__)
     else:  # (as bound: Tensor.sum, tensor.pyi)
         fused.__name__ = fused.__qualname__ = otherwise.__name__
         fused.__doc__ = otherwise.__doc__

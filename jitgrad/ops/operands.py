@@ -185,9 +185,11 @@ def array_of(t: Tensor) -> np.ndarray:
 # The paths:
 # - Elementwise (this file: ``lean_data``, ``lean_binary``, ``lean_strided``): described
 #   below. tests/test_lean_paths.py, test_lean_broadcast.py.
-# - Fused per-op (``fused.py``): add/sub/rsub/mul/div, the declared unary ufunc ops and full
-#   sums/means, each one function made from a template that writes the elementwise path
-#   and the graph bookkeeping out. tests/test_fused_ops.py.
+# - Fused per-op (``fused.py``): add/sub/rsub/mul/div and the declared binary ops of two
+#   tensors, the declared unary ops (with number arguments: ``x ** 2``, ``clamp``), sums,
+#   means and max/min of every element or over one dim, softmax: each one function made
+#   from a template that writes the elementwise path and the graph bookkeeping out.
+#   tests/test_fused_ops.py.
 # - Joins (``stacking.py``): ``cat`` and ``stack`` of small same-dtype tensors, with a plan
 #   per inputs' sizes. tests/test_fused_join.py.
 # - Plain views (``view_ops._plain_view``, ``getitem``): ``x[i, j]``, ``x[1:, 2:]``,
@@ -213,8 +215,10 @@ def array_of(t: Tensor) -> np.ndarray:
 # dims by its operands' strides, a 1-D operand, broadcast, never tells two dims apart, and
 # a row-major one keeps them. Other dtypes, transposed or expanded operands and numbers
 # NumPy refuses take the general path. The same holds for declared unary ops
-# (``declare.call_pointwise``), ``sum``/``mean`` of every element and
-# ``logsumexp``/``softmax``/``log_softmax`` over one dim (``reduction.py``). What is left
+# (``declare.call_pointwise``), ``sum``/``mean`` of every element,
+# ``max``/``min`` of every element, ``logsumexp``/``softmax``/``log_softmax`` over one dim
+# (``reduction.py``), comparisons and ``where`` with a tensor of that shape or a number
+# (``compare.py``: a bool result, or ``np.where``'s copy of either operand's elements). What is left
 # per op is Python's: the result's Tensor and Storage, the node, its edges (``record``),
 # and the NumPy call; the fused per-op path writes those out for the commonest cases.
 # float16 stays on the general path: NumPy may pick another loop for it with and without

@@ -42,8 +42,26 @@ def _numba(name: str) -> Any:
     return forward
 
 
+def _constants(dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    zero, one = np.zeros((), dtype), np.ones((), dtype)
+    zero.flags.writeable = one.flags.writeable = False
+    return zero, one
+
+
+# 0 and 1 as read-only 0-d arrays of the dtypes of the lean and fused paths, for forwards
+# computing in their input's dtype: NumPy takes one ~0.15 us faster than a Python number
+# (which it converts to the loop's dtype: the same value, exact in either), and a positional
+# ``out`` faster than keywords
+ZERO_ONE = {np.dtype(t): _constants(t) for t in (np.float32, np.float64)}
+
+
 def _np_sigmoid(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
     """``1 / (1 + exp(-x))``, the way PyTorch computes it."""
+    if x.dtype is dtype and out.dtype is dtype and dtype in ZERO_ONE:
+        np.negative(x, out)
+        np.exp(out, out)
+        np.add(out, ZERO_ONE[dtype][1], out)
+        return np.reciprocal(out, out)
     np.negative(x, out=out, dtype=dtype, casting=casting)
     np.exp(out, out=out)
     np.add(out, 1, out=out)

@@ -25,6 +25,9 @@ from .elementwise import check_inplace_operands, compute, mul, original, sub
 from .inplace import apply_inplace
 from .structure import to_dtype
 from .pointwise import log
+from .fused import INPUT, fused_unary
+
+_INT32 = 2**31
 
 
 def _pow_dtype(base: Any, exponent: Any) -> np.dtype:
@@ -146,7 +149,16 @@ class PowBackward2(SavingNode):
         return (mul(grads[0], scaled),)
 
 
+# Note [Fused per-op path] in fused.py: ``tensor ** number`` of a float tensor (its dtype)
+_fused_pow = fused_unary(_np_power, PowBackward0, INPUT, None, fields=("exponent",))
+
+
 def pow(input: Any, exponent: Any) -> Tensor:
+    kind = exponent.__class__
+    if kind is float or kind is int and -_INT32 < exponent < _INT32:
+        out = _fused_pow(input, exponent)
+        if out is not None:
+            return out
     dtype = _pow_dtype(input, exponent)
     # laid out as PyTorch's TensorIterator would: a number exponent is no operand; a number
     # base makes a contiguous result (``pow(Scalar, Tensor)``)

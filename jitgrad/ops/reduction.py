@@ -21,7 +21,7 @@ from ..geometry.strided import numel, wrap_dim
 from .._quiet import IGNORE_ALL, QUIET, QUIET_RUN, quiet, quiet_call
 from ..tensor import Tensor
 from .operands import array_of, fresh_result, from_result, layout, lean_data
-from .fused import fused_total
+from .fused import RESULT, fused_total, fused_unary
 from .elementwise import div, maximum, minimum, mul, sub
 from .index_ops import index_put_zeros
 from .pointwise import exp
@@ -119,7 +119,8 @@ def _lean_total(self: Tensor) -> Tensor | None:
     return fresh_result(values, (), ())
 
 
-_add_reduce, _true_divide = np.add.reduce, np.true_divide
+_add_reduce, _true_divide, _multiply, _subtract = np.add.reduce, np.true_divide, np.multiply, np.subtract
+_maximum_reduce, _minimum_reduce = np.maximum.reduce, np.minimum.reduce
 
 
 def _all_dims(ndim: int) -> tuple[int, ...]:
@@ -167,7 +168,7 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None)
 
 
 # ``Tensor.sum``: Note [Fused per-op path] first, in the method itself (``x.sum()``)
-sum_method = fused_total(SumBackward0, otherwise=sum)
+sum_method = fused_total(SumBackward0, otherwise=sum, by_dim=SumBackward1)
 
 
 def sum_to(self: Tensor, shape: Sequence[int]) -> Tensor:
@@ -250,7 +251,7 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
 
 
 # ``Tensor.mean``: Note [Fused per-op path] first, in the method itself (``x.mean()``)
-mean_method = fused_total(MeanBackward0, mean=True, otherwise=mean)
+mean_method = fused_total(MeanBackward0, mean=True, otherwise=mean, by_dim=MeanBackward1)
 
 
 # -- max / min -------------------------------------------------------------------------------
@@ -363,8 +364,15 @@ def _extreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
         return (maximum if op == "max" else minimum)(self, dim)
     reduce, arg = (np.max, np.argmax) if op == "max" else (np.min, np.argmin)
     if dim is None:
-        _check_nonempty(op, self, (), explicit=False)
-        out = from_result(np.asarray(reduce(self.numpy())))
+        x = lean_data(self)
+        if x is not None and len(x):  # Note [Lean elementwise path]: the flat buffer, its one
+            # loop (``np.max`` of a contiguous array collapses its dims into it), into the
+            # result's own one-element buffer
+            extreme = _maximum_reduce if op == "max" else _minimum_reduce
+            out = fresh_result(extreme(x, 0, None, None, True), (), ())
+        else:
+            _check_nonempty(op, self, (), explicit=False)
+            out = from_result(np.asarray(reduce(self.numpy())))
         if needs_grad(self):
             node = (MaxBackward1 if op == "max" else MinBackward1)()
             record(node, (self,), (out,))
@@ -392,11 +400,24 @@ def _extreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
 def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """``max()`` (a 0-d tensor) or ``max(dim)`` (``(values, indices)``: on ties the first
     index of the maximum; the first nan, if there is one, wins)."""
+    if dim is None and keepdim is False:
+        out = _fused_max(self)  # Note [Fused per-op path]
+        if out is not None:
+            return out
     return _extreme("max", self, dim, keepdim)
 
 
 def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    if dim is None and keepdim is False:
+        out = _fused_min(self)  # Note [Fused per-op path]
+        if out is not None:
+            return out
     return _extreme("min", self, dim, keepdim)
+
+
+# (the lean path's reduction, ``_extreme``'s, written out)
+_fused_max = fused_total(MaxBackward1, extreme=np.maximum)
+_fused_min = fused_total(MinBackward1, extreme=np.minimum)
 
 
 def _amextreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Tensor:
@@ -623,7 +644,7 @@ def _softmax_out(
         if d:
             node.dim = d  # type: ignore[attr-defined]
         record(node, (self,), (out,))
-        node.save(out, outputs=(out,))
+        node.save_result(out)  # (a fresh result; the fused path's form)
     return out
 
 
@@ -644,10 +665,10 @@ def _softmax_operand(op: str, self: Tensor, dim: Any, dtype: Any) -> tuple[Tenso
     return self, self.numpy().reshape(self._sizes or (1,)), d, False
 
 
-def _log_softmax_values(x: np.ndarray, d: int, lean: bool) -> np.ndarray:
-    """``log_softmax``'s NumPy calls (run quietly)."""
+def _log_softmax_values(x: np.ndarray, d: int, lean: bool, out: np.ndarray | None = None) -> np.ndarray:
+    """``log_softmax``'s NumPy calls (run quietly); into ``out`` if given."""
     shifted = x - _softmax_max(x, d, lean)
-    return shifted - np.log(np.add.reduce(np.exp(shifted), d, None, None, True))
+    return _subtract(shifted, np.log(np.add.reduce(np.exp(shifted), d, None, None, True)), out)
 
 
 def _softmax_max(x: np.ndarray, d: int, lean: bool) -> Any:
@@ -658,8 +679,29 @@ def _softmax_max(x: np.ndarray, d: int, lean: bool) -> Any:
     return np.maximum.reduce(x, d, None, None, True, -np.inf) if m is None else m
 
 
+def _softmax_flat(x: np.ndarray, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
+    """``softmax`` of a 1-D flat buffer on the lean path, into ``out`` (``fused_unary``'s
+    forward)."""
+    return _softmax_values(x, 0, True, out)
+
+
+def _log_softmax_flat(x: np.ndarray, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
+    """``log_softmax`` of a 1-D flat buffer on the lean path, into ``out``."""
+    return _log_softmax_values(x, 0, True, out)
+
+
+# Note [Fused per-op path] in fused.py: a 1-D input (its dim 0: no ``dim`` field on the node)
+_fused_softmax = fused_unary(_softmax_flat, SoftmaxBackward0, RESULT, None)
+_fused_log_softmax = fused_unary(_log_softmax_flat, LogSoftmaxBackward0, RESULT, None)
+
+
 def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x), dim)``, computed after subtracting the max along ``dim``."""
+    if dtype is None and (dim == 0 or dim == -1) and dim.__class__ is int and self.__class__ is Tensor \
+            and len(self._sizes) == 1:
+        out = _fused_softmax(self)
+        if out is not None:
+            return out
     self, x, d, lean = _softmax_operand("softmax", self, dim, dtype)
     try:  # (nan and inf silently, as PyTorch)
         values = QUIET_RUN(_softmax_values, x, d, lean)
@@ -668,20 +710,25 @@ def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     return _softmax_out(SoftmaxBackward0, self, d, values, lean)
 
 
-def _softmax_values(x: np.ndarray, d: int, lean: bool) -> np.ndarray:
-    """``softmax``'s NumPy calls (run quietly)."""
+def _softmax_values(x: np.ndarray, d: int, lean: bool, out: np.ndarray | None = None) -> np.ndarray:
+    """``softmax``'s NumPy calls (run quietly); into ``out`` if given."""
     e = np.exp(x - _softmax_max(x, d, lean))
     if lean and x.ndim == 1:
         # the reciprocal of the sum in Python (float32's too: a float32 quotient rounded
         # from float64's is float32's own), saving an array; NumPy's for a nan sum
         total = np.add.reduce(e).item()
         if total > 0:
-            return e * (1 / total)
-    return e * (1 / np.add.reduce(e, d, None, None, True))  # PyTorch multiplies too
+            return _multiply(e, 1 / total, out)
+    return _multiply(e, 1 / np.add.reduce(e, d, None, None, True), out)  # PyTorch multiplies too
 
 
 def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``x - max - log(sum(exp(x - max), dim))`` along ``dim``."""
+    if dtype is None and (dim == 0 or dim == -1) and dim.__class__ is int and self.__class__ is Tensor \
+            and len(self._sizes) == 1:
+        out = _fused_log_softmax(self)
+        if out is not None:
+            return out
     self, x, d, lean = _softmax_operand("log_softmax", self, dim, dtype)
     try:
         values = QUIET_RUN(_log_softmax_values, x, d, lean)
