@@ -61,7 +61,7 @@ Tensor.detach = views.detach
 #    ops/clamp.py, ops/power.py, ops/compare.py) ------------------------------------------------
 Tensor.add = elementwise.add
 Tensor.add_ = elementwise.add_
-Tensor.__add__ = elementwise.add_operator  # (Note [Fused per-op path] first)
+Tensor.__add__ = elementwise.add_operator  # (the fused per-op path, fused.py, first)
 Tensor.__radd__ = elementwise.add_operator  # s + x is x + s (edges as torch)
 Tensor.__iadd__ = elementwise.add_
 Tensor.sub = elementwise.sub
@@ -247,7 +247,7 @@ Tensor.copysign_ = binary_math.copysign_
 # END GENERATED
 
 # reductions (ops/reduction.py)
-Tensor.sum = reduction.sum_method  # (Note [Fused per-op path] first)
+Tensor.sum = reduction.sum_method  # (the fused per-op path, fused.py, first)
 
 # conversions (ops/structure.py)
 Tensor.to = structure.to
@@ -271,7 +271,7 @@ Tensor.zero_ = assignment.zero_
 # -- reductions, softmax family, matrix products (ops/reduction.py, ops/linalg.py) ----------
 from .ops import linalg  # noqa: E402
 
-Tensor.mean = reduction.mean_method  # (Note [Fused per-op path] first)
+Tensor.mean = reduction.mean_method  # (the fused per-op path, fused.py, first)
 Tensor.max = reduction.max
 Tensor.min = reduction.min
 Tensor.amax = reduction.amax

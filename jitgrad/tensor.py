@@ -36,7 +36,7 @@ class Tensor:
         "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_grad_accumulator", "_hooks",
         "_retains_grad", "_view_meta", "__weakref__",
         # ``((grad_fn, output_nr),)``, the one-edge ``next_functions`` last given to a view of
-        # this tensor, shared by its next views while it is current (Note [Lean plain view]
+        # this tensor, shared by its next views while it is current (the lean plain view in ``view_ops.py``
         # in ops/view_ops.py); set only by the paths that use it: unset until then
         "_edges",
     )

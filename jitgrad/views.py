@@ -1,5 +1,5 @@
-"""View operations on tensors: each returns a Tensor on the same storage (Note [Views share
-storage] in ``tensor.py``). The geometry rules live in ``geometry/views.py``.
+"""View operations on tensors: each returns a Tensor on the same storage (what a view is:
+``tensor.py``'s docstring). The geometry rules live in ``geometry/views.py``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The fused per-op path (Note [Fused per-op path] in ``jitgrad/ops/fused.py``) builds exactly
+"""The fused per-op path (the fused per-op path, ``jitgrad/ops/fused.py``'s docstring) builds exactly
 what the general code builds: every slot of the result's Tensor and Storage, of the node
 (``Node.__init__``'s fields, the ones ``record`` sets, the saved values), the edges, the
 AccumulateGrad of a leaf, and the same values, errors and gradients; and what PyTorch gives.

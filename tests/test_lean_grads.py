@@ -1,4 +1,4 @@
-"""Note [Lean backward formulas] (``jitgrad/ops/lean_grads.py``): the backward of ``a * b``,
+"""The lean backward formulas (``jitgrad/ops/lean_grads.py``): the backward of ``a * b``,
 ``a / b``, ``a - b`` and ``a * number`` on data, against the general formulas (bit for bit)
 and PyTorch."""
 

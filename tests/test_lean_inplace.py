@@ -410,7 +410,7 @@ def test_strided_binary_matches_general_path_and_pytorch(spec: dict[str, Any]) -
 
 
 def test_strided_binary_is_taken_for_the_heat_stencil() -> None:
-    """The stencil's blocks are viewed by the fused path itself (Note [Fused per-op path]:
+    """The stencil's blocks are viewed by the fused path itself (the fused per-op path (``fused.py``):
     ``lean_strided``'s rule, written out), never handed to ``lean_binary``."""
     from unittest import mock
 

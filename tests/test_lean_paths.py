@@ -1,4 +1,4 @@
-"""The lean eager paths (Note [Lean elementwise path] in ``jitgrad/ops/operands.py``) give
+"""The lean eager paths (Note [Lean paths] in ``jitgrad/ops/operands.py``) give
 exactly what the general paths give: the same values (bit for bit), dtypes, sizes, strides,
 errors, ``grad_fn`` names, ``next_functions``, saved values and gradients; and what PyTorch
 gives. Each program runs twice, with the lean paths on and switched off (``general()``)."""

@@ -2,7 +2,7 @@
 general path and PyTorch.
 
 ``view_ops._plain_view`` records the view's node and ``ViewMeta`` inline when the tensor's
-history is up to date (Note [Lean plain view]). Each program here runs three ways — lean
+history is up to date (the lean plain view in ``view_ops.py``). Each program here runs three ways — lean
 path, general path (``record`` + ``make_view``, as before the lean path) and PyTorch — and
 must give the same graph (node names and edges), view tracking (every ``ViewMeta`` slot,
 ``_base``, ``_is_view``), version counters, errors, values and gradients, with writes

@@ -2,7 +2,7 @@
 ``reorder_dimensions``, ``fast_set_up``): random strided views (size-1 and size-0 dims,
 transposes, gaps, expanded and overlapping dims) through unary ops, binary ops of one shape,
 broadcasting binary ops and ops with a Python number or a 0-d tensor, including the inputs
-the lean paths take (contiguous, row-major blocks; Note [Lean elementwise path])."""
+the lean paths take (contiguous, row-major blocks; Note [Lean paths])."""
 
 from __future__ import annotations
 

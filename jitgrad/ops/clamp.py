@@ -111,7 +111,7 @@ def _tensor_or_none(x: Any) -> Tensor | None:
     return x if isinstance(x, Tensor) else None
 
 
-# Note [Fused per-op path] in fused.py: number bounds of a float tensor that fit float32 (no
+# the fused per-op path (fused.py): number bounds of a float tensor that fit float32 (no
 # overflow error), ints exactly (|b| <= 2**24): NumPy converts them to the loop's dtype
 _fused_clamp = fused_unary(_np_clamp, ClampBackward1, INPUT, None, fields=("min", "max"))
 _FLOAT32_MAX = float(np.finfo(np.float32).max)

@@ -28,7 +28,7 @@ _BOOL = dtypes.bool_
 def compare(ufunc: np.ufunc, a: Any, b: Any) -> Tensor:
     """``ufunc(a, b)`` as a bool tensor, comparing in the promoted dtype of ``a`` and ``b``."""
     x = lean_data(a)
-    if x is not None:  # Note [Lean elementwise path] in operands.py: flat buffers
+    if x is not None:  # Note [Lean paths] in operands.py: flat buffers
         y = _lean_operand(b, a._sizes, x.dtype)
         if y is not None:
             return fresh_result(ufunc(x, y), a._sizes, a._strides)
@@ -245,7 +245,7 @@ def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING) -> An
 
 
 def _lean_where(condition: Tensor, input: Any, other: Any) -> Tensor | None:
-    """``where`` on the lean path (Note [Lean elementwise path] in ``operands.py``): a
+    """``where`` on the lean path (Note [Lean paths] in ``operands.py``): a
     tensor ``input`` on it, a contiguous condition of its sizes and the other operand of
     ``_lean_operand``, selected by ``np.where`` on their flat buffers (a copy of either's
     elements, as the general path's two ``copyto``); None otherwise."""

@@ -244,7 +244,7 @@ class Pointwise:
             def function(input: Tensor) -> Tensor:
                 return call_pointwise(decl, (input,))
             if self.saves != BOTH:
-                # Note [Fused per-op path] in fused.py, else ``call_pointwise`` (named as the
+                # the fused per-op path (fused.py), else ``call_pointwise`` (named as the
                 # op, for its errors)
                 function.__name__ = function.__qualname__ = self.name
                 function = fused_unary(self.forward, self.node if self.differentiable else None,
@@ -255,7 +255,7 @@ class Pointwise:
                     self.check is None and self.dtype_rule in (SAME, FLOATING) and self.differentiable:
                 def general(input: Any, other: Any, lean: bool = True) -> Tensor:
                     return call_pointwise(decl, (input, other))
-                # Note [Fused per-op path] in fused.py (two tensors of one float dtype: that
+                # the fused per-op path (fused.py) (two tensors of one float dtype: that
                 # dtype), else ``call_pointwise`` (named as the op, for its errors)
                 general.__name__ = general.__qualname__ = self.name
                 function = fused_binary(self.forward, self.node, fused.INPUTS, otherwise=general,
@@ -336,7 +336,7 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
                 cache[x._storage.buffer.dtype] = cached
         compute_dtype, dtype = cached
         data = lean_data(x) if compute_dtype is not None else None
-        if data is not None:  # Note [Lean elementwise path] in operands.py: flat buffers
+        if data is not None:  # Note [Lean paths] in operands.py: flat buffers
             forward = decl.forward
             if decl.ufunc and compute_dtype is data.dtype and dtype is compute_dtype:
                 try:  # (the loop ``dtype=`` would choose)

@@ -151,7 +151,7 @@ def _check_sub(a: Any, b: Any) -> None:
         )
 
 
-# ``Tensor.__add__``/``__radd__``: Note [Fused per-op path] first
+# ``Tensor.__add__``/``__radd__``: the fused per-op path (``fused.py``) first
 add_operator = fused_binary(np.add, AddBackward0, otherwise=_add, keywords=add)
 
 
@@ -191,7 +191,7 @@ def _sub(input: Any, other: Any, alpha: Any = 1, *, lean: bool = True) -> Tensor
     return out
 
 
-# ``Tensor.__sub__``: Note [Fused per-op path] first
+# ``Tensor.__sub__``: the fused per-op path (``fused.py``) first
 sub_operator = fused_binary(np.subtract, SubBackward0, otherwise=_sub, keywords=sub)
 
 
@@ -243,7 +243,7 @@ def _rsub(self: Tensor, other: Any, alpha: Any = 1, *, lean: bool = True) -> Ten
     return out
 
 
-# ``Tensor.__rsub__``: Note [Fused per-op path] first
+# ``Tensor.__rsub__``: the fused per-op path (``fused.py``) first
 rsub_operator = fused_binary(np.subtract, RsubBackward1, reflected=True, otherwise=_rsub)
 
 
@@ -330,7 +330,7 @@ def _mul(input: Any, other: Any, *, lean: bool = True) -> Tensor:
     return out
 
 
-# ``Tensor.__mul__``/``__rmul__``: Note [Fused per-op path] first
+# ``Tensor.__mul__``/``__rmul__``: the fused per-op path (``fused.py``) first
 mul_operator = fused_binary(np.multiply, MulBackward0, PRODUCT, otherwise=_mul)
 
 
@@ -395,7 +395,7 @@ def _div(input: Any, other: Any, *, lean: bool = True) -> Tensor:
     return out
 
 
-# ``Tensor.__truediv__``: Note [Fused per-op path] first (floating: true division keeps it)
+# ``Tensor.__truediv__``: the fused per-op path (``fused.py``) first (floating: true division keeps it)
 div_operator = fused_binary(np.true_divide, DivBackward0, QUOTIENT, otherwise=_div, keywords=div)
 
 

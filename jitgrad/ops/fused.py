@@ -1,9 +1,9 @@
 """The fused per-op path of the commonest elementwise ops and full sums: one function per op
 that does the whole op — operand checks, the NumPy call, the result's Storage and Tensor, the
-node, its edges and what it saves — with no intermediate calls.
+node, its edges and what it saves — with no intermediate calls. One of the lean paths:
+Note [Lean paths] in ``operands.py`` (its rules hold here; what follows is this path's own
+design).
 
-Note [Fused per-op path]
-~~~~~~~~~~~~~~~~~~~~~~~~
 In a small-op loop (a DP table, a time stepper) the arithmetic itself is ~0.3 us of NumPy;
 the rest of an op was Python glue between small helpers (``lean_data``, ``fresh_result``,
 ``Storage._fresh``, ``Tensor._make``, ``needs_grad``, ``Node.__init__``, ``record``,
@@ -18,7 +18,7 @@ number``, ``clamp`` with number bounds) and ``fused_total`` (sum and mean of eve
 or over one int dim: ``m.sum(1)``, ``x.mean(0, keepdim=True)``; max and min of every
 element) — make
 one function per op from its declaration (the ufunc, the node class, what the node saves)
-that writes those helpers' bodies out for the common case of Note [Lean elementwise path]: the operand exactly ``Tensor``,
+that writes those helpers' bodies out for the common case of Note [Lean paths]: the operand exactly ``Tensor``,
 float32/float64 (``operands.LEAN_DTYPES``: the tests' ``general()`` switch turns this path
 off with the lean one), contiguous from its offset, not empty, nothing traced; for a binary
 op the other operand a Python float, an int in int64's range, or a tensor of the same dtype
@@ -266,7 +266,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                         x = buffer[input._offset, ...]
                         y = data if start == 0 and len(data) == n else data[start:start + n]
             if x is None:
-                # the rest of Note [Lean elementwise path] for the commonest operands, written
+                # the rest of Note [Lean paths] for the commonest operands, written
                 # out: ``_lean_strided_binary``'s and ``_lean_broadcast``'s NumPy views and
                 # call (a block ``u[2:, 1:-1]`` with a 0-d tensor or another block; a column
                 # and a matrix), the result contiguous of the broadcast sizes, from a plan per

@@ -201,7 +201,7 @@ def apply_inplace(
     return inplace_write(op, self, inputs, write, make_node, save_output)
 
 
-# -- the lean path of in-place arithmetic (the in-place side of Note [Lean elementwise path]) --
+# -- the lean path of in-place arithmetic (the in-place side of Note [Lean paths]) --
 # ``u[1:-1] += alpha * lap`` in a time stepper: ``add_``/``sub_``/``mul_``/``div_`` of a
 # floating tensor (any strides, usually a view) by a Python number or by a tensor of its
 # dtype and shape (or 0-d) on another storage. Then no operand can partially overlap
@@ -224,8 +224,8 @@ def apply_inplace(
 # AsStridedBackward0, or a step to those functions, do it there too:
 # tests/test_lean_inplace.py compares every slot of the nodes made both ways. There the
 # base's edge is the one its views share, and the regenerated view's edges become the
-# base's (``Tensor._edges``, Note [Lean plain view]); a stepper's second write through one
-# place takes the last CopySlices's geometries and metadata.
+# base's (``Tensor._edges``, see the lean plain view in ``view_ops.py``); a stepper's second
+# write through one place takes the last CopySlices's geometries and metadata.
 def lean_inplace(
     op: str, ufunc: np.ufunc, self: Tensor, other: Any, make_node: Callable[[], Node],
 ) -> Tensor | None:

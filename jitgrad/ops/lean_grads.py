@@ -1,10 +1,9 @@
-"""Backward formulas of products and quotients on data (Note [Lean backward formulas]).
+"""Backward formulas of products and quotients on data: the backward side of the lean paths
+(Note [Lean paths] in ``operands.py``).
 
-Note [Lean backward formulas]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 Without ``create_graph`` a node's gradients are plain data: nothing records them. For
-``MulBackward0`` and ``DivBackward0`` of operands on the lean path (Note [Lean elementwise
-path] in ``operands.py``: exactly ``Tensor``, floating, contiguous, one dtype) whose
+``MulBackward0`` and ``DivBackward0`` of operands on the lean path (Note [Lean paths] in
+``operands.py``: exactly ``Tensor``, floating, contiguous, one dtype) whose
 shapes are the gradient's own or 0-d, the formula runs as NumPy calls on the flat buffers,
 the same calls ``mul``/``div``/``neg`` would make one by one (so the same values, bit for
 bit), without a Tensor per intermediate. A 0-d operand's gradient is then summed to 0-d

@@ -287,7 +287,7 @@ def fresh_result(values: np.ndarray, sizes: tuple[int, ...], strides: tuple[int,
 
 
 def lean_binary(ufunc: np.ufunc, a: Any, b: Any) -> Tensor | None:
-    """``binary(ufunc, a, b)`` on the lean path (Note [Lean elementwise path]), or None when
+    """``binary(ufunc, a, b)`` on the lean path (Note [Lean paths]), or None when
     the operands are not its case."""
     if a.__class__ is Tensor:
         x = lean_data(a)

@@ -149,7 +149,7 @@ class PowBackward2(SavingNode):
         return (mul(grads[0], scaled),)
 
 
-# Note [Fused per-op path] in fused.py: ``tensor ** number`` of a float tensor (its dtype)
+# the fused per-op path (fused.py): ``tensor ** number`` of a float tensor (its dtype)
 _fused_pow = fused_unary(_np_power, PowBackward0, INPUT, None, fields=("exponent",))
 
 

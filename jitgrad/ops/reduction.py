@@ -106,8 +106,8 @@ class SumBackward1(SumBackward0):
 
 
 def _lean_total(self: Tensor) -> Tensor | None:
-    """The 0-d sum of every element of a tensor on the lean path (Note [Lean elementwise
-    path] in ``operands.py``: the reduction runs on the flat buffer, into the result's own
+    """The 0-d sum of every element of a tensor on the lean path (Note [Lean paths] in
+    ``operands.py``: the reduction runs on the flat buffer, into the result's own
     one-element buffer, and sums in the order the general path's does); None otherwise."""
     data = lean_data(self)
     if data is None:
@@ -138,7 +138,7 @@ _fused_sum = fused_total(SumBackward0)
 
 def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     if dim is None and not keepdim and dtype is None:
-        out = _fused_sum(self)  # Note [Fused per-op path]
+        out = _fused_sum(self)  # the fused per-op path (``fused.py``)
         if out is not None:
             return out
         out = _lean_total(self)
@@ -167,7 +167,7 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None)
     return out
 
 
-# ``Tensor.sum``: Note [Fused per-op path] first, in the method itself (``x.sum()``)
+# ``Tensor.sum``: the fused per-op path (``fused.py``) first, in the method itself (``x.sum()``)
 sum_method = fused_total(SumBackward0, otherwise=sum, by_dim=SumBackward1)
 
 
@@ -220,7 +220,7 @@ _fused_mean = fused_total(MeanBackward0, mean=True)
 def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The mean over ``dim`` (all dims when None); the mean of nothing is nan, as in PyTorch."""
     if dim is None and not keepdim and dtype is None:
-        out = _fused_mean(self)  # Note [Fused per-op path]
+        out = _fused_mean(self)  # the fused per-op path (``fused.py``)
         if out is not None:
             return out
         out = _lean_total(self)
@@ -250,7 +250,7 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     return out
 
 
-# ``Tensor.mean``: Note [Fused per-op path] first, in the method itself (``x.mean()``)
+# ``Tensor.mean``: the fused per-op path (``fused.py``) first, in the method itself (``x.mean()``)
 mean_method = fused_total(MeanBackward0, mean=True, otherwise=mean, by_dim=MeanBackward1)
 
 
@@ -365,7 +365,7 @@ def _extreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
     reduce, arg = (np.max, np.argmax) if op == "max" else (np.min, np.argmin)
     if dim is None:
         x = lean_data(self)
-        if x is not None and len(x):  # Note [Lean elementwise path]: the flat buffer, its one
+        if x is not None and len(x):  # Note [Lean paths]: the flat buffer, its one
             # loop (``np.max`` of a contiguous array collapses its dims into it), into the
             # result's own one-element buffer
             extreme = _maximum_reduce if op == "max" else _minimum_reduce
@@ -401,7 +401,7 @@ def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """``max()`` (a 0-d tensor) or ``max(dim)`` (``(values, indices)``: on ties the first
     index of the maximum; the first nan, if there is one, wins)."""
     if dim is None and keepdim is False:
-        out = _fused_max(self)  # Note [Fused per-op path]
+        out = _fused_max(self)  # the fused per-op path (``fused.py``)
         if out is not None:
             return out
     return _extreme("max", self, dim, keepdim)
@@ -409,7 +409,7 @@ def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if dim is None and keepdim is False:
-        out = _fused_min(self)  # Note [Fused per-op path]
+        out = _fused_min(self)  # the fused per-op path (``fused.py``)
         if out is not None:
             return out
     return _extreme("min", self, dim, keepdim)
@@ -488,7 +488,7 @@ def _few_max(x: np.ndarray) -> float | None:
 
 
 def _lean_logsumexp(self: Tensor, keepdim: bool) -> Tensor | None:
-    """``logsumexp`` of a non-empty 1-D tensor on the lean path (Note [Lean elementwise path]
+    """``logsumexp`` of a non-empty 1-D tensor on the lean path (Note [Lean paths]
     in ``operands.py``): the general path's steps on the flat buffer, with the max a scalar,
     into the result's own buffer (the same operations, so the same bits)."""
     x = lean_data(self)
@@ -651,7 +651,7 @@ def _softmax_out(
 def _softmax_operand(op: str, self: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, np.ndarray, int, bool]:
     """``(input, its N-d NumPy view, the wrapped dim, lean)`` for ``softmax``/``log_softmax``.
     A contiguous floating tensor with no ``dtype``, an int ``dim`` in range and at least one
-    dim takes the lean path (Note [Lean elementwise path] in ``operands.py``): its flat
+    dim takes the lean path (Note [Lean paths] in ``operands.py``): its flat
     buffer, reshaped, and a result without a copy. Anything else is converted, checked and
     refused (``_softmax_input``) as PyTorch does."""
     if dtype is None and dim.__class__ is int:
@@ -690,7 +690,7 @@ def _log_softmax_flat(x: np.ndarray, out: np.ndarray, dtype: Any, casting: str =
     return _log_softmax_values(x, 0, True, out)
 
 
-# Note [Fused per-op path] in fused.py: a 1-D input (its dim 0: no ``dim`` field on the node)
+# the fused per-op path (fused.py): a 1-D input (its dim 0: no ``dim`` field on the node)
 _fused_softmax = fused_unary(_softmax_flat, SoftmaxBackward0, RESULT, None)
 _fused_log_softmax = fused_unary(_log_softmax_flat, LogSoftmaxBackward0, RESULT, None)
 

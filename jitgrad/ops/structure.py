@@ -37,7 +37,7 @@ def clone(self: Tensor, *, memory_format: str | None = None) -> Tensor:
             f"clone(): memory_format must be 'preserve_format' or 'contiguous_format', "
             f"got {memory_format!r}"
         )
-    # contiguous: both formats keep its strides (Note [Lean elementwise path]); a 0-d tensor
+    # contiguous: both formats keep its strides (Note [Lean paths]); a 0-d tensor
     # is copied as cheaply by copying.clone
     data = lean_data(self) if self._sizes else None
     if data is not None:
