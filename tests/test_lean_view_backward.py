@@ -22,6 +22,7 @@ import jitgrad
 from conftest import budget
 from jitgrad.autograd import input_buffer
 from jitgrad.autograd.graph import ScatterGrad
+from jitgrad.ops import view_ops
 from lean_switch import counted, replaced
 
 INDEX_PART = st.one_of(
@@ -53,6 +54,57 @@ def test_apply_computes_the_rel_property_s_geometry(sizes: list[int], parts: lis
     assert out.__class__ is ScatterGrad
     assert out.region == expected and type(out.region) is type(expected)
     assert node.rel == expected
+
+
+KEY_PART = st.one_of(st.integers(-5, 4), st.builds(slice, st.one_of(st.none(), st.integers(-6, 6)),
+                                                    st.one_of(st.none(), st.integers(-6, 6))))
+
+
+@settings(max_examples=budget(300))
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=3), KEY_PART,
+       st.one_of(st.none(), KEY_PART), st.booleans())
+def test_remembered_relative_geometry_is_the_index_s(sizes: list[int], first: Any, second: Any,
+                                                      create_graph: bool) -> None:
+    """A view ``getitem`` remembered of a contiguous tensor takes the relative geometry it
+    knew (``_plain_rel``): the ``rel`` property's geometry of its index; its backward
+    (the engine's ScatterGrad, or with ``create_graph`` a differentiable ``view_scatter``)
+    gives the gradients of the index's node (the general one) bit for bit, and PyTorch's."""
+    index = first if second is None else (first, second)
+    try:
+        torch.zeros(sizes)[index]
+    except IndexError:
+        return
+
+    def run(lib: Any, general: bool = False) -> tuple[Any, ...]:
+        x = lib.tensor(np.linspace(-1, 2, int(np.prod(sizes))).reshape(sizes), dtype=lib.float64,
+                       requires_grad=True)
+        y = x * 1.5
+        for _ in range(2):  # (the second view: remembered)
+            view = y[index]
+        if lib is jitgrad:
+            node = view.grad_fn
+            if node._rel_fn is not view_ops._plain_rel:
+                assert type(first) is int and second is not None  # (an index not remembered)
+                return ()
+            rel = node._rel
+            node._rel, node._rel_fn = view._view_meta.step_args, jitgrad.indexing.plain_geometry
+            assert node.rel == rel and type(node.rel) is type(rel)
+            if general:
+                node._rel, node._rel_fn = view._view_meta.step_args, jitgrad.indexing.plain_geometry
+            else:
+                node._rel, node._rel_fn = rel, view_ops._plain_rel
+        w = lib.tensor(np.linspace(0.5, 1.0, view.numel()).reshape(tuple(view.shape)), dtype=lib.float64)
+        (gy,) = lib.autograd.grad((view * view * w).sum(), (y,), create_graph=create_graph)
+        (gx,) = lib.autograd.grad((gy * gy).sum(), (x,)) if create_graph else (gy * 1.5,)
+        return gy.detach().numpy().copy(), gx.detach().numpy().copy()
+
+    lean = run(jitgrad)
+    if not lean:
+        return
+    general, theirs = run(jitgrad, general=True), run(torch)
+    for a, b, c in zip(lean, general, theirs):
+        assert a.tobytes() == b.tobytes()
+        np.testing.assert_allclose(a, c, rtol=1e-13, atol=1e-15)
 
 
 def _stepper(lib: Any) -> tuple[Any, ...]:
