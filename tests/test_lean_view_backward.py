@@ -179,3 +179,42 @@ def test_copy_slices_write_back_against_pytorch(write: str, index: tuple[Any, ..
         assert (ours is None) == (theirs is None)
         if ours is not None:
             np.testing.assert_allclose(ours, theirs, rtol=1e-15, atol=0)
+
+
+def test_regenerated_views_remembered_region_is_region_within() -> None:
+    """``AsStridedBackward0.apply`` remembers the last geometries' region (a stepper's
+    regenerated views share them): the stepper's gradients bit for bit as with the region
+    computed at every node, and PyTorch's; a remembered region is the one computed."""
+    from jitgrad.ops import as_strided
+
+    def heat(lib: Any) -> tuple[Any, ...]:  # (writes through one place only)
+        u0 = lib.tensor(np.linspace(-1, 1, 12) ** 3, dtype=lib.float64, requires_grad=True)
+        al = lib.tensor(0.3, dtype=lib.float64, requires_grad=True)
+        u = u0 * 1.0
+        for _ in range(6):
+            u[1:-1] += al * (u[2:] - 2 * u[1:-1] + u[:-2])
+        (u * u).sum().backward()
+        return u0.grad, al.grad
+
+    apply = as_strided.AsStridedBackward0.apply
+
+    def forgetting(self: Any, grads: Any) -> Any:
+        as_strided._LAST_REGION = (None, None, None)
+        return apply(self, grads)
+
+    for program, most in ((heat, 1), (_stepper, 5)):
+        calls = [0]
+        with counted(as_strided, "region_within", calls, lambda out: True):
+            lean = program(jitgrad)
+        assert calls[0] <= most  # (the same place written: one region)
+        calls = [0]
+        with replaced(as_strided.AsStridedBackward0, "apply", forgetting), \
+                counted(as_strided, "region_within", calls, lambda out: True):
+            general = program(jitgrad)
+        assert calls[0] >= 5
+        theirs = program(torch)
+        for a, b, c in zip(lean, general, theirs):
+            assert a.numpy().tobytes() == b.numpy().tobytes()
+            np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-13, atol=1e-15)
+    inp, view, region = as_strided._LAST_REGION
+    assert region == as_strided.region_within(inp, view) and region is not None
