@@ -218,3 +218,59 @@ def test_regenerated_views_remembered_region_is_region_within() -> None:
             np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-13, atol=1e-15)
     inp, view, region = as_strided._LAST_REGION
     assert region == as_strided.region_within(inp, view) and region is not None
+
+
+@settings(max_examples=budget(200))
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=3), st.data())
+def test_cat_backward_data_path_is_narrow_s(sizes: list[int], data: Any) -> None:
+    """``CatBackward0.apply`` without a graph to build makes each input's slice as
+    ``narrow`` does in no_grad mode (every Tensor and ViewMeta slot), and cat's gradients
+    stay PyTorch's (negative dims, inputs without grad, a gradient that is a view)."""
+    from jitgrad.ops import stacking
+    from jitgrad.ops.view_meta import ViewMeta
+    from jitgrad.tensor import Tensor
+
+    dim = data.draw(st.integers(-len(sizes), len(sizes) - 1))
+    lengths = data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=4))
+    wanted = data.draw(st.lists(st.booleans(), min_size=len(lengths), max_size=len(lengths)))
+    shapes = [tuple(n if d != dim % len(sizes) else k for d, n in enumerate(sizes)) for k in lengths]
+
+    def run(lib: Any) -> list[Any]:
+        leaves = [lib.tensor(np.linspace(-1, 1, int(np.prod(s))).reshape(s), dtype=lib.float64,
+                             requires_grad=w) for s, w in zip(shapes, wanted)]
+        out = lib.cat([t * 2.0 for t in leaves], dim)
+        w = lib.tensor(np.linspace(0.5, 2, out.numel()).reshape(tuple(out.shape)), dtype=lib.float64)
+        if any(wanted):
+            (out * out * w).sum().backward()
+        return [None if t.grad is None else t.grad.numpy().copy() for t in leaves]
+
+    for a, c in zip(run(jitgrad), run(torch)):
+        assert (a is None) == (c is None)
+        if a is not None:
+            np.testing.assert_allclose(a, c, rtol=1e-14, atol=0)
+    leaves = [jitgrad.zeros(*s, dtype=jitgrad.float64, requires_grad=w) for s, w in zip(shapes, wanted)]
+    node = jitgrad.cat(leaves, dim).grad_fn if any(wanted) else None
+    if node is None:
+        return
+    assert type(node) is stacking.CatBackward0
+    shape = jitgrad.cat(leaves, dim).shape
+    total = jitgrad.arange(float(shape.numel()), dtype=jitgrad.float64)
+    for g in (total.reshape(shape).clone(), total.reshape(shape)[:]):  # (a view: narrow itself)
+        with jitgrad.no_grad():
+            lean = node.apply([g])
+            general = tuple(jitgrad.narrow(g, node.dim, sum(lengths[:i]), k) if w else None
+                            for i, (k, w) in enumerate(zip(lengths, wanted)))
+        for a, b in zip(lean, general):
+            assert (a is None) == (b is None)
+            if a is None:
+                continue
+            for name in Tensor.__slots__:
+                if name in ("__weakref__", "_view_meta", "_edges"):
+                    continue
+                assert getattr(a, name) is getattr(b, name) or getattr(a, name) == getattr(b, name), name
+            for name in ViewMeta.__slots__:
+                x, y = getattr(a._view_meta, name), getattr(b._view_meta, name)
+                if name == "parent":  # (a weak reference)
+                    x, y = x and x(), y and y()
+                assert x is y if name in ("base", "parent") else x == y, name
+            assert a.tolist() == b.tolist()
