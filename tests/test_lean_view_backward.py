@@ -274,3 +274,40 @@ def test_cat_backward_data_path_is_narrow_s(sizes: list[int], data: Any) -> None
                     x, y = x and x(), y and y()
                 assert x is y if name in ("base", "parent") else x == y, name
             assert a.tolist() == b.tolist()
+
+
+def test_general_writes_reuse_metadata_of_the_same_sizes() -> None:
+    """``rebase_base`` takes the base's last CopySlices's metadata (same geometry) and
+    ``rebase_history`` the write node's (the view's sizes and dtype): the values
+    ``single_metadata`` gives; a custom Function's write into a view too (and its gradients are PyTorch's)."""
+    from jitgrad.autograd.graph import single_metadata
+
+    u = jitgrad.zeros(6, 5, dtype=jitgrad.float64, requires_grad=True) * 1.0
+    w = jitgrad.ones(5, dtype=jitgrad.float64, requires_grad=True)
+    for i in (1, 1, 2):
+        v = u[i]
+        v.add_(w, alpha=2)  # (alpha: the general path)
+        assert u.grad_fn.input_metadata == single_metadata((6, 5), u.dtype)
+        assert v.grad_fn.input_metadata == single_metadata((5,), u.dtype)
+
+    def through_function(lib: Any) -> Any:
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                ctx.mark_dirty(x)
+                return x.mul_(2)
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g * 2
+
+        leaf = lib.ones(4, 3, dtype=lib.float64, requires_grad=True)
+        x = leaf * 1.0
+        row = Twice.apply(x[1])
+        if lib is jitgrad:
+            assert row.grad_fn.input_metadata == single_metadata((3,), x.dtype)
+            assert x.grad_fn.input_metadata == single_metadata((4, 3), x.dtype)
+        (row.sum() * 1.5 + (x * x).sum()).backward()
+        return leaf.grad.numpy()
+
+    assert through_function(jitgrad).tolist() == through_function(torch).tolist()
