@@ -6,6 +6,10 @@ lean pieces and the general ones.
 - ``GraphTask.send`` adds a ``ScatterGrad`` or a Tensor straight into an owned dense buffer
   (``InputBuffers._accumulate``'s O(slice) case, inlined): gradients bit for bit as through
   ``InputBuffers.add`` and as PyTorch's.
+- A view ``getitem`` remembers of a contiguous tensor takes the relative geometry it knew
+  (``_plain_rel``); ``AsStridedBackward0`` remembers the last geometries' region;
+  ``CatBackward0`` makes its slices as ``narrow`` does without a graph to build; general
+  writes through a view reuse the metadata of the same sizes.
 """
 
 from __future__ import annotations
