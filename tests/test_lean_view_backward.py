@@ -8,7 +8,8 @@ lean pieces and the general ones.
   ``InputBuffers.add`` and as PyTorch's.
 - A view ``getitem`` remembers of a contiguous tensor takes the relative geometry it knew
   (``_plain_rel``); ``AsStridedBackward0`` remembers the last geometries' region;
-  ``CatBackward0`` makes its slices as ``narrow`` does without a graph to build; general
+  ``CatBackward0``/``StackBackward0`` make their slices as ``narrow``/``select`` do without
+  a graph to build; general
   writes through a view reuse the metadata of the same sizes.
 """
 
@@ -231,8 +232,6 @@ def test_cat_backward_data_path_is_narrow_s(sizes: list[int], data: Any) -> None
     ``narrow`` does in no_grad mode (every Tensor and ViewMeta slot), and cat's gradients
     stay PyTorch's (negative dims, inputs without grad, a gradient that is a view)."""
     from jitgrad.ops import stacking
-    from jitgrad.ops.view_meta import ViewMeta
-    from jitgrad.tensor import Tensor
 
     dim = data.draw(st.integers(-len(sizes), len(sizes) - 1))
     lengths = data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=4))
@@ -264,20 +263,67 @@ def test_cat_backward_data_path_is_narrow_s(sizes: list[int], data: Any) -> None
             lean = node.apply([g])
             general = tuple(jitgrad.narrow(g, node.dim, sum(lengths[:i]), k) if w else None
                             for i, (k, w) in enumerate(zip(lengths, wanted)))
-        for a, b in zip(lean, general):
-            assert (a is None) == (b is None)
-            if a is None:
+        _same_views(lean, general)
+
+
+def _same_views(lean: Any, general: Any) -> None:
+    """Every Tensor and ViewMeta slot of each pair (or both None), and the values."""
+    from jitgrad.ops.view_meta import ViewMeta
+    from jitgrad.tensor import Tensor
+
+    assert len(lean) == len(general)
+    for a, b in zip(lean, general):
+        assert (a is None) == (b is None)
+        if a is None:
+            continue
+        for name in Tensor.__slots__:
+            if name in ("__weakref__", "_view_meta", "_edges"):
                 continue
-            for name in Tensor.__slots__:
-                if name in ("__weakref__", "_view_meta", "_edges"):
-                    continue
-                assert getattr(a, name) is getattr(b, name) or getattr(a, name) == getattr(b, name), name
-            for name in ViewMeta.__slots__:
-                x, y = getattr(a._view_meta, name), getattr(b._view_meta, name)
-                if name == "parent":  # (a weak reference)
-                    x, y = x and x(), y and y()
-                assert x is y if name in ("base", "parent") else x == y, name
-            assert a.tolist() == b.tolist()
+            assert getattr(a, name) is getattr(b, name) or getattr(a, name) == getattr(b, name), name
+        for name in ViewMeta.__slots__:
+            x, y = getattr(a._view_meta, name), getattr(b._view_meta, name)
+            if name == "parent":  # (a weak reference)
+                x, y = x and x(), y and y()
+            assert x is y if name in ("base", "parent") else x == y, name
+        assert a.tolist() == b.tolist()
+
+
+@settings(max_examples=budget(200))
+@given(st.lists(st.integers(1, 3), min_size=0, max_size=3), st.data())
+def test_stack_backward_data_path_is_select_s(sizes: list[int], data: Any) -> None:
+    """``StackBackward0.apply`` without a graph to build makes each input's slice as
+    ``select`` does in no_grad mode (every Tensor and ViewMeta slot), and stack's gradients
+    stay PyTorch's (negative dims, inputs without grad)."""
+    from jitgrad.ops import stacking
+
+    dim = data.draw(st.integers(-len(sizes) - 1, len(sizes)))
+    wanted = data.draw(st.lists(st.booleans(), min_size=1, max_size=4))
+
+    def run(lib: Any) -> list[Any]:
+        leaves = [lib.tensor(np.linspace(-1, k, int(np.prod(sizes))).reshape(sizes), dtype=lib.float64,
+                             requires_grad=w) for k, w in enumerate(wanted)]
+        out = lib.stack([t * 2.0 for t in leaves], dim)
+        w = lib.tensor(np.linspace(0.5, 2, out.numel()).reshape(tuple(out.shape)), dtype=lib.float64)
+        if any(wanted):
+            (out * out * w).sum().backward()
+        return [None if t.grad is None else t.grad.numpy().copy() for t in leaves]
+
+    for a, c in zip(run(jitgrad), run(torch)):
+        assert (a is None) == (c is None)
+        if a is not None:
+            np.testing.assert_allclose(a, c, rtol=1e-14, atol=0)
+    leaves = [jitgrad.zeros(tuple(sizes), dtype=jitgrad.float64, requires_grad=w) for w in wanted]
+    node = jitgrad.stack(leaves, dim).grad_fn if any(wanted) else None
+    if node is None:
+        return
+    assert type(node) is stacking.StackBackward0
+    shape = jitgrad.stack(leaves, dim).shape
+    total = jitgrad.arange(float(shape.numel()), dtype=jitgrad.float64)
+    for g in (total.reshape(shape).clone(), total.reshape(shape)[:]):  # (a view: select itself)
+        with jitgrad.no_grad():
+            lean = node.apply([g])
+            general = tuple(jitgrad.select(g, node.dim, i) if w else None for i, w in enumerate(wanted))
+        _same_views(lean, general)
 
 
 def test_general_writes_reuse_metadata_of_the_same_sizes() -> None:
