@@ -15,7 +15,7 @@ lean pieces and the general ones.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pytest
@@ -231,17 +231,26 @@ def test_cat_backward_data_path_is_narrow_s(sizes: list[int], data: Any) -> None
     """``CatBackward0.apply`` without a graph to build makes each input's slice as
     ``narrow`` does in no_grad mode (every Tensor and ViewMeta slot), and cat's gradients
     stay PyTorch's (negative dims, inputs without grad, a gradient that is a view)."""
-    from jitgrad.ops import stacking
-
     dim = data.draw(st.integers(-len(sizes), len(sizes) - 1))
     lengths = data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=4))
     wanted = data.draw(st.lists(st.booleans(), min_size=len(lengths), max_size=len(lengths)))
     shapes = [tuple(n if d != dim % len(sizes) else k for d, n in enumerate(sizes)) for k in lengths]
 
+    _check_join("cat", shapes, wanted, dim, lambda g, node: tuple(
+        jitgrad.narrow(g, node.dim, sum(lengths[:i]), k) if w else None
+        for i, (k, w) in enumerate(zip(lengths, wanted))))
+
+
+def _check_join(join: str, shapes: list[tuple[int, ...]], wanted: list[bool], dim: int,
+                slices: Callable[[Any, Any], tuple[Any, ...]]) -> None:
+    """The gradients of ``join`` (cat or stack) of inputs of ``shapes`` (those ``wanted``
+    requiring grad) along ``dim`` are PyTorch's, and its node's ``apply`` without a graph
+    to build gives the views ``slices(g, node)`` gives (every slot), for a gradient that
+    is not a view and one that is."""
     def run(lib: Any) -> list[Any]:
-        leaves = [lib.tensor(np.linspace(-1, 1, int(np.prod(s))).reshape(s), dtype=lib.float64,
-                             requires_grad=w) for s, w in zip(shapes, wanted)]
-        out = lib.cat([t * 2.0 for t in leaves], dim)
+        leaves = [lib.tensor(np.linspace(-1, 1 + k, int(np.prod(s))).reshape(s), dtype=lib.float64,
+                             requires_grad=w) for k, (s, w) in enumerate(zip(shapes, wanted))]
+        out = getattr(lib, join)([t * 2.0 for t in leaves], dim)
         w = lib.tensor(np.linspace(0.5, 2, out.numel()).reshape(tuple(out.shape)), dtype=lib.float64)
         if any(wanted):
             (out * out * w).sum().backward()
@@ -251,18 +260,17 @@ def test_cat_backward_data_path_is_narrow_s(sizes: list[int], data: Any) -> None
         assert (a is None) == (c is None)
         if a is not None:
             np.testing.assert_allclose(a, c, rtol=1e-14, atol=0)
-    leaves = [jitgrad.zeros(*s, dtype=jitgrad.float64, requires_grad=w) for s, w in zip(shapes, wanted)]
-    node = jitgrad.cat(leaves, dim).grad_fn if any(wanted) else None
+    leaves = [jitgrad.zeros(s, dtype=jitgrad.float64, requires_grad=w) for s, w in zip(shapes, wanted)]
+    node = getattr(jitgrad, join)(leaves, dim).grad_fn if any(wanted) else None
     if node is None:
         return
-    assert type(node) is stacking.CatBackward0
-    shape = jitgrad.cat(leaves, dim).shape
+    assert type(node).__name__ == join.capitalize() + "Backward0"
+    shape = getattr(jitgrad, join)(leaves, dim).shape
     total = jitgrad.arange(float(shape.numel()), dtype=jitgrad.float64)
-    for g in (total.reshape(shape).clone(), total.reshape(shape)[:]):  # (a view: narrow itself)
+    for g in (total.reshape(shape).clone(), total.reshape(shape)[:]):  # (a view: the op itself)
         with jitgrad.no_grad():
             lean = node.apply([g])
-            general = tuple(jitgrad.narrow(g, node.dim, sum(lengths[:i]), k) if w else None
-                            for i, (k, w) in enumerate(zip(lengths, wanted)))
+            general = slices(g, node)
         _same_views(lean, general)
 
 
@@ -294,36 +302,11 @@ def test_stack_backward_data_path_is_select_s(sizes: list[int], data: Any) -> No
     """``StackBackward0.apply`` without a graph to build makes each input's slice as
     ``select`` does in no_grad mode (every Tensor and ViewMeta slot), and stack's gradients
     stay PyTorch's (negative dims, inputs without grad)."""
-    from jitgrad.ops import stacking
-
     dim = data.draw(st.integers(-len(sizes) - 1, len(sizes)))
     wanted = data.draw(st.lists(st.booleans(), min_size=1, max_size=4))
 
-    def run(lib: Any) -> list[Any]:
-        leaves = [lib.tensor(np.linspace(-1, k, int(np.prod(sizes))).reshape(sizes), dtype=lib.float64,
-                             requires_grad=w) for k, w in enumerate(wanted)]
-        out = lib.stack([t * 2.0 for t in leaves], dim)
-        w = lib.tensor(np.linspace(0.5, 2, out.numel()).reshape(tuple(out.shape)), dtype=lib.float64)
-        if any(wanted):
-            (out * out * w).sum().backward()
-        return [None if t.grad is None else t.grad.numpy().copy() for t in leaves]
-
-    for a, c in zip(run(jitgrad), run(torch)):
-        assert (a is None) == (c is None)
-        if a is not None:
-            np.testing.assert_allclose(a, c, rtol=1e-14, atol=0)
-    leaves = [jitgrad.zeros(tuple(sizes), dtype=jitgrad.float64, requires_grad=w) for w in wanted]
-    node = jitgrad.stack(leaves, dim).grad_fn if any(wanted) else None
-    if node is None:
-        return
-    assert type(node) is stacking.StackBackward0
-    shape = jitgrad.stack(leaves, dim).shape
-    total = jitgrad.arange(float(shape.numel()), dtype=jitgrad.float64)
-    for g in (total.reshape(shape).clone(), total.reshape(shape)[:]):  # (a view: select itself)
-        with jitgrad.no_grad():
-            lean = node.apply([g])
-            general = tuple(jitgrad.select(g, node.dim, i) if w else None for i, w in enumerate(wanted))
-        _same_views(lean, general)
+    _check_join("stack", [tuple(sizes)] * len(wanted), wanted, dim, lambda g, node: tuple(
+        jitgrad.select(g, node.dim, i) if w else None for i, w in enumerate(wanted)))
 
 
 def test_general_writes_reuse_metadata_of_the_same_sizes() -> None:
