@@ -61,6 +61,37 @@ def test_apply_computes_the_rel_property_s_geometry(sizes: list[int], parts: lis
     assert node.rel == expected
 
 
+def test_cell_geometries_remembered_by_index_and_sizes() -> None:
+    """``x[i, j]`` (not remembered by getitem): its node's geometry, computed by the first
+    backward, is taken by the next backward of the same cell and sizes (the rel property's
+    geometry; DP-table gradients bit for bit as with the cache off, and PyTorch's)."""
+    def table(lib: Any) -> tuple[Any, ...]:
+        x = lib.tensor(np.linspace(-1, 2, 20).reshape(4, 5), dtype=lib.float64, requires_grad=True)
+        r = x * 1.0
+        for i in range(1, 4):
+            for j in range(1, 5):
+                r[i, j] = r[i - 1, j - 1] * 0.5 + r[i, -j] + r[-i, j - 1] - r[i - 1, j]
+        r[3, 4].backward()
+        return (x.grad,)
+
+    first = table(jitgrad)
+    assert (((2, 3), (4, 5))) in view_ops._CELL_REL
+    again = table(jitgrad)
+    with replaced(view_ops, "_CELL_REL", {}), replaced(view_ops, "_CELL_REL_MAX", 0):
+        general = table(jitgrad)
+        assert view_ops._CELL_REL == {}
+    theirs = table(torch)
+    for a, b, c, d in zip(first, again, general, theirs):
+        assert a.numpy().tobytes() == b.numpy().tobytes() == c.numpy().tobytes()
+        np.testing.assert_allclose(a.numpy(), d.numpy(), rtol=1e-13, atol=1e-15)
+    x = jitgrad.zeros(4, 5, dtype=jitgrad.float64, requires_grad=True) * 1.0
+    node = x[2, -1].grad_fn
+    with jitgrad.no_grad():
+        (out,) = node.apply([jitgrad.ones((), dtype=jitgrad.float64)])
+    expected = view_ops.SelectBackward0((4, 5), (2, -1), jitgrad.indexing.plain_geometry).rel
+    assert out.region == expected == view_ops._CELL_REL[((2, -1), (4, 5))]
+
+
 KEY_PART = st.one_of(st.integers(-5, 4), st.builds(slice, st.one_of(st.none(), st.integers(-6, 6)),
                                                     st.one_of(st.none(), st.integers(-6, 6))))
 

@@ -92,7 +92,20 @@ class ViewBackward(Node):
         plain = fn is indexing.plain_geometry or fn is _plain_rel
         if plain and not _grad_state.enabled:  # (the rel property's plain case, inlined)
             sizes = self.input_sizes
-            rel = self._rel = _new_tuple(Geometry, indexing.plain_index(sizes, layout(sizes)[0], 0, self._rel))
+            index = self._rel
+            if index.__class__ is tuple and len(index) == 2 and index[0].__class__ is int and \
+                    index[1].__class__ is int:
+                # ``x[i, j]`` (a DP table's cell: not remembered by getitem): its geometry
+                # remembered here by the index and the sizes (bounded), for the next backward
+                key = (index, sizes)
+                rel = _CELL_REL.get(key)
+                if rel is None:
+                    rel = _new_tuple(Geometry, indexing.plain_index(sizes, layout(sizes)[0], 0, index))
+                    if len(_CELL_REL) < _CELL_REL_MAX:
+                        _CELL_REL[key] = rel
+            else:
+                rel = _new_tuple(Geometry, indexing.plain_index(sizes, layout(sizes)[0], 0, index))
+            self._rel = rel
             self._rel_fn = None
             return (ScatterGrad(g, sizes, rel),)
         rel = self.rel
@@ -100,6 +113,11 @@ class ViewBackward(Node):
             # the engine adds the slice into its buffer: O(slice), never dense zeros + add
             return (ScatterGrad(g, self.input_sizes, rel),)
         return (view_scatter(g, self.input_sizes, rel),)  # type: ignore[arg-type]
+
+
+# ``ViewBackward.apply``'s geometries of ``x[i, j]`` by ``((i, j), x's sizes)``
+_CELL_REL: dict[tuple[tuple[int, int], tuple[int, ...]], Geometry] = {}
+_CELL_REL_MAX = 16384
 
 
 def _plain_rel(contiguous: Geometry, rel: Geometry) -> Geometry:
