@@ -542,7 +542,8 @@ def _immutable(index: Any) -> bool:
 # sizes and strides tuples, so that views of such views are remembered too) and its
 # node's metadata, so that a stepper's or a table's views skip ``plain_index``; when the
 # tensor is contiguous, the view's node takes that relative geometry (``_plain_rel``), so
-# its backward skips ``plain_index`` and the Geometry too.
+# its backward skips ``plain_index`` and the Geometry too. ``x[i, j]`` (a DP cell, not
+# remembered here) has its geometry remembered by its backward instead (``_CELL_REL``).
 
 
 def _plain_view(
