@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import jitgrad
 from conftest import budget
 from jitgrad.autograd.graph import needs_grad, record, single_metadata
+from jitgrad.geometry import Geometry, contiguous_strides
 from jitgrad.autograd.view_mode import view_replay
 from jitgrad.ops import view_ops
 from jitgrad.ops.view_meta import ViewMeta, make_view
@@ -33,13 +34,15 @@ SHAPE = (4, 5)
 
 
 def _general_plain_view(self: Tensor, plain: tuple[Any, ...], index: Any, known: Any = None,
-                        metadata: Any = None) -> Tensor:
+                        metadata: Any = None, rel: Any = None) -> Tensor:
     """``_plain_view`` through the general helpers only (the path before the lean one); the
-    node type and the metadata a caller passes (``known``, ``metadata``) must be the ones
-    the index and the tensor give."""
+    node type, the metadata and the relative geometry a caller passes (``known``,
+    ``metadata``, ``rel``) must be the ones the index and the tensor give."""
     sizes, strides, offset = plain
     assert metadata is None or metadata[0][1] != self.dtype or \
         metadata == single_metadata(sizes, self.dtype), (index, metadata)
+    assert rel is None or (self.is_contiguous() and rel == jitgrad.indexing.plain_geometry(
+        Geometry(self._sizes, contiguous_strides(self._sizes), 0), index)), (index, rel)
     root = self._base
     view = Tensor._make(self._storage, sizes, strides, offset, self if root is None else root)
     last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
@@ -245,9 +248,14 @@ def test_lean_meta_has_every_slot_and_state() -> None:
         assert a._view_meta.view_fn[-1][1] == b._view_meta.view_fn[-1][1]
         assert a.grad_fn.name() == b.grad_fn.name()
         assert graph_signature(a) == graph_signature(b)
-        for name in ("input_sizes", "_rel", "_rel_fn"):  # the node's own slots
-            assert getattr(a.grad_fn, name) == getattr(b.grad_fn, name), name
-        assert a.grad_fn.rel == b.grad_fn.rel
+        # the node's own slots: the index, or the relative geometry getitem knew
+        assert a.grad_fn.input_sizes == b.grad_fn.input_sizes
+        assert b.grad_fn._rel_fn is jitgrad.indexing.plain_geometry
+        if a.grad_fn._rel_fn is view_ops._plain_rel:
+            assert type(a.grad_fn._rel) is Geometry
+        else:
+            assert (a.grad_fn._rel, a.grad_fn._rel_fn) == (b.grad_fn._rel, b.grad_fn._rel_fn)
+        assert a.grad_fn.rel == b.grad_fn.rel and type(a.grad_fn.rel) is type(b.grad_fn.rel)
         assert a.grad_fn.__dict__ == b.grad_fn.__dict__ == {}
         for name in Tensor.__slots__:  # every slot set, as Tensor._make sets it
             if name in ("__weakref__", "_grad_fn", "_view_meta", "_edges"):
@@ -382,16 +390,19 @@ def test_getitem_remembered_indices_are_plain_index() -> None:
 
 
 def test_slice_views_share_their_slice() -> None:
-    """Views by the same int bounds share one index ``(slice,)`` (node and view replay
-    step); bounds of other types keep their own."""
+    """Views by the same int bounds share one index ``(slice,)`` (view replay step; the
+    node's too, or, of a contiguous tensor, one relative geometry); bounds of other types
+    keep their own."""
     x = jitgrad.arange(10, dtype=jitgrad.float64, requires_grad=True) * 1.0
     a, b = x[1:-1], x[1:-1]
-    assert a.grad_fn._rel is b.grad_fn._rel == (slice(1, -1),)  # (x[(1:-1,)]: the same view)
-    assert a._view_meta.step_args is a.grad_fn._rel is b._view_meta.step_args
+    assert a._view_meta.step_args is b._view_meta.step_args == (slice(1, -1),)  # (x[(1:-1,)])
+    assert a.grad_fn._rel is b.grad_fn._rel == a.grad_fn.rel == ((8,), (1,), 1)
     t = x.reshape(2, 5)
     e, f = t[1:, :-1], t[1:, :-1]
-    assert e.grad_fn._rel is f.grad_fn._rel == (slice(1, None), slice(None, -1))
-    assert e._view_meta.step_args is e.grad_fn._rel and e.tolist() == [[5.0, 6.0, 7.0, 8.0]]
+    assert e._view_meta.step_args is f._view_meta.step_args == (slice(1, None), slice(None, -1))
+    assert e.grad_fn._rel is f.grad_fn._rel and e.tolist() == [[5.0, 6.0, 7.0, 8.0]]
+    g, h = e[:, 1:], e[:, 1:]  # (of a view that is not contiguous: the shared index)
+    assert g.grad_fn._rel is h.grad_fn._rel is g._view_meta.step_args == (slice(None), slice(1, None))
     assert x[1:-1].grad_fn._rel is a.grad_fn._rel  # (still shared after another index)
     c = x[np.int64(1):-1]
     assert type(c._view_meta.step_args[0].start) is np.int64

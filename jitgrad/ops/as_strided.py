@@ -105,11 +105,26 @@ class AsStridedBackward0(Node):
         return dense_call(self, grads)
 
     def apply(self, grads: Grads) -> tuple[Any, ...]:
+        global _LAST_REGION
+        inp = self.input_geometry
         if not _grad_state.enabled:  # the engine adds the region into its buffer: O(view)
-            region = region_within(self.input_geometry, self.geometry)
+            # a stepper's regenerated views share their geometries (``view_geometry``): the
+            # last pair's region is remembered (one tuple, replaced whole)
+            view = self.geometry
+            last = _LAST_REGION
+            if last[0] is inp and last[1] is view:
+                region = last[2]
+            else:
+                region = region_within(inp, view)
+                _LAST_REGION = (inp, view, region)
             if region is not None:
-                return (ScatterGrad(grads[0], self.input_geometry.sizes, region),)
-        return (as_strided_backward(grads[0], self.input_geometry, self.geometry),)  # type: ignore[arg-type]
+                return (ScatterGrad(grads[0], inp.sizes, region),)
+        return (as_strided_backward(grads[0], inp, self.geometry),)  # type: ignore[arg-type]
+
+
+# ``(input_geometry, geometry, region_within(them))`` of the last AsStridedBackward0 applied
+# without create_graph (the geometries are immutable: the same objects, the same region)
+_LAST_REGION: tuple[Any, Any, Geometry | None] = (None, None, None)
 
 
 def region_within(inp: Geometry, view: Geometry) -> Geometry | None:

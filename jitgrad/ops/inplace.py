@@ -139,7 +139,10 @@ def rebase_history(self: Tensor, node: Node, base_edge: Any) -> None:
     old = self._grad_fn
     fn = AsStridedBackward0(copy_slices.base, view)
     fn.next_functions = ((copy_slices, 0),)  # (gradient_edge(base))
-    fn.input_metadata = single_metadata(self._sizes, self._storage.buffer.dtype)
+    dtype = self._storage.buffer.dtype
+    meta = node.input_metadata  # (the write's node: of this view's sizes and dtype, usually)
+    fn.input_metadata = meta if len(meta) == 1 and meta[0][1] is dtype and meta[0][0] == self._sizes \
+        else single_metadata(self._sizes, dtype)
     self._grad_fn = fn
     self._output_nr = 0
     vm.attr_version = self._storage.version
@@ -165,11 +168,15 @@ def rebase_base(
     """The base's new history after ``node`` wrote through its view ``view``: ``CopySlices``
     (Note [CopySlices rebasing]), whose edges are the base's old one and ``node``'s others."""
 
+    old = base._grad_fn
     copy_slices = CopySlices(base, view, view_fn, node)
     edges = node.next_functions
     copy_slices.next_functions = edges if edges[0] is base_edge else (base_edge,) + edges[1:]
-    copy_slices.input_metadata = single_metadata(base._sizes, base._storage.buffer.dtype)
-    old = base._grad_fn
+    dtype = base._storage.buffer.dtype
+    # (the base's last CopySlices's metadata, when it took that one's geometry: same sizes)
+    meta = old.input_metadata if type(old) is CopySlices and copy_slices.base is old.base else ()
+    copy_slices.input_metadata = meta if meta and meta[0][1] is dtype \
+        else single_metadata(base._sizes, dtype)
     base._grad_fn = copy_slices
     base._output_nr = 0
     if old is not None and old._retains_grad_hooks:  # (the only hooks that follow the base)

@@ -19,6 +19,7 @@ from ..tensor import Tensor
 from . import operands
 from .fused import _PLANS, _plan
 from .operands import _LAYOUTS, array_of, fresh_result, layout, new_tensor, promote_types
+from .view_meta import NO_GRAD_MODE, ViewMeta
 from .view_ops import narrow, select
 
 _new = object.__new__
@@ -43,6 +44,24 @@ class CatBackward0(Node):
         assert g is not None
         out: list[Tensor | None] = []
         start = 0
+        dim = self.dim
+        if self.skipped is None and _data_only(g, dim):
+            # ``narrow``'s data (no graph to build): each input's slice, a view of ``g`` made
+            # as ``narrow`` makes it in no_grad mode
+            storage, sizes, strides = g._storage, g._sizes, g._strides
+            base = g if g._base is None else g._base
+            head, tail, step, offset = sizes[:dim], sizes[dim + 1:], strides[dim], g._offset
+            needed = self._needed
+            for i, input_sizes in enumerate(self.sizes):
+                length = input_sizes[dim]
+                if needed[i] if needed is not None else self.next_functions[i][0] is not None:
+                    view = Tensor._make(storage, head + (length,) + tail, strides, offset + start * step, base)
+                    view._view_meta = ViewMeta(base, None, (narrow, (dim, start, length)), NO_GRAD_MODE)
+                    out.append(view)
+                else:
+                    out.append(None)
+                start += length
+            return tuple(out)
         skipped = self.skipped or (False,) * len(self.sizes)
         for i, (sizes, skip) in enumerate(zip(self.sizes, skipped)):
             if skip:  # a legacy empty 1-D input: an empty gradient
@@ -63,7 +82,34 @@ class StackBackward0(Node):
         g = grads[0]
         assert g is not None
         n = len(self.next_functions)
-        return tuple(select(g, self.dim, i) if self.needs_input_grad(i) else None for i in range(n))
+        dim = self.dim
+        if _data_only(g, dim):
+            # ``select``'s data (no graph to build): each input's slice, a view of ``g`` made
+            # as ``select`` makes it in no_grad mode
+            storage, sizes, strides = g._storage, g._sizes, g._strides
+            base = g if g._base is None else g._base
+            view_sizes, view_strides = sizes[:dim] + sizes[dim + 1:], strides[:dim] + strides[dim + 1:]
+            step, offset = strides[dim], g._offset
+            needed = self._needed
+            out: list[Tensor | None] = []
+            for i in range(n):
+                if needed[i] if needed is not None else self.next_functions[i][0] is not None:
+                    view = Tensor._make(storage, view_sizes, view_strides, offset + i * step, base)
+                    view._view_meta = ViewMeta(base, None, (select, (dim, i)), NO_GRAD_MODE)
+                    out.append(view)
+                else:
+                    out.append(None)
+            return tuple(out)
+        return tuple(select(g, dim, i) if self.needs_input_grad(i) else None for i in range(n))
+
+
+def _data_only(g: Tensor, dim: int) -> bool:
+    """Whether a join's backward may make its inputs' slices of ``g`` (along ``dim``) as
+    views in its own frame, as ``narrow``/``select`` make them in no_grad mode: no graph
+    to build (grad mode off), ``g`` a plain Tensor that is not a view, not inference.
+    tests/test_lean_view_backward.py compares every slot with the ops'."""
+    return not _grad_state.enabled and g.__class__ is Tensor and g._view_meta is None and \
+        not g._storage.inference and not INFERENCE.enabled and 0 <= dim < len(g._sizes)
 
 
 def _cat_node(dim: int, sizes: tuple[tuple[int, ...], ...]) -> CatBackward0:

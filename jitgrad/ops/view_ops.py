@@ -64,7 +64,7 @@ class ViewBackward(Node):
         geometry, arg)``: most views of a DP table never get a gradient through their own
         node (it is replaced when the view is written)."""
         fn = self._rel_fn
-        if fn is not None:
+        if fn is not None and fn is not _plain_rel:
             sizes = self.input_sizes
             strides = layout(sizes)[0]
             if fn is indexing.plain_geometry:  # (an index that was plain for ``sizes``)
@@ -86,10 +86,26 @@ class ViewBackward(Node):
         g = grads[0]
         # a plain index (ints, slices of positive step, None) of a contiguous tensor reaches
         # every element once: no overlap to look for
-        plain = self._rel_fn is indexing.plain_geometry
+        fn = self._rel_fn
+        if fn is _plain_rel and not _grad_state.enabled:  # (the geometry getitem knew)
+            return (ScatterGrad(g, self.input_sizes, self._rel),)
+        plain = fn is indexing.plain_geometry or fn is _plain_rel
         if plain and not _grad_state.enabled:  # (the rel property's plain case, inlined)
             sizes = self.input_sizes
-            rel = self._rel = _new_tuple(Geometry, indexing.plain_index(sizes, layout(sizes)[0], 0, self._rel))
+            index = self._rel
+            if index.__class__ is tuple and len(index) == 2 and index[0].__class__ is int and \
+                    index[1].__class__ is int:
+                # ``x[i, j]`` (a DP table's cell: not remembered by getitem): its geometry
+                # remembered here by the index and the sizes (bounded), for the next backward
+                key = (index, sizes)
+                rel = _CELL_REL.get(key)
+                if rel is None:
+                    rel = _new_tuple(Geometry, indexing.plain_index(sizes, layout(sizes)[0], 0, index))
+                    if len(_CELL_REL) < _CELL_REL_MAX:
+                        _CELL_REL[key] = rel
+            else:
+                rel = _new_tuple(Geometry, indexing.plain_index(sizes, layout(sizes)[0], 0, index))
+            self._rel = rel
             self._rel_fn = None
             return (ScatterGrad(g, sizes, rel),)
         rel = self.rel
@@ -97,6 +113,17 @@ class ViewBackward(Node):
             # the engine adds the slice into its buffer: O(slice), never dense zeros + add
             return (ScatterGrad(g, self.input_sizes, rel),)
         return (view_scatter(g, self.input_sizes, rel),)  # type: ignore[arg-type]
+
+
+# ``ViewBackward.apply``'s geometries of ``x[i, j]`` by ``((i, j), x's sizes)``
+_CELL_REL: dict[tuple[tuple[int, int], tuple[int, ...]], Geometry] = {}
+_CELL_REL_MAX = 16384
+
+
+def _plain_rel(contiguous: Geometry, rel: Geometry) -> Geometry:
+    """The ``rel_fn`` of a plain view whose relative geometry ``getitem`` already knew
+    (``rel`` itself, a plain geometry: no overlap). See Note [Lean plain view]."""
+    return rel
 
 
 class AsStridedScatterBackward0(Node):
@@ -513,18 +540,23 @@ def _immutable(index: Any) -> bool:
 # the sizes and strides it last indexed (and those before: two tensors taking turns
 # both hit), the view's geometry relative to them (shared
 # sizes and strides tuples, so that views of such views are remembered too) and its
-# node's metadata, so that a stepper's or a table's views skip ``plain_index``.
+# node's metadata, so that a stepper's or a table's views skip ``plain_index``; when the
+# tensor is contiguous, the view's node takes that relative geometry (``_plain_rel``), so
+# its backward skips ``plain_index`` and the Geometry too. ``x[i, j]`` (a DP cell, not
+# remembered here) has its geometry remembered by its backward instead (``_CELL_REL``).
 
 
 def _plain_view(
     self: Tensor, plain: tuple[Any, ...], index: Any, node_type: type[ViewBackward] | None = None,
-    metadata: Any = None,
+    metadata: Any = None, rel: Geometry | None = None,
 ) -> Tensor:
     """``self[index]`` for a plain index (ints, int slices and None) whose view has geometry
     ``plain``. The index is immutable, so the view node's relative geometry can wait until
     a gradient needs it (``ViewBackward.rel``). ``node_type``: ``_plain_node_type(index)``,
     when the caller knows it; ``metadata``: the node's ``input_metadata`` when the caller
-    knows it (used if of ``self``'s dtype). See Note [Lean plain view]."""
+    knows it (used if of ``self``'s dtype); ``rel``: the view's geometry relative to a
+    contiguous ``self`` (``plain_geometry`` of the index), when the caller knows it. See
+    Note [Lean plain view]."""
     sizes, strides, offset = plain
     storage = self._storage
     root = self._base
@@ -591,8 +623,12 @@ def _plain_view(
                 metadata = single_metadata(sizes, dtype)
         node.input_metadata = metadata
         node.input_sizes = self._sizes
-        node._rel = index
-        node._rel_fn = indexing.plain_geometry
+        if rel is None:
+            node._rel = index
+            node._rel_fn = indexing.plain_geometry
+        else:
+            node._rel = rel
+            node._rel_fn = _plain_rel
         view._grad_fn = node
     # ``make_view`` and ``ViewMeta.__init__``, inlined (every slot of ViewMeta is set)
     meta = _new(ViewMeta)
@@ -685,8 +721,9 @@ def getitem(self: Tensor, index: Any) -> Tensor:
             metadata = seen[6]
             if metadata is None:  # (the first view again: its metadata, remembered too)
                 metadata = single_metadata(seen[3], self._storage.buffer.dtype)
-                table[key] = seen[:6] + (metadata,)
-            return _plain_view(self, (seen[3], seen[4], self._offset + seen[5]), seen[0], node_type, metadata)
+                table[key] = seen[:6] + (metadata, seen[7])
+            return _plain_view(self, (seen[3], seen[4], self._offset + seen[5]), seen[0], node_type, metadata,
+                               seen[7])
         if kind is int:  # (``plain_index``'s first case, inlined)
             if not sizes:
                 plain = None
@@ -710,8 +747,11 @@ def getitem(self: Tensor, index: Any) -> Tensor:
             view_sizes, view_strides, view_offset = plain
             view_sizes = _SHAPES.get(view_sizes) or _shape(view_sizes)
             view_strides = _SHAPES.get(view_strides) or _shape(view_strides)
-            _SEEN[key] = (shared, sizes, strides, view_sizes, view_strides, view_offset - self._offset, None)
-            return _plain_view(self, (view_sizes, view_strides, view_offset), shared, node_type)
+            # (the geometry relative to a contiguous tensor: the node's, when ``self`` is one)
+            rel = _new_tuple(Geometry, (view_sizes, view_strides, view_offset - self._offset)) \
+                if strides == layout(sizes)[0] else None
+            _SEEN[key] = (shared, sizes, strides, view_sizes, view_strides, view_offset - self._offset, None, rel)
+            return _plain_view(self, (view_sizes, view_strides, view_offset), shared, node_type, None, rel)
     plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
     if plain is not None:  # ints and int slices: the commonest index
         return _plain_view(self, plain, index)
@@ -724,7 +764,8 @@ def getitem(self: Tensor, index: Any) -> Tensor:
 
 
 # ``getitem``'s views by their index: ``(shared index, sizes, strides, the view's sizes,
-# strides and offset less the tensor's, its node's metadata or None)`` of the last view
+# strides and offset less the tensor's, its node's metadata or None, the view's Geometry
+# relative to a contiguous tensor or None (when the strides are not contiguous ones))`` of the last view
 # taken by that index (bounded; an entry is one tuple, replaced whole: a thread reading it
 # sees one geometry); and the views' sizes and strides, one tuple per value (bounded)
 _SEEN: dict[Any, tuple[Any, ...]] = {}
