@@ -397,3 +397,44 @@ def value_tensor(value: Any, dtype: np.dtype) -> Tensor:
     if k == 0:
         return value
     return value._alias(Geometry(value._sizes[k:], value._strides[k:], value._offset))
+
+
+def whole_slice(part: slice, length: int) -> bool:
+    """Whether PyTorch's slicing skips ``part`` on a dim of ``length``: from 0 (as written) to
+    at least the end, step 1."""
+    start, stop, step = part.start, part.stop, part.step
+    return (start is None or (start.__class__ is int and start == 0)) \
+        and (step is None or (step.__class__ is int and step == 1)) \
+        and (stop is None or (stop.__class__ is int and stop >= length))
+
+
+def whole_index(sizes: tuple[int, ...], index: Any) -> bool:
+    """Whether PyTorch's indexing gives the tensor itself for ``index``: ``...``, ``()``, or
+    slices (and one ``...``) each from 0 (as written: ``-n:`` is not) to at least its dim's
+    end with step 1 — its slicing skips such a slice."""
+    if index is Ellipsis:
+        return True
+    if index.__class__ is slice:  # (a stepper's ``u[1:-1] = ...``: the start decides, inline)
+        start = index.start
+        return (start is None or start.__class__ is int and start == 0) and bool(sizes) \
+            and whole_slice(index, sizes[0])
+    if index.__class__ is not tuple or index and index[0].__class__ is int:  # (``R[i, j]``)
+        return False
+    specified = 0
+    for part in index:
+        if part.__class__ is slice:
+            specified += 1
+        elif part is not Ellipsis:
+            return False
+    ndim = len(sizes)
+    if specified > ndim:
+        return False  # (too many indices: the general path raises)
+    dim = 0  # PyTorch's walk: each ``...`` (even a repeated one) skips the unspecified dims
+    for part in index:
+        if part is Ellipsis:
+            dim += ndim - specified
+        elif dim >= ndim or not whole_slice(part, sizes[dim]):
+            return False
+        else:
+            dim += 1
+    return True

@@ -45,10 +45,10 @@ def _general_plain_view(self: Tensor, plain: tuple[Any, ...], index: Any, known:
         Geometry(self._sizes, contiguous_strides(self._sizes), 0), index)), (index, rel)
     root = self._base
     view = Tensor._make(self._storage, sizes, strides, offset, self if root is None else root)
-    last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
-    node_type = view_ops.SliceBackward0 if type(last) is slice else view_ops.SelectBackward0 \
-        if type(last) is int else view_ops.UnsqueezeBackward0 if last is None \
-        else view_ops.AliasBackward0
+    # (PyTorch's name: test_whole_index_writes checks _plain_node_type against PyTorch)
+    node_type = view_ops._plain_node_type(index, self._sizes)
+    if known is not None and type(index) is tuple and len(index) == 1:
+        node_type = view_ops._plain_node_type(index[0], self._sizes)  # (``x[a:b]`` kept as ``x[(a:b,)]``)
     assert known is None or known is node_type, (index, known)
     if needs_grad(self):
         record(node_type(self._sizes, index, jitgrad.indexing.plain_geometry), (self,), (view,))
@@ -344,9 +344,8 @@ def _same_view_as_plain_index(base: Any, index: Any) -> Any:
             return None
         expected = tuple(geometry)
     assert (view._sizes, view._strides, view._offset) == expected, (base.shape, index)
-    last = index[-1] if type(index) is tuple else index
-    if base.requires_grad and type(last) in view_ops._NODE_OF_LAST:
-        assert type(view.grad_fn) is view_ops._NODE_OF_LAST[type(last)], index
+    if base.requires_grad:
+        assert type(view.grad_fn) is view_ops._plain_node_type(index, base._sizes), index
     return view
 
 

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitgrad
-from jitgrad.ops.assignment import whole_index
+from jitgrad.indexing import whole_index
 
 LIBS = [torch, jitgrad]
 
@@ -154,3 +154,26 @@ def test_whole_index_is_pytorchs_no_op_slicing(parts: list[Any], sizes: list[int
     if node is None or n_slices > len(sizes):
         return
     assert whole_index(tuple(sizes), index) == (node.name() == "AliasBackward0"), (index, sizes)
+
+
+_items = st.one_of(_slices, st.integers(-3, 2), st.none(), st.just(Ellipsis))
+
+
+@settings(max_examples=200, deadline=None)
+@given(items=st.lists(_items, max_size=4).filter(lambda p: p.count(Ellipsis) <= 1), single=st.booleans())
+def test_view_node_names_and_gradients_match_pytorch(items: list[Any], single: bool) -> None:
+    """``y[index]``'s node is named after the last item PyTorch's indexing applies (a slice
+    over a whole dim is skipped inside a tuple: ``y[0, :]`` SelectBackward0, ``y[:, :]``
+    AliasBackward0; alone, ``y[:]`` is a slice), with the same gradients."""
+    index: Any = items[0] if single and items else tuple(items)
+    results = []
+    for lib in LIBS:
+        x = lib.arange(60.0, dtype=lib.float64).reshape(3, 4, 5).requires_grad_()
+        try:
+            v = (x * 1)[index]
+        except (IndexError, RuntimeError, ValueError, TypeError) as e:
+            results.append(type(e).__name__)
+            continue
+        (v * v).sum().backward()
+        results.append((_name(v.grad_fn), tuple(v.shape), x.grad.tolist()))
+    assert results[0] == results[1], index

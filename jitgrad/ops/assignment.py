@@ -151,45 +151,6 @@ def _fill(self: Tensor, value: Any, op: str, wrapped: bool = False) -> Tensor:
     return out
 
 
-def _whole_slice(part: slice, length: int) -> bool:
-    start, stop, step = part.start, part.stop, part.step
-    return (start is None or (start.__class__ is int and start == 0)) \
-        and (step is None or (step.__class__ is int and step == 1)) \
-        and (stop is None or (stop.__class__ is int and stop >= length))
-
-
-def whole_index(sizes: tuple[int, ...], index: Any) -> bool:
-    """Whether PyTorch's indexing gives the tensor itself for ``index``: ``...``, ``()``, or
-    slices (and one ``...``) each from 0 (as written: ``-n:`` is not) to at least its dim's
-    end with step 1 — its slicing skips such a slice."""
-    if index is Ellipsis:
-        return True
-    if index.__class__ is slice:  # (a stepper's ``u[1:-1] = ...``: the start decides, inline)
-        start = index.start
-        return (start is None or start.__class__ is int and start == 0) and bool(sizes) \
-            and _whole_slice(index, sizes[0])
-    if index.__class__ is not tuple or index and index[0].__class__ is int:  # (``R[i, j]``)
-        return False
-    specified = 0
-    for part in index:
-        if part.__class__ is slice:
-            specified += 1
-        elif part is not Ellipsis:
-            return False
-    ndim = len(sizes)
-    if specified > ndim:
-        return False  # (too many indices: the general path raises)
-    dim = 0  # PyTorch's walk: each ``...`` (even a repeated one) skips the unspecified dims
-    for part in index:
-        if part is Ellipsis:
-            dim += ndim - specified
-        elif dim >= ndim or not _whole_slice(part, sizes[dim]):
-            return False
-        else:
-            dim += 1
-    return True
-
-
 def _write_whole(self: Tensor, value: Any) -> None:
     """``self[index] = value`` for a ``whole_index``: PyTorch writes ``self`` itself, with no
     view (``copy_to``): ``copy_`` from a source of its shape (a number wrapped as a 0-d
@@ -218,7 +179,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     """``self[index] = value``: a write into the (differentiable) view the basic part of the
     index selects, then — for advanced indices — an ``index_put_`` on that view; for an
     index that selects all of ``self`` (``whole_index``), a write into ``self`` itself."""
-    if whole_index(self._sizes, index):
+    if indexing.whole_index(self._sizes, index):
         _write_whole(self, value)
         return
     if _tracing.ACTIVE is None:  # (jitgrad.compile records the general path's write)

@@ -122,7 +122,7 @@ _CELL_REL_MAX = 16384
 
 def _plain_rel(contiguous: Geometry, rel: Geometry) -> Geometry:
     """The ``rel_fn`` of a plain view whose relative geometry ``getitem`` already knew
-    (``rel`` itself, a plain geometry: no overlap). See Note [Lean plain view]."""
+    (``rel`` itself, a plain geometry: no overlap). See the lean plain view's comment above ``_plain_view``."""
     return rel
 
 
@@ -482,12 +482,16 @@ def basic_view(self: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
         return _plain_view(self, plain, index), []
     g, advanced = indexing.split_index(self._geometry, index)
     view = self._alias(g)
-    items = [it for it in indexing.as_tuple(index) if it is not Ellipsis]
-    last = items[-1] if items else Ellipsis
-    node_type: type[ViewBackward] = (
-        SliceBackward0 if isinstance(last, slice) else UnsqueezeBackward0 if last is None
-        else AliasBackward0 if last is Ellipsis or advanced else SelectBackward0
-    )
+    parts = indexing.as_tuple(index)
+    if not advanced and all(type(it) is int or type(it) is slice or it is None or it is Ellipsis for it in parts):
+        node_type: type[ViewBackward] = _plain_node_type(index, self._sizes)
+    else:
+        items = [it for it in parts if it is not Ellipsis]
+        last = items[-1] if items else Ellipsis
+        node_type = (
+            SliceBackward0 if isinstance(last, slice) else UnsqueezeBackward0 if last is None
+            else AliasBackward0 if last is Ellipsis or advanced else SelectBackward0
+        )
     if needs_grad(self):
         sizes = self._sizes
         # an index of Python ints, slices of ints, None, ... and bools cannot change: its
@@ -515,8 +519,7 @@ def _immutable(index: Any) -> bool:
         return False
     return True
 
-# Note [Lean plain view]
-# ~~~~~~~~~~~~~~~~~~~~~~~
+# The lean plain view (one of the lean paths: Note [Lean paths] in ``operands.py``)
 # ``x[i, j]``, ``x[1:, 2:]``, ``x[:, None]`` (a plain index: ints, int slices, None) are the
 # commonest ops of a DP or stencil program, so ``_plain_view`` does their bookkeeping in one
 # frame when ``self``'s history is up to date (grad mode on, not inference, and ``self``
@@ -552,11 +555,11 @@ def _plain_view(
 ) -> Tensor:
     """``self[index]`` for a plain index (ints, int slices and None) whose view has geometry
     ``plain``. The index is immutable, so the view node's relative geometry can wait until
-    a gradient needs it (``ViewBackward.rel``). ``node_type``: ``_plain_node_type(index)``,
+    a gradient needs it (``ViewBackward.rel``). ``node_type``: ``_plain_node_type(index, sizes)``,
     when the caller knows it; ``metadata``: the node's ``input_metadata`` when the caller
     knows it (used if of ``self``'s dtype); ``rel``: the view's geometry relative to a
     contiguous ``self`` (``plain_geometry`` of the index), when the caller knows it. See
-    Note [Lean plain view]."""
+    the lean plain view's comment."""
     sizes, strides, offset = plain
     storage = self._storage
     root = self._base
@@ -571,7 +574,8 @@ def _plain_view(
     if not lean:
         view = Tensor._make(storage, sizes, strides, offset, self if root is None else root)
         if needs_grad(self):
-            record(_plain_node_type(index)(self._sizes, index, indexing.plain_geometry), (self,), (view,))
+            node_type = node_type or _plain_node_type(index, self._sizes)
+            record(node_type(self._sizes, index, indexing.plain_geometry), (self,), (view,))
         return make_view(self, view, (_basic_part, index if type(index) is tuple else (index,)))
     # ``Tensor._make``, inlined (every slot of Tensor is set)
     view = _new(Tensor)
@@ -591,9 +595,12 @@ def _plain_view(
     if fn is not None or self._requires_grad:
         # the node (``ViewBackward.__init__``) and ``record``, inlined for one input whose
         # history is up to date
-        if node_type is None:  # (_plain_node_type, inlined)
+        if node_type is None:  # (_plain_node_type, inlined for an index that ends in an int or None)
             last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
-            node_type = _NODE_OF_LAST.get(type(last), AliasBackward0)
+            node_type = _NODE_OF_LAST.get(type(last)) if type(index) is not tuple or \
+                (last is not Ellipsis and type(last) is not slice) else None
+            if node_type is None:
+                node_type = _plain_node_type(index, self._sizes)
         node = _new(node_type)
         # (numbered first, as ``__init__`` does)
         node.sequence_nr = _next_sequence_nr()
@@ -657,10 +664,26 @@ _NODE_OF_LAST: dict[type, type[ViewBackward]] = {
 }
 
 
-def _plain_node_type(index: Any) -> type[ViewBackward]:
-    """The node of ``x[index]`` for a plain index: named after its last item, as PyTorch's."""
-    last = (index[-1] if index else Ellipsis) if type(index) is tuple else index
-    return _NODE_OF_LAST.get(type(last), AliasBackward0)
+def _plain_node_type(index: Any, sizes: tuple[int, ...]) -> type[ViewBackward]:
+    """The node of ``x[index]`` for a plain index on a tensor of ``sizes``, as PyTorch names
+    it: after the last item its indexing applies. In a tuple it skips a slice that selects
+    its whole dim (``indexing.whole_slice``: ``x[0, :]`` is a select, ``x[:, :]`` an alias);
+    a slice alone is always a slice."""
+    if type(index) is not tuple:  # (an integer of another type, ``np.int64(1)``: a select)
+        return AliasBackward0 if index is Ellipsis else _NODE_OF_LAST.get(type(index), SelectBackward0)
+    node: type[ViewBackward] = AliasBackward0
+    specified = sum(1 for item in index if item is not None and item is not Ellipsis)
+    dim = 0
+    for item in index:
+        if item is Ellipsis:
+            dim += len(sizes) - specified
+        elif item is None:
+            node = UnsqueezeBackward0
+        else:
+            if type(item) is not slice or dim >= len(sizes) or not indexing.whole_slice(item, sizes[dim]):
+                node = _NODE_OF_LAST.get(type(item), SelectBackward0)
+            dim += 1
+    return node
 
 
 def basic_step(index: Any) -> Step:
@@ -701,6 +724,9 @@ def getitem(self: Tensor, index: Any) -> Tensor:
                     a, b = second.start, second.stop
                     if (a is None or type(a) is int) and (b is None or type(b) is int):
                         key, node_type = (start, stop, a, b), SliceBackward0
+                        if (a is None or a == 0) and (start is None or start == 0) and len(self._sizes) > 1 \
+                                and (b is None or b >= self._sizes[1]) and (stop is None or stop >= self._sizes[0]):
+                            key = None  # (``x[:, :]``: PyTorch's alias, not a slice)
                 elif last is int:  # (a 3-tuple of ints or None, as the next key)
                     key, node_type = (start, stop, second), SelectBackward0
                 elif second is None:
