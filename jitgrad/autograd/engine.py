@@ -21,6 +21,9 @@ import itertools
 import threading
 from typing import Any, Sequence
 
+from .. import _tracing
+from ..geometry.strided import numel
+from ..storage import allocate
 from ..tensor import Tensor
 from . import anomaly_mode, grad_mode, hook_results, post_accumulate
 from .graph import (
@@ -178,15 +181,21 @@ def _nodes_to_run(roots: Sequence[Node], targets: set[Node]) -> dict[Node, bool]
         if i == 0 and node in run:
             continue
         edges = node.next_functions
-        if i < len(edges):
-            stack.append((node, i + 1))
+        n = len(edges)
+        while i < n:  # the next edge into a node not yet known: walk it first
             nxt = edges[i][0]
+            i += 1
             if nxt is not None and nxt not in run:
+                stack.append((node, i))
                 stack.append((nxt, 0))
-            continue
-        run[node] = any(
-            nxt is not None and (nxt in targets or run.get(nxt, False)) for nxt, _ in edges
-        )
+                break
+        else:
+            needed = False
+            for nxt, _ in edges:
+                if nxt is not None and (nxt in targets or run[nxt]):
+                    needed = True
+                    break
+            run[node] = needed
     return run
 
 
@@ -450,8 +459,6 @@ def _commit(staged: list[tuple[AccumulateGrad, Tensor | None, bool]], create_gra
 def _root_grads(
     op: str, outputs: Sequence[Tensor], grad_outputs: Sequence[Any] | None
 ) -> tuple[list[Edge], list[Tensor]]:
-    from ..copying import to_dtype_copy
-
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
     if len(grad_outputs) != len(outputs):
@@ -470,14 +477,7 @@ def _root_grads(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
         if g is None:
-            if out.numel() != 1:
-                raise RuntimeError(
-                    f"grad can be implicitly created only for scalar outputs (output {i} has "
-                    f"shape {list(out._sizes)}); pass a gradient of that shape"
-                )
-            from ..creation import ones
-
-            g = ones(out._sizes, dtype=out.dtype)
+            g = _implicit_grad(out, i)
         elif not isinstance(g, Tensor):
             raise TypeError(f"{op}: gradients can be either Tensors or None, but got {type(g).__name__}")
         elif g._sizes != out._sizes:
@@ -491,10 +491,28 @@ def _root_grads(
                     f"{op}: grad_output[{i}] has dtype {g.dtype.name}; expected a floating "
                     f"point gradient for output of dtype {out.dtype.name}"
                 )
+            from ..copying import to_dtype_copy
+
             g = to_dtype_copy(g, out.dtype)
         edges.append(edge)
         grads.append(g)
     return edges, grads
+
+
+def _implicit_grad(out: Tensor, i: int) -> Tensor:
+    """The gradient of a scalar output when none is given: ``ones_like(out)``."""
+    sizes = out._sizes
+    if len(sizes) and numel(sizes) != 1:
+        raise RuntimeError(
+            f"grad can be implicitly created only for scalar outputs (output {i} has "
+            f"shape {list(sizes)}); pass a gradient of that shape"
+        )
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records the constant: the factory
+        from ..creation import ones
+
+        return ones(sizes, dtype=out.dtype)
+    # ``ones(sizes, dtype=out.dtype)``'s result, made directly (once per backward)
+    return Tensor._from_buffer(allocate(1, out._storage.buffer.dtype, 1), sizes)
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -514,6 +532,12 @@ def backward(
 ) -> None:
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (or of
     ``inputs`` only, when given)."""
+    if grad_tensors is None and inputs is None and tensors.__class__ is Tensor:
+        # ``tensor.backward()``: the checks below have nothing to check
+        edges, root = _root_grads("backward", (tensors,), None)
+        keep = create_graph if retain_graph is None else retain_graph
+        GraphTask(edges, root, keep, create_graph, None, True).run()
+        return
     outputs = _as_list(tensors)
     grads = None if grad_tensors is None else _as_list(grad_tensors)
     if grad_tensors is not None and isinstance(grad_tensors, Tensor):
