@@ -140,7 +140,9 @@ class Capture:
     """What ``autograd.grad`` and ``backward(inputs=...)`` ask for (PyTorch's ``exec_info``
     and captures): the nodes that must run for gradients to reach the inputs, and the
     gradients caught on the way. A caught gradient is handed to the caller, so the node it
-    reaches no longer owns it."""
+    reaches no longer owns it. A node runs (``GraphTask.evaluate``) when it is on a path to
+    the inputs (``run``), or when it is the AccumulateGrad of a leaf among
+    ``backward(inputs=...)``'s inputs."""
 
     __slots__ = ("run", "slots", "nodes", "captured")
 
@@ -158,12 +160,6 @@ class Capture:
         for nr, g in enumerate(grads):
             for k in self.slots.get((node, nr), ()):
                 self.captured[k] = g
-
-    def must_run(self, node: Node, targeted: bool, accumulate: bool) -> bool:
-        # a leaf in backward(inputs=...) is a target whose AccumulateGrad must run
-        return self.run.get(node, False) or (
-            targeted and accumulate and node.__class__ is AccumulateGrad
-        )
 
     def needed(self, edges: Sequence[Edge]) -> tuple[bool, ...]:
         """``needs_input_grad`` of a node with these edges: only the paths to the inputs."""
@@ -293,7 +289,8 @@ class GraphTask:
         capture = self.capture
         if capture is not None:
             targeted = node in capture.nodes
-            if not targeted and not capture.must_run(node, False, self.accumulate):
+            on_path = capture.run.get(node, False)  # (``must_run``, read once: inlined)
+            if not targeted and not on_path:
                 return None  # off every path to the inputs: not executed, its hooks not run
         if node._tensor_pre_hooks or node._retains_grad_hooks:
             grads = _call_tensor_pre_hooks(node, grads)
@@ -302,7 +299,7 @@ class GraphTask:
             if targeted:
                 capture.take(node, grads)
                 flags = None  # returned to the caller: must not be overwritten
-            if not capture.must_run(node, targeted, self.accumulate):
+            if not (on_path or targeted and self.accumulate and node.__class__ is AccumulateGrad):
                 return None
         if node._pre_hooks:
             grads = _call_pre_hooks(node, grads)
