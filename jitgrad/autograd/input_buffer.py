@@ -132,8 +132,8 @@ def _own(t: Tensor) -> Tensor:
 def _added(old: Tensor, grad: Tensor) -> Tensor | None:
     """``old + grad`` in a buffer of its own, when both are rows (or scalars) of one dtype of
     at most ``regions.SMALL`` elements, ``old`` contiguous and ``grad`` contiguous or one
-    element broadcast (stride 0): the bits of ``_own(old)`` then ``add_inplace``, whose row
-    path adds by NumPy too (two NaNs give NumPy's pick either way). None otherwise."""
+    element broadcast (stride 0): ``_own(old)`` then ``add_inplace`` without their checks and
+    tensors, the same NumPy add in place (so the same pick of two NaNs). None otherwise."""
     sizes = old._sizes
     if len(sizes) > 1 or grad._sizes != sizes:
         return None
@@ -147,11 +147,12 @@ def _added(old: Tensor, grad: Tensor) -> Tensor | None:
     i, j = old._offset, grad._offset
     if not (0 <= i and i + n <= a.shape[0] and 0 <= j and j + (n if step else 1) <= b.shape[0]):
         return None
-    x, y = a[i:i + n], b[j:j + (n if step else 1)]
-    try:  # inf + -inf is nan, silently, as in PyTorch
-        data = QUIET_RUN(np.add, x, y)
+    data = a[i:i + n].copy()
+    y = b[j:j + (n if step else 1)]
+    try:  # inf + -inf is nan, silently, as in PyTorch; in place, as ``add_inplace`` (NumPy's
+        QUIET_RUN(np.add, data, y, data)  # pick of two NaNs differs out of place)
     except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
-        data = quiet_call(np.add, x, y)
+        quiet_call(np.add, data, y, data)
     return Tensor._make(Storage._fresh(data), sizes, old._strides if sizes else ())
 
 
