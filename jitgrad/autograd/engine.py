@@ -164,7 +164,7 @@ class Capture:
     def needed(self, edges: Sequence[Edge]) -> tuple[bool, ...]:
         """``needs_input_grad`` of a node with these edges: only the paths to the inputs."""
         run, nodes = self.run, self.nodes
-        return tuple(nxt is not None and (run.get(nxt, False) or nxt in nodes) for nxt, _ in edges)
+        return tuple([nxt is not None and (run.get(nxt, False) or nxt in nodes) for nxt, _ in edges])
 
 
 def _nodes_to_run(roots: Sequence[Node], targets: set[Node]) -> dict[Node, bool]:
@@ -238,24 +238,25 @@ class GraphTask:
         self.create_graph = create_graph
         self.accumulate = accumulate
         self.check_nan = anomaly_mode.enabled and anomaly_mode.check_nan_enabled
-        self.deps = _count_dependencies(roots)
+        self.deps = deps = _count_dependencies(roots)
         self.capture = None if inputs is None else Capture(roots, inputs)
         self.staged: list[tuple[AccumulateGrad, Tensor | None, bool]] = []
-        self.buffers = InputBuffers(create_graph)
+        self.buffers = buffers = InputBuffers(create_graph)
         for (node, nr), grad in zip(roots, root_grads):
-            self.buffers.add(node, nr, grad)  # type: ignore[arg-type]
+            buffers.add(node, nr, grad)  # type: ignore[arg-type]
         self.ready: list[tuple[int, int, Node]] = []
-        self.order = itertools.count()  # ties (AccumulateGrads) in the order they got ready
-        for node in self.buffers:
-            if node not in self.deps:
-                heapq.heappush(self.ready, (-node.sequence_nr, next(self.order), node))
+        self.order = order = itertools.count()  # ties (AccumulateGrads) in the order they got ready
+        for node in buffers.grads:
+            if node not in deps:
+                heapq.heappush(self.ready, (-node.sequence_nr, next(order), node))
 
     def run(self) -> list[Tensor | None]:
         """Run every ready node, then commit the leaves' gradients; returns the captured
         gradients (``autograd.grad``)."""
-        prev_mode = grad_mode.is_grad_enabled()
+        state = grad_mode._state  # (is_grad_enabled and _set, read and written inline)
+        prev_mode = state.enabled
         anomaly = anomaly_mode.enabled
-        grad_mode._set(self.create_graph)
+        state.enabled = self.create_graph
         ready, heappop, evaluate = self.ready, heapq.heappop, self.evaluate
         node = following = None
         try:
@@ -265,8 +266,9 @@ class GraphTask:
             node = None  # an error from here on is no node's
             # one backward at a time commits (two threads running backward through one
             # graph add into one .grad)
-            with _COMMIT_LOCK:
-                _commit(self.staged, self.create_graph)
+            if self.staged:  # (none in autograd.grad)
+                with _COMMIT_LOCK:
+                    _commit(self.staged, self.create_graph)
         except Exception as exc:
             if not anomaly or node is None:
                 raise
@@ -275,7 +277,7 @@ class GraphTask:
                 raise
             raise named from exc
         finally:
-            grad_mode._set(prev_mode)
+            state.enabled = prev_mode
         return self.capture.captured if self.capture is not None else []
 
     def evaluate(self, node: Node) -> Node | None:
@@ -508,8 +510,16 @@ def _implicit_grad(out: Tensor, i: int) -> Tensor:
         from ..creation import ones
 
         return ones(sizes, dtype=out.dtype)
-    # ``ones(sizes, dtype=out.dtype)``'s result, made directly (once per backward)
-    return Tensor._from_buffer(allocate(1, out._storage.buffer.dtype, 1), sizes)
+    # ``ones(sizes, dtype=out.dtype)``'s result, made directly (once per backward): a copy
+    # of a cached one-element buffer (np.full costs ~1 us more)
+    dtype = out._storage.buffer.dtype
+    one = _ONE.get(dtype)
+    if one is None:
+        one = _ONE[dtype] = allocate(1, dtype, 1)
+    return Tensor._from_buffer(one.copy(), sizes)
+
+
+_ONE: dict[Any, Any] = {}  # dtype -> a one-element buffer holding 1 (never handed out)
 
 
 def _as_list(x: Any) -> list[Any]:
