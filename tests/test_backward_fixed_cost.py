@@ -75,7 +75,7 @@ def _tensor(values: list[float], dtype: type) -> Tensor:
 @given(
     st.lists(st.tuples(VALUES, VALUES), min_size=1, max_size=8),
     st.sampled_from([np.float64, np.float32]),
-    st.sampled_from(["row", "scalar", "broadcast", "offset"]),
+    st.sampled_from(["row", "scalar", "broadcast", "offset", "broadcast old", "both broadcast"]),
 )
 def test_one_add_is_a_copy_then_an_add_bit_for_bit(
     pairs: list[tuple[float, float]], dtype: type, layout: str
@@ -86,6 +86,10 @@ def test_one_add_is_a_copy_then_an_add_bit_for_bit(
         old, new = old[0], new[0]
     elif layout == "broadcast":
         new = new[0].expand(len(b))
+    elif layout == "broadcast old":
+        old = old[0].expand(len(a))
+    elif layout == "both broadcast":
+        old, new = old[0].expand(len(a)), _tensor(b, dtype)[-1].expand(len(a))
     elif layout == "offset":
         old, new = _tensor([5.0] + a, dtype)[1:], _tensor([6.0, 6.0] + b, dtype)[2:]
     expected = _own(old)

@@ -130,10 +130,10 @@ def _own(t: Tensor) -> Tensor:
 
 
 def _added(old: Tensor, grad: Tensor) -> Tensor | None:
-    """``old + grad`` in a buffer of its own, when both are rows (or scalars) of one dtype of
-    at most ``regions.SMALL`` elements, ``old`` contiguous and ``grad`` contiguous or one
-    element broadcast (stride 0): ``_own(old)`` then ``add_inplace`` without their checks and
-    tensors, the same NumPy add in place (so the same pick of two NaNs). None otherwise."""
+    """``old + grad`` in a new contiguous buffer, when both are rows (or scalars) of one
+    dtype of at most ``regions.SMALL`` elements, each contiguous or one element broadcast
+    (stride 0: ``sum``'s gradient): ``_own(old)`` then ``add_inplace`` without their checks
+    and tensors, the same NumPy add in place (so the same pick of two NaNs). None otherwise."""
     sizes = old._sizes
     if len(sizes) > 1 or grad._sizes != sizes:
         return None
@@ -141,19 +141,20 @@ def _added(old: Tensor, grad: Tensor) -> Tensor | None:
     a, b = old._storage.buffer, grad._storage.buffer
     if a.dtype is not b.dtype or n > regions.SMALL or n == 0:
         return None
-    step = grad._strides[0] if sizes else 1
-    if (sizes and old._strides[0] != 1) or not (step == 1 or step == 0):
+    old_step, step = (old._strides[0], grad._strides[0]) if sizes else (1, 1)
+    if not ((old_step == 1 or old_step == 0) and (step == 1 or step == 0)):
         return None
     i, j = old._offset, grad._offset
-    if not (0 <= i and i + n <= a.shape[0] and 0 <= j and j + (n if step else 1) <= b.shape[0]):
+    if not (0 <= i and i + (n if old_step else 1) <= a.shape[0]
+            and 0 <= j and j + (n if step else 1) <= b.shape[0]):
         return None
-    data = a[i:i + n].copy()
+    data = a[i:i + n].copy() if old_step else np.repeat(a[i:i + 1], n)
     y = b[j:j + (n if step else 1)]
     try:  # inf + -inf is nan, silently, as in PyTorch; in place, as ``add_inplace`` (NumPy's
         QUIET_RUN(np.add, data, y, data)  # pick of two NaNs differs out of place)
     except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
         quiet_call(np.add, data, y, data)
-    return Tensor._make(Storage._fresh(data), sizes, old._strides if sizes else ())
+    return Tensor._make(Storage._fresh(data), sizes, (1,) if sizes else ())
 
 
 def _materialize(grads: list[Any], flags: list[bool] | None) -> list[bool]:
