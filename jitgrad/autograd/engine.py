@@ -310,17 +310,22 @@ class GraphTask:
             if self.accumulate:
                 self.staged.append((node, grads[0], bool(flags and flags[0])))  # type: ignore[arg-type]
             return None
-        if capture is None and not node._hooks:
-            # call_function without what it would skip (a capture, post-hooks)
-            if grads[0] is not None or node._run_without_grads or any(g is not None for g in grads):
-                outputs = node.apply_owned(grads, flags) if flags and node.takes_owned else node.apply(grads)
-            else:
-                outputs = [None] * len(node.next_functions)
+        if not node._hooks:
+            # call_function without what it would skip (post-hooks)
+            if capture is not None:
+                node._needed = capture.needed(node.next_functions)
+            try:
+                if grads[0] is not None or node._run_without_grads or any(g is not None for g in grads):
+                    outputs = node.apply_owned(grads, flags) if flags and node.takes_owned else node.apply(grads)
+                else:
+                    outputs = [None] * len(node.next_functions)
+            finally:
+                if capture is not None:
+                    node._needed = None
             if len(outputs) != len(node.next_functions):
                 validate_outputs(node, outputs)  # raises the error
-        else:
-            if node._hooks:  # post-hooks see the gradients in and out and may keep them: the
-                flags = None  # node writes into none, and passes none on owned (a list back)
+        else:  # post-hooks see the gradients in and out and may keep them: the node writes
+            flags = None  # into none, and passes none on owned (a list back)
             outputs = self.call_function(node, grads, flags)
         handed = None
         kind = outputs.__class__
