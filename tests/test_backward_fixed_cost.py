@@ -272,3 +272,63 @@ def test_accumulating_into_grad_bumps_its_version_once_per_pass(lib: object) -> 
         (x * 1.5).sum().backward()
         versions.append(x.grad._version)
     assert versions == [0, 1, 2, 3]
+
+
+# -- autograd.grad: evaluate's inlined call_function vs call_function ------------------------
+@pytest.mark.parametrize("post_hook", [False, True])  # with a post-hook: call_function
+def test_a_capture_tells_the_node_which_inputs_need_a_gradient(
+    post_hook: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a = jitgrad.tensor([1.0, 2.0], requires_grad=True)
+    b = jitgrad.tensor([3.0, 4.0], requires_grad=True)
+    prod = a * b
+    fn = prod.grad_fn
+    seen: list = []
+    cls = type(fn)
+    for name in ("apply", "apply_owned"):
+        real = getattr(cls, name)
+        monkeypatch.setattr(
+            cls, name,
+            lambda self, *args, _real=real: (
+                self is fn and seen.append(self._needed), _real(self, *args)
+            )[1],
+        )
+    if post_hook:
+        fn.register_hook(lambda gi, go: None)
+    out = (prod * 2.0).sum()
+    (ga,) = jitgrad.autograd.grad(out, a, retain_graph=True)
+    (gb,) = jitgrad.autograd.grad(out, [b], retain_graph=True)
+    both = jitgrad.autograd.grad(out, [a, b])
+    # (apply_owned may call apply: one pass, one entry)
+    passes = [k for i, k in enumerate(seen) if i == 0 or seen[i - 1] != k]
+    assert passes == [(True, False), (False, True), (True, True)]
+    assert fn._needed is None
+    assert ga.tolist() == [6.0, 8.0] and gb.tolist() == [2.0, 4.0]
+    assert [g.tolist() for g in both] == [[6.0, 8.0], [2.0, 4.0]]
+
+
+def test_a_node_raising_under_a_capture_forgets_what_was_needed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    a = jitgrad.tensor([1.0, 2.0], requires_grad=True)
+    prod = a * a
+    fn = prod.grad_fn
+    out = (prod * 2.0).sum()
+
+    class Boom(RuntimeError):
+        pass
+
+    cls = type(fn)
+    for name in ("apply", "apply_owned"):
+        real = getattr(cls, name)
+
+        def boom(self: object, *args: object, _real: object = real) -> object:
+            if self is fn:
+                assert fn._needed == (True, True)
+                raise Boom()
+            return _real(self, *args)  # type: ignore[operator]
+
+        monkeypatch.setattr(cls, name, boom)
+    with pytest.raises(Boom):
+        jitgrad.autograd.grad(out, a)
+    assert fn._needed is None
