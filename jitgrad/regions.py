@@ -88,11 +88,12 @@ def copy_region(
         return
     if len(sizes) < 2 and dst.dtype == src.dtype:  # a row, a column or a cell of a table
         n, step, src_step = (sizes[0], dst_strides[0], src_strides[0]) if sizes else (1, 1, 1)
-        if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 < src_step < _MAX_BYTE_STRIDE:
+        if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 <= src_step < _MAX_BYTE_STRIDE:
             end, src_end = dst_offset + (n - 1) * step + 1, src_offset + (n - 1) * src_step + 1
             if 0 <= dst_offset and end <= dst.shape[0] and 0 <= src_offset and src_end <= src.shape[0]:
-                # one slice assignment: no region views made, and no cast to quiet
-                dst[dst_offset:end:step] = src[src_offset:src_end:src_step]
+                # one slice assignment: no region views made, and no cast to quiet (a
+                # broadcast source, stride 0 (``sum``'s gradient), is its one element)
+                dst[dst_offset:end:step] = src[src_offset:src_end:src_step or 1]
                 return
     n = numel(sizes)
     if n == 0:
@@ -127,11 +128,11 @@ def add_region(
             return
     if len(sizes) < 2 and dst.dtype is src.dtype:  # a row, a column, an element: slices
         n, step, src_step = (sizes[0], dst_strides[0], src_strides[0]) if sizes else (1, 1, 1)
-        if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 < src_step < _MAX_BYTE_STRIDE:
+        if 0 < n <= SMALL and 0 < step < _MAX_BYTE_STRIDE and 0 <= src_step < _MAX_BYTE_STRIDE:
             end, src_end = dst_offset + (n - 1) * step + 1, src_offset + (n - 1) * src_step + 1
             if 0 <= dst_offset and end <= dst.shape[0] and 0 <= src_offset and src_end <= src.shape[0]:
                 out = dst[dst_offset:end:step]
-                values = src[src_offset:src_end:src_step]
+                values = src[src_offset:src_end:src_step or 1]  # (stride 0: one, broadcast)
                 try:  # inf + -inf is nan, silently, as in PyTorch (``out`` positional: cheaper)
                     QUIET_RUN(np.add, out, values, out)
                 except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)

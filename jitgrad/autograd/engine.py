@@ -21,6 +21,9 @@ import itertools
 import threading
 from typing import Any, Sequence
 
+from .. import _tracing
+from ..geometry.strided import numel
+from ..storage import allocate
 from ..tensor import Tensor
 from . import anomaly_mode, grad_mode, hook_results, post_accumulate
 from .graph import (
@@ -137,7 +140,9 @@ class Capture:
     """What ``autograd.grad`` and ``backward(inputs=...)`` ask for (PyTorch's ``exec_info``
     and captures): the nodes that must run for gradients to reach the inputs, and the
     gradients caught on the way. A caught gradient is handed to the caller, so the node it
-    reaches no longer owns it."""
+    reaches no longer owns it. A node runs (``GraphTask.evaluate``) when it is on a path to
+    the inputs (``run``), or when it is the AccumulateGrad of a leaf among
+    ``backward(inputs=...)``'s inputs."""
 
     __slots__ = ("run", "slots", "nodes", "captured")
 
@@ -156,16 +161,10 @@ class Capture:
             for k in self.slots.get((node, nr), ()):
                 self.captured[k] = g
 
-    def must_run(self, node: Node, targeted: bool, accumulate: bool) -> bool:
-        # a leaf in backward(inputs=...) is a target whose AccumulateGrad must run
-        return self.run.get(node, False) or (
-            targeted and accumulate and node.__class__ is AccumulateGrad
-        )
-
     def needed(self, edges: Sequence[Edge]) -> tuple[bool, ...]:
         """``needs_input_grad`` of a node with these edges: only the paths to the inputs."""
         run, nodes = self.run, self.nodes
-        return tuple(nxt is not None and (run.get(nxt, False) or nxt in nodes) for nxt, _ in edges)
+        return tuple([nxt is not None and (run.get(nxt, False) or nxt in nodes) for nxt, _ in edges])
 
 
 def _nodes_to_run(roots: Sequence[Node], targets: set[Node]) -> dict[Node, bool]:
@@ -178,15 +177,21 @@ def _nodes_to_run(roots: Sequence[Node], targets: set[Node]) -> dict[Node, bool]
         if i == 0 and node in run:
             continue
         edges = node.next_functions
-        if i < len(edges):
-            stack.append((node, i + 1))
+        n = len(edges)
+        while i < n:  # the next edge into a node not yet known: walk it first
             nxt = edges[i][0]
+            i += 1
             if nxt is not None and nxt not in run:
+                stack.append((node, i))
                 stack.append((nxt, 0))
-            continue
-        run[node] = any(
-            nxt is not None and (nxt in targets or run.get(nxt, False)) for nxt, _ in edges
-        )
+                break
+        else:
+            needed = False
+            for nxt, _ in edges:
+                if nxt is not None and (nxt in targets or run[nxt]):
+                    needed = True
+                    break
+            run[node] = needed
     return run
 
 
@@ -233,24 +238,25 @@ class GraphTask:
         self.create_graph = create_graph
         self.accumulate = accumulate
         self.check_nan = anomaly_mode.enabled and anomaly_mode.check_nan_enabled
-        self.deps = _count_dependencies(roots)
+        self.deps = deps = _count_dependencies(roots)
         self.capture = None if inputs is None else Capture(roots, inputs)
         self.staged: list[tuple[AccumulateGrad, Tensor | None, bool]] = []
-        self.buffers = InputBuffers(create_graph)
+        self.buffers = buffers = InputBuffers(create_graph)
         for (node, nr), grad in zip(roots, root_grads):
-            self.buffers.add(node, nr, grad)  # type: ignore[arg-type]
+            buffers.add(node, nr, grad)  # type: ignore[arg-type]
         self.ready: list[tuple[int, int, Node]] = []
-        self.order = itertools.count()  # ties (AccumulateGrads) in the order they got ready
-        for node in self.buffers:
-            if node not in self.deps:
-                heapq.heappush(self.ready, (-node.sequence_nr, next(self.order), node))
+        self.order = order = itertools.count()  # ties (AccumulateGrads) in the order they got ready
+        for node in buffers.grads:
+            if node not in deps:
+                heapq.heappush(self.ready, (-node.sequence_nr, next(order), node))
 
     def run(self) -> list[Tensor | None]:
         """Run every ready node, then commit the leaves' gradients; returns the captured
         gradients (``autograd.grad``)."""
-        prev_mode = grad_mode.is_grad_enabled()
+        state = grad_mode._state  # (is_grad_enabled and _set, read and written inline)
+        prev_mode = state.enabled
         anomaly = anomaly_mode.enabled
-        grad_mode._set(self.create_graph)
+        state.enabled = self.create_graph
         ready, heappop, evaluate = self.ready, heapq.heappop, self.evaluate
         node = following = None
         try:
@@ -260,8 +266,9 @@ class GraphTask:
             node = None  # an error from here on is no node's
             # one backward at a time commits (two threads running backward through one
             # graph add into one .grad)
-            with _COMMIT_LOCK:
-                _commit(self.staged, self.create_graph)
+            if self.staged:  # (none in autograd.grad)
+                with _COMMIT_LOCK:
+                    _commit(self.staged, self.create_graph)
         except Exception as exc:
             if not anomaly or node is None:
                 raise
@@ -270,7 +277,7 @@ class GraphTask:
                 raise
             raise named from exc
         finally:
-            grad_mode._set(prev_mode)
+            state.enabled = prev_mode
         return self.capture.captured if self.capture is not None else []
 
     def evaluate(self, node: Node) -> Node | None:
@@ -284,7 +291,8 @@ class GraphTask:
         capture = self.capture
         if capture is not None:
             targeted = node in capture.nodes
-            if not targeted and not capture.must_run(node, False, self.accumulate):
+            on_path = capture.run.get(node, False)  # (``must_run``, read once: inlined)
+            if not targeted and not on_path:
                 return None  # off every path to the inputs: not executed, its hooks not run
         if node._tensor_pre_hooks or node._retains_grad_hooks:
             grads = _call_tensor_pre_hooks(node, grads)
@@ -293,7 +301,7 @@ class GraphTask:
             if targeted:
                 capture.take(node, grads)
                 flags = None  # returned to the caller: must not be overwritten
-            if not capture.must_run(node, targeted, self.accumulate):
+            if not (on_path or targeted and self.accumulate and node.__class__ is AccumulateGrad):
                 return None
         if node._pre_hooks:
             grads = _call_pre_hooks(node, grads)
@@ -302,17 +310,22 @@ class GraphTask:
             if self.accumulate:
                 self.staged.append((node, grads[0], bool(flags and flags[0])))  # type: ignore[arg-type]
             return None
-        if capture is None and not node._hooks:
-            # call_function without what it would skip (a capture, post-hooks)
-            if grads[0] is not None or node._run_without_grads or any(g is not None for g in grads):
-                outputs = node.apply_owned(grads, flags) if flags and node.takes_owned else node.apply(grads)
-            else:
-                outputs = [None] * len(node.next_functions)
+        if not node._hooks:
+            # call_function without what it would skip (post-hooks)
+            if capture is not None:
+                node._needed = capture.needed(node.next_functions)
+            try:
+                if grads[0] is not None or node._run_without_grads or any(g is not None for g in grads):
+                    outputs = node.apply_owned(grads, flags) if flags and node.takes_owned else node.apply(grads)
+                else:
+                    outputs = [None] * len(node.next_functions)
+            finally:
+                if capture is not None:
+                    node._needed = None
             if len(outputs) != len(node.next_functions):
                 validate_outputs(node, outputs)  # raises the error
-        else:
-            if node._hooks:  # post-hooks see the gradients in and out and may keep them: the
-                flags = None  # node writes into none, and passes none on owned (a list back)
+        else:  # post-hooks see the gradients in and out and may keep them: the node writes
+            flags = None  # into none, and passes none on owned (a list back)
             outputs = self.call_function(node, grads, flags)
         handed = None
         kind = outputs.__class__
@@ -450,8 +463,6 @@ def _commit(staged: list[tuple[AccumulateGrad, Tensor | None, bool]], create_gra
 def _root_grads(
     op: str, outputs: Sequence[Tensor], grad_outputs: Sequence[Any] | None
 ) -> tuple[list[Edge], list[Tensor]]:
-    from ..copying import to_dtype_copy
-
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
     if len(grad_outputs) != len(outputs):
@@ -470,14 +481,7 @@ def _root_grads(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
         if g is None:
-            if out.numel() != 1:
-                raise RuntimeError(
-                    f"grad can be implicitly created only for scalar outputs (output {i} has "
-                    f"shape {list(out._sizes)}); pass a gradient of that shape"
-                )
-            from ..creation import ones
-
-            g = ones(out._sizes, dtype=out.dtype)
+            g = _implicit_grad(out, i)
         elif not isinstance(g, Tensor):
             raise TypeError(f"{op}: gradients can be either Tensors or None, but got {type(g).__name__}")
         elif g._sizes != out._sizes:
@@ -491,10 +495,36 @@ def _root_grads(
                     f"{op}: grad_output[{i}] has dtype {g.dtype.name}; expected a floating "
                     f"point gradient for output of dtype {out.dtype.name}"
                 )
+            from ..copying import to_dtype_copy
+
             g = to_dtype_copy(g, out.dtype)
         edges.append(edge)
         grads.append(g)
     return edges, grads
+
+
+def _implicit_grad(out: Tensor, i: int) -> Tensor:
+    """The gradient of a scalar output when none is given: ``ones_like(out)``."""
+    sizes = out._sizes
+    if len(sizes) and numel(sizes) != 1:
+        raise RuntimeError(
+            f"grad can be implicitly created only for scalar outputs (output {i} has "
+            f"shape {list(sizes)}); pass a gradient of that shape"
+        )
+    if _tracing.ACTIVE is not None:  # jitgrad.compile records the constant: the factory
+        from ..creation import ones
+
+        return ones(sizes, dtype=out.dtype)
+    # ``ones(sizes, dtype=out.dtype)``'s result, made directly (once per backward): a copy
+    # of a cached one-element buffer (np.full costs ~1 us more)
+    dtype = out._storage.buffer.dtype
+    one = _ONE.get(dtype)
+    if one is None:
+        one = _ONE[dtype] = allocate(1, dtype, 1)
+    return Tensor._from_buffer(one.copy(), sizes)
+
+
+_ONE: dict[Any, Any] = {}  # dtype -> a one-element buffer holding 1 (never handed out)
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -514,6 +544,12 @@ def backward(
 ) -> None:
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (or of
     ``inputs`` only, when given)."""
+    if grad_tensors is None and inputs is None and tensors.__class__ is Tensor:
+        # ``tensor.backward()``: the checks below have nothing to check
+        edges, root = _root_grads("backward", (tensors,), None)
+        keep = create_graph if retain_graph is None else retain_graph
+        GraphTask(edges, root, keep, create_graph, None, True).run()
+        return
     outputs = _as_list(tensors)
     grads = None if grad_tensors is None else _as_list(grad_tensors)
     if grad_tensors is not None and isinstance(grad_tensors, Tensor):

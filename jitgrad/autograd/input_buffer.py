@@ -21,6 +21,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Sequence
 
+import numpy as np
+
+from .. import regions
+from .._quiet import QUIET_RUN, quiet_call
 from ..storage import Storage
 from ..tensor import Tensor
 from .graph import OPS, ScatterGrad, add_inplace, dense_copy
@@ -101,8 +105,13 @@ class InputBuffers:
             old = buf[k] = old.materialize()
             flags[k] = True
         elif not flags[k]:
-            old = buf[k] = _own(old)
             flags[k] = True
+            if grad.__class__ is Tensor:
+                total = _added(old, grad)
+                if total is not None:  # (``_own`` then ``add_inplace``, in one NumPy add)
+                    buf[k] = total
+                    return
+            old = buf[k] = _own(old)
         if grad.__class__ is ScatterGrad:
             grad.add_into(old)  # O(slice), not O(buffer)
         else:
@@ -118,6 +127,34 @@ def _own(t: Tensor) -> Tensor:
         data = t._storage.buffer[start:start + (sizes[0] if sizes else 1)].copy()
         return Tensor._make(Storage._fresh(data), sizes, t._strides)
     return dense_copy(t)
+
+
+def _added(old: Tensor, grad: Tensor) -> Tensor | None:
+    """``old + grad`` in a new contiguous buffer, when both are rows (or scalars) of one
+    dtype of at most ``regions.SMALL`` elements, each contiguous or one element broadcast
+    (stride 0: ``sum``'s gradient): ``_own(old)`` then ``add_inplace`` without their checks
+    and tensors, the same NumPy add in place (so the same pick of two NaNs). None otherwise."""
+    sizes = old._sizes
+    if len(sizes) > 1 or grad._sizes != sizes:
+        return None
+    n = sizes[0] if sizes else 1
+    a, b = old._storage.buffer, grad._storage.buffer
+    if a.dtype is not b.dtype or n > regions.SMALL or n == 0:
+        return None
+    old_step, step = (old._strides[0], grad._strides[0]) if sizes else (1, 1)
+    if not ((old_step == 1 or old_step == 0) and (step == 1 or step == 0)):
+        return None
+    i, j = old._offset, grad._offset
+    if not (0 <= i and i + (n if old_step else 1) <= a.shape[0]
+            and 0 <= j and j + (n if step else 1) <= b.shape[0]):
+        return None
+    data = a[i:i + n].copy() if old_step else np.repeat(a[i:i + 1], n)
+    y = b[j:j + (n if step else 1)]
+    try:  # inf + -inf is nan, silently, as in PyTorch; in place, as ``add_inplace`` (NumPy's
+        QUIET_RUN(np.add, data, y, data)  # pick of two NaNs differs out of place)
+    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+        quiet_call(np.add, data, y, data)
+    return Tensor._make(Storage._fresh(data), sizes, (1,) if sizes else ())
 
 
 def _materialize(grads: list[Any], flags: list[bool] | None) -> list[bool]:
