@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitgrad
+from conftest import budget
 from jitgrad.indexing import whole_index
 
 LIBS = [torch, jitgrad]
@@ -127,7 +128,7 @@ _slices = st.builds(slice, _bound, _bound, st.one_of(st.none(), st.integers(1, 3
 _parts = st.lists(st.one_of(_slices, st.just(Ellipsis)), max_size=3).filter(lambda p: p.count(Ellipsis) <= 1)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=budget(150), deadline=None)
 @given(parts=_parts, single=st.booleans(), value=st.sampled_from(["number", "zero_d_with_grad"]))
 def test_random_slice_indices_match_pytorch(parts: list[Any], single: bool, value: str) -> None:
     """Node, edges, values and gradients of ``u[index] = value`` for random slices and
@@ -161,7 +162,7 @@ def test_whole_index_is_pytorchs_no_op_slicing(parts: list[Any], sizes: list[int
 _items = st.one_of(_slices, st.integers(-3, 2), st.none(), st.just(Ellipsis))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=budget(200), deadline=None)
 @given(items=st.lists(_items, max_size=4).filter(lambda p: p.count(Ellipsis) <= 1), single=st.booleans())
 def test_view_node_names_and_gradients_match_pytorch(items: list[Any], single: bool) -> None:
     """``y[index]``'s node is named after the last item PyTorch's indexing applies (a slice
