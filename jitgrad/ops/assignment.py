@@ -291,7 +291,8 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
     return True
 
 
-# The lean recorded write (Note [Lean paths] in ``operands.py``): ``alpha[t] = row`` (the HMM), ``cp[i] = x`` and ``R[i, j] = x`` (tridiagonal, soft-DTW):
+# The lean recorded write (Note [Lean paths] in ``operands.py``): ``alpha[t] = row`` (the
+# HMM), ``cp[i] = x`` and ``R[i, j] = x`` (tridiagonal, soft-DTW):
 # a recorded write of a tensor of the view's shape on other memory of the same dtype (or of
 # one element into a cell, or of the view itself: ``u[1:-1, 1:-1] += x`` ends with
 # ``u[1:-1, 1:-1] = <that view>``, nothing to move) into a tensor that is not a view, in
@@ -305,7 +306,7 @@ def _lean_recorded_write(
     self: Tensor, sizes: tuple[int, ...], strides: tuple[int, ...], offset: int, src: Tensor,
     element: bool, itself: bool = False,
 ) -> bool:
-    """``self[index] = src`` on the lean path (see the Note above); ``self`` is not a view.
+    """``self[index] = src`` on the lean path (see the comment above); ``self`` is not a view.
     ``itself``: ``src`` is the view being written (nothing to move)."""
     op = "__setitem__"
     storage = self._storage
