@@ -421,20 +421,35 @@ def whole_index(sizes: tuple[int, ...], index: Any) -> bool:
     if index.__class__ is not tuple or index and index[0].__class__ is int:  # (``R[i, j]``)
         return False
     specified = 0
-    for part in index:
+    for part in index:  # (slices and ``...`` only; a start other than 0 rejects at once)
         if part.__class__ is slice:
+            start = part.start
+            if start is not None and (start.__class__ is not int or start != 0):
+                return False
             specified += 1
         elif part is not Ellipsis:
             return False
-    ndim = len(sizes)
-    if specified > ndim:
+    if specified > len(sizes):
         return False  # (too many indices: the general path raises)
-    dim = 0  # PyTorch's walk: each ``...`` (even a repeated one) skips the unspecified dims
-    for part in index:
-        if part is Ellipsis:
+    return last_applied(sizes, index) is Ellipsis
+
+
+def last_applied(sizes: tuple[int, ...], index: tuple[Any, ...]) -> Any:
+    """The last item of a tuple ``index`` (ints, slices, None, ``...``; at most ``len(sizes)``
+    ints and slices) that PyTorch's indexing applies to a tensor of ``sizes``: it skips a
+    slice over its whole dim (``whole_slice``), and each ``...`` (even a repeated one) skips
+    the dims no item names. ``...`` when it applies none: the result is the tensor itself."""
+    ndim = len(sizes)
+    specified = sum(1 for item in index if item is not None and item is not Ellipsis)
+    last: Any = Ellipsis
+    dim = 0
+    for item in index:
+        if item is Ellipsis:
             dim += ndim - specified
-        elif dim >= ndim or not whole_slice(part, sizes[dim]):
-            return False
+        elif item is None:
+            last = None
         else:
+            if item.__class__ is not slice or dim >= ndim or not whole_slice(item, sizes[dim]):
+                last = item
             dim += 1
-    return True
+    return last

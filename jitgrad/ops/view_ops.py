@@ -666,24 +666,12 @@ _NODE_OF_LAST: dict[type, type[ViewBackward]] = {
 
 def _plain_node_type(index: Any, sizes: tuple[int, ...]) -> type[ViewBackward]:
     """The node of ``x[index]`` for a plain index on a tensor of ``sizes``, as PyTorch names
-    it: after the last item its indexing applies. In a tuple it skips a slice that selects
-    its whole dim (``indexing.whole_slice``: ``x[0, :]`` is a select, ``x[:, :]`` an alias);
-    a slice alone is always a slice."""
-    if type(index) is not tuple:  # (an integer of another type, ``np.int64(1)``: a select)
-        return AliasBackward0 if index is Ellipsis else _NODE_OF_LAST.get(type(index), SelectBackward0)
-    node: type[ViewBackward] = AliasBackward0
-    specified = sum(1 for item in index if item is not None and item is not Ellipsis)
-    dim = 0
-    for item in index:
-        if item is Ellipsis:
-            dim += len(sizes) - specified
-        elif item is None:
-            node = UnsqueezeBackward0
-        else:
-            if type(item) is not slice or dim >= len(sizes) or not indexing.whole_slice(item, sizes[dim]):
-                node = _NODE_OF_LAST.get(type(item), SelectBackward0)
-            dim += 1
-    return node
+    it: after the last item its indexing applies (``indexing.last_applied``: in a tuple a
+    slice over a whole dim is skipped, ``x[0, :]`` is a select, ``x[:, :]`` an alias); a
+    slice alone is always a slice."""
+    last = indexing.last_applied(sizes, index) if type(index) is tuple else index
+    # (an integer of another type, ``np.int64(1)``: a select)
+    return AliasBackward0 if last is Ellipsis else _NODE_OF_LAST.get(type(last), SelectBackward0)
 
 
 def basic_step(index: Any) -> Step:
