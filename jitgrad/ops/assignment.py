@@ -186,6 +186,10 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
         plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
         if plain is not None and _plain_setitem(self, plain, index, value):
             return
+    if indexing.advanced_on_whole(self._sizes, index):
+        _, advanced = indexing.split_index(self._geometry, index)
+        _index_put(self, indexing.numpy_index(len(self._sizes), advanced), value, False, "__setitem__")
+        return
     view, advanced = basic_view(self, index)
     is_scalar = not isinstance(value, Tensor) and isinstance(value, (numbers.Number, np.bool_))
     if not advanced:
