@@ -62,3 +62,53 @@ def test_other_values_raise_type_error_and_change_nothing(value: Any) -> None:
         with pytest.raises(TypeError):
             x[0, 1:] = value
         assert x.tolist() == _target(lib).tolist() and x._version == version
+
+
+_NUMBERS = [3.7, -2.5, float("nan"), float("inf"), 1e300, True, 2**63 - 1, -1, 300, 2**63, -2**63 - 1]
+_DTYPES = ["float32", "float64", "int64", "int32", "uint8", "bool", "int8", "float16"]
+# how the number reaches the tensor: a 0-d view, a row view, a 0-d tensor written whole
+_WRITES = {
+    "into_cell": lambda x, v: x.__setitem__((1, 2), v),
+    "into_row": lambda x, v: x.__setitem__(1, v),
+    "whole_0d": lambda x, v: x[1, 2].__setitem__(Ellipsis, v),
+    "whole": lambda x, v: x.__setitem__(Ellipsis, v),
+}
+
+
+def _outcome(lib: Any, dtype: str, write: str, value: Any, as_tensor: bool) -> Any:
+    x = lib.zeros(2, 3, dtype=getattr(lib, dtype))
+    try:
+        v = lib.tensor(value) if as_tensor else value
+    except (ValueError, RuntimeError, OverflowError):
+        return "not a tensor"  # (the value itself is refused: compared elsewhere)
+    try:
+        _WRITES[write](x, v)
+    except Exception as e:  # noqa: BLE001 - the error's type is the point
+        return type(e).__name__
+    return repr(x.tolist())  # (a repr: NaN equals NaN)
+
+
+@pytest.mark.parametrize("as_tensor", [False, True], ids=["number", "tensor_0d"])
+@pytest.mark.parametrize("write", list(_WRITES))
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_numbers_convert_or_refuse_as_pytorch(dtype: str, write: str, as_tensor: bool) -> None:
+    """A Python number is checked against the tensor's dtype wherever it lands (PyTorch makes
+    it a 0-d tensor of that dtype first; ints beyond int64: ValueError); a 0-d tensor is
+    converted as a copy converts, unchecked (300 into int8: 44), through ``copy_`` or ``fill_``."""
+    for value in _NUMBERS:
+        ours = _outcome(jitgrad, dtype, write, value, as_tensor)
+        theirs = _outcome(torch, dtype, write, value, as_tensor)
+        if theirs == "not a tensor":
+            continue
+        assert ours == theirs, (value, ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "float32", "bool"])
+def test_fill_from_a_tensor_converts_unchecked_as_pytorch(dtype: str) -> None:
+    for value in [300, -1, 1e300, float("nan"), 2**63 - 1, 2.5]:
+        got = []
+        for lib in (torch, jitgrad):
+            x = lib.zeros(4, dtype=getattr(lib, dtype))
+            x.fill_(lib.tensor(value))
+            got.append(repr(x.tolist()))
+        assert got[1] == got[0], value
