@@ -181,9 +181,10 @@ _INT64_END = 2**63
 
 
 def setitem(self: Tensor, index: Any, value: Any) -> None:
-    """``self[index] = value``: a write into the (differentiable) view the basic part of the
-    index selects, then — for advanced indices — an ``index_put_`` on that view; for an
-    index that selects all of ``self`` (``whole_index``), a write into ``self`` itself."""
+    """``self[index] = value`` as PyTorch's indexing does it: ``copy_to`` the (differentiable)
+    view the basic part of the index selects, or — with advanced parts — ``index_put_`` on
+    that view. Where the basic part selects all of ``self`` (whole slices and ``...``,
+    which PyTorch's slicing skips) the write goes to ``self`` itself, with no view."""
     if value.__class__ is int and not -_INT64_END <= value < _INT64_END:
         raise ValueError(  # (PyTorch reads the number as a C long long: "Overflow when unpacking")
             f"__setitem__: int too big to convert: got {value}, expected a Python int in "
