@@ -50,6 +50,8 @@ from .ops.power import pow, square  # noqa: A004
 from . import nn  # nn.functional: the activations (softplus, elu, gelu, silu, mish, hardtanh, ...)
 from . import optim  # torch.optim's counterpart: SGD, Adam
 from . import special  # torch.special's counterpart: erf, erfinv, expit, logit, xlogy, xlog1py, ...
+from . import func  # torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call
+from .func import vmap  # (torch.vmap)
 from . import viz  # to_dot / draw: the autograd graph as Graphviz
 
 __all__ = [

@@ -4,7 +4,7 @@ makes them reproducible."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -44,14 +44,21 @@ def manual_seed(seed: int) -> Generator:
     return _default.manual_seed(seed)
 
 
+# checks run before each draw from the default generator (``vmap(randomness="error")``
+# pushes one that raises)
+GUARDS: list[Callable[[], None]] = []
+
+
 def default_rng() -> np.random.Generator:
     """The NumPy generator behind the default ``Generator`` (re-made by ``manual_seed``)."""
+    for guard in GUARDS:
+        guard()
     return _default._rng
 
 
 def _rng(op: str, generator: Any) -> np.random.Generator:
     if generator is None:
-        return _default._rng
+        return default_rng()
     if not isinstance(generator, Generator):
         raise TypeError(f"{op}(): generator must be a jitgrad.Generator, got {type(generator).__name__}")
     return generator._rng

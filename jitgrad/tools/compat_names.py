@@ -95,6 +95,7 @@ NAMES: dict[str, list[str]] = {
     """.split(),
     "torch.optim": "Optimizer SGD Adam AdamW RMSprop Adagrad LBFGS lr_scheduler".split(),
     "torch.special": "erf erfc erfinv expm1 log1p logit expit xlogy xlog1py gammaln digamma logsumexp softmax log_softmax".split(),
+    "torch.func": "grad grad_and_value vjp jvp jacrev jacfwd hessian vmap functional_call".split(),
 }
 
 _REAL_DTYPES = ("real dtypes only (bool, uint8, int8, int16, int32, int64, float16, float32, "
@@ -153,6 +154,10 @@ DIFFERENCES: dict[str, str] = {
     "torch.seed": "seeds jitgrad's NumPy generator: reproducible, but not PyTorch's numbers",
     "torch.get_rng_state": "the state of jitgrad's NumPy generator (PCG64, 40 bytes), not PyTorch's",
     "torch.set_rng_state": "takes only a state from jitgrad's get_rng_state",
+    "torch.func.vmap": "runs the function once per index of the mapped dimension and stacks the "
+    "results (the same values; a mapped dimension of size 0 is refused)",
+    "torch.func.jacfwd": "computed in reverse mode (the same Jacobian up to rounding)",
+    "torch.func.jvp": "computed in reverse mode, by the double-vjp trick (the same values up to rounding)",
     **{f"Tensor.{name}": "draws from jitgrad's generator: not PyTorch's numbers"
        for name in ("uniform_", "normal_", "bernoulli_", "exponential_")},
 }
