@@ -18,6 +18,8 @@ from .loss import (
 )
 from .module import Module
 from .normalization import Embedding, LayerNorm, Unflatten
+from .rnn import GRU, LSTM, RNN, RNNBase
+from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
 
 __all__ = [
     "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten",
@@ -27,4 +29,5 @@ __all__ = [
     "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Tanh",
     "Unflatten", "KLDivLoss", "GaussianNLLLoss", "BatchNorm1d", "BatchNorm2d", "Bilinear", "Conv1d", "Conv2d",
     "CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "ReLU6", "RMSNorm", "SELU", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
+    "GRU", "LSTM", "RNN", "RNNBase", "GRUCell", "LSTMCell", "RNNCell", "RNNCellBase",
 ]

@@ -1,0 +1,109 @@
+"""The steps of ``RNN``, ``LSTM`` and ``GRU`` and the loop that runs them over a sequence,
+composed from differentiable ops (``linear``, ``sigmoid``, ``tanh``, ``chunk``, ``stack``):
+the graph records every step, so no backward is written here.
+
+A step takes ``gi``, the input's projection ``x W_ih^T + b_ih`` already made: the sequence
+loop projects all time steps with one matmul, the cells project their one input. Gate order
+is PyTorch's (LSTM ``i, f, g, o``; GRU ``r, z, n``), so PyTorch's weights load unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from ..ops.stacking import cat, stack
+from ..tensor import Tensor
+from ._activations import dropout, relu, sigmoid, tanh
+
+# state = (h,) for RNN and GRU, (h, c) for LSTM; a step maps (gi, state, weights) -> state
+State = tuple[Tensor, ...]
+Step = Callable[[Tensor, State, Sequence[Tensor | None]], State]
+
+
+def _hidden_gates(h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
+    out = h.matmul(w_hh.t())  # type: ignore[attr-defined]
+    return out if b_hh is None else out + b_hh
+
+
+def rnn_tanh_step(gi: Tensor, state: State, w: Sequence[Tensor | None]) -> State:
+    """``h' = tanh(gi + h W_hh^T + b_hh)``; ``w = (w_hh, b_hh)``."""
+    return (tanh(gi + _hidden_gates(state[0], w[0], w[1])),)  # type: ignore[arg-type]
+
+
+def rnn_relu_step(gi: Tensor, state: State, w: Sequence[Tensor | None]) -> State:
+    """``h' = relu(gi + h W_hh^T + b_hh)``; ``w = (w_hh, b_hh)``."""
+    return (relu(gi + _hidden_gates(state[0], w[0], w[1])),)  # type: ignore[arg-type]
+
+
+def lstm_step(gi: Tensor, state: State, w: Sequence[Tensor | None]) -> State:
+    """``c' = f c + i g``, ``h' = o tanh(c')`` (then ``h' W_hr^T`` with a projection);
+    ``w = (w_hh, b_hh, w_hr)``."""
+    h, c = state
+    gates = gi + _hidden_gates(h, w[0], w[1])  # type: ignore[arg-type]
+    i, f, g, o = gates.chunk(4, -1)  # type: ignore[attr-defined]
+    c = sigmoid(f) * c + sigmoid(i) * tanh(g)
+    h = sigmoid(o) * tanh(c)
+    if w[2] is not None:
+        h = h.matmul(w[2].t())  # type: ignore[attr-defined]
+    return h, c
+
+
+def gru_step(gi: Tensor, state: State, w: Sequence[Tensor | None]) -> State:
+    """``n = tanh(gi_n + r (h W_hn^T + b_hn))``, ``h' = (1 - z) n + z h``; ``w = (w_hh, b_hh)``."""
+    h = state[0]
+    i_r, i_z, i_n = gi.chunk(3, -1)  # type: ignore[attr-defined]
+    h_r, h_z, h_n = _hidden_gates(h, w[0], w[1]).chunk(3, -1)  # type: ignore[arg-type, attr-defined]
+    r = sigmoid(i_r + h_r)
+    z = sigmoid(i_z + h_z)
+    n = tanh(i_n + r * h_n)
+    return (n + z * (h - n),)
+
+
+STEPS: dict[str, Step] = {
+    "RNN_TANH": rnn_tanh_step, "RNN_RELU": rnn_relu_step, "LSTM": lstm_step, "GRU": gru_step,
+}
+
+
+def project(input: Tensor, w_ih: Tensor, b_ih: Tensor | None) -> Tensor:
+    """``input W_ih^T + b_ih`` over all leading dims at once."""
+    out = input.matmul(w_ih.t())  # type: ignore[attr-defined]
+    return out if b_ih is None else out + b_ih
+
+
+def run_direction(step: Step, gis: Sequence[Tensor], state: State, weights: Sequence[Tensor | None],
+                  reverse: bool) -> tuple[Tensor, State]:
+    """Run ``step`` over the time steps ``gis`` (backwards with ``reverse``): the stacked
+    hidden states in time order, and the last state."""
+    outputs: list[Tensor] = []
+    for gi in (reversed(gis) if reverse else gis):
+        state = step(gi, state, weights)
+        outputs.append(state[0])
+    if reverse:
+        outputs.reverse()
+    return stack(outputs, 0), state
+
+
+def run_layers(mode: str, input: Tensor, states: Sequence[State], layer_weights: Sequence[Sequence[Tensor | None]],
+               num_directions: int, dropout_p: float, training: bool) -> tuple[Tensor, list[State]]:
+    """A stack of recurrent layers over a time-major ``input`` ``(seq, batch, features)``.
+
+    ``states[k]`` and ``layer_weights[k]`` (``w_ih, b_ih, w_hh, b_hh, w_hr``) belong to layer
+    ``k // num_directions``, direction ``k % num_directions`` (PyTorch's order). Dropout
+    applies to the output of every layer but the last, while training. Returns the last
+    layer's output and every final state."""
+    step = STEPS[mode]
+    finals: list[State] = []
+    num_layers = len(states) // num_directions
+    for layer in range(num_layers):
+        outs = []
+        for d in range(num_directions):
+            k = layer * num_directions + d
+            w_ih, b_ih, *hidden_weights = layer_weights[k]
+            gis = project(input, w_ih, b_ih).unbind(0)  # type: ignore[arg-type, attr-defined]
+            out, final = run_direction(step, gis, states[k], hidden_weights, reverse=d == 1)
+            outs.append(out)
+            finals.append(final)
+        input = outs[0] if num_directions == 1 else cat(outs, -1)
+        if dropout_p > 0 and training and layer < num_layers - 1:
+            input = dropout(input, dropout_p, True)
+    return input, finals
