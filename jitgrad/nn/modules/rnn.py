@@ -129,12 +129,10 @@ class RNNBase(Module):
         return out
 
     def _check_input(self, input: Tensor) -> None:
-        weight = self._flat_weights[0]
-        if input.dtype != weight.dtype:
-            raise ValueError(
-                f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). "
-                f"Convert input: input.to({weight.dtype}), or convert model: model.to({input.dtype})"
-            )
+        ours, theirs = f"jitgrad.{self._flat_weights[0].dtype}", f"jitgrad.{input.dtype}"
+        if ours != theirs:
+            raise ValueError(f"RNN input dtype ({theirs}) does not match weight dtype ({ours}). "
+                             f"Convert input: input.to({ours}), or convert model: model.to({theirs})")
         if input.dim() != 3:
             raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
         if self.input_size != input.shape[-1]:

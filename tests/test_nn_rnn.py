@@ -1,0 +1,250 @@
+"""``nn.RNN``/``LSTM``/``GRU`` and their cells side by side with PyTorch (float64): PyTorch's
+parameters loaded by ``load_state_dict`` (which checks the names and shapes), then outputs,
+final states and the gradients of input, initial states and every parameter; errors (type
+and message) that leave the module as it was; Hypothesis over layouts; gradcheck on cells."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitgrad
+from conftest import budget
+
+
+def _copy_of(theirs: Any) -> dict[str, jitgrad.Tensor]:
+    return {k: jitgrad.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()}
+
+
+def _pair(name: str, *args: Any, **kw: Any) -> tuple[Any, Any]:
+    """The PyTorch module and jitgrad's with PyTorch's parameters, both float64."""
+    theirs = getattr(torch.nn, name)(*args, **kw).double()
+    ours = getattr(jitgrad.nn, name)(*args, **kw).double()
+    ours.load_state_dict(_copy_of(theirs))
+    return theirs, ours
+
+
+def _flat(result: Any) -> list[Any]:
+    if isinstance(result, (tuple, list)):
+        return [t for r in result for t in _flat(r)]
+    return [result]
+
+
+def _run(lib: Any, module: Any, x0: np.ndarray, states0: list[np.ndarray] | None) -> list[np.ndarray]:
+    """Outputs, and the gradients of input, initial states and parameters of a loss that
+    weighs every output differently."""
+    x = lib.tensor(x0, requires_grad=True)
+    states = None if states0 is None else [lib.tensor(s, requires_grad=True) for s in states0]
+    hx = None if states is None else (states[0] if len(states) == 1 else tuple(states))
+    outs = _flat(module(x, hx))
+    loss = sum(((o * lib.tensor(np.linspace(-1, 2, o.numel()).reshape(tuple(o.shape)))) ** 2).sum() for o in outs)
+    loss.backward()
+    leaves = [x] + (states or []) + list(module.parameters())
+    return [o.detach().numpy() for o in outs] + [t.grad.numpy() for t in leaves]
+
+
+def _compare(theirs: Any, ours: Any, x0: np.ndarray, states0: list[np.ndarray] | None = None) -> None:
+    want, got = _run(torch, theirs, x0, states0), _run(jitgrad, ours, x0, states0)
+    assert len(want) == len(got)
+    for a, b in zip(got, want):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-12)
+
+
+def _states(name: str, shape_h: tuple[int, ...], shape_c: tuple[int, ...], rng: Any) -> list[np.ndarray]:
+    return [rng.standard_normal(shape_h)] + ([rng.standard_normal(shape_c)] if name == "LSTM" else [])
+
+
+LAYERS = [
+    ("RNN", dict(), False),
+    ("RNN", dict(nonlinearity="relu", num_layers=2, bias=False), True),
+    ("GRU", dict(num_layers=2, bidirectional=True), True),
+    ("GRU", dict(batch_first=True), False),
+    ("LSTM", dict(num_layers=3, bidirectional=True, batch_first=True), True),
+    ("LSTM", dict(proj_size=3, num_layers=2, bidirectional=True), True),
+    ("LSTM", dict(proj_size=2, bias=False), False),
+]
+
+
+@pytest.mark.parametrize("name, kw, with_hx", LAYERS, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(LAYERS)])
+@pytest.mark.parametrize("batched", [True, False])
+def test_layers_against_pytorch(name: str, kw: dict[str, Any], with_hx: bool, batched: bool) -> None:
+    theirs, ours = _pair(name, 4, 5, **kw)
+    assert repr(ours) == repr(theirs)
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    rng = np.random.default_rng(len(kw))
+    seq, batch = 4, 3
+    x0 = rng.standard_normal(((batch, seq) if kw.get("batch_first") else (seq, batch)) + (4,))
+    if not batched:
+        x0 = x0[0] if kw.get("batch_first") else x0[:, 0]
+    k = kw.get("num_layers", 1) * (2 if kw.get("bidirectional") else 1)
+    lead = (k, batch) if batched else (k,)
+    states0 = _states(name, lead + (kw.get("proj_size") or 5,), lead + (5,), rng) if with_hx else None
+    _compare(theirs, ours, x0, states0)
+
+
+CELLS = [("RNNCell", dict()), ("RNNCell", dict(nonlinearity="relu", bias=False)), ("GRUCell", dict()),
+         ("GRUCell", dict(bias=False)), ("LSTMCell", dict()), ("LSTMCell", dict(bias=False))]
+
+
+@pytest.mark.parametrize("name, kw", CELLS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CELLS)])
+@pytest.mark.parametrize("batched, with_hx", [(True, True), (True, False), (False, True), (False, False)])
+def test_cells_against_pytorch(name: str, kw: dict[str, Any], batched: bool, with_hx: bool) -> None:
+    theirs, ours = _pair(name, 4, 5, **kw)
+    assert repr(ours) == repr(theirs)
+    rng = np.random.default_rng(3)
+    lead = (3,) if batched else ()
+    x0 = rng.standard_normal(lead + (4,))
+    states0 = _states(name.replace("Cell", ""), lead + (5,), lead + (5,), rng) if with_hx else None
+    _compare(theirs, ours, x0, states0)
+
+
+def test_dropout_between_layers_only_while_training() -> None:
+    x0 = np.random.default_rng(4).standard_normal((5, 2, 4))
+    with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1"):
+        jitgrad.nn.GRU(4, 5, dropout=0.5)
+    theirs, ours = _pair("LSTM", 4, 5, num_layers=2, dropout=0.5)
+    _compare(theirs.eval(), ours.eval(), x0)
+    # p = 1 zeroes the first layer's output whatever the generator: the same in both
+    theirs, ours = _pair("GRU", 4, 5, num_layers=3, dropout=1.0, bidirectional=True)
+    _compare(theirs.train(), ours.train(), x0)
+
+
+def _bad(lib: Any, build: Any, call: Any) -> tuple[str, str]:
+    module = build(lib)
+    before = {k: v.detach().numpy().copy() for k, v in module.state_dict().items()}
+    with pytest.raises(Exception) as info:
+        call(lib, module)
+    for k, v in module.state_dict().items():
+        np.testing.assert_array_equal(v.detach().numpy(), before[k])
+    assert all(p.grad is None for p in module.parameters())
+    return type(info.value).__name__, str(info.value).replace("torch.", "jitgrad.")
+
+
+def _ones(lib: Any, *shape: int) -> Any:
+    return lib.ones(*shape, dtype=lib.float64)
+
+
+def _lstm(lib: Any) -> Any:
+    return lib.nn.LSTM(8, 5, 2, bidirectional=True).double()
+
+
+def _gru(lib: Any) -> Any:
+    return lib.nn.GRU(8, 5, batch_first=True).double()
+
+
+CALL_ERRORS = {
+    "input_size": (_lstm, lambda L, m: m(_ones(L, 3, 2, 4))),
+    "input_dims": (_lstm, lambda L, m: m(_ones(L, 3, 2, 8, 1))),
+    "input_dims_gru": (_gru, lambda L, m: m(_ones(L, 8))),
+    "input_dims_rnn": (lambda L: L.nn.RNN(8, 5).double(), lambda L, m: m(_ones(L, 1, 1, 1, 8))),
+    "hidden0_batch": (_lstm, lambda L, m: m(_ones(L, 3, 2, 8), (_ones(L, 4, 3, 5), _ones(L, 4, 2, 5)))),
+    "hidden1_size": (_lstm, lambda L, m: m(_ones(L, 3, 2, 8), (_ones(L, 4, 2, 5), _ones(L, 4, 2, 6)))),
+    "hidden_layers": (_gru, lambda L, m: m(_ones(L, 2, 3, 8), _ones(L, 2, 2, 5))),
+    "hidden_batch_first": (_gru, lambda L, m: m(_ones(L, 2, 3, 8), _ones(L, 1, 3, 5))),
+    "hidden_dims": (_gru, lambda L, m: m(_ones(L, 2, 3, 8), _ones(L, 2, 5))),
+    "hidden_dims_unbatched": (_gru, lambda L, m: m(_ones(L, 3, 8), _ones(L, 1, 1, 5))),
+    "lstm_dims_unbatched": (_lstm, lambda L, m: m(_ones(L, 3, 8), (_ones(L, 4, 1, 5), _ones(L, 4, 1, 5)))),
+    "lstm_dims_batched": (_lstm, lambda L, m: m(_ones(L, 3, 2, 8), (_ones(L, 4, 5), _ones(L, 4, 5)))),
+    "dtype": (_gru, lambda L, m: m(L.ones(2, 3, 8))),
+    "empty_sequence": (_lstm, lambda L, m: m(_ones(L, 0, 2, 8))),
+    "cell_input": (lambda L: L.nn.RNNCell(4, 3).double(), lambda L, m: m(_ones(L, 2, 5))),
+    "cell_batch": (lambda L: L.nn.GRUCell(4, 3).double(), lambda L, m: m(_ones(L, 2, 4), _ones(L, 3, 3))),
+    "cell_hidden": (lambda L: L.nn.LSTMCell(4, 3).double(), lambda L, m: m(_ones(L, 2, 4), (_ones(L, 2, 3), _ones(L, 2, 4)))),
+    "cell_dims": (lambda L: L.nn.LSTMCell(4, 3).double(), lambda L, m: m(_ones(L, 1, 2, 4))),
+    "cell_hx_dims": (lambda L: L.nn.GRUCell(4, 3).double(), lambda L, m: m(_ones(L, 2, 4), _ones(L, 1, 2, 3))),
+    "cell_unbatched_hx": (lambda L: L.nn.GRUCell(4, 3).double(), lambda L, m: m(_ones(L, 4), _ones(L, 2, 3))),
+    "cell_nonlinearity": (lambda L: L.nn.RNNCell(4, 3, nonlinearity="foo").double(), lambda L, m: m(_ones(L, 4))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CALL_ERRORS))
+def test_call_errors_change_nothing(case: str) -> None:
+    build, call = CALL_ERRORS[case]
+    assert _bad(jitgrad, build, call) == _bad(torch, build, call)
+
+
+CONSTRUCTOR_ERRORS = {
+    "proj_gru": lambda L: L.nn.GRU(8, 5, proj_size=2),
+    "proj_too_big": lambda L: L.nn.LSTM(8, 5, proj_size=5),
+    "proj_negative": lambda L: L.nn.LSTM(8, 5, proj_size=-1),
+    "nonlinearity": lambda L: L.nn.RNN(8, 5, nonlinearity="sigmoid"),
+    "dropout_range": lambda L: L.nn.LSTM(8, 5, dropout=1.5),
+    "dropout_bool": lambda L: L.nn.LSTM(8, 5, dropout=True),
+    "hidden_zero": lambda L: L.nn.GRU(8, 0),
+    "hidden_float": lambda L: L.nn.GRU(8, 2.0),
+    "layers_zero": lambda L: L.nn.GRU(8, 4, 0),
+    "bias_type": lambda L: L.nn.GRU(8, 4, bias=1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONSTRUCTOR_ERRORS))
+def test_constructor_errors(case: str) -> None:
+    got = []
+    for lib in (jitgrad, torch):
+        with pytest.raises(Exception) as info:
+            CONSTRUCTOR_ERRORS[case](lib)
+        got.append((type(info.value).__name__, str(info.value)))
+    assert got[0] == got[1]
+
+
+def test_init_shapes_and_plumbing() -> None:
+    jitgrad.manual_seed(0)
+    for name, kw in [("LSTM", dict(num_layers=2, bidirectional=True, proj_size=2)), ("GRU", dict(bias=False)),
+                     ("RNN", dict(num_layers=2, nonlinearity="relu")), ("GRUCell", {}), ("LSTMCell", {})]:
+        theirs, ours = getattr(torch.nn, name)(3, 4, **kw), getattr(jitgrad.nn, name)(3, 4, **kw)
+        assert repr(ours) == repr(theirs)
+        assert [(n, tuple(p.shape)) for n, p in ours.named_parameters()] == \
+               [(n, tuple(p.shape)) for n, p in theirs.named_parameters()]
+        values = np.concatenate([p.detach().numpy().ravel() for p in ours.parameters()])
+        assert values.dtype == np.float32 and np.abs(values).max() <= 0.5 and np.abs(values).max() > 0.4
+        if name in ("LSTM", "GRU", "RNN"):
+            assert ours._flat_weights_names == theirs._flat_weights_names
+            assert [[p.shape for p in ws] for ws in ours.all_weights] == \
+                   [[p.shape for p in ws] for ws in theirs.all_weights]
+            assert ours.flatten_parameters() is None
+
+
+@settings(max_examples=budget(12))
+@given(name=st.sampled_from(["RNN", "GRU", "LSTM"]), batch=st.integers(1, 3), seq=st.integers(1, 4),
+       sizes=st.tuples(st.integers(1, 4), st.integers(2, 4)), layers=st.integers(1, 2),
+       bidirectional=st.booleans(), batch_first=st.booleans(), bias=st.booleans(),
+       with_hx=st.booleans(), proj=st.booleans())
+def test_layers_hypothesis(name: str, batch: int, seq: int, sizes: tuple[int, int], layers: int,
+                           bidirectional: bool, batch_first: bool, bias: bool, with_hx: bool, proj: bool) -> None:
+    (n_in, hidden), proj_size = sizes, (1 if proj and name == "LSTM" else 0)
+    kw: dict[str, Any] = dict(num_layers=layers, bidirectional=bidirectional, batch_first=batch_first, bias=bias)
+    if proj_size:
+        kw["proj_size"] = proj_size
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs, ours = _pair(name, n_in, hidden, **kw)
+    rng = np.random.default_rng(batch * 100 + seq)
+    x0 = rng.standard_normal(((batch, seq) if batch_first else (seq, batch)) + (n_in,))
+    lead = (layers * (1 + bidirectional), batch)
+    states0 = _states(name, lead + (proj_size or hidden,), lead + (hidden,), rng) if with_hx else None
+    _compare(theirs, ours, x0, states0)
+
+
+@pytest.mark.parametrize("mode", ["RNN_TANH", "GRU", "LSTM"])
+def test_gradcheck_steps(mode: str) -> None:
+    """The step of a cell, its weights as inputs, against numerical derivatives."""
+    from jitgrad.nn import _recurrent
+
+    gates = {"RNN_TANH": 1, "GRU": 3, "LSTM": 4}[mode] * 3
+    rng = np.random.default_rng(5)
+    shapes = [(2, 2), (2, 3), (2, 3), (gates, 2), (gates,), (gates, 3), (gates,)]
+    inputs = [jitgrad.tensor(rng.standard_normal(s) * 0.5, requires_grad=True) for s in shapes]
+
+    def f(x: Any, h: Any, c: Any, w_ih: Any, b_ih: Any, w_hh: Any, b_hh: Any) -> Any:
+        state = (h, c) if mode == "LSTM" else (h,)
+        gi = _recurrent.project(x, w_ih, b_ih)
+        return _recurrent.STEPS[mode](gi, state, (w_hh, b_hh, None))
+
+    assert jitgrad.autograd.gradcheck(f, inputs)
