@@ -14,7 +14,9 @@ from .modules import (
     CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, ReLU6, RMSNorm, Softmin,
     Softshrink, Softsign, Tanhshrink, Threshold,
 )
-from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .modules import (
+    GRU, LSTM, RNN, GRUCell, LSTMCell, MultiheadAttention, RNNBase, RNNCell, RNNCellBase,
+)
 from .parameter import Buffer, Parameter
 
 __all__ = [
@@ -26,4 +28,5 @@ __all__ = [
     "GaussianNLLLoss", "Buffer", "BatchNorm1d", "BatchNorm2d",
     "Bilinear", "Conv1d", "Conv2d", "CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "ReLU6", "RMSNorm", "SELU", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
     "GRU", "LSTM", "RNN", "RNNBase", "GRUCell", "LSTMCell", "RNNCell", "RNNCellBase",
+    "MultiheadAttention",
 ]

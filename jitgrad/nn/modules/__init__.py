@@ -8,6 +8,7 @@ from .activation_more import (
     CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, ReLU6, RMSNorm, Softmin,
     Softshrink, Softsign, Tanhshrink, Threshold,
 )
+from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .conv import Conv1d, Conv2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
@@ -30,4 +31,5 @@ __all__ = [
     "Unflatten", "KLDivLoss", "GaussianNLLLoss", "BatchNorm1d", "BatchNorm2d", "Bilinear", "Conv1d", "Conv2d",
     "CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "ReLU6", "RMSNorm", "SELU", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
     "GRU", "LSTM", "RNN", "RNNBase", "GRUCell", "LSTMCell", "RNNCell", "RNNCellBase",
+    "MultiheadAttention",
 ]
