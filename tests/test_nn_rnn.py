@@ -248,3 +248,92 @@ def test_gradcheck_steps(mode: str) -> None:
         return _recurrent.STEPS[mode](gi, state, (w_hh, b_hh, None))
 
     assert jitgrad.autograd.gradcheck(f, inputs)
+
+
+PACKED = [("LSTM", dict(num_layers=2, bidirectional=True), True, False),
+          ("GRU", dict(batch_first=True), False, True),
+          ("RNN", dict(num_layers=2, bidirectional=True, batch_first=True), True, True),
+          ("LSTM", dict(proj_size=2, bidirectional=True), False, True)]
+
+
+@pytest.mark.parametrize("name, kw, enforce_sorted, with_hx", PACKED, ids=[f"{n}-{i}" for i, (n, *_) in enumerate(PACKED)])
+def test_packed_sequences_against_pytorch(name: str, kw: dict[str, Any], enforce_sorted: bool, with_hx: bool) -> None:
+    """pack_padded_sequence -> layer -> pad_packed_sequence, lengths in any order."""
+    theirs, ours = _pair(name, 3, 4, **kw)
+    lengths = [5, 3, 3, 1] if enforce_sorted else [2, 5, 1, 4]
+    bf = kw.get("batch_first", False)
+    rng = np.random.default_rng(6)
+    x0 = rng.standard_normal((4, 5, 3) if bf else (5, 4, 3))
+    k = kw.get("num_layers", 1) * (2 if kw.get("bidirectional") else 1)
+    states0 = _states(name, (k, 4, kw.get("proj_size") or 4), (k, 4, 4), rng) if with_hx else None
+    got = []
+    for lib, module in ((torch, theirs), (jitgrad, ours)):
+        rnn = lib.nn.utils.rnn
+        x = lib.tensor(x0, requires_grad=True)
+        states = None if states0 is None else [lib.tensor(s, requires_grad=True) for s in states0]
+        hx = None if states is None else (states[0] if len(states) == 1 else tuple(states))
+        packed = rnn.pack_padded_sequence(x, lib.tensor(lengths), batch_first=bf, enforce_sorted=enforce_sorted)
+        out, h = module(packed, hx)
+        assert isinstance(out, rnn.PackedSequence)
+        padded, out_lengths = rnn.pad_packed_sequence(out, batch_first=bf, total_length=6)
+        finals = list(h) if isinstance(h, tuple) else [h]
+        loss = sum((t * lib.tensor(np.linspace(-1, 1, t.numel()).reshape(tuple(t.shape))) ** 2).sum()
+                   for t in [padded] + finals)
+        loss.backward()
+        leaves = [x] + (states or []) + list(module.parameters())
+        got.append([out.data.detach().numpy(), out.batch_sizes.numpy(), out_lengths.numpy(), padded.detach().numpy()]
+                   + [t.detach().numpy() for t in finals] + [t.grad.numpy() for t in leaves])
+    for a, b in zip(got[1], got[0]):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-12)
+
+
+def test_padding_and_packing_utilities() -> None:
+    rng = np.random.default_rng(7)
+    seqs0 = [rng.standard_normal((n, 2)) for n in (2, 4, 1)]
+    got = []
+    for lib in (torch, jitgrad):
+        rnn = lib.nn.utils.rnn
+        seqs = [lib.tensor(s, requires_grad=True) for s in seqs0]
+        right = rnn.pad_sequence(seqs, padding_value=-2.0)
+        left = rnn.pad_sequence(seqs, batch_first=True, padding_side="left")
+        packed = rnn.pack_sequence(seqs, enforce_sorted=False)
+        unpacked = rnn.unpack_sequence(packed)
+        # (PyTorch's unpad_sequence transposes its argument in place: give it a copy)
+        unpadded = rnn.unpad_sequence(right * 1, lib.tensor([2, 4, 1]))
+        outs = [right, left, packed.data] + unpacked + unpadded
+        sum((o * o * o).sum() for o in outs).backward()
+        got.append([o.detach().numpy() for o in outs] + [s.grad.numpy() for s in seqs]
+                   + [packed.batch_sizes.numpy(), packed.sorted_indices.numpy(), packed.unsorted_indices.numpy()])
+    for a, b in zip(got[1], got[0]):
+        np.testing.assert_array_equal(a, b)
+
+
+PACKING_ERRORS = {
+    "unsorted": lambda L: L.nn.utils.rnn.pack_padded_sequence(L.ones(4, 3, 2), [2, 3, 1]),
+    "zero_length": lambda L: L.nn.utils.rnn.pack_padded_sequence(L.ones(4, 3, 2), [2, 0, 1], enforce_sorted=False),
+    "lengths_count": lambda L: L.nn.utils.rnn.pack_padded_sequence(L.ones(4, 3, 2), [3, 2]),
+    "total_length": lambda L: L.nn.utils.rnn.pad_packed_sequence(
+        L.nn.utils.rnn.pack_padded_sequence(L.ones(4, 3, 2), [3, 3, 1]), total_length=2),
+    "empty": lambda L: L.nn.utils.rnn.pad_sequence([]),
+    "padding_side": lambda L: L.nn.utils.rnn.pad_sequence([L.ones(2)], padding_side="middle"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PACKING_ERRORS))
+def test_packing_errors(case: str) -> None:
+    got = []
+    for lib in (jitgrad, torch):
+        with pytest.raises(Exception) as info:
+            PACKING_ERRORS[case](lib)
+        got.append((type(info.value).__name__, str(info.value)))
+    assert got[0] == got[1]
+
+
+def test_packed_input_errors() -> None:
+    packed = jitgrad.nn.utils.rnn.pack_sequence([jitgrad.ones(3, 4, dtype=jitgrad.float64)] * 2)
+    lstm = jitgrad.nn.LSTM(4, 5).double()
+    with pytest.raises(RuntimeError, match=r"Expected hidden\[1\] size \(1, 2, 5\), got \[1, 3, 5\]"):
+        lstm(packed, (jitgrad.zeros(1, 2, 5, dtype=jitgrad.float64), jitgrad.zeros(1, 3, 5, dtype=jitgrad.float64)))
+    with pytest.raises(RuntimeError, match="Expected 5, got 4"):
+        jitgrad.nn.GRU(5, 5).double()(packed)

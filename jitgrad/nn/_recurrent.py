@@ -71,26 +71,38 @@ def project(input: Tensor, w_ih: Tensor, b_ih: Tensor | None) -> Tensor:
 
 
 def run_direction(step: Step, gis: Sequence[Tensor], state: State, weights: Sequence[Tensor | None],
-                  reverse: bool) -> tuple[Tensor, State]:
-    """Run ``step`` over the time steps ``gis`` (backwards with ``reverse``): the stacked
-    hidden states in time order, and the last state."""
+                  reverse: bool) -> tuple[list[Tensor], State]:
+    """Run ``step`` over the time steps ``gis`` (backwards with ``reverse``): the hidden
+    states in time order, and the last state.
+
+    A step with fewer rows than the state (a packed batch, sorted by decreasing length)
+    advances only the first rows; the others keep their state: forwards, the final state
+    of a sequence that has ended; backwards, the initial state of one not yet begun."""
     outputs: list[Tensor] = []
     for gi in (reversed(gis) if reverse else gis):
-        state = step(gi, state, weights)
-        outputs.append(state[0])
+        rows = gi.shape[0]
+        if rows == state[0].shape[0]:
+            state = step(gi, state, weights)
+            outputs.append(state[0])
+            continue
+        new = step(gi, tuple(s[:rows] for s in state), weights)
+        state = tuple(cat([n, s[rows:]], 0) for n, s in zip(new, state))
+        outputs.append(new[0])
     if reverse:
         outputs.reverse()
-    return stack(outputs, 0), state
+    return outputs, state
 
 
-def run_layers(mode: str, input: Tensor, states: Sequence[State], layer_weights: Sequence[Sequence[Tensor | None]],
-               num_directions: int, dropout_p: float, training: bool) -> tuple[Tensor, list[State]]:
-    """A stack of recurrent layers over a time-major ``input`` ``(seq, batch, features)``.
+def run_layers(mode: str, input: Tensor, batch_sizes: list[int] | None, states: Sequence[State],
+               layer_weights: Sequence[Sequence[Tensor | None]], num_directions: int, dropout_p: float,
+               training: bool) -> tuple[Tensor, list[State]]:
+    """A stack of recurrent layers over a time-major ``input`` ``(seq, batch, features)``,
+    or over the ``data`` of a packed batch with its ``batch_sizes``.
 
     ``states[k]`` and ``layer_weights[k]`` (``w_ih, b_ih, w_hh, b_hh, w_hr``) belong to layer
     ``k // num_directions``, direction ``k % num_directions`` (PyTorch's order). Dropout
     applies to the output of every layer but the last, while training. Returns the last
-    layer's output and every final state."""
+    layer's output (same layout as ``input``) and every final state."""
     step = STEPS[mode]
     finals: list[State] = []
     num_layers = len(states) // num_directions
@@ -99,9 +111,10 @@ def run_layers(mode: str, input: Tensor, states: Sequence[State], layer_weights:
         for d in range(num_directions):
             k = layer * num_directions + d
             w_ih, b_ih, *hidden_weights = layer_weights[k]
-            gis = project(input, w_ih, b_ih).unbind(0)  # type: ignore[arg-type, attr-defined]
-            out, final = run_direction(step, gis, states[k], hidden_weights, reverse=d == 1)
-            outs.append(out)
+            gi = project(input, w_ih, b_ih)  # type: ignore[arg-type]
+            gis = gi.unbind(0) if batch_sizes is None else gi.split(batch_sizes, 0)  # type: ignore[attr-defined]
+            steps, final = run_direction(step, gis, states[k], hidden_weights, reverse=d == 1)
+            outs.append(stack(steps, 0) if batch_sizes is None else cat(steps, 0))
             finals.append(final)
         input = outs[0] if num_directions == 1 else cat(outs, -1)
         if dropout_p > 0 and training and layer < num_layers - 1:

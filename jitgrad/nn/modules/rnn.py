@@ -12,6 +12,7 @@ from ...ops.stacking import stack
 from ...tensor import Tensor
 from .._recurrent import State, run_layers
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 from .rnn_cell import reset_uniform
 
@@ -128,27 +129,69 @@ class RNNBase(Module):
             out.append((w["weight_ih"], w.get("bias_ih"), w["weight_hh"], w.get("bias_hh"), w.get("weight_hr")))
         return out
 
-    def _check_input(self, input: Tensor) -> None:
+    def _state_sizes(self) -> list[int]:
+        """The last dim of each state: ``h`` (``proj_size`` if set), and ``c`` for LSTM."""
+        h = self.proj_size or self.hidden_size
+        return [h, self.hidden_size] if self.mode == "LSTM" else [h]
+
+    def _check_input(self, input: Tensor, packed: bool) -> None:
         ours, theirs = f"jitgrad.{self._flat_weights[0].dtype}", f"jitgrad.{input.dtype}"
         if ours != theirs:
             raise ValueError(f"RNN input dtype ({theirs}) does not match weight dtype ({ours}). "
                              f"Convert input: input.to({ours}), or convert model: model.to({theirs})")
-        if input.dim() != 3:
-            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        if input.dim() != 2 + (not packed):
+            raise RuntimeError(f"input must have {2 + (not packed)} dimensions, got {input.dim()}")
         if self.input_size != input.shape[-1]:
             raise RuntimeError("input.size(-1) must be equal to input_size. "
                                f"Expected {self.input_size}, got {input.shape[-1]}")
 
-    def _expected_size(self, input: Tensor, size: int) -> tuple[int, int, int]:
-        batch = input.shape[0] if self.batch_first else input.shape[1]
-        return (self.num_layers * (2 if self.bidirectional else 1), batch, size)
+    def _check_states(self, states: list[Tensor], batch: int) -> None:
+        for k, (hx, size) in enumerate(zip(states, self._state_sizes())):
+            expected = (self.num_layers * (2 if self.bidirectional else 1), batch, size)
+            if tuple(hx.shape) != expected:
+                which = "hidden" if len(states) == 1 else f"hidden[{k}]"
+                raise RuntimeError(f"Expected {which} size {expected}, got {list(hx.shape)}")
 
-    def _check_hidden(self, hx: Tensor, expected: tuple[int, int, int], msg: str = "Expected hidden size {}, got {}") -> None:
-        if tuple(hx.shape) != expected:
-            raise RuntimeError(msg.format(expected, list(hx.shape)))
+    def _zeros(self, batch: int, dtype: Any) -> list[Tensor]:
+        directions = 2 if self.bidirectional else 1
+        return [creation.zeros((self.num_layers * directions, batch, size), dtype=dtype) for size in self._state_sizes()]
 
-    def _zeros(self, input: Tensor, size: int) -> Tensor:
-        return creation.zeros(self._expected_size(input, size), dtype=input.dtype)
+    def _run(self, x: Tensor, states: list[Tensor], batch_sizes: list[int] | None) -> tuple[Tensor, list[Tensor]]:
+        """Run the layers on a time-major ``x`` (or packed data with ``batch_sizes``) from the
+        state stacks ``states`` (``h`` or ``h, c``, each ``(layers * directions, batch,
+        size)``); the output and the final stacks."""
+        per_layer: list[State] = list(zip(*(s.unbind(0) for s in states)))  # type: ignore[attr-defined]
+        out, finals = run_layers(self.mode, x, batch_sizes, per_layer, self._layer_weights(),
+                                 2 if self.bidirectional else 1, self.dropout, self.training)
+        return out, [stack([f[i] for f in finals], 0) for i in range(len(states))]
+
+    def _forward_padded(self, input: Tensor, hx: list[Tensor] | None) -> tuple[Tensor, list[Tensor]]:
+        """``input`` of 3 dims, ``hx`` None or of 3 dims: the checks, then the layers."""
+        batch_dim = 0 if self.batch_first else 1
+        states = self._zeros(input.shape[batch_dim], input.dtype) if hx is None else hx
+        self._check_input(input, packed=False)
+        self._check_states(states, input.shape[batch_dim])
+        if input.shape[1 - batch_dim] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+        x = input.transpose(0, 1) if self.batch_first else input  # type: ignore[attr-defined]
+        out, finals = self._run(x, states, None)
+        return (out.transpose(0, 1) if self.batch_first else out), finals  # type: ignore[attr-defined]
+
+    def _forward_packed(self, input: PackedSequence, hx: list[Tensor] | None) -> tuple[PackedSequence, list[Tensor]]:
+        """A packed batch: the initial states are given in the caller's batch order (sorted
+        here), the final ones returned in it."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        sizes = [int(b) for b in batch_sizes.numpy()]
+        if hx is None:
+            states = self._zeros(sizes[0], data.dtype)
+        else:
+            states = [h if sorted_indices is None else h.index_select(1, sorted_indices) for h in hx]  # type: ignore[attr-defined]
+        self._check_input(data, packed=True)
+        self._check_states(states, sizes[0])
+        out, finals = self._run(data, states, sizes)
+        if unsorted_indices is not None:
+            finals = [f.index_select(1, unsorted_indices) for f in finals]  # type: ignore[attr-defined]
+        return PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices), finals
 
     def _batched(self, input: Tensor) -> bool:
         if input.dim() not in (2, 3):
@@ -157,37 +200,22 @@ class RNNBase(Module):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {got} instead")
         return input.dim() == 3
 
-    def _run(self, input: Tensor, states: list[Tensor]) -> tuple[Tensor, list[Tensor]]:
-        """Run the layers from the per-state stacks ``states`` (``h`` or ``h, c``), each of
-        shape ``(layers * directions, batch, size)``; returns the output (in the input's batch
-        layout) and the final stacks."""
-        if input.shape[1 if self.batch_first else 0] == 0:
-            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
-        x = input.transpose(0, 1) if self.batch_first else input  # type: ignore[attr-defined]
-        per_layer: list[State] = list(zip(*(s.unbind(0) for s in states)))  # type: ignore[attr-defined]
-        out, finals = run_layers(self.mode, x, per_layer, self._layer_weights(),
-                                 2 if self.bidirectional else 1, self.dropout, self.training)
-        if self.batch_first:
-            out = out.transpose(0, 1)  # type: ignore[attr-defined]
-        return out, [stack([f[i] for f in finals], 0) for i in range(len(states))]
-
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """RNN and GRU: ``(output, h_n)`` from ``input`` and the initial ``hx`` (zeros)."""
+    def forward(self, input: Tensor | PackedSequence, hx: Tensor | None = None) -> tuple[Any, Tensor]:
+        """RNN and GRU: ``(output, h_n)`` from ``input`` (a tensor or a ``PackedSequence``)
+        and the initial ``hx`` (zeros if None)."""
+        if isinstance(input, PackedSequence):
+            packed, (h,) = self._forward_packed(input, None if hx is None else [hx])
+            return packed, h
         batched = self._batched(input)
         batch_dim = 0 if self.batch_first else 1
+        if hx is not None and hx.dim() != 2 + batched:
+            kind = "batched 3-D input, hx should also be 3-D" if batched else \
+                "unbatched 2-D input, hx should also be 2-D"
+            raise RuntimeError(f"For {kind} but got {hx.dim()}-D tensor")
         if not batched:
             input = input.unsqueeze(batch_dim)  # type: ignore[attr-defined]
-            if hx is not None:
-                if hx.dim() != 2:
-                    raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D tensor")
-                hx = hx.unsqueeze(1)  # type: ignore[attr-defined]
-        elif hx is not None and hx.dim() != 3:
-            raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
-        if hx is None:
-            hx = self._zeros(input, self.hidden_size)
-        self._check_input(input)
-        self._check_hidden(hx, self._expected_size(input, self.hidden_size))
-        out, (h,) = self._run(input, [hx])
+            hx = None if hx is None else hx.unsqueeze(1)  # type: ignore[attr-defined]
+        out, (h,) = self._forward_padded(input, None if hx is None else [hx])
         if not batched:
             return out.squeeze(batch_dim), h.squeeze(1)  # type: ignore[attr-defined]
         return out, h
@@ -226,27 +254,25 @@ class LSTM(RNNBase):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__("LSTM", *args, **kwargs)
 
-    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None  # type: ignore[override]
-                ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+    def forward(self, input: Tensor | PackedSequence, hx: tuple[Tensor, Tensor] | None = None  # type: ignore[override]
+                ) -> tuple[Any, tuple[Tensor, Tensor]]:
+        """``(output, (h_n, c_n))`` from ``input`` (a tensor or a ``PackedSequence``) and the
+        initial ``(h_0, c_0)`` (zeros if None)."""
+        if isinstance(input, PackedSequence):
+            packed, (h, c) = self._forward_packed(input, None if hx is None else list(hx))
+            return packed, (h, c)
         batched = self._batched(input)
         batch_dim = 0 if self.batch_first else 1
         if not batched:
             input = input.unsqueeze(batch_dim)  # type: ignore[attr-defined]
-        h_size = self.proj_size or self.hidden_size
-        if hx is None:
-            hx = (self._zeros(input, h_size), self._zeros(input, self.hidden_size))
-        else:
-            want = 3 if batched else 2
-            if hx[0].dim() != want or hx[1].dim() != want:
+        if hx is not None:
+            if hx[0].dim() != 2 + batched or hx[1].dim() != 2 + batched:
                 kind = "batched 3-D input, hx and cx should also be 3-D" if batched else \
                     "unbatched 2-D input, hx and cx should also be 2-D"
                 raise RuntimeError(f"For {kind} but got ({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
             if not batched:
                 hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))  # type: ignore[attr-defined]
-        self._check_input(input)
-        self._check_hidden(hx[0], self._expected_size(input, h_size), "Expected hidden[0] size {}, got {}")
-        self._check_hidden(hx[1], self._expected_size(input, self.hidden_size), "Expected hidden[1] size {}, got {}")
-        out, (h, c) = self._run(input, list(hx))
+        out, (h, c) = self._forward_padded(input, None if hx is None else list(hx))
         if not batched:
             return out.squeeze(batch_dim), (h.squeeze(1), c.squeeze(1))  # type: ignore[attr-defined]
         return out, (h, c)
