@@ -13,8 +13,6 @@ import math
 import warnings
 from typing import Any
 
-import numpy as np
-
 from .. import creation, dtypes
 from ..ops.reduction import softmax
 from ..ops.stacking import cat
@@ -33,14 +31,12 @@ def _additive(mask: Tensor, dtype: Any, keep_where_true: bool) -> Tensor:
     return creation.zeros(tuple(mask.shape), dtype=dtype).masked_fill(drop, float("-inf"))  # type: ignore[attr-defined]
 
 
-def _safe_softmax(scores: Tensor) -> Tensor:
-    """Softmax over the last dim; a row whose every score is ``-inf`` gives zeros (and
-    passes no gradient), as PyTorch's attention does, not NaN."""
-    dead = np.isneginf(scores.detach().numpy()).all(-1, keepdims=True)  # type: ignore[attr-defined]
-    if not dead.any():
-        return softmax(scores, -1)
-    dead_rows = creation.tensor(dead)
-    return softmax(scores.masked_fill(dead_rows, 0.0), -1).masked_fill(dead_rows, 0.0)  # type: ignore[attr-defined]
+def _masked_softmax(scores: Tensor, mask: Tensor) -> Tensor:
+    """Softmax over the last dim of ``scores + mask``; a row that ``mask`` leaves all
+    ``-inf`` gives zeros (and passes no gradient), as PyTorch's attention does, not NaN.
+    (Computed with ops, not by reading the mask, so ``jitgrad.compile`` traces it.)"""
+    dead = (mask == float("-inf")).all(-1, keepdim=True)  # type: ignore[attr-defined]
+    return softmax((scores + mask).masked_fill(dead, 0.0), -1).masked_fill(dead, 0.0)  # type: ignore[attr-defined]
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
@@ -70,12 +66,14 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         value = value.repeat_interleave(groups, -3)  # type: ignore[attr-defined]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = query.matmul(key.transpose(-2, -1)) * scale  # type: ignore[attr-defined]
-    if is_causal:
+    if is_causal:  # (the first key is always kept: no row is all -inf)
         L, S = query.shape[-2], key.shape[-2]
-        scores = scores + _additive(creation.ones((L, S), dtype=dtypes.bool_).tril(), query.dtype, True)  # type: ignore[attr-defined]
-    if attn_mask is not None:
-        scores = scores + _additive(attn_mask, query.dtype, True)
-    weights = _safe_softmax(scores)
+        causal = creation.ones((L, S), dtype=dtypes.bool_).tril()  # type: ignore[attr-defined]
+        weights = softmax(scores + _additive(causal, query.dtype, True), -1)
+    elif attn_mask is not None:
+        weights = _masked_softmax(scores, _additive(attn_mask, query.dtype, True))
+    else:
+        weights = softmax(scores, -1)
     if dropout_p > 0.0:
         weights = _dropout(weights, dropout_p, True)
     return weights.matmul(value)  # type: ignore[attr-defined,no-any-return]
