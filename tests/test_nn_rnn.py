@@ -244,8 +244,8 @@ def test_gradcheck_steps(mode: str) -> None:
 
     def f(x: Any, h: Any, c: Any, w_ih: Any, b_ih: Any, w_hh: Any, b_hh: Any) -> Any:
         state = (h, c) if mode == "LSTM" else (h,)
-        gi = _recurrent.project(x, w_ih, b_ih)
-        return _recurrent.STEPS[mode](gi, state, (w_hh, b_hh, None))
+        input_bias, weights = _recurrent.step_weights(mode, b_ih, w_hh, b_hh)
+        return _recurrent.STEPS[mode](_recurrent.project(x, w_ih, input_bias), state, weights)
 
     assert jitgrad.autograd.gradcheck(f, inputs)
 

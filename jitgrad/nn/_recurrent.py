@@ -3,7 +3,8 @@ composed from differentiable ops (``linear``, ``sigmoid``, ``tanh``, ``chunk``, 
 the graph records every step, so no backward is written here.
 
 A step takes ``gi``, the input's projection ``x W_ih^T + b_ih`` already made: the sequence
-loop projects all time steps with one matmul, the cells project their one input. Gate order
+loop projects all time steps with one matmul, the cells project their one input
+(``step_weights`` says which biases the projection takes). Gate order
 is PyTorch's (LSTM ``i, f, g, o``; GRU ``r, z, n``), so PyTorch's weights load unchanged.
 """
 
@@ -20,36 +21,37 @@ State = tuple[Tensor, ...]
 Step = Callable[[Tensor, State, Sequence[Tensor | None]], State]
 
 
-def _hidden_gates(h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
-    out = h.matmul(w_hh.t())  # type: ignore[attr-defined]
+def _hidden_gates(h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None) -> Tensor:
+    out = h.matmul(w_hh_t)  # type: ignore[attr-defined]
     return out if b_hh is None else out + b_hh
 
 
 def rnn_tanh_step(gi: Tensor, state: State, w: Sequence[Tensor | None]) -> State:
-    """``h' = tanh(gi + h W_hh^T + b_hh)``; ``w = (w_hh, b_hh)``."""
+    """``h' = tanh(gi + h W_hh^T)``."""
     return (tanh(gi + _hidden_gates(state[0], w[0], w[1])),)  # type: ignore[arg-type]
 
 
 def rnn_relu_step(gi: Tensor, state: State, w: Sequence[Tensor | None]) -> State:
-    """``h' = relu(gi + h W_hh^T + b_hh)``; ``w = (w_hh, b_hh)``."""
+    """``h' = relu(gi + h W_hh^T)``."""
     return (relu(gi + _hidden_gates(state[0], w[0], w[1])),)  # type: ignore[arg-type]
 
 
 def lstm_step(gi: Tensor, state: State, w: Sequence[Tensor | None]) -> State:
-    """``c' = f c + i g``, ``h' = o tanh(c')`` (then ``h' W_hr^T`` with a projection);
-    ``w = (w_hh, b_hh, w_hr)``."""
+    """``c' = f c + i g``, ``h' = o tanh(c')`` (then ``h' W_hr^T`` with a projection), from
+    the gates ``gi + h W_hh^T`` (one sigmoid over all four: fewer recorded ops)."""
     h, c = state
     gates = gi + _hidden_gates(h, w[0], w[1])  # type: ignore[arg-type]
-    i, f, g, o = gates.chunk(4, -1)  # type: ignore[attr-defined]
-    c = sigmoid(f) * c + sigmoid(i) * tanh(g)
-    h = sigmoid(o) * tanh(c)
+    size = c.shape[-1]
+    i, f, _, o = sigmoid(gates).chunk(4, -1)  # type: ignore[attr-defined]
+    c = f * c + i * tanh(gates.narrow(-1, 2 * size, size))  # type: ignore[attr-defined]
+    h = o * tanh(c)
     if w[2] is not None:
-        h = h.matmul(w[2].t())  # type: ignore[attr-defined]
+        h = h.matmul(w[2])  # type: ignore[attr-defined]
     return h, c
 
 
 def gru_step(gi: Tensor, state: State, w: Sequence[Tensor | None]) -> State:
-    """``n = tanh(gi_n + r (h W_hn^T + b_hn))``, ``h' = (1 - z) n + z h``; ``w = (w_hh, b_hh)``."""
+    """``n = tanh(gi_n + r (h W_hn^T + b_hn))``, ``h' = (1 - z) n + z h``."""
     h = state[0]
     i_r, i_z, i_n = gi.chunk(3, -1)  # type: ignore[attr-defined]
     h_r, h_z, h_n = _hidden_gates(h, w[0], w[1]).chunk(3, -1)  # type: ignore[arg-type, attr-defined]
@@ -62,6 +64,17 @@ def gru_step(gi: Tensor, state: State, w: Sequence[Tensor | None]) -> State:
 STEPS: dict[str, Step] = {
     "RNN_TANH": rnn_tanh_step, "RNN_RELU": rnn_relu_step, "LSTM": lstm_step, "GRU": gru_step,
 }
+
+
+def step_weights(mode: str, b_ih: Tensor | None, w_hh: Tensor, b_hh: Tensor | None,
+                 w_hr: Tensor | None = None) -> tuple[Tensor | None, tuple[Tensor | None, ...]]:
+    """The bias of the input projection, and what a step takes: ``(W_hh^T, b_hh, W_hr^T)``,
+    transposed once for all steps. Except in a GRU (whose ``b_hn`` sits inside ``r * (...)``)
+    ``b_hh`` joins ``b_ih`` in the projection, made once for all time steps."""
+    w_hr_t = None if w_hr is None else w_hr.t()  # type: ignore[attr-defined]
+    if mode != "GRU" and b_ih is not None and b_hh is not None:
+        return b_ih + b_hh, (w_hh.t(), None, w_hr_t)  # type: ignore[attr-defined]
+    return b_ih, (w_hh.t(), b_hh, w_hr_t)  # type: ignore[attr-defined]
 
 
 def project(input: Tensor, w_ih: Tensor, b_ih: Tensor | None) -> Tensor:
@@ -110,8 +123,9 @@ def run_layers(mode: str, input: Tensor, batch_sizes: list[int] | None, states: 
         outs = []
         for d in range(num_directions):
             k = layer * num_directions + d
-            w_ih, b_ih, *hidden_weights = layer_weights[k]
-            gi = project(input, w_ih, b_ih)  # type: ignore[arg-type]
+            w_ih, b_ih, w_hh, b_hh, w_hr = layer_weights[k]
+            input_bias, hidden_weights = step_weights(mode, b_ih, w_hh, b_hh, w_hr)  # type: ignore[arg-type]
+            gi = project(input, w_ih, input_bias)  # type: ignore[arg-type]
             gis = gi.unbind(0) if batch_sizes is None else gi.split(batch_sizes, 0)  # type: ignore[attr-defined]
             steps, final = run_direction(step, gis, states[k], hidden_weights, reverse=d == 1)
             outs.append(stack(steps, 0) if batch_sizes is None else cat(steps, 0))

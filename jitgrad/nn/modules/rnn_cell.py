@@ -10,7 +10,7 @@ from typing import Any
 from ... import creation
 from ...tensor import Tensor
 from .. import init
-from .._recurrent import State, Step, gru_step, lstm_step, project, rnn_relu_step, rnn_tanh_step
+from .._recurrent import STEPS, State, project, step_weights
 from ..parameter import Parameter
 from .module import Module
 
@@ -51,7 +51,7 @@ class RNNCellBase(Module):
             s += f", nonlinearity={self.nonlinearity}"
         return s
 
-    def _step(self, step: Step, input: Tensor, state: State) -> State:
+    def _step(self, mode: str, input: Tensor, state: State) -> State:
         """Check sizes as PyTorch (input features, then each state's batch and features) and
         run one step on 2-D ``input`` and ``state``."""
         if input.shape[1] != self.input_size:
@@ -61,10 +61,10 @@ class RNNCellBase(Module):
                 raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{k} batch size {s.shape[0]}")
             if s.shape[1] != self.hidden_size:
                 raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {s.shape[1]}, expected {self.hidden_size}")
-        gi = project(input, self.weight_ih, self.bias_ih)
-        return step(gi, state, (self.weight_hh, self.bias_hh, None))
+        input_bias, weights = step_weights(mode, self.bias_ih, self.weight_hh, self.bias_hh)
+        return STEPS[mode](project(input, self.weight_ih, input_bias), state, weights)
 
-    def _one_state(self, step: Step, input: Tensor, hx: Tensor | None) -> Tensor:
+    def _one_state(self, mode: str, input: Tensor, hx: Tensor | None) -> Tensor:
         """Forward of the cells with one state (RNN, GRU): 1-D or 2-D input and hidden."""
         name = type(self).__name__
         if input.dim() not in (1, 2):
@@ -78,7 +78,7 @@ class RNNCellBase(Module):
             hx = creation.zeros((input.shape[0], self.hidden_size), dtype=input.dtype)
         elif not batched:
             hx = hx.unsqueeze(0)  # type: ignore[attr-defined]
-        (h,) = self._step(step, input, (hx,))
+        (h,) = self._step(mode, input, (hx,))
         return h if batched else h.squeeze(0)  # type: ignore[attr-defined]
 
 
@@ -91,10 +91,10 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
-        steps = {"tanh": rnn_tanh_step, "relu": rnn_relu_step}
-        if self.nonlinearity not in steps:
+        modes = {"tanh": "RNN_TANH", "relu": "RNN_RELU"}
+        if self.nonlinearity not in modes:
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        return self._one_state(steps[self.nonlinearity], input, hx)
+        return self._one_state(modes[self.nonlinearity], input, hx)
 
 
 class GRUCell(RNNCellBase):
@@ -105,7 +105,7 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
-        return self._one_state(gru_step, input, hx)
+        return self._one_state("GRU", input, hx)
 
 
 class LSTMCell(RNNCellBase):
@@ -130,5 +130,5 @@ class LSTMCell(RNNCellBase):
             hx = (zeros, zeros)
         elif not batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))  # type: ignore[attr-defined]
-        h, c = self._step(lstm_step, input, tuple(hx))
+        h, c = self._step("LSTM", input, tuple(hx))
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))  # type: ignore[attr-defined]
