@@ -301,3 +301,69 @@ def test_multihead_attention_hypothesis(heads: int, head_dim: int, L: int, S: in
         return modules[lib is jitgrad](*ts[:3], key_padding_mask=kpm, need_weights=need_weights)
 
     _side_by_side(program, arrays, modules, grad=[True, True, True, False][:len(arrays)])
+
+
+def _encoder_padded_positions(lib: Any) -> np.ndarray:
+    """An eval-mode encoder without gradients, padding at the end of the second sequence:
+    the output at the padded positions."""
+    lib.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        layer = lib.nn.TransformerEncoderLayer(4, 2, 8, batch_first=True)
+        encoder = lib.nn.TransformerEncoder(layer, 2).double().eval()
+    x = lib.tensor(np.random.default_rng(8).standard_normal((2, 3, 4)))
+    padding = lib.tensor([[False, False, False], [False, True, True]])
+    with lib.no_grad():
+        return encoder(x, src_key_padding_mask=padding)[1, 1:].numpy()
+
+
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
+def test_pytorch_zeroes_padded_positions_in_inference() -> None:
+    assert not _encoder_padded_positions(torch).any()
+
+
+@pytest.mark.xfail(strict=True, reason="no nested-tensor fast path: padded positions are computed (COMPATIBILITY.md)")
+def test_jitgrad_zeroes_padded_positions_in_inference() -> None:
+    assert not _encoder_padded_positions(jitgrad).any()
+
+
+def _outputs(build: Callable[[Any], Any], call: Callable[[Any, Any], Any]) -> list[list[Any]]:
+    theirs = build(torch).double()
+    ours = build(jitgrad).double()
+    ours.load_state_dict({k: jitgrad.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    got = []
+    for lib, module in ((torch, theirs), (jitgrad, ours)):
+        outs = call(lib, module)
+        got.append([None if o is None else o.detach().numpy() for o in (outs if isinstance(outs, tuple) else (outs,))])
+    return got
+
+
+X = RNG.standard_normal((3, 2, 4))
+EMPTY_ROW = np.array([[False, False, True], [True, True, True]])  # the second sequence: all padding
+EDGES = {
+    # a query that sees no key: NaN with the weights (softmax), zeros without (attention)
+    "padded_row_weights": (lambda L: L.nn.MultiheadAttention(4, 2),
+                           lambda L, m: m(L.tensor(X), L.tensor(X), L.tensor(X), key_padding_mask=L.tensor(EMPTY_ROW))),
+    "padded_row_no_weights": (lambda L: L.nn.MultiheadAttention(4, 2),
+                              lambda L, m: m(L.tensor(X), L.tensor(X), L.tensor(X), need_weights=False,
+                                             key_padding_mask=L.tensor(EMPTY_ROW))),
+    "dropout_one_training": (lambda L: L.nn.MultiheadAttention(4, 2, dropout=1.0),
+                             lambda L, m: m(L.tensor(X), L.tensor(X), L.tensor(X))),
+    "unbatched_encoder_layer": (lambda L: L.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0),
+                                lambda L, m: m(L.tensor(X[:, 0]))),
+    "unbatched_decoder_layer": (lambda L: L.nn.TransformerDecoderLayer(4, 2, 8, dropout=0.0),
+                                lambda L, m: m(L.tensor(X[:, 0]), L.tensor(X[:2, 1]))),
+    "causal_hint_with_mask": (lambda L: L.nn.MultiheadAttention(4, 2),
+                              lambda L, m: m(L.tensor(X), L.tensor(X), L.tensor(X), need_weights=False, is_causal=True,
+                                             attn_mask=L.nn.Transformer.generate_square_subsequent_mask(3, dtype=L.float64))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EDGES))
+def test_edge_cases(case: str) -> None:
+    want, got = _outputs(*EDGES[case])
+    for a, b in zip(got, want):
+        if b is None:
+            assert a is None
+            continue
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, equal_nan=True)

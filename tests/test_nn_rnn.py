@@ -337,3 +337,10 @@ def test_packed_input_errors() -> None:
         lstm(packed, (jitgrad.zeros(1, 2, 5, dtype=jitgrad.float64), jitgrad.zeros(1, 3, 5, dtype=jitgrad.float64)))
     with pytest.raises(RuntimeError, match="Expected 5, got 4"):
         jitgrad.nn.GRU(5, 5).double()(packed)
+
+
+def test_empty_batch() -> None:
+    theirs, ours = _pair("GRU", 4, 3, num_layers=2, bidirectional=True)
+    x0 = np.zeros((3, 0, 4))
+    for a, b in zip(_flat(ours(jitgrad.tensor(x0))), _flat(theirs(torch.tensor(x0)))):
+        assert tuple(a.shape) == tuple(b.shape)

@@ -135,8 +135,11 @@ DIFFERENCES: dict[str, str] = {
     **{f"torch.nn.{name}": "initial weights come from jitgrad's generator: not PyTorch's numbers"
        for name in ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
                     "TransformerEncoderLayer", "TransformerDecoderLayer", "Transformer")},
-    "torch.nn.TransformerEncoder": "one path: no nested-tensor fast path (enable_nested_tensor is kept "
-                                   "and changes nothing, without PyTorch's warning)",
+    "torch.nn.TransformerEncoder": "no nested-tensor fast path: in eval mode without gradients, with a "
+                                   "src_key_padding_mask and no mask, PyTorch outputs zeros at padded "
+                                   "positions (before the final norm); jitgrad computes them as PyTorch "
+                                   "does while training. enable_nested_tensor is kept and changes "
+                                   "nothing (no warning)",
     "torch.nn.utils.rnn.unpad_sequence": "leaves its argument as it was (PyTorch transposes a "
                                          "batch_first=False argument in place)",
     "torch.nn.functional.dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",

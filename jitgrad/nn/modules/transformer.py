@@ -2,8 +2,11 @@
 and ``TransformerDecoder``, and ``Transformer``: PyTorch's submodules (so its state dicts
 load), post-norm or ``norm_first`` residual blocks, masks passed to ``MultiheadAttention``.
 
-PyTorch's inference fast paths (fused kernels, nested tensors) compute the same function; here
-there is one path, so ``enable_nested_tensor`` is kept as an attribute and changes nothing.
+There is one path: PyTorch's inference fast paths (fused kernels, nested tensors) are not
+reproduced, so ``enable_nested_tensor`` is kept as an attribute and changes nothing. One
+visible difference follows: in eval mode without gradients, PyTorch's ``TransformerEncoder``
+with a ``src_key_padding_mask`` (and no ``mask``) outputs zeros at the padded positions;
+here they are computed as while training (test_nn_attention.py, the strict xfail).
 """
 
 from __future__ import annotations
