@@ -367,3 +367,24 @@ def test_edge_cases(case: str) -> None:
             assert a is None
             continue
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, equal_nan=True)
+
+
+@settings(max_examples=budget(15))
+@given(lead=st.lists(st.integers(1, 3), max_size=2), L=st.integers(1, 4), S=st.integers(1, 4),
+       E=st.integers(1, 3), Ev=st.integers(1, 3), mask=st.sampled_from([None, "bool", "float", "causal"]),
+       scale=st.sampled_from([None, 0.5]), seed=st.integers(0, 2**16))
+def test_sdpa_hypothesis(lead: list[int], L: int, S: int, E: int, Ev: int, mask: str | None,
+                         scale: float | None, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(tuple(lead) + shape) for shape in ((L, E), (S, E), (S, Ev))]
+    if mask == "bool":
+        arrays.append(rng.random((L, S)) < 0.7)  # (rows may be left without any key)
+    elif mask == "float":
+        arrays.append(rng.standard_normal((L, S)))
+
+    def program(lib: Any, ts: list[Any]) -> Any:
+        m = ts[3] if len(ts) > 3 else None
+        return [lib.nn.functional.scaled_dot_product_attention(*ts[:3], attn_mask=m, is_causal=mask == "causal",
+                                                               scale=scale)]
+
+    _side_by_side(program, arrays, grad=[True, True, True, mask == "float"][:len(arrays)])
