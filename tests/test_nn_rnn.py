@@ -344,3 +344,19 @@ def test_empty_batch() -> None:
     x0 = np.zeros((3, 0, 4))
     for a, b in zip(_flat(ours(jitgrad.tensor(x0))), _flat(theirs(torch.tensor(x0)))):
         assert tuple(a.shape) == tuple(b.shape)
+
+
+@pytest.mark.parametrize("name", ["LSTM", "GRU"])
+def test_second_order_gradients(name: str) -> None:
+    """The graph is made of differentiable ops: gradients of gradients match PyTorch's."""
+    theirs, ours = _pair(name, 3, 4, bidirectional=True)
+    x0 = np.random.default_rng(9).standard_normal((3, 2, 3))
+    got = []
+    for lib, module in ((torch, theirs), (jitgrad, ours)):
+        x = lib.tensor(x0, requires_grad=True)
+        out = module(x)[0]
+        (gx,) = lib.autograd.grad((out ** 2).sum(), x, create_graph=True)
+        second = lib.autograd.grad((gx ** 2).sum(), [x] + list(module.parameters()))
+        got.append([gx.detach().numpy()] + [g.numpy() for g in second])
+    for a, b in zip(got[1], got[0]):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
