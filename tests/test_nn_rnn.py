@@ -360,3 +360,33 @@ def test_second_order_gradients(name: str) -> None:
         got.append([gx.detach().numpy()] + [g.numpy() for g in second])
     for a, b in zip(got[1], got[0]):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@settings(max_examples=budget(8))
+@given(name=st.sampled_from(["RNN", "GRU", "LSTM"]), lengths=st.lists(st.integers(1, 4), min_size=1, max_size=4),
+       layers=st.integers(1, 2), bidirectional=st.booleans(), batch_first=st.booleans(), with_hx=st.booleans())
+def test_packed_hypothesis(name: str, lengths: list[int], layers: int, bidirectional: bool, batch_first: bool,
+                           with_hx: bool) -> None:
+    """Packed batches of any lengths (any order): the padded output, lengths, final states
+    and gradients of input, initial states and parameters equal PyTorch's."""
+    theirs, ours = _pair(name, 2, 3, num_layers=layers, bidirectional=bidirectional, batch_first=batch_first)
+    rng = np.random.default_rng(sum(lengths))
+    batch, longest = len(lengths), max(lengths)
+    x0 = rng.standard_normal((batch, longest, 2) if batch_first else (longest, batch, 2))
+    lead = (layers * (1 + bidirectional), batch)
+    states0 = _states(name, lead + (3,), lead + (3,), rng) if with_hx else None
+    got = []
+    for lib, module in ((torch, theirs), (jitgrad, ours)):
+        rnn = lib.nn.utils.rnn
+        x = lib.tensor(x0, requires_grad=True)
+        states = None if states0 is None else [lib.tensor(s, requires_grad=True) for s in states0]
+        hx = None if states is None else (states[0] if len(states) == 1 else tuple(states))
+        out, h = module(rnn.pack_padded_sequence(x, lengths, batch_first=batch_first, enforce_sorted=False), hx)
+        padded, out_lengths = rnn.pad_packed_sequence(out, batch_first=batch_first)
+        outs = [padded] + _flat(h)
+        sum((o * lib.tensor(np.cos(np.arange(o.numel())).reshape(tuple(o.shape)))).sum() for o in outs).backward()
+        leaves = [x] + (states or []) + list(module.parameters())
+        got.append([o.detach().numpy() for o in outs] + [out_lengths.numpy()] + [t.grad.numpy() for t in leaves])
+    for a, b in zip(got[1], got[0]):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-12)
