@@ -20,6 +20,7 @@ from ._losses import (
     binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, gaussian_nll_loss,
     huber_loss, kl_div, l1_loss, mse_loss, nll_loss, smooth_l1_loss,
 )
+from ._attention import scaled_dot_product_attention
 from ._batch_norm import batch_norm
 from ._conv import conv1d, conv2d, unfold
 from ._interpolate import interpolate
@@ -37,6 +38,7 @@ __all__ = [
     "softplus", "tanh", "kl_div", "gaussian_nll_loss", "pairwise_distance", "batch_norm", "bilinear", "conv1d", "conv2d", "unfold", "interpolate",
     "celu", "glu", "hardshrink", "hardsigmoid", "hardswish", "logsigmoid", "relu6", "rms_norm", "selu",
     "softmin", "softshrink", "softsign", "tanhshrink", "threshold",
+    "scaled_dot_product_attention",
 ]
 
 

@@ -71,6 +71,9 @@ NAMES: dict[str, list[str]] = {
         KLDivLoss GaussianNLLLoss init functional utils
         BatchNorm2d ReLU6 Hardsigmoid Hardswish LogSigmoid Softsign Tanhshrink SELU CELU GLU Softmin
         Threshold Hardshrink Softshrink RMSNorm
+        RNN LSTM GRU RNNCell LSTMCell GRUCell RNNBase RNNCellBase MultiheadAttention
+        TransformerEncoderLayer TransformerEncoder TransformerDecoderLayer TransformerDecoder
+        Transformer
     """.split(),
     "torch.nn.functional": """
         linear relu leaky_relu elu gelu silu softplus sigmoid tanh hardtanh softmax log_softmax
@@ -79,12 +82,17 @@ NAMES: dict[str, list[str]] = {
         binary_cross_entropy binary_cross_entropy_with_logits kl_div cosine_similarity
         pairwise_distance interpolate bilinear relu6 hardsigmoid hardswish logsigmoid softsign
         tanhshrink selu celu glu softmin threshold hardshrink softshrink rms_norm gaussian_nll_loss
+        scaled_dot_product_attention
     """.split(),
     "torch.nn.init": """
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_
         kaiming_uniform_ kaiming_normal_ orthogonal_ trunc_normal_ calculate_gain
     """.split(),
-    "torch.nn.utils": "clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters".split(),
+    "torch.nn.utils": "clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters rnn".split(),
+    "torch.nn.utils.rnn": """
+        PackedSequence pack_padded_sequence pad_packed_sequence pad_sequence pack_sequence
+        unpad_sequence unpack_sequence
+    """.split(),
     "torch.linalg": """
         norm vector_norm matrix_norm det slogdet inv solve lstsq cholesky qr eigh eigvalsh svd
         svdvals pinv matrix_exp matrix_power matrix_rank cross
@@ -125,6 +133,16 @@ DIFFERENCES: dict[str, str] = {
                  "returns zeros there)",
     "torch.nn.Linear": "initial weights come from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.Embedding": "initial weights come from jitgrad's generator: not PyTorch's numbers",
+    **{f"torch.nn.{name}": "initial weights come from jitgrad's generator: not PyTorch's numbers"
+       for name in ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
+                    "TransformerEncoderLayer", "TransformerDecoderLayer", "Transformer")},
+    "torch.nn.TransformerEncoder": "no nested-tensor fast path: in eval mode without gradients, with a "
+                                   "src_key_padding_mask and no mask, PyTorch outputs zeros at padded "
+                                   "positions (before the final norm); jitgrad computes them as PyTorch "
+                                   "does while training. enable_nested_tensor is kept and changes "
+                                   "nothing (no warning)",
+    "torch.nn.utils.rnn.unpad_sequence": "leaves its argument as it was (PyTorch transposes a "
+                                         "batch_first=False argument in place)",
     "torch.nn.functional.dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.Dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",
     "torch.from_numpy": "read-only NumPy memory refuses writes (PyTorch only warns)",

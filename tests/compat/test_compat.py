@@ -27,6 +27,8 @@ PROGRAMS: dict[str, str | None] = {
     "probit_special": None,
     "segment_sum": None,
     "conv_checkpoint": None,
+    "sequence_tagger": None,
+    "causal_transformer": None,
 }
 
 
