@@ -310,12 +310,12 @@ from .compiler import compile  # noqa: E402  (loads the compiler, and Numba, on 
 
 __all__ += ["compile"]
 
-# -- torch.testing's counterpart: loaded on first use --
-_LAZY_SUBMODULES = frozenset({"testing"})
+# -- torch.testing, torch.utils (.data) and torch.random's counterparts: loaded on first use --
+_LAZY_SUBMODULES = frozenset({"random", "testing", "utils"})
 
 
 def __getattr__(name: str) -> object:
-    """``jitgrad.testing`` loads when first reached, so
+    """``jitgrad.testing``, ``jitgrad.utils`` and ``jitgrad.random`` load when first reached, so
     ``import jitgrad`` does not pay for them."""
     if name in _LAZY_SUBMODULES:
         import importlib
