@@ -249,3 +249,51 @@ def test_workers_with_an_iterable_dataset_are_refused() -> None:
 def test_reached_as_attributes_after_import_jitgrad() -> None:
     assert jitgrad.utils.data.DataLoader is jitgrad.utils.data.dataloader.DataLoader
     assert jitgrad.utils.data.Dataset[int] is not None  # generic, as PyTorch's (type hints subscript it)
+
+
+class _GeneralPath(jitgrad.utils.data.TensorDataset):
+    """A TensorDataset subclass: the loader fetches it sample by sample and stacks them."""
+
+
+def _picture(t: Any) -> tuple[Any, ...]:
+    return (t.dtype, tuple(t.shape), t.stride(), t.is_contiguous(), t.requires_grad, t.grad_fn, t._version,
+            t.numpy().tobytes())
+
+
+@settings(max_examples=budget(30))
+@given(st.integers(1, 9), st.sampled_from([(), (3,), (2, 0), (2, 3)]), st.sampled_from(["float32", "float64", "int64", "bool", "float16"]),
+       st.booleans(), st.integers(1, 5), st.data())
+def test_tensor_dataset_rows_at_once_match_the_general_path(n: int, tail: tuple[int, ...], dtype: str,
+                                                            transposed: bool, batch_size: int,
+                                                            data: st.DataObject) -> None:
+    """The loader's one-index_select-per-tensor batches equal the sample-by-sample stacked ones
+    bit for bit (values, dtype, shape, strides, no graph), for any sampler order."""
+    values = jitgrad.testing.make_tensor(n, *tail, dtype=getattr(jitgrad, dtype), device="cpu")
+    if transposed and values.dim() >= 2:
+        values = values.transpose(0, 1).contiguous().transpose(0, 1)  # same shape, other strides
+    labels = jitgrad.arange(n) * 10
+    order = data.draw(st.lists(st.integers(0, n - 1), max_size=12))
+    loaders = [jitgrad.utils.data.DataLoader(kind(values, labels), batch_size=batch_size, sampler=order)
+               for kind in (jitgrad.utils.data.TensorDataset, _GeneralPath)]
+    fast, general = (list(loader) for loader in loaders)
+    assert [[_picture(t) for t in b] for b in fast] == [[_picture(t) for t in b] for b in general]
+
+
+@pytest.mark.parametrize("order", [[0, -1], [0, 5], [True, 1], [np.int64(1), 0]])
+def test_tensor_dataset_odd_indices_take_the_general_path(order: list[Any]) -> None:
+    """Negative, out-of-range and non-int indices are the general path's to serve or refuse."""
+    def program(L: Any) -> Any:
+        return list(L.utils.data.DataLoader(L.utils.data.TensorDataset(L.arange(5.0)), batch_size=2, sampler=order))
+
+    ours, theirs = both(program)
+    assert ours == theirs
+
+
+def test_tensor_dataset_requiring_grad_stacks_as_pytorch() -> None:
+    """A tensor that requires grad is stacked sample by sample: the batch's node is PyTorch's."""
+    def program(L: Any) -> Any:
+        (batch,) = next(iter(L.utils.data.DataLoader(L.utils.data.TensorDataset(L.ones(4, 2, requires_grad=True)), batch_size=3)))
+        return type(batch.grad_fn).__name__, batch.requires_grad
+
+    ours, theirs = both(program)
+    assert ours == theirs == ("ok", ("tuple", ["StackBackward0", True]))
