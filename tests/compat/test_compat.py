@@ -27,6 +27,7 @@ PROGRAMS: dict[str, str | None] = {
     "probit_special": None,
     "segment_sum": None,
     "conv_checkpoint": None,
+    "minibatch_sgd": None,
 }
 
 
