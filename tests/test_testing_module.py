@@ -35,6 +35,15 @@ def both(program: Callable[[Any], Any]) -> tuple[tuple[str, Any], tuple[str, Any
     return (ours[0], _neutral(ours[1])), (theirs[0], _neutral(theirs[1]))
 
 
+def _filled_state(L: Any) -> Any:
+    """The state dict of a ``Linear(2, 1)`` with weights 0.5 and bias 0."""
+    layer = L.nn.Linear(2, 1)
+    with L.no_grad():
+        layer.weight.fill_(0.5)
+        layer.bias.zero_()
+    return layer.state_dict()
+
+
 # each: lib -> a call of lib.testing.assert_close
 CASES: dict[str, Callable[[Any], Any]] = {
     "equal floats": lambda L: L.testing.assert_close(L.tensor([1.0, 2.0]), L.tensor([1.0, 2.0])),
@@ -88,6 +97,10 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "numpy vs tensor": lambda L: L.testing.assert_close(np.array([1.0]), L.tensor([1.0])),
     "structure before values": lambda L: L.testing.assert_close([L.tensor(1.0), "a"], [L.tensor(2.0), "a"]),
     "first failure wins": lambda L: L.testing.assert_close([L.tensor(1.0), 1], [L.tensor(1.0), 2]),
+    "0-d ints": lambda L: L.testing.assert_close(L.tensor(3), L.tensor(4)),
+    "parameter vs tensor": lambda L: L.testing.assert_close(L.nn.Parameter(L.ones(2)), L.ones(2)),
+    "subclasses refused": lambda L: L.testing.assert_close(L.nn.Parameter(L.ones(2)), L.ones(2), allow_subclasses=False),
+    "state dicts": lambda L: L.testing.assert_close(_filled_state(L), {"weight": L.full((1, 2), 0.5), "bias": L.ones(1)}),
 }
 
 
@@ -163,6 +176,7 @@ def test_make_tensor_options_like_pytorch() -> None:
     {"dtype": "float32", "low": 2, "high": 1},
     {"dtype": "uint8", "low": -20, "high": -10},
     {"dtype": "float32", "low": NAN},
+    {"dtype": "int64", "low": 3, "high": 3},
     {"dtype": "float32", "noncontiguous": True, "memory_format": "contiguous_format"},
 ])
 def test_make_tensor_refuses_like_pytorch(kwargs: dict[str, Any]) -> None:

@@ -208,6 +208,14 @@ def test_random_split_is_a_partition_reproducible_from_a_generator() -> None:
         jitgrad.utils.data.random_split(range(1), [0.5, 0.5])
 
 
+def test_a_refused_split_draws_nothing() -> None:
+    jitgrad.manual_seed(4)
+    before = jitgrad.get_rng_state()
+    with pytest.raises(ValueError, match="Sum of input lengths"):
+        jitgrad.utils.data.random_split(range(10), [3, 4])
+    assert jitgrad.equal(jitgrad.get_rng_state(), before)
+
+
 def test_random_samplers_draw_what_they_should() -> None:
     jitgrad.manual_seed(0)
     with_replacement = list(jitgrad.utils.data.RandomSampler(range(4), replacement=True, num_samples=50))
