@@ -259,39 +259,59 @@ def test_reached_as_attributes_after_import_jitgrad() -> None:
     assert jitgrad.utils.data.Dataset[int] is not None  # generic, as PyTorch's (type hints subscript it)
 
 
-class _GeneralPath(jitgrad.utils.data.TensorDataset):
-    """A TensorDataset subclass: the loader fetches it sample by sample and stacks them."""
-
-
 def _picture(t: Any) -> tuple[Any, ...]:
     return (t.dtype, tuple(t.shape), t.stride(), t.is_contiguous(), t.requires_grad, t.grad_fn, t._version,
             t.numpy().tobytes())
 
 
+def _sources(L: Any, values: Any, labels: Any, picks: list[int], inner: list[int]) -> dict[str, Any]:
+    """TensorDatasets as a loader meets them: bare, in a Subset, in a Subset of a Subset."""
+    whole = L.utils.data.TensorDataset(values, labels)
+    return {"bare": whole, "subset": L.utils.data.Subset(whole, picks),
+            "subset of subset": L.utils.data.Subset(L.utils.data.Subset(whole, picks), inner)}
+
+
 @settings(max_examples=budget(30))
 @given(st.integers(1, 9), st.sampled_from([(), (3,), (2, 0), (2, 3)]), st.sampled_from(["float32", "float64", "int64", "bool", "float16"]),
-       st.booleans(), st.integers(1, 5), st.data())
+       st.booleans(), st.integers(1, 5), st.sampled_from(["bare", "subset", "subset of subset"]), st.data())
 def test_tensor_dataset_rows_at_once_match_the_general_path(n: int, tail: tuple[int, ...], dtype: str,
-                                                            transposed: bool, batch_size: int,
+                                                            transposed: bool, batch_size: int, source: str,
                                                             data: st.DataObject) -> None:
     """The loader's one-index_select-per-tensor batches equal the sample-by-sample stacked ones
-    bit for bit (values, dtype, shape, strides, no graph), for any sampler order."""
+    (another collate_fn object takes the general path) bit for bit: values, dtype, shape,
+    strides, no graph; for any sampler order, through Subsets too."""
     values = jitgrad.testing.make_tensor(n, *tail, dtype=getattr(jitgrad, dtype), device="cpu")
     if transposed and values.dim() >= 2:
         values = values.transpose(0, 1).contiguous().transpose(0, 1)  # same shape, other strides
-    labels = jitgrad.arange(n) * 10
-    order = data.draw(st.lists(st.integers(0, n - 1), max_size=12))
-    loaders = [jitgrad.utils.data.DataLoader(kind(values, labels), batch_size=batch_size, sampler=order)
-               for kind in (jitgrad.utils.data.TensorDataset, _GeneralPath)]
-    fast, general = (list(loader) for loader in loaders)
+    picks = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=8))
+    inner = data.draw(st.lists(st.integers(0, len(picks) - 1), min_size=1, max_size=6))
+    dataset = _sources(jitgrad, values, jitgrad.arange(n) * 10, picks, inner)[source]
+    order = data.draw(st.lists(st.integers(0, len(dataset) - 1), max_size=12))
+    collates = (jitgrad.utils.data.default_collate, lambda b: jitgrad.utils.data.default_collate(b))
+    fast, general = (list(jitgrad.utils.data.DataLoader(dataset, batch_size=batch_size, sampler=order, collate_fn=c))
+                     for c in collates)
     assert [[_picture(t) for t in b] for b in fast] == [[_picture(t) for t in b] for b in general]
 
 
+@pytest.mark.parametrize("source", ["bare", "subset", "subset of subset"])
+def test_tensor_dataset_batches_through_subsets_like_pytorch(source: str) -> None:
+    def program(L: Any) -> Any:
+        dataset = _sources(L, L.arange(24.0).reshape(8, 3), L.arange(8), [7, 0, 3, 3, 5], [4, 1, 2])[source]
+        return list(L.utils.data.DataLoader(dataset, batch_size=2))
+
+    ours, theirs = both(program)
+    assert ours == theirs
+
+
 @pytest.mark.parametrize("order", [[0, -1], [0, 5], [True, 1], [np.int64(1), 0]])
-def test_tensor_dataset_odd_indices_take_the_general_path(order: list[Any]) -> None:
+@pytest.mark.parametrize("subset", [False, True])
+def test_tensor_dataset_odd_indices_take_the_general_path(order: list[Any], subset: bool) -> None:
     """Negative, out-of-range and non-int indices are the general path's to serve or refuse."""
     def program(L: Any) -> Any:
-        return list(L.utils.data.DataLoader(L.utils.data.TensorDataset(L.arange(5.0)), batch_size=2, sampler=order))
+        dataset = L.utils.data.TensorDataset(L.arange(5.0))
+        if subset:
+            dataset = L.utils.data.Subset(dataset, [4, 3, 2, 1, 0])
+        return list(L.utils.data.DataLoader(dataset, batch_size=2, sampler=order))
 
     ours, theirs = both(program)
     assert ours == theirs
