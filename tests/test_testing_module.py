@@ -188,3 +188,19 @@ def test_make_tensor_refuses_like_pytorch(kwargs: dict[str, Any]) -> None:
     assert ours[0] == theirs[0] == "ValueError"
     if "memory_format" not in kwargs:
         assert ours == theirs
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("rtol,atol", [(None, None), (0.0, 1e-3), (1e-2, 0.0), (0.3, 0.07)])
+def test_isclose_at_the_tolerance_boundary_like_pytorch(dtype: str, rtol: float | None, atol: float | None) -> None:
+    """Pairs a hair either side of ``atol + rtol * |b|``: isclose (what assert_close counts)
+    agrees with PyTorch's element by element, float16's roundings included."""
+    rng = np.random.default_rng(7)
+    if rtol is None:
+        rtol, atol = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7)}[dtype]
+    b = (rng.standard_normal(4000) * 10.0 ** rng.integers(-6, 4, 4000)).astype(dtype)
+    tol = atol + rtol * np.abs(b.astype(np.float64))
+    a = (b.astype(np.float64) + tol * rng.uniform(0.97, 1.03, b.size) * rng.choice([-1, 1], b.size)).astype(dtype)
+    ours = jitgrad.isclose(jitgrad.from_numpy(a), jitgrad.from_numpy(b), rtol=rtol, atol=atol).numpy()
+    theirs = torch.isclose(torch.from_numpy(a), torch.from_numpy(b), rtol=rtol, atol=atol).numpy()
+    assert 0 < theirs.sum() < theirs.size and np.array_equal(ours, theirs)
