@@ -194,7 +194,7 @@ def test_make_tensor_refuses_like_pytorch(kwargs: dict[str, Any]) -> None:
 @pytest.mark.parametrize("rtol,atol", [(None, None), (0.0, 1e-3), (1e-2, 0.0), (0.3, 0.07)])
 def test_isclose_at_the_tolerance_boundary_like_pytorch(dtype: str, rtol: float | None, atol: float | None) -> None:
     """Pairs a hair either side of ``atol + rtol * |b|``: isclose (what assert_close counts)
-    agrees with PyTorch's element by element, float16's roundings included."""
+    and allclose agree with PyTorch's element by element, float16's roundings included."""
     rng = np.random.default_rng(7)
     if rtol is None:
         rtol, atol = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7)}[dtype]
@@ -204,3 +204,7 @@ def test_isclose_at_the_tolerance_boundary_like_pytorch(dtype: str, rtol: float 
     ours = jitgrad.isclose(jitgrad.from_numpy(a), jitgrad.from_numpy(b), rtol=rtol, atol=atol).numpy()
     theirs = torch.isclose(torch.from_numpy(a), torch.from_numpy(b), rtol=rtol, atol=atol).numpy()
     assert 0 < theirs.sum() < theirs.size and np.array_equal(ours, theirs)
+    pairs = [(jitgrad.from_numpy(a[i:i + 1]), torch.from_numpy(a[i:i + 1]), jitgrad.from_numpy(b[i:i + 1]),
+              torch.from_numpy(b[i:i + 1])) for i in range(0, a.size, 7)]
+    assert ([jitgrad.allclose(x, y, rtol=rtol, atol=atol) for x, _, y, _ in pairs]
+            == [torch.allclose(x, y, rtol=rtol, atol=atol) for _, x, _, y in pairs])
