@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 
 import jitgrad
 import jitgrad.random
+from compat_helpers import outcome
 
 
 @pytest.mark.parametrize("name", ["manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state"])
@@ -74,3 +76,40 @@ def test_set_rng_state_refuses_a_wrong_state_and_changes_nothing() -> None:
 
 def test_reached_as_an_attribute_after_import_jitgrad() -> None:
     assert jitgrad.random.fork_rng is not None and jitgrad.random.Generator is jitgrad.Generator
+
+
+SEEDS = [0, -1, -2**63, -2**63 - 1, 2**64 - 1, 2**64, 1.5, True, "7", np.int64(5), "x"]
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=repr)
+def test_manual_seed_accepts_and_refuses_seeds_like_pytorch(seed: Any) -> None:
+    """The seeds PyTorch takes (negative ones modulo 2**64) and the ones it refuses, with its
+    exception types: the default generator's ``manual_seed`` converts with ``int()`` first,
+    ``Generator.manual_seed`` wants an integer."""
+    def seeded(L: Any) -> Any:
+        return L.manual_seed(seed).initial_seed(), L.initial_seed()
+
+    def generator(L: Any) -> Any:
+        return L.Generator().manual_seed(seed).initial_seed()
+
+    for program in (seeded, generator):
+        ours, theirs = (outcome(lambda L=L: program(L)) for L in (jitgrad, torch))
+        assert ours[0] == theirs[0]
+        if ours[0] == "ok":
+            assert ours == theirs
+    jitgrad.manual_seed(0)
+
+
+def test_a_refused_seed_changes_nothing() -> None:
+    jitgrad.manual_seed(8)
+    state = jitgrad.get_rng_state()
+    with pytest.raises(ValueError, match="out of range"):
+        jitgrad.manual_seed(2**64)
+    assert jitgrad.initial_seed() == 8 and jitgrad.equal(jitgrad.get_rng_state(), state)
+
+
+def test_negative_seeds_give_the_stream_of_their_wrapped_value() -> None:
+    assert jitgrad.manual_seed(-1).initial_seed() == 2**64 - 1
+    first = jitgrad.rand(4).tolist()
+    jitgrad.manual_seed(2**64 - 1)
+    assert jitgrad.rand(4).tolist() == first
