@@ -311,3 +311,16 @@ __all__ += [
 from .compiler import compile  # noqa: E402  (loads the compiler, and Numba, on first use)
 
 __all__ += ["compile"]
+
+# -- torch.testing, torch.utils (.data) and torch.random's counterparts: loaded on first use --
+_LAZY_SUBMODULES = frozenset({"random", "testing", "utils"})
+
+
+def __getattr__(name: str) -> object:
+    """``jitgrad.testing``, ``jitgrad.utils`` and ``jitgrad.random`` load when first reached, so
+    ``import jitgrad`` does not pay for them."""
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -104,6 +104,13 @@ NAMES: dict[str, list[str]] = {
     "torch.optim": "Optimizer SGD Adam AdamW RMSprop Adagrad LBFGS lr_scheduler".split(),
     "torch.special": "erf erfc erfinv expm1 log1p logit expit xlogy xlog1py gammaln digamma logsumexp softmax log_softmax".split(),
     "torch.func": "grad grad_and_value vjp jvp jacrev jacfwd hessian vmap functional_call".split(),
+    "torch.utils.data": """
+        Dataset IterableDataset TensorDataset StackDataset ConcatDataset ChainDataset Subset
+        random_split DataLoader Sampler SequentialSampler RandomSampler SubsetRandomSampler
+        WeightedRandomSampler BatchSampler default_collate default_convert get_worker_info
+    """.split(),
+    "torch.testing": "assert_close make_tensor assert_allclose".split(),
+    "torch.random": "manual_seed seed initial_seed get_rng_state set_rng_state fork_rng".split(),
 }
 
 _REAL_DTYPES = ("real dtypes only (bool, uint8, int8, int16, int32, int64, float16, float32, "
@@ -178,4 +185,15 @@ DIFFERENCES: dict[str, str] = {
     "torch.func.jvp": "computed in reverse mode, by the double-vjp trick (the same values up to rounding)",
     **{f"Tensor.{name}": "draws from jitgrad's generator: not PyTorch's numbers"
        for name in ("uniform_", "normal_", "bernoulli_", "exponential_")},
+    # torch.utils.data, torch.testing, torch.random
+    "torch.utils.data.DataLoader": "num_workers > 0 loads in the main process, with a warning (the "
+                                   "same batches; refused for an IterableDataset); shuffled orders "
+                                   "come from jitgrad's generator: not PyTorch's",
+    "torch.utils.data.get_worker_info": "always None: no worker processes",
+    **{f"torch.utils.data.{name}": "orders come from jitgrad's generator: not PyTorch's"
+       for name in ("random_split", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler")},
+    "torch.testing.make_tensor": "values come from jitgrad's generator: not PyTorch's numbers",
 }
+# torch.random's functions are jitgrad's top-level ones: the same differences
+DIFFERENCES.update({f"torch.random.{name}": DIFFERENCES[f"torch.{name}"]
+                    for name in ("manual_seed", "seed", "get_rng_state", "set_rng_state")})

@@ -29,6 +29,7 @@ PROGRAMS: dict[str, str | None] = {
     "conv_checkpoint": None,
     "sequence_tagger": None,
     "causal_transformer": None,
+    "minibatch_sgd": None,
 }
 
 
