@@ -4,10 +4,10 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Sequence
 
 from . import copying
+from ._warn_once import warn_once
 from .geometry import views as vg
 from .geometry.broadcast import infer_size
 from .geometry.strided import contiguous_strides
@@ -46,11 +46,12 @@ def t(self: Tensor) -> Tensor:
 
 def T(self: Tensor) -> Tensor:
     if self.ndim != 2:
-        warnings.warn(
+        warn_once(  # (PyTorch's message and TORCH_WARN_ONCE)
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
-            "deprecated (as in PyTorch); use x.permute(*reversed(range(x.ndim))) instead",
-            UserWarning,
-            stacklevel=3,
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
+            "to reverse the dimensions of a tensor.",
+            stacklevel=4,
         )
     return permute(self, *reversed(range(self.ndim)))
 
