@@ -194,6 +194,8 @@ def resize_as_(self: Tensor, other: Tensor) -> Tensor:
 
 
 def _storage_elements(shape: tuple[int, ...], offset: int) -> int:
+    if numel(shape) > 2**63 - 1:  # (PyTorch checks the element count before the bytes)
+        raise RuntimeError("resize_: numel: integer multiplication overflow")
     n = 1
     for d in shape:
         n *= d
