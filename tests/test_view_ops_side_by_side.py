@@ -139,6 +139,7 @@ VIEWS: dict[str, tuple[Any, ...]] = {
     "view_of_expanded": ((1, 1, 1), lambda L, x: x.view(4, 6), lambda L, x: x.expand(2, 3, 4)),
     "view_of_expanded_tail": ((1, 1, 1), lambda L, x: x.view(2, 1, 12, 1),
                               lambda L, x: x.expand(2, 3, 4)),
+    "view_of_expanded_flat": ((1, 1, 1), lambda L, x: x.view(-1), lambda L, x: x.expand(2, 3, 4)),
     # strides where sizes (2, 3 | 4, 2 | 3) form three contiguous groups (48 = 16 * 3, 2 = 1 * 2)
     "flatten_group_one": ((96,), lambda L, x: x.flatten(0, 1), lambda L, x: _groups(x)),
     "flatten_group_two": ((96,), lambda L, x: x.flatten(2, 3), lambda L, x: _groups(x)),
@@ -194,6 +195,7 @@ IN_PLACE: dict[str, tuple[tuple[int, ...], Op]] = {
     "t_": ((3, 4), lambda L, x: x.t_()),
     "squeeze_": ((3, 1, 4, 1), lambda L, x: x.squeeze_()),
     "squeeze_dim_": ((3, 1, 4), lambda L, x: x.squeeze_(1)),
+    "squeeze_nothing_": ((3, 4), lambda L, x: x.squeeze_()),
     "unsqueeze_": ((3, 4), lambda L, x: x.unsqueeze_(1)),
     "as_strided_": ((3, 4), lambda L, x: x.as_strided_((12,), (1,))),
     "as_strided_offset_": ((3, 4), lambda L, x: x.as_strided_((2, 3), (1, 4), 2)),

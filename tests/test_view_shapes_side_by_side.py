@@ -123,6 +123,10 @@ CASES: dict[str, tuple[tuple[int, ...], Any, str | None]] = {
     "swapdims_out_of_range": ((3, 2, 4, 2), lambda L, x: L.swapdims(x, 4, 0), "Dimension out of range"),
     "swapaxes_out_of_range": ((3, 2, 4, 2), lambda L, x: L.swapaxes(x, 1, -5), "Dimension out of range"),
     "transpose_out_of_range": ((3, 2, 4, 2), lambda L, x: L.transpose(x, 0, 4), "Dimension out of range"),
+    "swapdims_same_dim": ((2, 3, 4), lambda L, x: L.swapdims(x, -2, 1), None),
+    # real and imag of a real tensor
+    "real_of_real": ((2, 3), lambda L, x: x.real, None),
+    "imag_of_real": ((2, 3), lambda L, x: x.imag, "imag is not implemented for tensors with non-complex dtypes."),
     # resize_ keeps the leading elements; resize_as_ to its own shape keeps the strides
     "resize_shrink": ((3, 2), lambda L, x: x.resize_(2, 2), None),
     "resize_as_smaller": ((3, 2), lambda L, x: x.resize_as_(L.empty(2, 3)), None),
@@ -158,8 +162,11 @@ def test_flatten_every_range(start: int) -> None:
     result's sizes, and its elements in order equal to the tensor's."""
     def program(lib):
         x = fresh(lib, 2, 3, 4, 5)
-        return [tried(lambda: (each(x.flatten(start, end)), x.flatten(start, end).reshape(-1).equal(x.view(-1))))
-                for end in range(-5, 5)]
+        def flat(end):
+            got = x.flatten(start, end)
+            return each(got), got.reshape(-1).equal(x.view(-1))
+
+        return [tried(lambda: flat(end)) for end in range(-5, 5)]
 
     both(program)
 
