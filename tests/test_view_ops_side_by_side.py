@@ -15,9 +15,6 @@ import math
 from typing import Any, Callable
 
 import pytest
-import torch
-
-import jitgrad
 from tests.compat_helpers import outcome
 from tests.test_autograd_behaviours import both, caught
 
@@ -320,29 +317,32 @@ def test_gradient_through_each_op(case: str) -> None:
     both(_grad_through(case))
 
 
-# --- known differences ---------------------------------------------------------------------
+# --- the *_copy variants' one node ----------------------------------------------------------
 
-
-def _view_copy_records_one_node(lib: Any) -> None:
-    copied = lib.view_copy(fresh(lib, 4).requires_grad_(), (2, 2))
-    assert copied.grad_fn.name() == "ViewBackward0_copy"
-    assert copied.grad_fn.next_functions[0][0].name().endswith("AccumulateGrad")
-
-
-KNOWN = {
-    _view_copy_records_one_node:
-        "the *_copy variants record the view's node and then CloneBackward0 (ops/view_copy.py "
-        "_copy_variant); PyTorch records one <Op>Backward0_copy node",
+COPY_CALLS: dict[str, tuple[Any, ...]] = {
+    "view_copy": ((6, 2),), "as_strided_copy": ((2, 3), (1, 4), 1), "alias_copy": (),
+    "diagonal_copy": (1,), "expand_copy": ((2, 3, 4),), "narrow_copy": (1, 1, 2),
+    "permute_copy": ((1, 0),), "select_copy": (1, -1), "squeeze_copy": (), "unsqueeze_copy": (1,),
+    "t_copy": (), "transpose_copy": (1, 0), "unfold_copy": (1, 3, 1), "unbind_copy": (1,),
+    "split_copy": (2,), "split_with_sizes_copy": ([2, 1],),
 }
 
 
-@pytest.mark.parametrize("program", list(KNOWN), ids=lambda f: f.__name__.strip("_"))
-def test_known_difference_on_pytorch(program: Callable[[Any], None]) -> None:
-    program(torch)
+@pytest.mark.parametrize("only_first", [False, True], ids=["every_piece", "first_piece"])
+@pytest.mark.parametrize("op", COPY_CALLS)
+def test_copy_variant_records_one_node(op: str, only_first: bool) -> None:
+    """PyTorch's ``<View>Backward0_copy``: one node straight to the input's, giving the
+    view's gradient (also from only one piece of a split), and a second-order one."""
+    def program(lib):
+        x = (fresh(lib, 3, 4) / 4).requires_grad_()
+        got = getattr(lib, op)(x, *COPY_CALLS[op])
+        pieces = got if isinstance(got, tuple) else (got,)
+        used = pieces[:1] if only_first else pieces
+        loss = sum(((p ** 3) * (k + 1)).sum() for k, p in enumerate(used))
+        (g,) = lib.autograd.grad(loss, x, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        node = pieces[0].grad_fn
+        names = node.name(), [f.name().split("::")[-1] for f, _ in node.next_functions]
+        return names, [p._is_view() for p in pieces], g, gg
 
-
-@pytest.mark.parametrize("program", [
-    pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=reason), id=f.__name__.strip("_"))
-    for f, reason in KNOWN.items()])
-def test_known_difference_on_jitgrad(program: Callable[[Any], None]) -> None:
-    program(jitgrad)
+    both(program)

@@ -5,8 +5,8 @@ a sequence of tensors for the multi-output ones) as PyTorch's do: the result is 
 it, resized first when its shape differs (with PyTorch's deprecation warning unless it was
 empty).
 
-The backward is the view's backward followed by ``clone``'s (two nodes where PyTorch has one
-``<Op>Backward0_copy``); the gradients are the same.
+The result's ``grad_fn`` is one node, ``<View>Backward0_copy`` as in PyTorch, which runs the
+view's backward.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable, Sequence
 
-from ..autograd.graph import requires_grad
+from ..autograd.graph import record, requires_grad
 from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.node import Grads, Node
 from ..tensor import Tensor
 from . import as_strided as _as_strided
 from . import view_ops
@@ -84,18 +85,49 @@ def _into_list(name: str, copies: tuple[Tensor, ...], out: Any) -> None:
         o.copy_(copy)  # type: ignore[attr-defined]
 
 
+class CopyOfViewBackward(Node):
+    """The one node of a ``*_copy`` variant's result (PyTorch's ``<View>Backward0_copy``):
+    the view's own node, which the copy was made from, computes the gradient. (The copy is
+    made as ``clone(view)``, so jitgrad.compile's tracer sees those two ops; the result's
+    ``grad_fn`` is then replaced by this node.)"""
+
+    def __init__(self, view_node: Node) -> None:
+        super().__init__()
+        self.view_node = view_node
+
+    def apply(self, grads: Grads) -> tuple[Any, ...]:
+        return self.view_node.apply(grads)  # type: ignore[no-any-return]
+
+
+_COPY_NODE_TYPES: dict[tuple[str, type], type[CopyOfViewBackward]] = {}
+
+
+def _copy_node_type(name: str, view_type: type) -> type[CopyOfViewBackward]:
+    """``<View>Backward0_copy`` (``narrow_copy``, an op of its own in PyTorch:
+    ``NarrowCopyBackward0``)."""
+    key = (name, view_type)
+    made = _COPY_NODE_TYPES.get(key)
+    if made is None:
+        node_name = "NarrowCopyBackward0" if name == "narrow_copy" else f"{view_type.__name__}_copy"
+        made = _COPY_NODE_TYPES[key] = type(node_name, (CopyOfViewBackward,), {"__module__": __name__})
+    return made
+
+
 def _copy_variant(name: str, view_fn: Callable[..., Any]) -> Callable[..., Any]:
     def op(self: Tensor, *args: Any, out: Any = None, **kwargs: Any) -> Any:
         result = view_fn(self, *args, **kwargs)
-        if isinstance(result, tuple):
-            copies = tuple(clone(r, memory_format="contiguous_format") for r in result)
-            if out is None:
-                return copies
-            with no_grad():
-                _into_list(name, copies, out)
-            return None
-        copy = clone(result, memory_format="contiguous_format")
-        return copy if out is None else _into(name, copy, out)
+        pieces = result if isinstance(result, tuple) else (result,)
+        copies = tuple(clone(r, memory_format="contiguous_format") for r in pieces)
+        view_node = pieces[0].grad_fn if pieces else None
+        if view_node is not None and copies[0]._grad_fn is not None:
+            record(_copy_node_type(name, type(view_node))(view_node), (self,), copies)
+        if not isinstance(result, tuple):
+            return copies[0] if out is None else _into(name, copies[0], out)
+        if out is None:
+            return copies
+        with no_grad():
+            _into_list(name, copies, out)
+        return None
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"``{view_fn.__name__}`` into new memory (not a view); takes ``out=``."
