@@ -15,8 +15,12 @@ import math
 from typing import Any, Callable
 
 import pytest
+from hypothesis import given, settings
+
+from conftest import budget
 from tests.compat_helpers import outcome
 from tests.test_autograd_behaviours import both, caught
+from tests.test_views import view_chains
 
 Op = Callable[[Any, Any], Any]
 
@@ -33,8 +37,9 @@ def fresh(lib: Any, *shape: int, dtype: str = "float64") -> Any:
 def relation(root: Any, src: Any, out: Any) -> tuple[Any, ...]:
     """What ``out`` is to ``root`` and ``src``, as plain values both libraries can report."""
     shares = out.untyped_storage().data_ptr() == root.untyped_storage().data_ptr()
-    start = (out.data_ptr() - root.data_ptr()) // out.element_size() if shares else None
-    return (out is src, out._is_view(), out._base is root, shares, start,
+    ptr = out.data_ptr()  # (0 when out has no elements)
+    start = (ptr - root.data_ptr()) // out.element_size() if shares and ptr and root.numel() else None
+    return (out is src, out._is_view(), out._base is root, shares, ptr == 0, start,
             tuple(out.shape), out.stride(), out.storage_offset())
 
 
@@ -291,6 +296,25 @@ def test_copy_variants_with_several_results_write_into_out(case: str) -> None:
     both(program)
 
 
+@settings(max_examples=budget(150))
+@given(view_chains())
+def test_random_view_chains_share_what_pytorch_shares(case) -> None:
+    """Chains of views (test_views.py's strategy, some calls invalid): the last result's
+    relation to the root and the writes that travel between them."""
+    data, ops = case
+
+    def program(lib):
+        root = lib.from_numpy(data.copy())
+        out = root
+        for op in ops:
+            kind, out = outcome(lambda: op(out))
+            if kind != "ok":
+                return kind
+        return relation(root, root, out), exchange(root, (out,))
+
+    both(program)
+
+
 # --- gradients through the same views ------------------------------------------------------
 
 
@@ -346,3 +370,14 @@ def test_copy_variant_records_one_node(op: str, only_first: bool) -> None:
         return names, [p._is_view() for p in pieces], g, gg
 
     both(program)
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.zeros(0), lambda L: L.empty(2, 0, 3), lambda L: L.zeros(4)[4:],
+    lambda L: L.zeros(3, 2)[:, 1:1], lambda L: L.zeros(4).resize_(0),
+], ids=["zeros_0", "empty_2x0x3", "slice_past_end", "empty_column_slice", "resized_to_0"])
+def test_data_ptr_of_a_tensor_without_elements(make: Callable[[Any], Any]) -> None:
+    """PyTorch's ``data_ptr()`` is 0 for a tensor of no elements, and its storage's is 0
+    when no bytes were ever allocated."""
+    both(lambda lib: (make(lib).data_ptr(), make(lib).untyped_storage().data_ptr() == 0,
+                      make(lib).storage().data_ptr() == 0))
