@@ -36,10 +36,10 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     return self._alias(vg.transpose(self._geometry, dim0, dim1))
 
 
-def t(self: Tensor) -> Tensor:
+def t(self: Tensor, op: str = "t") -> Tensor:
     if self.ndim > 2:
         raise RuntimeError(
-            f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
+            f"{op}() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
         )
     return transpose(self, 0, -1) if self.ndim == 2 else self._alias(self._geometry)
 

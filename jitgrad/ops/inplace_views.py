@@ -105,7 +105,7 @@ def _view_node(node_type: type[ViewBackward], self: Tensor, geometry_fn: Callabl
 
 
 def t_(self: Tensor) -> Tensor:
-    new = views.t(self)
+    new = views.t(self, "t_")
     geometry_fn = (lambda g: vg.transpose(g, 0, -1)) if self.ndim == 2 else _same
     return _restride_in_place("t_", self, new, _view_node(TBackward1, self, geometry_fn), (view_ops.t, ()))
 
