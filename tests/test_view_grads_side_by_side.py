@@ -10,11 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
 
+from conftest import budget
+from tests.compat_helpers import outcome
 from tests.test_autograd_behaviours import both
 from tests.test_view_ops_side_by_side import fresh
 from tests.test_view_shapes_side_by_side import tried
+from tests.test_views import view_chains
 
 
 def leaf(lib: Any, *shape: int) -> Any:
@@ -113,5 +118,43 @@ def test_as_strided_of_a_leaf_sharing_a_bigger_storage() -> None:
         (g,) = lib.autograd.grad((y * y).sum(), x)
         checks = lib.autograd.gradcheck(op, (x,)), lib.autograd.gradgradcheck(op, (x,))
         return y, y.equal(whole[:3]), g, checks
+
+    both(program)
+
+
+@pytest.mark.parametrize("shape, sizes, strides", [
+    ((), (0,), (0,)), ((3,), (0,), (1,)), ((2, 3), (2, 0), (3, 1)), ((4,), (0, 2), (1, 1)),
+])
+def test_as_strided_with_no_elements_gives_zeros_outside_the_graph(shape, sizes, strides) -> None:
+    """Under create_graph, the gradient through an empty ``as_strided`` is plain zeros (it
+    does not require grad), so a second backward through it has nothing to differentiate."""
+    def program(lib):
+        x = leaf(lib, *shape)
+        y = x.as_strided(sizes, strides)
+        (g,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        (h,) = lib.autograd.grad((y * y).sum() + (x * x).sum(), x, create_graph=True)
+        return g, g.requires_grad, h, h.requires_grad
+
+    both(program)
+
+
+@settings(max_examples=budget(100))
+@given(view_chains())
+def test_gradient_through_random_view_chains(case) -> None:
+    """Chains of views (test_views.py's strategy, some calls invalid) from a leaf: the
+    gradient of a weighted sum of the last result's squares, and of that gradient's squares."""
+    data, ops = case
+
+    def program(lib):
+        x = lib.from_numpy(np.asarray(data / 4 - 1)).requires_grad_()
+        out = x
+        for op in ops:
+            kind, out = outcome(lambda: op(out))
+            if kind != "ok":
+                return kind
+        weights = lib.arange(out.numel(), dtype=lib.float64).reshape(out.shape) / 8
+        (g,) = lib.autograd.grad((out * out * weights).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), x, allow_unused=True)
+        return out, g, gg
 
     both(program)
