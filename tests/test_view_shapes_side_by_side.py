@@ -156,8 +156,9 @@ CASES: dict[str, tuple[tuple[int, ...], Any, str | None]] = {
 @pytest.mark.parametrize("case", CASES)
 def test_view_op_result_or_error(case: str) -> None:
     shape, op, fragment = CASES[case]
-    def program(lib):
-        got, _ = caught(lambda: each(op(lib, fresh(lib, *shape))))  # (warnings: see below)
+
+    def program(lib):  # (T's deprecation warnings: compared in the matrix-transpose test)
+        got, _ = caught(lambda: each(op(lib, fresh(lib, *shape))))
         return got
 
     both(program, fragment)
@@ -177,6 +178,7 @@ def test_flatten_every_range(start: int) -> None:
     result's sizes, and its elements in order equal to the tensor's."""
     def program(lib):
         x = fresh(lib, 2, 3, 4, 5)
+
         def flat(end):
             got = x.flatten(start, end)
             return each(got), got.reshape(-1).equal(x.view(-1))
@@ -198,11 +200,12 @@ def test_matrix_transposes_in_every_dtype(shape: tuple[int, ...], op: str, dtype
     every time here with ``set_warn_always``)."""
     def program(lib):
         x = fresh(lib, *shape, dtype=dtype)
+        before = lib.is_warn_always_enabled()
         lib.set_warn_always(True)
         try:
             got, seen = caught(lambda: tried(lambda: getattr(x, op)() if op == "adjoint" else getattr(x, op)))
         finally:
-            lib.set_warn_always(False)
+            lib.set_warn_always(before)
         if got[0] == "ok":
             got = got[0], each(got[1]), got[1].equal(x.transpose(-2, -1) if x.ndim >= 2 else x)
         return got, seen
