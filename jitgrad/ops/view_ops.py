@@ -29,6 +29,7 @@ from ..geometry import Geometry, contiguous_strides
 from ..geometry import views as vg
 from ..geometry.broadcast import infer_size
 from ..geometry.strided import wrap_dim
+from ..dtypes import UnsupportedDtype
 from ..tensor import Tensor, sizes_arg
 from ..storage import INFERENCE
 from .copy_slices import CopySlices
@@ -355,9 +356,15 @@ def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
     )
 
 
-def view(self: Tensor, *shape: Any) -> Tensor:
+def view(self: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
+    """``view(*sizes)``, or ``view(dtype)``: the same bytes as another dtype (``views.view_dtype``)."""
     if not shape:  # Python argument parsing: before any history error, as in PyTorch
+        if dtype is not None:
+            return views.view_dtype(self, dtype)
         raise TypeError('view() missing 1 required positional arguments: "size"')
+    first = shape[0]
+    if first.__class__ is not int and len(shape) == 1 and isinstance(first, (np.dtype, UnsupportedDtype)):
+        return views.view_dtype(self, first)
     out = _forward(views.view, self, *shape)
     return _record(ViewBackward0, self, out, vg.view, out._sizes, step=(view, (out._sizes,)))
 
