@@ -13,15 +13,13 @@ import math
 from typing import Any
 
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import jitgrad
 from conftest import budget
 from tests.compat_helpers import outcome
 from tests.test_autograd_behaviours import both, caught
-from tests.test_view_ops_side_by_side import fresh
+from tests.test_view_ops_side_by_side import fresh, relation
 
 
 def geometry(t: Any) -> tuple[Any, ...]:
@@ -347,28 +345,58 @@ def test_transpose_any_two_dims(case, dtype) -> None:
     both(program)
 
 
-# --- known differences ---------------------------------------------------------------------
+# --- view(dtype): the same bytes as another dtype ------------------------------------------
 
-
-def _view_as_another_dtype(lib: Any) -> None:
-    x = fresh(lib, 4)
-    bits = x.view(lib.int64)  # the same 8 bytes per element, read as int64
-    assert bits.data_ptr() == x.data_ptr() and bits.tolist()[0] == 0x3FF0000000000000
-
-
-KNOWN = {
-    _view_as_another_dtype: "missing API: Tensor.view(dtype) (views.view takes sizes only; a "
-                            "storage holds one NumPy dtype, jitgrad/storage.py)",
+# name: (shape, dtype of x, view made first or None, the dtype to view as, error fragment)
+DTYPE_VIEWS: dict[str, tuple[Any, ...]] = {
+    "same_size": ((3, 4), "float32", None, "int32", None),
+    "same_dtype": ((5,), "float64", None, "float64", None),
+    "halves": ((3, 4), "float32", None, "int16", None),
+    "to_bytes": ((2, 3), "float32", None, "bool", None),
+    "pairs_into_one": ((3, 4), "float32", None, "float64", None),
+    "pairs_of_later_rows": ((3, 4), "float32", lambda x: x[1:], "float64", None),
+    "pairs_of_broadcast_rows": ((4,), "int32", lambda x: x.expand(2, 4), "int64", None),
+    "0d_same_size": ((), "float32", None, "int32", None),
+    "0d_other_size": ((), "float32", None, "float64", "self.dim() cannot be 0 to view Float as Double"),
+    "odd_last_size": ((3, 4), "float32", lambda x: x[:, 1:], "float64", "self.size(-1) must be divisible by 2"),
+    "odd_offset": ((3, 4), "float32", lambda x: x[:, 1:3], "float64",
+                   "self.storage_offset() must be divisible by 2"),
+    "last_stride_zero": ((2, 1), "float32", lambda x: x.expand(2, 4), "float64", "self.stride(-1) must be 1"),
+    "odd_leading_stride": ((3, 0), "float32", None, "float64", "self.stride(0) must be divisible by 2"),
+    "transposed_halves": ((3, 4), "int64", lambda x: x.t(), "int32", "self.stride(-1) must be 1"),
 }
 
 
-@pytest.mark.parametrize("program", list(KNOWN), ids=lambda f: f.__name__.strip("_"))
-def test_known_difference_on_pytorch(program: Any) -> None:
-    program(torch)
+@pytest.mark.parametrize("case", DTYPE_VIEWS)
+def test_view_as_another_dtype(case: str) -> None:
+    """The result and its geometry, that it is not a view for autograd yet shares the memory
+    (a write through it lands in ``x``) and the version counter, or the error."""
+    shape, dtype, prep, new, fragment = DTYPE_VIEWS[case]
+
+    def program(lib):
+        root = fresh(lib, *shape, dtype=dtype)
+        x = prep(root) if prep else root
+        got = x.view(getattr(lib, new))
+        facts = relation(root, x, got), got.dtype == getattr(lib, new)
+        if got.numel():
+            got[(0,) * got.ndim] = 0
+        return each(got), facts, root, root._version, got._version
+
+    both(program, fragment)
 
 
-@pytest.mark.parametrize("program", [
-    pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=reason), id=f.__name__.strip("_"))
-    for f, reason in KNOWN.items()])
-def test_known_difference_on_jitgrad(program: Any) -> None:
-    program(jitgrad)
+def test_view_as_another_dtype_is_not_differentiable_but_shares_the_version() -> None:
+    """The result never requires grad; a write through it moves the version counter it
+    shares, so a backward needing the old values refuses."""
+    def program(lib):
+        x = (fresh(lib, 4) / 4).requires_grad_()
+        y = x * 2
+        squares = y * y  # (saves y)
+        bits = y.view(lib.int64)
+        same = y.view(dtype=lib.float64)
+        bits.add_(1)
+        kind, message = outcome(lambda: lib.autograd.grad(squares.sum(), x))
+        return (bits.requires_grad, bits.grad_fn, same.requires_grad, same._is_view(), y._version,
+                kind, "modified by an inplace operation" in message)
+
+    both(program)
