@@ -1,6 +1,7 @@
 """What the PyTorch-compatibility tests share: run code on both libraries, compare what
 came out (values, dtypes, shapes; floats to the last bit NumPy's and PyTorch's libm may
-differ in) or what each raised."""
+differ in) or what each raised. ``both(program)`` runs a program written against a library
+module ``lib`` once with ``torch`` and once with ``jitgrad`` and compares the outcomes."""
 
 from __future__ import annotations
 
@@ -39,3 +40,21 @@ def same(ours: Any, theirs: Any) -> None:
             same(a, b)
     else:
         assert ours == theirs
+
+
+def both(program: Callable[[Any], Any], fragment: str | None = None) -> Any:
+    """Run ``program(lib)`` on PyTorch and on jitgrad and assert the outcomes match.
+
+    When both raise, the error types must be the same and so must the messages, unless
+    ``fragment`` is given: then both messages must contain it (jitgrad's messages may name
+    the op and say got vs expected where PyTorch's do not)."""
+    theirs_kind, theirs = outcome(lambda: program(torch))
+    ours_kind, ours = outcome(lambda: program(jitgrad))
+    assert ours_kind == theirs_kind, (ours, theirs)
+    if theirs_kind == "ok":
+        same(ours, theirs)
+    elif fragment is None:
+        assert ours == theirs
+    else:
+        assert fragment in theirs and fragment in ours, (ours, theirs)
+    return theirs

@@ -21,24 +21,7 @@ import pytest
 import torch
 
 import jitgrad
-from tests.compat_helpers import outcome, same
-
-def both(program: Callable[[Any], Any], fragment: str | None = None) -> Any:
-    """Run ``program(lib)`` on PyTorch and on jitgrad and assert the outcomes match.
-
-    When both raise, the error types must be the same and so must the messages, unless
-    ``fragment`` is given: then both messages must contain it (jitgrad's messages may name
-    the op and say got vs expected where PyTorch's do not)."""
-    theirs_kind, theirs = outcome(lambda: program(torch))
-    ours_kind, ours = outcome(lambda: program(jitgrad))
-    assert ours_kind == theirs_kind, (ours, theirs)
-    if theirs_kind == "ok":
-        same(ours, theirs)
-    elif fragment is None:
-        assert ours == theirs
-    else:
-        assert fragment in theirs and fragment in ours, (ours, theirs)
-    return theirs
+from tests.compat_helpers import both, outcome
 
 
 def vec(lib, values, grad=True):
