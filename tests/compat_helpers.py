@@ -58,3 +58,19 @@ def both(program: Callable[[Any], Any], fragment: str | None = None) -> Any:
     else:
         assert fragment in theirs and fragment in ours, (ours, theirs)
     return theirs
+
+
+def raised(f: Callable[[], Any], fragment: str = "") -> Any:
+    """What ``f()`` raised, for a program that goes on after an expected error: ``"ok"`` if
+    nothing, the exception's type name if its message holds ``fragment``, else
+    ``(type name, message)`` (which then shows up in the failed comparison)."""
+    kind, message = outcome(f)
+    if kind == "ok" or fragment in message:
+        return kind
+    return kind, message
+
+
+def numbers(lib: Any, *shape: int, seed: int = 0, grad: bool = False) -> Any:
+    """A float64 leaf of the given shape with the same seeded values on either library."""
+    data = np.random.default_rng(seed).uniform(-2.0, 2.0, shape)
+    return lib.tensor(data, dtype=lib.float64, requires_grad=grad)

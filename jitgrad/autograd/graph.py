@@ -293,7 +293,11 @@ class AccumulateGrad(Node):
 
 def accumulate_grad(variable: Tensor, new: Tensor, owned: bool, create_graph: bool) -> None:
     """PyTorch's AccumulateGrad rules: steal an unreferenced buffer, else copy; later
-    gradients add in place, or out of place when building a graph (``create_graph``)."""
+    gradients add in place, or out of place when building a graph (``create_graph``). A
+    leaf that stopped requiring grad after the graph was built (``detach_()``,
+    ``requires_grad_(False)``) gets nothing, as in PyTorch; its hooks still run."""
+    if not (variable._requires_grad or variable.requires_grad):
+        return
     old = variable._grad
     if old is None:
         if create_graph:

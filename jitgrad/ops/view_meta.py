@@ -188,6 +188,17 @@ def move_hooks(t: Tensor, old: Any, new: Any, keep_tensor_hooks: bool) -> None:
         new._tensor_pre_hooks[0] = old._tensor_pre_hooks[nr]  # shared: removal works on both
 
 
+def forward_op_name(node: Any) -> str:
+    """The op a node is the backward of, as PyTorch's messages name it: ``name()`` without a
+    ``Backward<N>`` suffix, keeping N unless it is 0 (``UnbindBackward0`` -> ``Unbind``,
+    ``SelectBackward1`` -> ``Select1``, a custom ``AliasBackward`` -> ``Alias``)."""
+    name = node.name()
+    head, sep, number = name.rpartition("Backward")
+    if not sep or (number and not number.isdigit()):
+        return name
+    return head if number in ("", "0") else head + number
+
+
 def handle_view_on_rebase(t: Tensor, indirect: bool) -> None:
     """PyTorch's refusals of in-place writes that would make a view's history wrong."""
     vm = t._view_meta
@@ -197,7 +208,7 @@ def handle_view_on_rebase(t: Tensor, indirect: bool) -> None:
     modified = "its base or another view of its base has been" if indirect else "is being"
     if vm.creation in (NO_GRAD_MODE, INFERENCE_MODE) or grad_fn is None:
         prefix = (
-            f"Output {t._output_nr} of {grad_fn.name()} is a view of a view which was created in"
+            f"Output {t._output_nr} of {forward_op_name(grad_fn)} is a view of a view which was created in"
             if grad_fn is not None else "A view was created in"
         )
         if vm.creation == INFERENCE_MODE:
@@ -205,7 +216,8 @@ def handle_view_on_rebase(t: Tensor, indirect: bool) -> None:
         else:
             msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
     else:
-        msg = f"Output {t._output_nr} of {grad_fn.name()} is a view and {modified} modified inplace."
+        name = forward_op_name(grad_fn)
+        msg = f"Output {t._output_nr} of {name} is a view and {modified} modified inplace."
     if vm.creation == MULTI_OUTPUT_NODE:
         msg += (
             " This view is the output of a function that returns multiple views. Such functions "
