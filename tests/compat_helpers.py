@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
+import pytest
 import torch
 
 import jitgrad
@@ -74,3 +75,23 @@ def numbers(lib: Any, *shape: int, seed: int = 0, grad: bool = False) -> Any:
     """A float64 leaf of the given shape with the same seeded values on either library."""
     data = np.random.default_rng(seed).uniform(-2.0, 2.0, shape)
     return lib.tensor(data, dtype=lib.float64, requires_grad=grad)
+
+
+def known_differences(known: dict[Callable[[Any], None], str]) -> tuple[Any, Any]:
+    """The two tests of a table ``{program: reason}`` of known differences, to be bound to
+    ``test_*`` names: each program asserts PyTorch's behaviour, so it passes on PyTorch, and
+    it is a strict xfail on jitgrad (the reason names where to fix it)."""
+    def name(f: Callable[..., Any]) -> str:
+        return f.__name__.strip("_")
+
+    @pytest.mark.parametrize("program", list(known), ids=name)
+    def on_pytorch(program: Callable[[Any], None]) -> None:
+        program(torch)
+
+    @pytest.mark.parametrize("program", [
+        pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=reason), id=name(f))
+        for f, reason in known.items()])
+    def on_jitgrad(program: Callable[[Any], None]) -> None:
+        program(jitgrad)
+
+    return on_pytorch, on_jitgrad

@@ -21,7 +21,7 @@ import pytest
 import torch
 
 import jitgrad
-from tests.compat_helpers import both, outcome
+from tests.compat_helpers import both, known_differences, outcome
 
 
 def vec(lib, values, grad=True):
@@ -1634,16 +1634,7 @@ KNOWN = {
 }
 
 
-@pytest.mark.parametrize("program", list(KNOWN), ids=lambda f: f.__name__.strip("_"))
-def test_known_difference_on_pytorch(program):
-    program(torch)
-
-
-@pytest.mark.parametrize("program", [
-    pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=reason), id=f.__name__.strip("_"))
-    for f, reason in KNOWN.items()])
-def test_known_difference_on_jitgrad(program):
-    program(jitgrad)
+test_known_difference_on_pytorch, test_known_difference_on_jitgrad = known_differences(KNOWN)
 
 
 # -- once known differences, now PyTorch's behaviour (or jitgrad's on purpose) -----------------

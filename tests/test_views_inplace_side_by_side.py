@@ -666,12 +666,18 @@ def test_views_of_a_written_base_pass_gradcheck_and_gradgradcheck():
             x[:, 1:].add_(k)
             return row * row
 
+        def into_constant(k):
+            x = numbers(lib, 4, 3, seed=58).clone()
+            x.narrow(0, 1, 2).narrow(1, 0, 2).mul_(k)
+            return x
+
         root = numbers(lib, 4, 3, seed=55, grad=True)
         k = (numbers(lib, 2, 2, seed=56) + 3).requires_grad_()
         k2 = numbers(lib, 3, 2, seed=57, grad=True)
         check = lib.autograd
         return (check.gradcheck(writes, (root, k)), check.gradgradcheck(writes, (root, k)),
-                check.gradcheck(from_zero, (k2,)), check.gradgradcheck(from_zero, (k2,)))
+                check.gradcheck(from_zero, (k2,)), check.gradgradcheck(from_zero, (k2,)),
+                check.gradcheck(into_constant, (k,)), check.gradgradcheck(into_constant, (k,)))
 
     both(program)
 
