@@ -530,6 +530,23 @@ def test_writing_into_a_view_of_a_view_made_without_grad(mode):
     both(program)
 
 
+def test_squeeze_overloads_name_their_nodes_and_refusals_name_the_forward_op():
+    """Fixed: squeeze(dim) and squeeze(dims) record SqueezeBackward1 and SqueezeBackward2
+    (ops/view_ops.py squeeze); a refusal names the op without ``Backward0`` but with any
+    other number (ops/view_meta.py forward_op_name)."""
+    def program(lib):
+        x = lib.zeros(1, 4, 1, dtype=lib.float64)
+        with lib.no_grad():
+            flat = x.view(1, 4, 1)
+        flat.requires_grad_(True)
+        seen = []
+        for squeezed in (flat.squeeze(), flat.squeeze(-1), flat.squeeze((0, 2)), flat.squeeze(dim=[0])):
+            seen.append((squeezed.grad_fn.name(), error_of(lambda: squeezed.mul_(2))))
+        return seen
+
+    both(program)
+
+
 @pytest.mark.parametrize("split", ["unbind", "split", "split_with_sizes", "chunk"])
 def test_outputs_of_multiple_output_views_refuse_writes(split):
     calls = {"unbind": lambda t: t.unbind(1), "split": lambda t: t.split(2, dim=1),
