@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 
-from tests.compat_helpers import both, numbers, raised
+from tests.compat_helpers import both, numbers, outcome, raised
 
 CUSTOM_VIEW = "This view was created inside a custom Function"
 MULTI_VIEW = "This view is the output of a function that returns multiple views."
@@ -84,7 +84,8 @@ def test_a_dirty_view_of_a_leaf_or_of_a_multiple_output_view_is_refused():
         of_leaf = raised(lambda: add_into(leaf[1:], one),
                          "a view of a leaf Variable that requires grad")
         pieces = (leaf * 1).split_with_sizes([3, 1])
-        of_split = raised(lambda: add_into(pieces[1], one), MULTI_VIEW)
+        # (the whole message: the write is direct, as the edges are taken before forward runs)
+        of_split = outcome(lambda: add_into(pieces[1], one))
         return of_leaf, of_split
 
     both(program)

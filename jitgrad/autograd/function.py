@@ -254,6 +254,8 @@ class Function:
             isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None) for a in args
         )
         executable = is_grad_enabled() and any(ctx.needs_input_grad)
+        if executable:  # (as in PyTorch, before forward: a write it makes cannot change them)
+            ctx.next_functions = tuple(gradient_edge(args[k]) for k in tensor_inputs)
         with no_grad():
             if separate_setup:
                 outputs = cls.forward(*args)
@@ -292,8 +294,6 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
                 "Some elements marked as dirty during the forward method were not returned as output. "
                 "The inputs that are modified inplace must all be outputs of the Function."
             )
-    if executable:
-        ctx.next_functions = tuple(gradient_edge(args[k]) for k in ctx._tensor_inputs)
     info: list[tuple[tuple[int, ...], Any] | None] = []
     meta: list[tuple[tuple[int, ...], Any]] = []
     views: list[Tensor] = []  # outputs that are views, now with this node as their history

@@ -28,6 +28,7 @@ from typing import Any, Callable
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.grad_mode import set_grad_enabled
 from ..autograd.graph import ScatterGrad, gradient_edge, requires_grad, single_metadata
+from ..autograd.node import forward_op_name
 from ..autograd.view_mode import is_view_replay
 from ..storage import INFERENCE
 from ..tensor import Tensor
@@ -186,17 +187,6 @@ def move_hooks(t: Tensor, old: Any, new: Any, keep_tensor_hooks: bool) -> None:
         if new._tensor_pre_hooks is None:
             new._tensor_pre_hooks = {}
         new._tensor_pre_hooks[0] = old._tensor_pre_hooks[nr]  # shared: removal works on both
-
-
-def forward_op_name(node: Any) -> str:
-    """The op a node is the backward of, as PyTorch's messages name it: ``name()`` without a
-    ``Backward<N>`` suffix, keeping N unless it is 0 (``UnbindBackward0`` -> ``Unbind``,
-    ``SelectBackward1`` -> ``Select1``, a custom ``AliasBackward`` -> ``Alias``)."""
-    name = node.name()
-    head, sep, number = name.rpartition("Backward")
-    if not sep or (number and not number.isdigit()):
-        return name
-    return head if number in ("", "0") else head + number
 
 
 def handle_view_on_rebase(t: Tensor, indirect: bool) -> None:
