@@ -14,11 +14,10 @@ import warnings
 
 import pytest
 
-from tests.compat_helpers import both, numbers, raised
+from tests.compat_helpers import both, numbers, outcome, raised
 
 FREED = "after they have already been freed"
 STALE = "modified by an inplace operation"
-PACK_WRITES = "A saved tensor pack hook is modifying its input in place."
 
 
 def hooks(lib):
@@ -167,10 +166,8 @@ def test_bad_hooks_on_one_saved_tensor():
                        "Output of saved tensor unpack_hook expected to be a Tensor"),
                 raised(lambda: two_args.grad_fn._raw_saved_self.register_hooks(
                     lambda t, extra: t, lambda t: t), "missing 1 required positional argument"),
-                raised(lambda: writing.grad_fn._raw_saved_self.register_hooks(double_in_place, lambda t: t),
-                       PACK_WRITES),
-                raised(lambda: e.grad_fn._raw_saved_result.register_hooks(double_in_place, lambda t: t),
-                       PACK_WRITES))
+                outcome(lambda: writing.grad_fn._raw_saved_self.register_hooks(double_in_place, lambda t: t)),
+                outcome(lambda: e.grad_fn._raw_saved_result.register_hooks(double_in_place, lambda t: t)))
 
     both(program)
 
@@ -277,7 +274,7 @@ def test_default_pack_hook_writing_into_its_input_is_refused():
 
         a = numbers(lib, 3, seed=11, grad=True)
         with hooks(lib)(bump, lambda t: t):
-            refused = raised(lambda: lib.exp(a), PACK_WRITES)
+            refused = outcome(lambda: lib.exp(a))  # (PyTorch's whole message)
         return refused, a
 
     both(program)
