@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import warnings
 
+import pytest
+
 from tests.compat_helpers import both, numbers, outcome, raised
 
 CUSTOM_VIEW = "This view was created inside a custom Function"
@@ -289,6 +291,34 @@ def test_a_write_into_a_local_view_inside_forward_keeps_the_function_node():
         outs = [Head.apply(x, write) for write in (False, True)]
         sum(o.sum() for o in outs).backward()
         return [(type(o.grad_fn).__name__, o.grad_fn.name(), o._is_view()) for o in outs], x.grad
+
+    both(program)
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
+def test_a_view_made_without_grad_of_a_base_requiring_grad_is_an_input_requiring_grad(mode):
+    """Fixed in autograd/function.py Function.apply: ``needs_input_grad`` is the input's
+    ``requires_grad``, which for a view is its base's too (the view has no history)."""
+    def program(lib):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                ctx_seen.append(ctx.needs_input_grad)
+                return g * 2
+
+        ctx_seen = []
+        base = numbers(lib, 2, 3, seed=20, grad=True)
+        with getattr(lib, mode)():
+            row = base[1]
+        out = Double.apply(row)
+        flags = (row.requires_grad, row.is_leaf, row.grad_fn is None, out.requires_grad,
+                 out.grad_fn.name())
+        out.sum().backward()
+        return flags, ctx_seen, row.grad, base.grad
 
     both(program)
 

@@ -16,7 +16,7 @@ import itertools
 
 import pytest
 
-from tests.compat_helpers import both, known_differences, numbers, raised
+from tests.compat_helpers import both, known_differences, numbers, outcome, raised
 
 NO_COUNTER = "Inference tensors do not track version counter"
 NOT_SAVED = "Inference tensors cannot be saved for backward"
@@ -223,6 +223,22 @@ def test_a_view_taken_inside_inference_mode_written_outside(write, requires_grad
     both(program)
 
 
+def test_a_view_of_a_view_taken_inside_inference_mode_stays_an_inference_mode_view():
+    """Fixed in ops/view_meta.py make_view: a view taken under no_grad (or in grad mode) of
+    a view taken inside inference mode refuses writes as the inference-mode view does."""
+    def program(lib):
+        a = numbers(lib, 3, 4, seed=15, grad=True).clone()
+        with lib.inference_mode():
+            inner = a[1:]
+        with lib.no_grad():
+            quiet = inner[:, :2]
+        loud = inner.t()
+        g = numbers(lib, 1, seed=16, grad=True)
+        return [outcome(lambda v=v: v.mul_(g)) for v in (quiet, loud)]
+
+    both(program)
+
+
 def test_every_flag_combination_of_inference_and_normal_tensors():
     """One table over made inside/outside x requires grad x functional/view op x used
     inside/outside: the output's flags, or the error's type."""
@@ -259,7 +275,18 @@ def _op_on_inference_tensors_only_is_not_recorded(lib):
     assert not c.sin().requires_grad  # (so nothing is saved, and nothing refuses to be)
 
 
+def _detach_in_place_inside_inference_mode_keeps_the_history(lib):
+    w = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    h = w * 3
+    with lib.inference_mode():
+        h.detach_()  # PyTorch skips detach_'s autograd part here: h keeps its history
+    assert (h.requires_grad, h.grad_fn.name()) == (True, "MulBackward0")
+
+
 KNOWN = {
+    _detach_in_place_inside_inference_mode_keeps_the_history:
+        "detach_() inside inference_mode detaches (PyTorch leaves requires_grad and grad_fn, "
+        "its autograd kernels being skipped there); autograd/variable.py detach_",
     _op_on_inference_tensors_only_is_not_recorded:
         "an op whose tensor inputs are all inference tensors is recorded when one requires grad "
         "(PyTorch's inference tensors carry no Autograd dispatch key); jitgrad/autograd/graph.py "

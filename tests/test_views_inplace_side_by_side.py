@@ -285,11 +285,14 @@ def test_detach_in_place_on_a_view_raises_and_on_a_base_leaves_its_views_attache
         x = numbers(lib, 5, 3, seed=30, grad=True)
         middle = x.narrow(0, 2, 2)
         refused = raised(middle.detach_, "view")
+        # (fixed in autograd/variable.py detach_: refused on a view of a constant too)
+        of_constant = [raised(v.detach_, "Can't detach views in-place") for v in
+                       (numbers(lib, 4, seed=63)[1:], numbers(lib, 2, 2, seed=64).view(4))]
         base = numbers(lib, 5, 3, seed=31, grad=True)
         top = base[:2]
         base.detach_()
         top.sum().backward()
-        return (refused, base.requires_grad, top.requires_grad, top.grad_fn.name(),
+        return (refused, of_constant, base.requires_grad, top.requires_grad, top.grad_fn.name(),
                 top._base is base, base.grad)
 
     both(program)

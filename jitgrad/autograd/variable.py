@@ -180,8 +180,9 @@ def backward(
 
 
 def detach_(self: Tensor) -> Tensor:
-    """Make this tensor a leaf that does not require grad (refused on views)."""
-    if self._base is not None and requires_grad(self._base):
+    """Make this tensor a leaf that does not require grad (refused on every view, as in
+    PyTorch, whether or not its base requires grad)."""
+    if self._base is not None:
         raise RuntimeError(
             "Can't detach views in-place. Use detach() instead: it returns a new tensor that "
             "shares memory but not history."

@@ -100,8 +100,8 @@ def make_view(self: Tensor, out: Tensor, step: Step, creation: str = DEFAULT) ->
         creation = NO_GRAD_MODE
     parent_meta = self._view_meta
     if parent_meta is not None:
-        if creation == DEFAULT:
-            creation = parent_meta.creation
+        if creation == DEFAULT or parent_meta.creation == INFERENCE_MODE:
+            creation = parent_meta.creation  # (PyTorch's propagate_creation_meta)
         out._view_meta = ViewMeta(parent_meta.base, self, step, creation)
     else:
         out._view_meta = ViewMeta(self if self._base is None else self._base, None, step, creation)
