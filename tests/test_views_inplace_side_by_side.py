@@ -317,6 +317,25 @@ def test_a_leaf_that_stopped_requiring_grad_gets_no_gradient():
     both(program)
 
 
+def test_a_leaf_gradient_takes_the_leaf_layout_and_its_current_sizes():
+    """Fixed in autograd/graph.py accumulate_grad (PyTorch's layout contract): a transposed
+    leaf's gradient has its strides; a leaf whose sizes an in-place view op under no_grad
+    changed after the graph was built gets the gradient broadcast into its new sizes."""
+    def program(lib):
+        tall = numbers(lib, 4, 3, seed=65).t().detach().requires_grad_()
+        for _ in range(2):
+            (tall.sin() * 2).sum().backward()
+        w = numbers(lib, 3, 4, seed=66, grad=True)
+        top = w.narrow(0, 0, 2)
+        twice = w * 2
+        with lib.no_grad():
+            w.unsqueeze_(0)
+        (top.exp().sum() + twice.sum()).backward()
+        return tall.grad, tall.grad.stride(), w.grad, w.grad.stride(), top.grad_fn.name()
+
+    both(program)
+
+
 def test_writing_through_detach_invalidates_what_was_saved():
     def program(lib):
         s = lib.tensor(1.25, dtype=lib.float64, requires_grad=True)
