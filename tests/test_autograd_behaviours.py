@@ -1425,8 +1425,13 @@ def _deleting_grad_fn_raises(lib):
 
 def _backward_with_create_graph_on_leaf_warns_about_cycle(lib):
     x = vec(lib, [1.0])
-    with pytest.warns(UserWarning, match="create a reference cycle"):
-        (x * x).sum().backward(create_graph=True)
+    before = lib.is_warn_always_enabled()
+    lib.set_warn_always(True)  # (PyTorch warns once per process: any earlier test may have)
+    try:
+        with pytest.warns(UserWarning, match="create a reference cycle"):
+            (x * x).sum().backward(create_graph=True)
+    finally:
+        lib.set_warn_always(before)
     x.grad = None
 
 

@@ -239,6 +239,20 @@ def test_a_view_of_a_view_taken_inside_inference_mode_stays_an_inference_mode_vi
     both(program)
 
 
+def test_retain_grad_on_a_view_taken_inside_inference_mode_after_its_base_was_written():
+    """Fixed in autograd/variable.py retain_grad: such a view has no history of its own, so
+    retain_grad is a no-op (PyTorch's C++ is_leaf), not the refusal regenerating it raises."""
+    def program(lib):
+        a = numbers(lib, 4, seed=17, grad=True).clone()
+        with lib.inference_mode():
+            tail = a[2:]
+        a.mul_(2)
+        tail.retain_grad()
+        return tail.retains_grad, raised(lambda: tail.is_leaf, BASE_WRITTEN)
+
+    both(program)
+
+
 def test_every_flag_combination_of_inference_and_normal_tensors():
     """One table over made inside/outside x requires grad x functional/view op x used
     inside/outside: the output's flags, or the error's type."""
