@@ -542,6 +542,23 @@ def test_in_place_view_ops_keep_how_the_view_was_made(op):
     both(program)
 
 
+@pytest.mark.parametrize("op", sorted(INPLACE_VIEW_OPS) + ["mul_"])
+def test_a_retained_grad_stays_before_an_in_place_view_op(op):
+    """Fixed in ops/inplace_views.py _restride_in_place: an in-place view op does not move
+    ``retain_grad``'s hook to its node (another in-place op does), as in PyTorch."""
+    change = INPLACE_VIEW_OPS.get(op, lambda v: v.mul_(3))
+
+    def program(lib):
+        a = numbers(lib, 1, 4, seed=67, grad=True) * 1
+        a.retain_grad()
+        change(a)
+        weights = numbers(lib, *a.shape, seed=68)
+        (a * weights).sum().backward()
+        return a.grad_fn.name(), a.grad
+
+    both(program)
+
+
 @pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
 def test_writing_into_a_view_of_a_view_made_without_grad(mode):
     def program(lib):
