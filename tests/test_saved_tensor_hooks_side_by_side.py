@@ -96,6 +96,22 @@ def test_detaching_a_saved_input_in_place_breaks_its_node_but_a_saved_output_doe
     both(program)
 
 
+@pytest.mark.parametrize("mode", ["no_grad", "grad"])
+def test_a_saved_view_whose_base_was_written_fails_as_its_history_would(mode):
+    """Fixed in autograd/node.py SavedTensor.unpack: a saved view's history is brought up to
+    date before its version is checked, so a view made under no_grad says so first."""
+    def program(lib):
+        base = numbers(lib, 3, 4, seed=19, grad=True).clone()
+        with lib.set_grad_enabled(mode == "grad"):
+            row = base[1]
+        s = row.sin()
+        base.mul_(2)
+        return outcome(lambda: s.sum().backward())[0], raised(
+            lambda: s.sum().backward(), "A view was created in no_grad mode" if mode == "no_grad" else STALE)
+
+    both(program)
+
+
 # --- hooks on one saved tensor ------------------------------------------------------------------
 
 

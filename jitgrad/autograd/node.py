@@ -321,6 +321,12 @@ class SavedTensor:
         if self._unpack_hook is not None:
             return self._unpack_with_hook()
         data = self._data
+        if self._node is None and data._view_meta is not None:
+            from .graph import grad_fn_of  # (graph imports this module)
+
+            # PyTorch reads the saved view's grad_fn first: the refusals of regenerating a
+            # stale view's history come before the version check (which then fails too)
+            grad_fn_of(data)
         if self._had_history and data._grad_fn is None:
             raise RuntimeError(
                 f"{owner.name()}: Trying to use a saved tensor that has been detached in-place, "
