@@ -93,6 +93,24 @@ def test_a_dirty_view_of_a_leaf_or_of_a_multiple_output_view_is_refused():
     both(program)
 
 
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
+def test_a_dirty_view_made_without_grad_is_refused_when_the_function_is_recorded(mode):
+    """Fixed in ops/__init__.py _rebase_dirty_view: the view's creation is checked even when
+    the view itself requires no grad (another input does, so the Function is recorded)."""
+    def program(lib):
+        add_into = dirty_adder(lib, []).apply
+        sheet = numbers(lib, 2, 3, seed=21)
+        with getattr(lib, mode)():
+            row = sheet[0]
+        amount = numbers(lib, 3, seed=22, grad=True)
+        refused = outcome(lambda: add_into(row, amount))
+        with lib.no_grad():
+            quiet = add_into(row, amount)  # (not recorded: allowed)
+        return refused, quiet.requires_grad, sheet
+
+    both(program)
+
+
 def test_write_into_a_view_the_engine_gives_no_gradient_for_one_input():
     def program(lib):
         class Triple(lib.autograd.Function):
