@@ -13,8 +13,10 @@ from __future__ import annotations
 import warnings
 
 import pytest
+import torch
 
-from tests.compat_helpers import both, numbers, outcome, raised
+import jitgrad
+from tests.compat_helpers import both, numbers, outcome, raised, same
 
 FREED = "after they have already been freed"
 STALE = "modified by an inplace operation"
@@ -376,6 +378,30 @@ def test_mutation_allowed_through_views_in_both_directions():
         return cloned_after_write, len(ctx.cloned), first, a.grad
 
     both(program)
+
+
+def test_mutation_allowed_through_a_view_at_an_offset_clones_the_saved_tensor():
+    """A deliberate difference (README), so checked on jitgrad against the gradient at the
+    saved values, which PyTorch computes when nothing is written: PyTorch finds the saved
+    tensor a write reaches by the written alias's data pointer, so a write through a view
+    that starts further on clones nothing, and its gradient uses the new values."""
+    def program(lib, write):
+        with mutation_allowed(lib) as ctx:
+            a = numbers(lib, 3, 2, seed=23, grad=True)
+            b = a.clone()
+            out = (b ** 3).sum()
+            if write:
+                b[1:].add_(1)
+            cloned = len(ctx.cloned)
+            out.backward()
+        return cloned, a.grad
+
+    expected = program(torch, write=False)[1]
+    cloned, grad = program(jitgrad, write=True)
+    assert cloned == 1
+    same(grad, expected)
+    missed, wrong = program(torch, write=True)  # (PyTorch's behaviour, for the record)
+    assert missed == 0 and not torch.equal(wrong, expected)
 
 
 def test_mutation_allowed_under_double_backward():
