@@ -19,7 +19,8 @@ from .._quiet import QUIET_RUN, quiet_call
 from .operands import array_of, as_array, new_output, result_type, shape_of, wrapped_operand
 from .compare import compare, logical_and, logical_or, where
 from .inplace import apply_inplace, check_inplace_operands, original
-from .fused import INPUT, fused_unary
+from .fused import INPUT
+from .fused_unary import fused_unary
 
 
 def _saved(node: SavingNode) -> Any:

@@ -185,11 +185,12 @@ def array_of(t: Tensor) -> np.ndarray:
 # The paths:
 # - Elementwise (this file: ``lean_data``, ``lean_binary``, ``lean_strided``): described
 #   below. tests/test_lean_paths.py, test_lean_broadcast.py.
-# - Fused per-op (``fused.py``): add/sub/rsub/mul/div and the declared binary ops of two
-#   tensors, the declared unary ops (with number arguments: ``x ** 2``, ``clamp``), sums,
-#   means and max/min of every element or over one dim, softmax: each one function made
-#   from a template that writes the elementwise path and the graph bookkeeping out.
-#   tests/test_fused_ops.py.
+# - Fused per-op (``fused.py``, one module per template: ``fused_binary.py``,
+#   ``fused_unary.py``, ``fused_total.py``): add/sub/rsub/mul/div and the declared binary
+#   ops of two tensors, the declared unary ops (with number arguments: ``x ** 2``,
+#   ``clamp``), sums, means and max/min of every element or over one dim, softmax: each one
+#   function made from a template that writes the elementwise path and the graph
+#   bookkeeping out. tests/test_fused_ops.py.
 # - Joins (``stacking.py``): ``cat`` and ``stack`` of small same-dtype tensors, with a plan
 #   per inputs' sizes. tests/test_fused_join.py.
 # - Plain views (``view_ops._plain_view``, ``getitem``): ``x[i, j]``, ``x[1:, 2:]``,

@@ -21,7 +21,9 @@ from ..geometry.strided import numel, wrap_dim
 from .._quiet import IGNORE_ALL, QUIET, QUIET_RUN, quiet, quiet_call
 from ..tensor import Tensor
 from .operands import array_of, fresh_result, from_result, layout, lean_data
-from .fused import RESULT, fused_total, fused_unary
+from .fused import RESULT
+from .fused_total import fused_total
+from .fused_unary import fused_unary
 from .elementwise import div, maximum, minimum, mul, sub
 from .index_ops import index_put_zeros
 from .pointwise import exp
