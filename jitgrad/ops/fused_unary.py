@@ -9,6 +9,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _tracing
+from ..kernels._lazy import LazyKernel
 from .._quiet import QUIET_RUN, quiet_call
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
@@ -22,7 +23,7 @@ from .fused import _NO_OTHER, RESULT, Fused, _new, _no_gradient, _plan, _PLANS, 
 
 def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
                 dtypes_of: dict[Any, Any] | None, otherwise: Callable[..., Tensor] | None = None, *,
-                fields: tuple[str, ...] = ()) -> Fused:
+                fields: tuple[str, ...] = (), max_numel: int = 0) -> Fused:
     """``op(input)``: ``forward(input)`` with ``node_class`` as its backward (None: not
     differentiable) on the fused path; else ``otherwise(input)`` (None: returns None).
     ``forward``: a ufunc, or a function with a ufunc's ``out=``/``dtype=`` convention (a
@@ -32,7 +33,12 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
     ``fields``: ``op(input, a[, b])`` with numbers the caller has checked (the result has the
     input's dtype; ``dtypes_of`` None): ``forward(x, a[, b], out, dtype)``, and the node gets
     them as its ``fields`` (``pow``'s ``exponent``, ``clamp``'s ``min`` and ``max``), as its
-    ``__init__`` sets them."""
+    ``__init__`` sets them. ``forward`` may also be a kernel over rows, ``forward(x, out,
+    k)`` (a ``LazyKernel``: ``kernels/softmax.py``'s), which never raises a floating-point
+    flag: called on the flat buffer as one row, for inputs of up to ``max_numel`` elements
+    (larger ones go to ``otherwise``)."""
+    rows = isinstance(forward, LazyKernel)
+    entries = forward._entries if rows else None  # (``LazyKernel.entry``'s, by dtype)
     silent = forward is np.negative or forward is np.absolute  # (never raise a floating-point flag)
     ufunc = isinstance(forward, np.ufunc) and not fields
     numbers = len(fields)
@@ -69,7 +75,12 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
             return decline(input, other, third)
         start = input._offset
         x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
-        if silent:
+        if rows:
+            if n > max_numel:
+                return decline(input, other, third)
+            values = empty(n, dtype)
+            (entries.get(dtype) or forward.entry(dtype))(x, values, n)  # (x: C-contiguous)
+        elif silent:
             values = forward(x)
         elif ufunc:
             try:
@@ -173,7 +184,7 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
             node._codes = ((0 if counter is None else 2 * counter.value) + (input._grad_fn is not None),)  # type: ignore[attr-defined]
         return out
 
-    fused.__name__ = fused.__qualname__ = f"fused_{forward.__name__}"
+    fused.__name__ = fused.__qualname__ = f"fused_{forward.name if rows else forward.__name__}"
     return fused
 
 

@@ -200,7 +200,12 @@ def array_of(t: Tensor) -> np.ndarray:
 #   a row or cell assigned into a tensor (``assignment._lean_recorded_write``;
 #   tests/test_row_writes.py).
 # - Backward formulas on data (``lean_grads.py``): Mul/Div/Sub gradients without
-#   ``create_graph`` as the forward's NumPy calls on buffers. tests/test_lean_grads.py.
+#   ``create_graph`` as the forward's NumPy calls on buffers, and ``SumBackward0``'s
+#   expanded 0-d gradient written out (``expanded_total``). tests/test_lean_grads.py,
+#   tests/test_softmax_kernels.py.
+# - Softmax (``softmax.py``): small contiguous rows on one kernel call forward and, without
+#   ``create_graph``, backward (``kernels/_softmax_jit.py``), on every path alike.
+#   tests/test_softmax_kernels.py.
 #
 # The elementwise path. Most elementwise ops in such a loop combine a floating tensor with a
 # Python number, or two floating tensors of one dtype and one shape (or one of them 0-d, or

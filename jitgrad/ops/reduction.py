@@ -1,5 +1,6 @@
 """Reductions: ``sum`` (and ``sum_to``, the engine's un-broadcast), ``mean``, ``max``/``min``
-(with and without ``dim``), ``amax``/``amin``, ``logsumexp``, ``softmax``, ``log_softmax``.
+(with and without ``dim``), ``amax``/``amin``, ``logsumexp`` (``softmax``/``log_softmax``:
+``softmax.py``).
 
 Every backward is written with differentiable jitgrad ops, so ``create_graph=True`` works
 through all of them.
@@ -21,11 +22,10 @@ from ..geometry.strided import numel, wrap_dim
 from .._quiet import IGNORE_ALL, QUIET, QUIET_RUN, quiet, quiet_call
 from ..tensor import Tensor
 from .operands import array_of, fresh_result, from_result, layout, lean_data
-from .fused import RESULT
 from .fused_total import fused_total
-from .fused_unary import fused_unary
 from .elementwise import div, maximum, minimum, mul, sub
 from .index_ops import index_put_zeros
+from .lean_grads import expanded_total
 from .pointwise import exp
 
 
@@ -97,6 +97,10 @@ class SumBackward0(Node):
         # PyTorch's sum_backward: a full sum's 0-d gradient expands as is; a sum over ``dim``
         # unsqueezes the reduced dims one at a time (create_graph's graph has those nodes)
         g = grads[0]
+        if self._dims is None:  # (every element: a 0-d gradient, expanded without a trace)
+            out = expanded_total(g, self.input_sizes)
+            if out is not None:
+                return (out,)
         if self._over_dims and not self.keepdim and self.input_sizes:
             for d in sorted(self.dims):
                 g = g.unsqueeze(d)  # type: ignore[union-attr]
@@ -591,149 +595,3 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.reduce("logsumexp", out, self, dims, keepdim)
     return out
-
-
-class SoftmaxBackward0(SavingNode):
-    """``y * (grad - sum(grad * y, dim))`` with ``y`` the softmax (PyTorch's
-    ``_softmax_backward_data``)."""
-
-    dim: int = 0  # the softmax's dim: set on the node when another (no __init__ call)
-
-    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        (y,) = self.unpack()
-        g = grads[0]
-        dot = sum(mul(g, y), self.dim, keepdim=True)
-        return (mul(y, sub(g, dot)),)
-
-
-class LogSoftmaxBackward0(SavingNode):
-    """``grad - exp(y) * sum(grad, dim)`` with ``y`` the log-softmax."""
-
-    dim: int = 0  # the softmax's dim: set on the node when another (no __init__ call)
-
-    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        (y,) = self.unpack()
-        g = grads[0]
-        return (sub(g, mul(exp(y), sum(g, self.dim, keepdim=True))),)
-
-
-def _softmax_input(op: str, self: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, int]:
-    if not isinstance(dim, numbers.Integral) or isinstance(dim, (bool, np.bool_)):
-        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
-    d = wrap_dim(dim, self.ndim, op)
-    if dtype is not None:
-        self = self.to(dtypes.to_dtype(dtype, op))  # type: ignore[attr-defined]
-    if self.dtype not in dtypes.FLOATING:
-        raise NotImplementedError(
-            f"{op}: not implemented for {self.dtype.name} tensors; expected float32 or "
-            f"float64 (pass dtype=jitgrad.float32 to convert)"
-        )
-    return self, d
-
-
-def _softmax_out(
-    node_type: type[SavingNode], self: Tensor, d: int, values: np.ndarray, fresh: bool = False
-) -> Tensor:
-    """The result (``values`` itself when ``fresh``: a C-contiguous array of ``self``'s
-    shape and dtype that NumPy has just made), its node and what it saves."""
-    if fresh:
-        sizes = self._sizes
-        out = fresh_result(values.ravel(), sizes, layout(sizes)[0])
-    else:
-        out = from_result(values.reshape(self._sizes), self.dtype)
-    if needs_grad(self):
-        node = node_type()
-        if d:
-            node.dim = d  # type: ignore[attr-defined]
-        record(node, (self,), (out,))
-        node.save_result(out)  # (a fresh result; the fused path's form)
-    return out
-
-
-def _softmax_operand(op: str, self: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, np.ndarray, int, bool]:
-    """``(input, its N-d NumPy view, the wrapped dim, lean)`` for ``softmax``/``log_softmax``.
-    A contiguous floating tensor with no ``dtype``, an int ``dim`` in range and at least one
-    dim takes the lean path (Note [Lean paths] in ``operands.py``): its flat
-    buffer, reshaped, and a result without a copy. Anything else is converted, checked and
-    refused (``_softmax_input``) as PyTorch does."""
-    if dtype is None and dim.__class__ is int:
-        sizes = self._sizes
-        ndim = len(sizes)
-        if ndim and -ndim <= dim < ndim:
-            x = lean_data(self)
-            if x is not None and len(x):
-                return self, (x if ndim == 1 else x.reshape(sizes)), dim % ndim, True
-    self, d = _softmax_input(op, self, dim, dtype)
-    return self, self.numpy().reshape(self._sizes or (1,)), d, False
-
-
-def _log_softmax_values(x: np.ndarray, d: int, lean: bool, out: np.ndarray | None = None) -> np.ndarray:
-    """``log_softmax``'s NumPy calls (run quietly); into ``out`` if given."""
-    shifted = x - _softmax_max(x, d, lean)
-    return _subtract(shifted, np.log(np.add.reduce(np.exp(shifted), d, None, None, True)), out)
-
-
-def _softmax_max(x: np.ndarray, d: int, lean: bool) -> Any:
-    """The max along ``d``, to subtract: a Python float for a 1-D tensor of a few elements
-    on the lean path (``_few_max``), else ``np.max`` with ``initial=-inf`` and the dim kept
-    as size 1, undispatched."""
-    m = _few_max(x) if lean and x.ndim == 1 else None
-    return np.maximum.reduce(x, d, None, None, True, -np.inf) if m is None else m
-
-
-def _softmax_flat(x: np.ndarray, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
-    """``softmax`` of a 1-D flat buffer on the lean path, into ``out`` (``fused_unary``'s
-    forward)."""
-    return _softmax_values(x, 0, True, out)
-
-
-def _log_softmax_flat(x: np.ndarray, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
-    """``log_softmax`` of a 1-D flat buffer on the lean path, into ``out``."""
-    return _log_softmax_values(x, 0, True, out)
-
-
-# the fused per-op path (fused.py): a 1-D input (its dim 0: no ``dim`` field on the node)
-_fused_softmax = fused_unary(_softmax_flat, SoftmaxBackward0, RESULT, None)
-_fused_log_softmax = fused_unary(_log_softmax_flat, LogSoftmaxBackward0, RESULT, None)
-
-
-def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    """``exp(x) / sum(exp(x), dim)``, computed after subtracting the max along ``dim``."""
-    if dtype is None and (dim == 0 or dim == -1) and dim.__class__ is int and self.__class__ is Tensor \
-            and len(self._sizes) == 1:
-        out = _fused_softmax(self)
-        if out is not None:
-            return out
-    self, x, d, lean = _softmax_operand("softmax", self, dim, dtype)
-    try:  # (nan and inf silently, as PyTorch)
-        values = QUIET_RUN(_softmax_values, x, d, lean)
-    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
-        values = quiet_call(_softmax_values, x, d, lean)
-    return _softmax_out(SoftmaxBackward0, self, d, values, lean)
-
-
-def _softmax_values(x: np.ndarray, d: int, lean: bool, out: np.ndarray | None = None) -> np.ndarray:
-    """``softmax``'s NumPy calls (run quietly); into ``out`` if given."""
-    e = np.exp(x - _softmax_max(x, d, lean))
-    if lean and x.ndim == 1:
-        # the reciprocal of the sum in Python (float32's too: a float32 quotient rounded
-        # from float64's is float32's own), saving an array; NumPy's for a nan sum
-        total = np.add.reduce(e).item()
-        if total > 0:
-            return _multiply(e, 1 / total, out)
-    return _multiply(e, 1 / np.add.reduce(e, d, None, None, True), out)  # PyTorch multiplies too
-
-
-def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    """``x - max - log(sum(exp(x - max), dim))`` along ``dim``."""
-    if dtype is None and (dim == 0 or dim == -1) and dim.__class__ is int and self.__class__ is Tensor \
-            and len(self._sizes) == 1:
-        out = _fused_log_softmax(self)
-        if out is not None:
-            return out
-    self, x, d, lean = _softmax_operand("log_softmax", self, dim, dtype)
-    try:
-        values = QUIET_RUN(_log_softmax_values, x, d, lean)
-    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
-        values = quiet_call(_log_softmax_values, x, d, lean)
-    return _softmax_out(LogSoftmaxBackward0, self, d, values, lean)
