@@ -56,8 +56,24 @@ def _bound(b: Any, dtype: np.dtype) -> Any:
     return wrapped_operand(b, dtype, "clamp") if type(b) is int else as_array(b)
 
 
+_maximum, _minimum = np.maximum, np.minimum
+_FAST_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+
+
 def _np_clamp(x: Any, min: Any, max: Any, out: np.ndarray, dtype: Any) -> None:
-    """``out = min(max(x, min), max)``: nan stays nan; with min > max every element is max."""
+    """``out = min(max(x, min), max)``: nan stays nan; with min > max every element is max.
+    Python number bounds of a float32/float64 ``x`` of ``dtype`` (the fused path's) go to
+    NumPy without ``dtype=``/``casting=``: the same loop (a Python number converts to the
+    loop's dtype either way), ~0.2 us less."""
+    if x.dtype is dtype and out.dtype is dtype and dtype in _FAST_DTYPES and (
+            min is None or min.__class__ is float or min.__class__ is int) and (
+            max is None or max.__class__ is float or max.__class__ is int):
+        if min is not None:
+            _maximum(x, min, out=out)
+            x = out
+        if max is not None:
+            _minimum(x, max, out=out)
+        return
     if min is not None:
         np.maximum(x, min, out=out, dtype=dtype, casting="unsafe")
         x = out

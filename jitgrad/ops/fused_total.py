@@ -59,7 +59,7 @@ def fused_total(node_class: type[Node], mean: bool = False,
     function, named and signed as it: its errors; None: returns None). ``extreme``
     (``np.maximum``, ``np.minimum``): ``max()``/``min()``, that ufunc's reduction of every
     element, with ``node_class()`` saving the input and the result (``SavingNode.save``'s
-    general form: a saved output has no compact form)."""
+    compact form of an input and a fresh result, ``MaxBackward1.save_input_result``)."""
     reduce = np.add.reduce if extreme is None else extreme.reduce
     empty = np.empty
 
@@ -154,7 +154,7 @@ def fused_total(node_class: type[Node], mean: bool = False,
             if needs_grad(input):
                 if extreme is not None:
                     node = record(node_class(), (input,), (out,))
-                    node.save(input, out, outputs=(out,))  # type: ignore[attr-defined]
+                    node.save_input_result(input, out)  # type: ignore[attr-defined]
                     return out
                 record(node_class(sizes) if dim is None else by_dim(sizes, dims, keepdim),  # type: ignore[misc]
                        (input,), (out,))
@@ -186,7 +186,7 @@ def fused_total(node_class: type[Node], mean: bool = False,
         node.input_metadata = meta
         out._grad_fn = node
         if extreme is not None:
-            node.save(input, out, outputs=(out,))  # type: ignore[attr-defined]
+            node.save_input_result(input, out)  # type: ignore[attr-defined]
             return out
         node.input_sizes = sizes  # type: ignore[attr-defined]  # (``SumBackward0.__init__``)
         if dim is None:
