@@ -243,3 +243,74 @@ def test_clamp_with_numbers_is_the_general_paths_and_pytorchs(case: Any, bounds:
     theirs, g_theirs = run(torch)
     keep = ~np.isnan(a)
     assert ours.detach().numpy()[keep].tolist() == theirs.detach().numpy()[keep].tolist()
+
+
+# -- sigmoid: the ufunc forward, the backward kernel ---------------------------------------
+@settings(max_examples=budget(200), deadline=None)
+@given(st.lists(VALUES | st.floats(-800, 800), min_size=1, max_size=12), st.sampled_from(["float32", "float64"]))
+def test_sigmoid_ufunc_is_the_naive_formula(values: list[float], dtype: str) -> None:
+    """``1 / (1 + exp(-x))`` in float64 with the C library's exp, rounded once."""
+    import math
+
+    from jitgrad.kernels import sigmoid as kernels
+
+    x = np.array(values, dtype=dtype)
+
+    def naive(v: float) -> float:
+        if v != v:
+            return v
+        e = math.exp(-v) if -v < 709.7 else math.inf
+        return 1.0 / (1.0 + e)
+
+    with np.errstate(all="ignore"):
+        expected = np.array([naive(float(v)) for v in x], dtype=np.float64).astype(dtype)
+        got = kernels.ufunc()(x)
+    assert np.array_equal(np.isnan(got), np.isnan(expected))
+    assert got[~np.isnan(got)].tobytes() == expected[~np.isnan(expected)].tobytes()
+
+
+@settings(max_examples=budget(200), deadline=None)
+@given(pairs(), st.sampled_from(["leaf", "row", "column", "result"]))
+def test_sigmoid_paths_agree_bit_for_bit_and_with_pytorch(case: Any, how: str) -> None:
+    """The fused, lean and general paths (every layout: the ufunc is NumPy's to lay out)
+    give the same values; the backward kernel the formula's bits."""
+    a, b, dtype = case
+
+    def run(lib: Any) -> Any:
+        x = _leaf(lib, np.concatenate([a, a]), dtype)
+        t = {"leaf": lambda: x, "row": lambda: x[len(a):], "column": lambda: x.reshape(2, -1).t()[:, 1],
+             "result": lambda: x * 1.0}[how]()
+        out = t.sigmoid()
+        (out * _leaf(lib, np.cos(np.arange(out.numel())), dtype, False)).sum().backward()
+        return out.detach().numpy().copy(), x.grad.numpy().copy()
+
+    ours = run(jitgrad)
+    with general(), mock_declined("sigmoid_grad"):
+        slow = run(jitgrad)
+    assert ours[0].tobytes() == slow[0].tobytes()
+    keep = ~np.isnan(ours[1])
+    assert np.array_equal(np.isnan(ours[1]), np.isnan(slow[1])) and ours[1][keep].tobytes() == slow[1][keep].tobytes()
+    theirs = run(torch)
+    tol = dict(rtol=1e-6, atol=1e-7) if dtype == "float32" else dict(rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(ours[0], theirs[0], **tol)
+    np.testing.assert_allclose(ours[1], theirs[1], **tol)
+
+
+def mock_declined(name: str) -> Any:
+    """``pointwise``'s binding of the lean backward ``name`` declines (the formula runs)."""
+    from jitgrad.ops import pointwise
+    from lean_switch import declined
+
+    return declined(pointwise, name, None)
+
+
+def test_sigmoid_grad_on_data_declines_in_grad_mode_and_for_other_layouts() -> None:
+    from jitgrad.ops import lean_grads
+
+    r = jitgrad.tensor([0.25, 0.5], dtype=jitgrad.float64)
+    g = jitgrad.ones(2, dtype=jitgrad.float64)
+    assert lean_grads.sigmoid_grad(g, r) is None  # (grad mode: create_graph records the formula)
+    with jitgrad.no_grad():
+        assert lean_grads.sigmoid_grad(g, r).tolist() == [0.1875, 0.25]
+        assert lean_grads.sigmoid_grad(g.float(), r) is None
+        assert lean_grads.sigmoid_grad(jitgrad.ones(4, dtype=jitgrad.float64)[::2], r) is None

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import _tracing
+from ..kernels import sigmoid as _sigmoid_kernels
 from .._quiet import IGNORE_ALL, QUIET
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.node import Node
@@ -192,3 +193,24 @@ def expanded_total(g: Any, sizes: tuple[int, ...]) -> Tensor | None:
     out._retains_grad = False
     out._view_meta = None
     return make_view(g, out, (expand, (sizes,)))
+
+
+def sigmoid_grad(g: Any, r: Any) -> Tensor | None:
+    """``(g * (1 - r)) * r``, sigmoid's gradient from its result ``r``, by the backward
+    kernel (``kernels/_sigmoid_jit.py``: the formula's operations in the buffers' dtype, so
+    the same bits as ``mul(mul(g, sub(1, r)), r)``) when no graph is recorded and ``g`` and
+    ``r`` are lean tensors of one dtype and sizes; None otherwise."""
+    if _grad_state.enabled or r.__class__ is not Tensor or g.__class__ is not Tensor or g._sizes != r._sizes:
+        return None
+    gd = lean_data(g)
+    if gd is None:
+        return None
+    rd = lean_data(r)
+    if rd is None or rd.dtype is not gd.dtype:
+        return None
+    n = len(gd)
+    out = np.empty(n, gd.dtype)
+    kernel = _sigmoid_kernels.backward
+    (kernel._entries.get(out.dtype) or kernel.entry(out.dtype))(gd, rd, out, n)
+    return Tensor._make(Storage._fresh(out), g._sizes, g._strides)
+

@@ -190,7 +190,9 @@ def array_of(t: Tensor) -> np.ndarray:
 #   ops of two tensors, the declared unary ops (with number arguments: ``x ** 2``,
 #   ``clamp``), sums, means and max/min of every element or over one dim, softmax: each one
 #   function made from a template that writes the elementwise path and the graph
-#   bookkeeping out. tests/test_fused_ops.py.
+#   bookkeeping out. tests/test_fused_ops.py. Comparisons
+#   (``compare.operator``) and ``where`` (``compare._fused_where``) are written out the same
+#   way by hand. tests/test_fused_small_ops.py.
 # - Joins (``stacking.py``): ``cat`` and ``stack`` of small same-dtype tensors, with a plan
 #   per inputs' sizes. tests/test_fused_join.py.
 # - Plain views (``view_ops._plain_view``, ``getitem``): ``x[i, j]``, ``x[1:, 2:]``,
@@ -203,9 +205,11 @@ def array_of(t: Tensor) -> np.ndarray:
 #   ``create_graph`` as the forward's NumPy calls on buffers, and ``SumBackward0``'s
 #   expanded 0-d gradient written out (``expanded_total``). tests/test_lean_grads.py,
 #   tests/test_softmax_kernels.py.
-# - Softmax (``softmax.py``): small contiguous rows on one kernel call forward and, without
-#   ``create_graph``, backward (``kernels/_softmax_jit.py``), on every path alike.
-#   tests/test_softmax_kernels.py.
+# - Softmax (``softmax.py``) and sigmoid (``pointwise._np_sigmoid``): one kernel call
+#   (``kernels/_softmax_jit.py``: small contiguous rows; ``kernels/_sigmoid_jit.py``: a
+#   ufunc) on every path alike, so the values never depend on the path; without
+#   ``create_graph`` their backward formulas run on data (the formulas' operations in
+#   their order: the same bits). tests/test_softmax_kernels.py, test_fused_small_ops.py.
 #
 # The elementwise path. Most elementwise ops in such a loop combine a floating tensor with a
 # Python number, or two floating tensors of one dtype and one shape (or one of them 0-d, or

@@ -19,11 +19,12 @@ import numpy as np
 
 from .. import dtypes
 from ..creation import zeros, zeros_like
-from ..kernels import special as _special
+from ..kernels import sigmoid as _sigmoid_kernels, special as _special
 from .compare import eq as compare_eq
 from .compare import where
 from .declare import BOOL, FLOAT_ONLY, NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise
 from .elementwise import add, div, mul, neg, sub
+from .lean_grads import sigmoid_grad
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -56,12 +57,14 @@ ZERO_ONE = {np.dtype(t): _constants(t) for t in (np.float32, np.float64)}
 
 
 def _np_sigmoid(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
-    """``1 / (1 + exp(-x))``, the way PyTorch computes it."""
-    if x.dtype is dtype and out.dtype is dtype and dtype in ZERO_ONE:
-        np.negative(x, out)
-        np.exp(out, out)
-        np.add(out, ZERO_ONE[dtype][1], out)
-        return np.reciprocal(out, out)
+    """``1 / (1 + exp(-x))``, the way PyTorch computes it: in float32 and float64 by the
+    sigmoid ufunc (``kernels/_sigmoid_jit.py``: one call instead of four, on every path and
+    layout alike), in float16 by NumPy's calls."""
+    if dtype in ZERO_ONE and out.dtype is dtype:
+        sigmoid_ufunc = _SIGMOID[0] if _SIGMOID else _sigmoid_ufunc()
+        if x.dtype is dtype:
+            return sigmoid_ufunc(x, out)  # type: ignore[no-any-return]
+        return sigmoid_ufunc(x, out=out, dtype=dtype, casting=casting)  # type: ignore[no-any-return]
     np.negative(x, out=out, dtype=dtype, casting=casting)
     np.exp(out, out=out)
     np.add(out, 1, out=out)
@@ -195,7 +198,22 @@ erfc, erfc_ = ERFC.fn, ERFC.fn_
 erfinv, erfinv_ = ERFINV.fn, ERFINV.fn_
 
 # -- sigmoid, abs, sign, rounding ----------------------------------------------------------
-SIGMOID = Pointwise("sigmoid", _np_sigmoid, lambda g, x, r: mul(mul(g, sub(1, r)), r), RESULT)
+_SIGMOID: list[np.ufunc] = []  # (built on first use: ``kernels.sigmoid.ufunc``)
+
+
+def _sigmoid_ufunc() -> np.ufunc:
+    _SIGMOID.append(_sigmoid_kernels.ufunc())
+    return _SIGMOID[0]
+
+
+def _sigmoid_grad(g: Any, x: Any, r: Any) -> Any:
+    """``g * (1 - r) * r``: on data by the backward kernel (``lean_grads.sigmoid_grad``, the
+    same operations in the same dtype) when no graph is recorded, else in jitgrad ops."""
+    out = sigmoid_grad(g, r)
+    return mul(mul(g, sub(1, r)), r) if out is None else out
+
+
+SIGMOID = Pointwise("sigmoid", _np_sigmoid, _sigmoid_grad, RESULT)
 def _contiguous_zeros(g: Any, *inputs: Any, **params: Any) -> Any:
     """PyTorch's ``sgn`` derivative of a real input: a ZeroTensor, which is contiguous."""
     return zeros(g._sizes, dtype=g.dtype)
