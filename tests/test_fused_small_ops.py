@@ -314,3 +314,31 @@ def test_sigmoid_grad_on_data_declines_in_grad_mode_and_for_other_layouts() -> N
         assert lean_grads.sigmoid_grad(g, r).tolist() == [0.1875, 0.25]
         assert lean_grads.sigmoid_grad(g.float(), r) is None
         assert lean_grads.sigmoid_grad(jitgrad.ones(4, dtype=jitgrad.float64)[::2], r) is None
+
+
+# -- clamp with tensor bounds ---------------------------------------------------------------
+@settings(max_examples=budget(150), deadline=None)
+@given(pairs(), st.sampled_from(["both", "min", "max", "row"]))
+def test_clamp_with_tensor_bounds_is_the_general_paths_and_pytorchs(case: Any, which: str) -> None:
+    a, b, dtype = case
+
+    def run(lib: Any) -> Any:
+        x = _leaf(lib, a, dtype)
+        lo = _leaf(lib, np.minimum(b, 0.5), dtype)
+        hi = _leaf(lib, np.concatenate([b, b]) + 1.0, dtype)[len(b):] if which == "row" else \
+            _leaf(lib, np.maximum(b, -0.5), dtype)
+        bounds = {"both": (lo, hi), "min": (lo, None), "max": (None, hi), "row": (lo, hi)}[which]
+        out = lib.clamp(x, *bounds)
+        out.sum().backward()
+        leaves = (x, lo) + ((hi,) if which != "row" else ())
+        return out, [None if t.grad is None else t.grad.numpy().tobytes() for t in leaves]
+
+    ours, g_ours = run(jitgrad)
+    with general():
+        slow, g_slow = run(jitgrad)
+    _same_tensor(ours, slow)
+    assert g_ours == g_slow
+    theirs, g_theirs = run(torch)
+    assert np.array_equal(ours.detach().numpy(), theirs.detach().numpy(), equal_nan=True)
+    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
+    assert g_ours == g_theirs

@@ -16,7 +16,7 @@ from ..autograd.node import Grads, Node, SavingNode
 from ..geometry import broadcast_shapes
 from ..tensor import Tensor
 from .._quiet import QUIET_RUN, quiet_call
-from .operands import array_of, as_array, new_output, result_type, shape_of, wrapped_operand
+from .operands import array_of, as_array, fresh_result, lean_data, new_output, result_type, shape_of, wrapped_operand
 from .compare import compare, logical_and, logical_or, where
 from .inplace import apply_inplace, check_inplace_operands, original
 from .fused import INPUT
@@ -145,6 +145,10 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         out = _fused_clamp(input, min, max)
         if out is not None:
             return out
+    elif lo is Tensor or hi is Tensor:
+        out = _lean_clamp(input, min, max)
+        if out is not None:
+            return out
     tensors, dtype = _clamp_args("clamp", input, min, max)
     bounds = [b for b in (min, max) if b is not None]
     shape = broadcast_shapes(input._sizes, *map(shape_of, bounds))
@@ -161,6 +165,38 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     elif not tensors and needs_grad(input):
         node = record(ClampBackward1(min, max), (input,), (out,))
         node.save(input)  # type: ignore[attr-defined]
+    return out
+
+
+def _lean_clamp(input: Any, min: Any, max: Any) -> Tensor | None:
+    """``clamp`` with tensor bounds on the lean path (Note [Lean paths] in ``operands.py``):
+    the input and each bound (or None) lean tensors of one dtype, sizes and strides, clamped
+    on their flat buffers (``_np_clamp``'s calls, into the result's buffer), recorded as the
+    general path records. None otherwise."""
+    x = lean_data(input)
+    if x is None:
+        return None
+    sizes, strides = input._sizes, input._strides
+    bounds = []
+    for bound in (min, max):
+        if bound is None:
+            bounds.append(None)
+            continue
+        if bound.__class__ is not Tensor or bound._sizes != sizes or bound._strides != strides:
+            return None
+        data = lean_data(bound)
+        if data is None or data.dtype is not x.dtype:
+            return None
+        bounds.append(data)
+    values = np.empty(len(x), x.dtype)
+    try:
+        QUIET_RUN(_np_clamp, x, bounds[0], bounds[1], values, x.dtype)
+    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+        quiet_call(_np_clamp, x, bounds[0], bounds[1], values, x.dtype)
+    out = fresh_result(values, sizes, strides)
+    if needs_grad(input, min, max):
+        node = record(ClampBackward0(), (input, min, max), (out,))
+        node.save(input, min, max)  # type: ignore[attr-defined]
     return out
 
 
