@@ -206,8 +206,9 @@ def array_of(t: Tensor) -> np.ndarray:
 #   expanded 0-d gradient written out (``expanded_total``). tests/test_lean_grads.py,
 #   tests/test_softmax_kernels.py.
 # - Softmax (``softmax.py``) and sigmoid (``pointwise._np_sigmoid``): one kernel call
-#   (``kernels/_softmax_jit.py``: small contiguous rows; ``kernels/_sigmoid_jit.py``: a
-#   ufunc) on every path alike, so the values never depend on the path; without
+#   (``kernels/_softmax_jit.py``: small contiguous rows; ``kernels/_sigmoid_jit.py``: any
+#   float32/float64 input, strided ones copied) on every path alike, so the values never
+#   depend on the path (the first call imports Numba: ~0.3 s, ~70 MB); without
 #   ``create_graph`` their backward formulas run on data (the formulas' operations in
 #   their order: the same bits). tests/test_softmax_kernels.py, test_fused_small_ops.py.
 #

@@ -58,13 +58,20 @@ ZERO_ONE = {np.dtype(t): _constants(t) for t in (np.float32, np.float64)}
 
 def _np_sigmoid(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
     """``1 / (1 + exp(-x))``, the way PyTorch computes it: in float32 and float64 by the
-    sigmoid ufunc (``kernels/_sigmoid_jit.py``: one call instead of four, on every path and
-    layout alike), in float16 by NumPy's calls."""
+    sigmoid kernel (``kernels/_sigmoid_jit.py``: one call instead of four; on every path and
+    layout alike, through a contiguous copy where needed: the values never depend on the
+    path), in float16 by NumPy's calls."""
     if dtype in ZERO_ONE and out.dtype is dtype:
-        sigmoid_ufunc = _SIGMOID[0] if _SIGMOID else _sigmoid_ufunc()
-        if x.dtype is dtype:
-            return sigmoid_ufunc(x, out)  # type: ignore[no-any-return]
-        return sigmoid_ufunc(x, out=out, dtype=dtype, casting=casting)  # type: ignore[no-any-return]
+        kernel = _sigmoid_kernels.forward
+        function = kernel._entries.get(dtype) or kernel.entry(dtype)
+        if x.dtype is dtype and x.ndim == 1 and out.ndim == 1 and x.flags.c_contiguous and out.flags.c_contiguous:
+            function(x, out, len(x))  # (the fused and lean paths' flat buffers)
+            return out
+        flat = np.ascontiguousarray(x, dtype).reshape(-1)  # (``casting="unsafe"``: NumPy's cast)
+        values = np.empty(flat.size, dtype)
+        function(flat, values, flat.size)
+        out[...] = values.reshape(out.shape)
+        return out
     np.negative(x, out=out, dtype=dtype, casting=casting)
     np.exp(out, out=out)
     np.add(out, 1, out=out)
@@ -198,14 +205,6 @@ erfc, erfc_ = ERFC.fn, ERFC.fn_
 erfinv, erfinv_ = ERFINV.fn, ERFINV.fn_
 
 # -- sigmoid, abs, sign, rounding ----------------------------------------------------------
-_SIGMOID: list[np.ufunc] = []  # (built on first use: ``kernels.sigmoid.ufunc``)
-
-
-def _sigmoid_ufunc() -> np.ufunc:
-    _SIGMOID.append(_sigmoid_kernels.ufunc())
-    return _SIGMOID[0]
-
-
 def _sigmoid_grad(g: Any, x: Any, r: Any) -> Any:
     """``g * (1 - r) * r``: on data by the backward kernel (``lean_grads.sigmoid_grad``, the
     same operations in the same dtype) when no graph is recorded, else in jitgrad ops."""
