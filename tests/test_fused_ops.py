@@ -1066,15 +1066,15 @@ def test_lean_max_and_min_of_every_element_as_the_general_path(call: str, fill: 
     values = {"values": np.array([[0.5, -1.5, 2.0], [3.0, 0.25, -4.0]]),
               "nan": np.array([[0.5, np.nan, 2.0], [-np.nan, 0.25, -4.0]]),
               "zeros": np.array([[0.0, -0.0, -0.0], [0.0, -0.0, 0.0]])}[fill]
-    from jitgrad.ops import reduction
+    from jitgrad.ops import extremes
 
     results = []
     for path in (contextlib.nullcontext, general):  # (the lean path on, then off)
         x = jitgrad.tensor(values, dtype=getattr(jitgrad, dtype), requires_grad=True)
         fused_max, fused_min = (lambda t: None, lambda t: None) if layer == "lean" else \
-            (reduction._fused_max, reduction._fused_min)
-        with path(), mock.patch.object(reduction, "fresh_result", wraps=reduction.fresh_result) as lean, \
-                mock.patch.multiple(reduction, _fused_max=fused_max, _fused_min=fused_min):
+            (extremes._fused_max, extremes._fused_min)
+        with path(), mock.patch.object(extremes, "fresh_result", wraps=extremes.fresh_result) as lean, \
+                mock.patch.multiple(extremes, _fused_max=fused_max, _fused_min=fused_min):
             try:
                 out = eval(call, {}, {"x": x})
             except RuntimeError as e:

@@ -227,8 +227,8 @@ def array_of(t: Tensor) -> np.ndarray:
 # a row-major one keeps them. Other dtypes, transposed or expanded operands and numbers
 # NumPy refuses take the general path. The same holds for declared unary ops
 # (``declare.call_pointwise``), ``sum``/``mean`` of every element,
-# ``max``/``min`` of every element, ``logsumexp``/``softmax``/``log_softmax`` over one dim
-# (``reduction.py``), comparisons and ``where`` with a tensor of that shape or a number
+# ``max``/``min`` of every element (``extremes.py``), ``logsumexp`` over one dim
+# (``reduction.py``), ``softmax``/``log_softmax`` (``softmax.py``), comparisons and ``where`` with a tensor of that shape or a number
 # (``compare.py``: a bool result, or ``np.where``'s copy of either operand's elements). What is left
 # per op is Python's: the result's Tensor and Storage, the node, its edges (``record``),
 # and the NumPy call; the fused per-op path writes those out for the commonest cases.
