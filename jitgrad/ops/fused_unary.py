@@ -36,9 +36,17 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
     ``__init__`` sets them. ``forward`` may also be a kernel over rows, ``forward(x, out,
     k)`` (a ``LazyKernel``: ``kernels/softmax.py``'s), which never raises a floating-point
     flag: called on the flat buffer as one row, for inputs of up to ``max_numel`` elements
-    (larger ones go to ``otherwise``)."""
-    rows = isinstance(forward, LazyKernel)
-    entries = forward._entries if rows else None  # (``LazyKernel.entry``'s, by dtype)
+    (larger ones go to ``otherwise``); or a function whose ``flat`` attribute is such a
+    kernel of an elementwise op computing what it computes for its input's dtype
+    (``pointwise._np_sigmoid``): that kernel is called instead, on any size."""
+    # a forward with a kernel for flat buffers of its input's dtype (``_np_sigmoid``'s
+    # ``flat``) is that kernel here, on inputs of any size
+    flat = getattr(forward, "flat", None)
+    rows = isinstance(forward, LazyKernel) or flat is not None
+    kernel = forward if flat is None else flat
+    entries = kernel._entries if rows else None  # (``LazyKernel.entry``'s, by dtype)
+    if flat is not None:
+        max_numel = 1 << 62
     silent = forward is np.negative or forward is np.absolute  # (never raise a floating-point flag)
     ufunc = isinstance(forward, np.ufunc) and not fields
     numbers = len(fields)
@@ -79,7 +87,7 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
             if n > max_numel:
                 return decline(input, other, third)
             values = empty(n, dtype)
-            (entries.get(dtype) or forward.entry(dtype))(x, values, n)  # (x: C-contiguous)
+            (entries.get(dtype) or kernel.entry(dtype))(x, values, n)  # (x: C-contiguous)
         elif silent:
             values = forward(x)
         elif ufunc:
@@ -184,7 +192,7 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
             node._codes = ((0 if counter is None else 2 * counter.value) + (input._grad_fn is not None),)  # type: ignore[attr-defined]
         return out
 
-    fused.__name__ = fused.__qualname__ = f"fused_{forward.name if rows else forward.__name__}"
+    fused.__name__ = fused.__qualname__ = f"fused_{forward.name if isinstance(forward, LazyKernel) else forward.__name__}"
     return fused
 
 

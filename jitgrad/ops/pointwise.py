@@ -205,6 +205,9 @@ erfc, erfc_ = ERFC.fn, ERFC.fn_
 erfinv, erfinv_ = ERFINV.fn, ERFINV.fn_
 
 # -- sigmoid, abs, sign, rounding ----------------------------------------------------------
+_np_sigmoid.flat = _sigmoid_kernels.forward  # type: ignore[attr-defined]  # (the fused path's call)
+
+
 def _sigmoid_grad(g: Any, x: Any, r: Any) -> Any:
     """``g * (1 - r) * r``: on data by the backward kernel (``lean_grads.sigmoid_grad``, the
     same operations in the same dtype) when no graph is recorded, else in jitgrad ops."""
