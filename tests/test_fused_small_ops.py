@@ -343,3 +343,40 @@ def test_clamp_with_tensor_bounds_is_the_general_paths_and_pytorchs(case: Any, w
     assert np.array_equal(ours.detach().numpy(), theirs.detach().numpy(), equal_nan=True)
     assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
     assert g_ours == g_theirs
+
+
+@settings(max_examples=budget(150), deadline=None)
+@given(pairs(), st.sampled_from([(-0.5, 0.5), (None, 0.0), (0.0, None), (1, 2**24), (0.5, -0.5), (2**30, None)]),
+       st.sampled_from(["leaf", "row"]))
+def test_clamp_backward_on_data_is_the_formula(case: Any, bounds: Any, how: str) -> None:
+    """``ClampBackward1`` without ``create_graph``: the formula's bits (``_clamp_grad_on_data``
+    declined), and PyTorch's gradient."""
+    from jitgrad.ops import clamp
+    from lean_switch import declined
+
+    a, b, dtype = case
+
+    def run(lib: Any) -> Any:
+        x = _leaf(lib, np.concatenate([a, a]), dtype)
+        t = x[len(a):] if how == "row" else x
+        out = t.clamp(*bounds)
+        (out * _leaf(lib, b, dtype, False) if how == "row" else out * _leaf(lib, np.concatenate([b, b]), dtype, False)).sum().backward()
+        return x.grad.numpy().tobytes()
+
+    ours = run(jitgrad)
+    with declined(clamp, "_clamp_grad_on_data", None):
+        assert run(jitgrad) == ours
+    assert run(torch) == ours
+
+
+def test_clamp_backward_on_data_declines_with_create_graph() -> None:
+    from jitgrad.ops import clamp
+
+    x = jitgrad.tensor([0.25, 2.0, -1.0], dtype=jitgrad.float64, requires_grad=True)
+    g = jitgrad.ones(3, dtype=jitgrad.float64)
+    assert clamp._clamp_grad_on_data(g, x, -0.5, 0.5) is None  # (grad mode: the graph is recorded)
+    (gx,) = jitgrad.autograd.grad(x.clamp(-0.5, 0.5).sum(), x, create_graph=True)
+    assert gx.tolist() == [1.0, 0.0, 0.0]
+    with jitgrad.no_grad():
+        assert clamp._clamp_grad_on_data(g, x, -0.5, 2**40) is None  # (a bound compared otherwise)
+        assert clamp._clamp_grad_on_data(g, x, -0.5, 0.5).tolist() == [1.0, 0.0, 0.0]

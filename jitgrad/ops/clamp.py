@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavingNode
 from ..geometry import broadcast_shapes
@@ -57,6 +58,7 @@ def _bound(b: Any, dtype: np.dtype) -> Any:
 
 
 _maximum, _minimum = np.maximum, np.minimum
+_greater_equal, _less_equal, _logical_and, _where = np.greater_equal, np.less_equal, np.logical_and, np.where
 _FAST_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 
@@ -98,7 +100,40 @@ class ClampBackward1(SavingNode):
         self.min, self.max = min, max
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        return (where(_clamp_mask(_saved(self), self.min, self.max), grads[0], 0.0),)
+        g = grads[0]
+        x = _saved(self)
+        out = _clamp_grad_on_data(g, x, self.min, self.max)
+        if out is not None:
+            return (out,)
+        return (where(_clamp_mask(x, self.min, self.max), g, 0.0),)
+
+
+def _clamp_grad_on_data(g: Any, x: Tensor, min: Any, max: Any) -> Tensor | None:
+    """``where(min <= x <= max, g, 0.0)`` on data when no graph is recorded and ``g`` and
+    ``x`` are lean tensors (Note [Lean paths] in ``operands.py``) of one dtype and sizes:
+    the general formula's NumPy calls on the flat buffers (comparisons, ``&``, ``where``:
+    the same bits) without a tensor per step. None otherwise."""
+    if _grad_state.enabled or g.__class__ is not Tensor or x.__class__ is not Tensor or g._sizes != x._sizes \
+            or not (_plain_bound(min) and _plain_bound(max)):
+        return None
+    gd = lean_data(g)
+    if gd is None:
+        return None
+    xd = lean_data(x)
+    if xd is None or xd.dtype is not gd.dtype:
+        return None
+    mask = None if min is None else _greater_equal(xd, min)
+    if max is not None:
+        upper = _less_equal(xd, max)
+        mask = upper if mask is None else _logical_and(mask, upper, mask)
+    return fresh_result(_where(mask, gd, 0.0), g._sizes, g._strides)
+
+
+def _plain_bound(b: Any) -> bool:
+    """Whether a number bound is one the lean comparisons take as it is (``compare``'s
+    ``_lean_operand``: a float within float32's range, an int up to 2**24), or None."""
+    kind = b.__class__
+    return b is None or kind is float and -_FLOAT32_MAX <= b <= _FLOAT32_MAX or kind is int and -_EXACT <= b <= _EXACT
 
 
 class ClampBackward0(SavingNode):
