@@ -35,7 +35,9 @@ from .tensor import Tensor
 
 # -- reductions, softmax family, matrix products, joins ---------------------------------------
 from .ops.linalg import bmm, dot, matmul, mm, mv
-from .ops.reduction import amax, amin, log_softmax, logsumexp, max, mean, min, softmax, sum  # noqa: A004
+from .ops.extremes import amax, amin, max, min  # noqa: A004
+from .ops.reduction import logsumexp, mean, sum  # noqa: A004
+from .ops.softmax import log_softmax, softmax
 from .ops.stacking import cat, stack
 
 # -- elementwise arithmetic, pointwise functions, comparisons, where --------------------------

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import creation
-from ..ops.reduction import log_softmax as _log_softmax, softmax as _softmax
+from ..ops.softmax import log_softmax as _log_softmax, softmax as _softmax
 from ..tensor import Tensor
 from ._activations import (
     dropout, elu, gelu, hardtanh, leaky_relu, mish, relu, sigmoid, silu, softplus, tanh,
