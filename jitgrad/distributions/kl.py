@@ -1,0 +1,164 @@
+"""``kl_divergence(p, q)`` and ``register_kl``: a table of KL formulas keyed by the pair of
+distribution types, dispatched to the most specific registered pair (by the types' method
+resolution order, ``p``'s type first; when ordering by ``q`` first picks another formula, a
+``RuntimeWarning`` says the pair is ambiguous)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, Callable
+
+from ..ops.compare import where
+from ..tensor import Tensor
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution
+from .exponential import Exponential, Poisson
+from .gamma import Beta, Gamma
+from .independent import Independent
+from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal, batch_mahalanobis
+from .normal import LogNormal, Normal
+from .uniform import Uniform
+from .utils import sum_rightmost
+
+KLFormula = Callable[[Any, Any], Tensor]
+_KL_REGISTRY: dict[tuple[type, type], KLFormula] = {}
+_KL_MEMOIZE: dict[tuple[type, type], KLFormula | None] = {}
+
+__all__ = ["kl_divergence", "register_kl"]
+
+
+def register_kl(type_p: type, type_q: type) -> Callable[[KLFormula], KLFormula]:
+    """Decorator: ``fn(p, q)`` computes ``KL(p || q)`` for ``p`` of ``type_p`` and ``q`` of
+    ``type_q`` (and their subclasses, unless a more specific pair is registered)."""
+    for name, t in (("type_p", type_p), ("type_q", type_q)):
+        if not (isinstance(t, type) and issubclass(t, Distribution)):
+            raise TypeError(f"register_kl(): expected {name} to be a Distribution subclass but got {t}")
+
+    def decorator(fn: KLFormula) -> KLFormula:
+        _KL_REGISTRY[type_p, type_q] = fn
+        _KL_MEMOIZE.clear()
+        return fn
+
+    return decorator
+
+
+def _dispatch(type_p: type, type_q: type) -> KLFormula | None:
+    pairs = [(p, q) for p, q in _KL_REGISTRY if issubclass(type_p, p) and issubclass(type_q, q)]
+    if not pairs:
+        return None
+    p_rank, q_rank = type_p.__mro__.index, type_q.__mro__.index
+    by_p = min(pairs, key=lambda pq: (p_rank(pq[0]), q_rank(pq[1])))
+    by_q = min(pairs, key=lambda pq: (q_rank(pq[1]), p_rank(pq[0])))
+    if _KL_REGISTRY[by_p] is not _KL_REGISTRY[by_q]:
+        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please "
+                      f"register_kl({by_p[0].__name__}, {by_q[1].__name__})", RuntimeWarning, stacklevel=3)
+    return _KL_REGISTRY[by_p]
+
+
+def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
+    """``KL(p || q)``, batched over the (broadcast) batch shapes."""
+    key = (type(p), type(q))
+    if key not in _KL_MEMOIZE:
+        _KL_MEMOIZE[key] = _dispatch(*key)
+    fn = _KL_MEMOIZE[key]
+    if fn is None:
+        raise NotImplementedError(f"No KL(p || q) is implemented for p type {type(p).__name__} and "
+                                  f"q type {type(q).__name__}")
+    return fn(p, q)
+
+
+def _inf_where(mask: Tensor, t: Tensor) -> Tensor:
+    return where(mask, math.inf, t)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
+    var_ratio = (p.scale / q.scale).pow(2)
+    shift = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + shift - 1 - var_ratio.log())
+
+
+@register_kl(LogNormal, LogNormal)
+def _kl_lognormal_lognormal(p: LogNormal, q: LogNormal) -> Tensor:
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
+    def softplus(x: Tensor) -> Tensor:  # log(1 + e^x), finite for large |x|
+        return x.clamp(min=0) + (-x.abs()).exp().log1p()
+
+    ones = p.probs * (softplus(-q.logits) - softplus(-p.logits))
+    ones = where(p.probs == 0, 0.0, _inf_where(q.probs == 0, ones))
+    zeros = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
+    zeros = where(p.probs == 1, 0.0, _inf_where(q.probs == 1, zeros))
+    return ones + zeros
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p: Categorical, q: Categorical) -> Tensor:
+    t = p.probs * (p.logits - q.logits)
+    t = _inf_where((q.probs == 0).expand_as(t), t)
+    return where((p.probs == 0).expand_as(t), 0.0, t).sum(-1)
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p: Uniform, q: Uniform) -> Tensor:
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    return _inf_where((q.low > p.low) | (q.high < p.high), result)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p: Exponential, q: Exponential) -> Tensor:
+    ratio = q.rate / p.rate
+    return ratio - 1 - ratio.log()
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
+    a_p, a_q = p.concentration, q.concentration
+    return (a_q * (p.rate / q.rate).log() + a_q.lgamma() - a_p.lgamma()
+            + (a_p - a_q) * a_p.digamma() + (q.rate - p.rate) * (a_p / p.rate))
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
+    a_p, b_p, a_q, b_q = p.concentration1, p.concentration0, q.concentration1, q.concentration0
+    return (q._log_beta() - p._log_beta() + (a_p - a_q) * a_p.digamma() + (b_p - b_q) * b_p.digamma()
+            + (a_q - a_p + b_q - b_p) * (a_p + b_p).digamma())
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    shift = (p.loc - q.loc).abs() / q.scale
+    return -scale_ratio.log() + shift + scale_ratio * (-shift / scale_ratio).exp() - 1
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes "
+                         "cannot be computed")
+    n = p.event_shape[0]
+    Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_log_det = Lq.diagonal(dim1=-2, dim2=-1).log().sum(-1) - Lp.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    # tr(Sq^-1 Sp) = |Lq^-1 Lp|_F^2: the Mahalanobis norms of Lp's columns, summed
+    trace = batch_mahalanobis(Lq.unsqueeze(-3), Lp.mT).sum(-1)
+    shift = batch_mahalanobis(Lq, q.loc - p.loc)  # (locs carry the full batch shapes)
+    return half_log_det + 0.5 * (trace + shift - n)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)

@@ -1,0 +1,125 @@
+"""``Normal`` and ``LogNormal`` (``exp`` of a Normal)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+from ..randomness import randn
+from ..geometry import Size
+from ..tensor import Tensor
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+
+class Normal(Distribution):
+    """The normal distribution with mean ``loc`` and standard deviation ``scale``."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
+        super().__init__(Size() if scalar else self.loc.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Normal:
+        return self._expanded(Normal, batch_shape, _instance, ("loc", "scale"))
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    @property
+    def stddev(self) -> Tensor:
+        return self.scale
+
+    @property
+    def variance(self) -> Tensor:
+        return self.scale.pow(2)
+
+    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+        eps = randn(self._extended_shape(sample_shape), dtype=self.loc.dtype)
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        z = (value - self.loc) / self.scale
+        return -0.5 * z * z - self.scale.log() - 0.5 * math.log(2 * math.pi)
+
+    def cdf(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + ((value - self.loc) / (self.scale * math.sqrt(2))).erf())
+
+    def icdf(self, value: Any) -> Tensor:
+        return self.loc + self.scale * math.sqrt(2) * (2 * value - 1).erfinv()
+
+    def entropy(self) -> Tensor:
+        return 0.5 * (1 + math.log(2 * math.pi)) + self.scale.log()
+
+
+class LogNormal(Distribution):
+    """``exp(X)`` for ``X ~ Normal(loc, scale)`` (``base_dist``)."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
+        self.base_dist = Normal(loc, scale, validate_args=validate_args)
+        super().__init__(self.base_dist.batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> LogNormal:
+        new = self._expanded(LogNormal, batch_shape, _instance, ())
+        new.base_dist = self.base_dist.expand(batch_shape)
+        return new
+
+    @property
+    def loc(self) -> Tensor:
+        return self.base_dist.loc
+
+    @property
+    def scale(self) -> Tensor:
+        return self.base_dist.scale
+
+    @property
+    def mean(self) -> Tensor:
+        return (self.loc + 0.5 * self.scale.pow(2)).exp()
+
+    @property
+    def mode(self) -> Tensor:
+        return (self.loc - self.scale.pow(2)).exp()
+
+    @property
+    def variance(self) -> Tensor:
+        s2 = self.scale.pow(2)
+        return s2.expm1() * (2 * self.loc + s2).exp()
+
+    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+        return self.base_dist.rsample(sample_shape).exp()
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        log_value = value.log()
+        return self.base_dist.log_prob(log_value) - log_value
+
+    def cdf(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return self.base_dist.cdf(value.log())
+
+    def icdf(self, value: Any) -> Tensor:
+        return self.base_dist.icdf(value).exp()
+
+    def entropy(self) -> Tensor:
+        return self.base_dist.entropy() + self.loc
