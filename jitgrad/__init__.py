@@ -309,3 +309,13 @@ __all__ += [
 from .compiler import compile  # noqa: E402  (loads the compiler, and Numba, on first use)
 
 __all__ += ["compile"]
+
+
+def __getattr__(name: str) -> object:
+    """``jitgrad.distributions`` (torch.distributions' counterpart) loads on first use: its
+    import would add to ``import jitgrad``'s cold start."""
+    if name == "distributions":
+        import importlib
+
+        return importlib.import_module(".distributions", __name__)
+    raise AttributeError(f"module 'jitgrad' has no attribute {name!r}")
