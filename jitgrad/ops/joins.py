@@ -137,7 +137,8 @@ def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
         shape = broadcast_shapes(*(t.shape for t in items))
     except RuntimeError as e:
         raise RuntimeError(str(e).replace("broadcast_shapes()", "broadcast_tensors()")) from None
-    return tuple(t.expand(tuple(shape)) for t in items)  # type: ignore[attr-defined]
+    # (a tensor already of that shape is returned itself, as PyTorch does)
+    return tuple(t if t.shape == shape else t.expand(tuple(shape)) for t in items)  # type: ignore[attr-defined]
 
 
 def inner(input: Tensor, other: Tensor) -> Tensor:
