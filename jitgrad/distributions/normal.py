@@ -58,10 +58,11 @@ class Normal(Distribution):
     def cdf(self, value: Any) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
-        return 0.5 * (1 + ((value - self.loc) / (self.scale * math.sqrt(2))).erf())
+        # (value's dtype first: a float32 scale must not round the float64 value's z)
+        return 0.5 * (1 + ((value - self.loc) / self.scale / math.sqrt(2)).erf())
 
     def icdf(self, value: Any) -> Tensor:
-        return self.loc + self.scale * math.sqrt(2) * (2 * value - 1).erfinv()
+        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
 
     def entropy(self) -> Tensor:
         return 0.5 * (1 + math.log(2 * math.pi)) + self.scale.log()
