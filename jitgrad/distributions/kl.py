@@ -147,7 +147,7 @@ def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
 def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
     if p.event_shape != q.event_shape:
         raise ValueError("KL-divergence between two Multivariate Normals with different event shapes "
-                         "cannot be computed")
+                         f"cannot be computed (got {tuple(p.event_shape)} and {tuple(q.event_shape)})")
     n = p.event_shape[0]
     Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     half_log_det = Lq.diagonal(dim1=-2, dim2=-1).log().sum(-1) - Lp.diagonal(dim1=-2, dim2=-1).log().sum(-1)
