@@ -79,10 +79,37 @@ CASES = [
          lambda D, p: D.MultivariateNormal(p["loc"], scale_tril=p["tril"]), [1.0, 0.5, 0.25]),
     Case("MultivariateNormal(precision)", {"loc": _a(0.5, -1.0, 2.0), "precision": SPD_BATCH},
          lambda D, p: D.MultivariateNormal(p["loc"], precision_matrix=p["precision"]), [0.3, 0.2, 0.1]),
+    Case("Chi2", {"df": _a(1.0, 4.5)}, lambda D, p: D.Chi2(p["df"]), [0.3, 6.0]),
+    Case("HalfNormal", {"scale": _a(0.5, 2.0)}, lambda D, p: D.HalfNormal(p["scale"]), [0.25, 3.0]),
+    Case("Cauchy", {"loc": _a(0.0, -2.0), "scale": _a(1.0, 0.5)}, lambda D, p: D.Cauchy(p["loc"], p["scale"]),
+         [0.5, -1.0]),
+    Case("StudentT", {"df": _a(0.8, 1.5, 5.0), "loc": _a(0.0, 1.0, -1.0), "scale": _a(1.0, 2.0, 0.5)},
+         lambda D, p: D.StudentT(p["df"], p["loc"], p["scale"]), [0.3, -2.0, 1.0]),
+    Case("Geometric(probs)", {"probs": _a(0.2, 0.9, 1.0)}, lambda D, p: D.Geometric(probs=p["probs"]),
+         [3.0, 0.0, 0.0]),
+    Case("Geometric(logits)", {"logits": _a(-1.0, 2.0)}, lambda D, p: D.Geometric(logits=p["logits"]), [1.0, 4.0]),
+    Case("Dirichlet", {"concentration": _a([0.5, 2.0, 3.0], [0.3, 0.6, 0.9])},
+         lambda D, p: D.Dirichlet(p["concentration"]), [0.2, 0.3, 0.5]),
+    Case("OneHotCategorical", {"probs": _a([0.2, 0.3, 0.5], [0.6, 0.1, 0.3])},
+         lambda D, p: D.OneHotCategorical(probs=p["probs"]), [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]),
+    Case("Multinomial", {"logits": _a([0.0, 1.0, -1.0], [2.0, 0.0, 0.5])},
+         lambda D, p: D.Multinomial(6, logits=p["logits"]), [1.0, 3.0, 2.0]),
+    Case("MixtureSameFamily(Normal)", {"weights": _a([0.2, 0.5, 0.3], [1.0, 1.0, 2.0]),
+                                       "loc": _a([-1.0, 0.0, 2.0], [0.0, 0.5, 1.0]), "scale": _a(0.5, 1.0, 0.7)},
+         lambda D, p: D.MixtureSameFamily(D.Categorical(probs=p["weights"]), D.Normal(p["loc"], p["scale"])),
+         [[0.3], [-1.0]]),
+    Case("MixtureSameFamily(MVN)", {"logits": _a(0.0, 1.0), "loc": _a([0.0, 0.0, 0.0], [1.0, -1.0, 2.0]),
+                                    "tril": np.linalg.cholesky(SPD_BATCH)},
+         lambda D, p: D.MixtureSameFamily(D.Categorical(logits=p["logits"]),
+                                          D.MultivariateNormal(p["loc"], scale_tril=p["tril"])),
+         [0.5, 0.5, 0.5]),
     Case("Independent(Normal)", {"loc": _a([0.0, 1.0, 2.0], [1.0, 1.0, 1.0]), "scale": _a(1.0, 0.5, 2.0)},
          lambda D, p: D.Independent(D.Normal(p["loc"], p["scale"]), 1), [0.5, 0.5, 0.5]),
 ]
 IDS = [c.name for c in CASES]
+# a gradient of a sample with respect to a concentration (or df) is not implemented
+CONCENTRATIONS = {"Gamma": ("concentration",), "Chi2": ("df",), "Beta": ("concentration1", "concentration0"),
+                  "Dirichlet": ("concentration",), "StudentT": ("df",)}
 
 
 def compare(ours: Any, theirs: Any, rtol: float = 1e-10, atol: float = 1e-12) -> None:

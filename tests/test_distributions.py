@@ -33,7 +33,9 @@ QUERIES: dict[str, Callable[[Any, Any, Any], Any]] = {
 }
 DIFFERENTIABLE = ("mean", "variance", "stddev", "entropy", "log_prob", "cdf", "icdf")
 # PyTorch has these and jitgrad does not yet (see the strict xfail below)
-MISSING = {("Gamma", "cdf")}
+MISSING = {("Gamma", "cdf"), ("Chi2", "cdf")}
+# PyTorch computes Multinomial's lgamma(total_count + 1) on an int64 tensor, so in float32
+ROUGH = {("Multinomial", "entropy"): 1e-7, ("Multinomial", "perplexity"): 1e-7}
 
 
 def _both(case: Case, query: str) -> tuple[tuple[str, Any], tuple[str, Any], dict, dict]:
@@ -53,7 +55,7 @@ def test_values_match_pytorch(case: Case, query: str) -> None:
     (kind, ours), (their_kind, theirs), _, _ = _both(case, query)
     assert kind == their_kind, (ours, theirs)  # same result kind, or the same error type
     if kind == "ok":
-        compare(ours, theirs, rtol=1e-10)
+        compare(ours, theirs, rtol=ROUGH.get((case.name, query), 1e-10))
 
 
 @pytest.mark.parametrize("query", DIFFERENTIABLE)
@@ -99,12 +101,12 @@ def test_repr_and_support_match_pytorch(case: Case) -> None:
 def test_value_outside_the_support_is_refused_as_pytorch(case: Case) -> None:
     """A value out of the support, or of a shape that does not broadcast with the batch,
     raises PyTorch's ValueError with PyTorch's message."""
-    real_support = case.name.startswith(("Normal", "Laplace", "MultivariateNormal", "Independent"))
-    outside = [float("nan")] + ([5.0] if case.name == "Uniform" else [] if real_support else [-0.5])
-    for bad in outside:
+    for bad in (float("nan"), -0.5, 5.0):  # NaN is outside every support; the others, some
         (kind, ours), (their_kind, theirs), _, _ = _both_value(case, np.full(np.shape(case.value), bad))
-        assert kind == their_kind == "ValueError", (ours, theirs)
-        same_text(ours, theirs)
+        assert kind == their_kind, (ours, theirs)
+        assert kind == "ValueError" or not np.isnan(bad)
+        if kind == "ValueError":
+            same_text(ours, theirs)
     for shape in ((7, 5), (2, 7, 3)):
         (kind, ours), (their_kind, theirs), _, _ = _both_value(case, np.zeros(shape))
         assert kind == their_kind, (ours, theirs)

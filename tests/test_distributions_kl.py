@@ -52,6 +52,16 @@ PAIRS: dict[str, Callable[[Any], tuple[Any, Any]]] = {
         lib.distributions.MultivariateNormal(_t(lib, 0.0, 1.0, 2.0), covariance_matrix=_t(lib, *SPD)),
         lib.distributions.MultivariateNormal(_t(lib, [1.0, 1.0, 1.0], [0.0, 2.0, 0.0]),
                                              scale_tril=_t(lib, *np.linalg.cholesky(SPD_BATCH)))),
+    "HalfNormal": lambda lib: (lib.distributions.HalfNormal(_t(lib, 1.0, 0.3)), lib.distributions.HalfNormal(_t(lib, 2.0, 0.3))),
+    "Cauchy": lambda lib: (lib.distributions.Cauchy(_t(lib, 0.0, 1.0), _t(lib, 1.0, 0.5)),
+                           lib.distributions.Cauchy(_t(lib, 2.0, 1.0), _t(lib, 0.5, 3.0))),
+    "Chi2": lambda lib: (lib.distributions.Chi2(_t(lib, 1.0, 5.0)), lib.distributions.Chi2(_t(lib, 3.0, 2.5))),
+    "Geometric": lambda lib: (lib.distributions.Geometric(probs=_t(lib, 0.2, 0.7)),
+                              lib.distributions.Geometric(logits=_t(lib, 0.5, -1.0))),
+    "Dirichlet": lambda lib: (lib.distributions.Dirichlet(_t(lib, [0.5, 1.0, 2.0], [3.0, 0.2, 1.0])),
+                              lib.distributions.Dirichlet(_t(lib, [1.0, 1.0, 1.0]))),
+    "OneHotCategorical": lambda lib: (lib.distributions.OneHotCategorical(logits=_t(lib, [0.0, 1.0, 2.0])),
+                                      lib.distributions.OneHotCategorical(probs=_t(lib, [0.2, 0.2, 0.6]))),
     "Independent": lambda lib: (
         lib.distributions.Independent(lib.distributions.Normal(_t(lib, [0.0, 1.0]), _t(lib, [1.0, 2.0])), 1),
         lib.distributions.Independent(lib.distributions.Normal(_t(lib, [1.0, 1.0]), _t(lib, [0.5, 2.0])), 1)),
@@ -167,10 +177,27 @@ BAD_PARAMETERS: dict[str, Callable[[Any], Any]] = {
     "Independent too many dims": lambda lib: lib.distributions.Independent(lib.distributions.Normal(lib.zeros(2), 1.0), 2),
     "Beta concentration 0": lambda lib: lib.distributions.Beta(_f(lib, 0.0), _f(lib, 1.0)),
     "broadcast_all of a string": lambda lib: lib.distributions.Normal("0", 1.0),
+    "Chi2 df < 0": lambda lib: lib.distributions.Chi2(_f(lib, -1.0, 2.0)),
+    "StudentT df 0": lambda lib: lib.distributions.StudentT(_f(lib, 0.0)),
+    "StudentT scale < 0": lambda lib: lib.distributions.StudentT(2.0, 0.0, -1.0),
+    "HalfNormal scale < 0": lambda lib: lib.distributions.HalfNormal(_f(lib, -1.0)),
+    "Cauchy scale 0": lambda lib: lib.distributions.Cauchy(0.0, 0.0),
+    "Geometric probs 0": lambda lib: lib.distributions.Geometric(probs=_f(lib, 0.0, 0.5)),
+    "Geometric probs > 1": lambda lib: lib.distributions.Geometric(probs=_f(lib, 2.0)),
+    "Dirichlet concentration < 0": lambda lib: lib.distributions.Dirichlet(_f(lib, [1.0, -1.0])),
+    "Dirichlet 0-dim": lambda lib: lib.distributions.Dirichlet(_f(lib, 1.0)[0]),
+    "OneHotCategorical negative": lambda lib: lib.distributions.OneHotCategorical(_f(lib, -1.0, 2.0)),
+    "Mixture of a Normal": lambda lib: lib.distributions.MixtureSameFamily(
+        lib.distributions.Normal(0.0, 1.0), lib.distributions.Normal(lib.zeros(3), 1.0)),
+    "Mixture of counts 2 vs 3": lambda lib: lib.distributions.MixtureSameFamily(
+        lib.distributions.Categorical(logits=lib.zeros(2)), lib.distributions.Normal(lib.zeros(3), 1.0)),
+    "Mixture batch": lambda lib: lib.distributions.MixtureSameFamily(
+        lib.distributions.Categorical(logits=lib.zeros(4, 3)), lib.distributions.Normal(lib.zeros(5, 3), 1.0)),
 }
 # Beta's message names PyTorch's internal Dirichlet; the others are word for word PyTorch's
 LOOSE = {"Beta concentration 0": "to satisfy the constraint ",
-         "broadcast_all of a string": "Input arguments must all be instances of Number"}
+         "broadcast_all of a string": "Input arguments must all be instances of Number",
+         "Mixture of a Normal": "The Mixture distribution needs to be an  instance of "}
 
 
 @pytest.mark.parametrize("program", list(BAD_PARAMETERS))

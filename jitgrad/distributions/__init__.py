@@ -3,7 +3,8 @@
 Every density, entropy, moment and KL formula is written with jitgrad's differentiable
 ops, so gradients flow through ``log_prob``, ``rsample``, ``entropy`` and ``kl_divergence``.
 Random draws come from jitgrad's generator (``jitgrad.manual_seed``), not PyTorch's stream.
-``Gamma``/``Beta`` ``rsample`` differentiate with respect to ``rate`` only (see ``gamma.py``).
+``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet`` and ``StudentT`` ``rsample`` refuse a gradient
+with respect to a concentration (or ``df``): see ``gamma.py``.
 """
 
 from __future__ import annotations
@@ -12,17 +13,23 @@ from . import constraints
 from .bernoulli import Bernoulli, Binomial
 from .categorical import Categorical
 from .distribution import Distribution
+from .dirichlet import Dirichlet
 from .exponential import Exponential, Poisson
-from .gamma import Beta, Gamma
+from .gamma import Beta, Chi2, Gamma
+from .geometric import Geometric
+from .heavy_tails import Cauchy, HalfNormal, StudentT
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .mixture import MixtureSameFamily
+from .multiclass import Multinomial, OneHotCategorical
 from .multivariate_normal import MultivariateNormal
 from .normal import LogNormal, Normal
 from .uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Beta", "Binomial", "Categorical", "Distribution", "Exponential", "Gamma",
-    "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal", "Poisson", "Uniform",
-    "constraints", "kl_divergence", "register_kl",
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
+    "Exponential", "Gamma", "Geometric", "HalfNormal", "Independent", "Laplace", "LogNormal",
+    "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
+    "Poisson", "StudentT", "Uniform", "constraints", "kl_divergence", "register_kl",
 ]

@@ -1,4 +1,4 @@
-"""``Gamma`` (shape ``concentration``, rate ``rate``) and ``Beta`` on [0, 1].
+"""``Gamma`` (shape ``concentration``, rate ``rate``), ``Chi2`` and ``Beta`` on [0, 1].
 
 Their ``rsample`` is differentiable with respect to ``rate`` only: the implicit gradient with
 respect to a concentration (PyTorch's ``_standard_gamma_grad``) is not implemented, so
@@ -61,7 +61,7 @@ class Gamma(Distribution):
         return self.concentration / self.rate.pow(2)
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
-        _refuse_concentration_grad("Gamma", self.concentration)
+        _refuse_concentration_grad(type(self).__name__, self.concentration)
         shape = self._extended_shape(sample_shape)
         alpha = _numpy(self.concentration, shape)
         tiny = finfo(self.rate.dtype).tiny
@@ -77,6 +77,22 @@ class Gamma(Distribution):
     def entropy(self) -> Tensor:
         a = self.concentration
         return a - self.rate.log() + a.lgamma() + (1.0 - a) * a.digamma()
+
+
+class Chi2(Gamma):
+    """The chi-squared distribution with ``df`` degrees of freedom: ``Gamma(df / 2, 1 / 2)``."""
+
+    arg_constraints = {"df": constraints.positive}
+
+    def __init__(self, df: Any, validate_args: bool | None = None) -> None:
+        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Chi2:
+        return self._expanded(Chi2, batch_shape, _instance, ("concentration", "rate"))
+
+    @property
+    def df(self) -> Tensor:
+        return self.concentration * 2
 
 
 class Beta(Distribution):

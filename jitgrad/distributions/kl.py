@@ -14,10 +14,14 @@ from ..tensor import Tensor
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
+from .dirichlet import Dirichlet
 from .exponential import Exponential, Poisson
 from .gamma import Beta, Gamma
+from .geometric import Geometric
+from .heavy_tails import Cauchy, HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .multiclass import OneHotCategorical
 from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import LogNormal, Normal
 from .uniform import Uniform
@@ -86,6 +90,16 @@ def _kl_lognormal_lognormal(p: LogNormal, q: LogNormal) -> Tensor:
     return _kl_normal_normal(p.base_dist, q.base_dist)
 
 
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    return ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log() - (4 * p.scale * q.scale).log()
+
+
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
     def softplus(x: Tensor) -> Tensor:  # log(1 + e^x), finite for large |x|
@@ -103,6 +117,16 @@ def _kl_categorical_categorical(p: Categorical, q: Categorical) -> Tensor:
     t = p.probs * (p.logits - q.logits)
     t = _inf_where((q.probs == 0).expand_as(t), t)
     return where((p.probs == 0).expand_as(t), 0.0, t).sum(-1)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p: OneHotCategorical, q: OneHotCategorical) -> Tensor:
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
 
 
 @register_kl(Uniform, Uniform)
@@ -129,6 +153,14 @@ def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
     a_p, b_p, a_q, b_q = p.concentration1, p.concentration0, q.concentration1, q.concentration0
     return (q._log_beta() - p._log_beta() + (a_p - a_q) * a_p.digamma() + (b_p - b_q) * b_p.digamma()
             + (a_q - a_p + b_q - b_p) * (a_p + b_p).digamma())
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
+    total_p, total_q = p.concentration.sum(-1), q.concentration.sum(-1)
+    log_norms = total_p.lgamma() - total_q.lgamma() - (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    expected_logs = p.concentration.digamma() - total_p.digamma().unsqueeze(-1)
+    return log_norms + ((p.concentration - q.concentration) * expected_logs).sum(-1)
 
 
 @register_kl(Laplace, Laplace)

@@ -1,0 +1,83 @@
+"""``Geometric``: the number of failures before the first success of Bernoulli(``probs``)
+trials."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from ..autograd import no_grad
+from ..creation import zeros_like
+from ..dtypes import finfo
+from ..geometry import Size
+from ..nn.functional import binary_cross_entropy_with_logits
+from ..ops.compare import where
+from ..tensor import Tensor
+from . import constraints
+from .bernoulli import _one_of
+from .distribution import Distribution
+from .utils import broadcast_all, draw, lazy_property, logits_to_probs, probs_to_logits
+
+
+class Geometric(Distribution):
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
+        _one_of(probs, logits)
+        given = probs if probs is not None else logits
+        (param,) = broadcast_all(given)
+        if probs is not None:
+            self.probs = param
+        else:
+            self.logits = param
+        super().__init__(Size() if isinstance(given, numbers.Number) else param.size(),
+                         validate_args=validate_args)
+        if self._validate_args and probs is not None:
+            positive = self.probs > 0
+            if not bool(positive.all()):
+                raise ValueError(
+                    f"Expected parameter probs ({type(self.probs).__name__} of shape "
+                    f"{tuple(self.probs.shape)}) of distribution {self!r} to be positive but found "
+                    f"invalid values:\n{self.probs.detach()[~positive]}")
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Geometric:
+        return self._expanded(Geometric, batch_shape, _instance, ("probs", "logits"))
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def mean(self) -> Tensor:
+        return 1.0 / self.probs - 1.0
+
+    @property
+    def mode(self) -> Tensor:
+        return zeros_like(self.probs)
+
+    @property
+    def variance(self) -> Tensor:
+        return (1.0 / self.probs - 1.0) / self.probs
+
+    def sample(self, sample_shape: Any = Size()) -> Tensor:
+        tiny = finfo(self.probs.dtype).tiny
+        with no_grad():
+            u = draw(self._extended_shape(sample_shape), self.probs.dtype,
+                     lambda rng, shape: rng.uniform(tiny, 1.0, shape))
+            return (u.log() / (-self.probs).log1p()).floor()
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        value, probs = broadcast_all(value, self.probs)
+        # a success at the first trial of a sure success: 0 * log(0) counts 0
+        probs = where((probs == 1) & (value == 0), 0.0, probs)
+        return value * (-probs).log1p() + self.probs.log()
+
+    def entropy(self) -> Tensor:
+        return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs
