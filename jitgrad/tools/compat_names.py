@@ -95,6 +95,14 @@ NAMES: dict[str, list[str]] = {
     """.split(),
     "torch.optim": "Optimizer SGD Adam AdamW RMSprop Adagrad LBFGS lr_scheduler".split(),
     "torch.special": "erf erfc erfinv expm1 log1p logit expit xlogy xlog1py gammaln digamma logsumexp softmax log_softmax".split(),
+    "torch.distributions": """
+        Distribution Normal LogNormal Uniform Laplace Exponential Poisson Gamma Chi2 Beta Bernoulli
+        Binomial Categorical OneHotCategorical Multinomial Geometric Dirichlet Cauchy HalfNormal
+        StudentT MultivariateNormal Independent MixtureSameFamily kl_divergence register_kl
+        constraints transforms TransformedDistribution ExponentialFamily LowRankMultivariateNormal
+        NegativeBinomial Gumbel Weibull Pareto VonMises RelaxedBernoulli RelaxedOneHotCategorical
+        ContinuousBernoulli LKJCholesky Wishart
+    """.split(),
 }
 
 _REAL_DTYPES = ("real dtypes only (bool, uint8, int8, int16, int32, int64, float16, float32, "
@@ -155,4 +163,14 @@ DIFFERENCES: dict[str, str] = {
     "torch.set_rng_state": "takes only a state from jitgrad's get_rng_state",
     **{f"Tensor.{name}": "draws from jitgrad's generator: not PyTorch's numbers"
        for name in ("uniform_", "normal_", "bernoulli_", "exponential_")},
+    **{f"torch.distributions.{name}": "samples come from jitgrad's generator: not PyTorch's "
+                                      "numbers" for name in (
+        "Normal", "LogNormal", "Uniform", "Laplace", "Exponential", "Poisson", "Bernoulli", "Binomial",
+        "Categorical", "OneHotCategorical", "Multinomial", "Geometric", "Cauchy", "HalfNormal",
+        "MultivariateNormal", "MixtureSameFamily")},
+    **{f"torch.distributions.{name}": f"rsample refuses a gradient with respect to {param} (sample "
+                                      "works); samples are not PyTorch's numbers" + more
+       for name, param, more in (
+        ("Gamma", "concentration", "; no cdf yet (needs gammainc)"), ("Chi2", "df", "; no cdf yet"),
+        ("Beta", "a concentration", ""), ("Dirichlet", "concentration", ""), ("StudentT", "df", ""))},
 }
