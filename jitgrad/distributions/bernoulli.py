@@ -3,7 +3,6 @@ other parametrization is computed on first use (``lazy_property``)."""
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
@@ -24,31 +23,14 @@ def _one_of(probs: Any, logits: Any) -> None:
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
 
-def _support_values(count: int, batch_shape: Size, dtype: Any, expand: bool) -> Tensor:
-    """``0 .. count-1`` along dim 0, over the batch dims (size 1 unless ``expand``)."""
-    values = arange(count, dtype=dtype).reshape((-1,) + (1,) * len(batch_shape))
-    return values.expand((-1,) + tuple(batch_shape)) if expand else values
+class BinaryParametrized(Distribution):
+    """A distribution given by the probability of one event, ``probs``, or by its log-odds,
+    ``logits`` (``_param`` is the one given); the other follows on first use."""
 
-
-class Bernoulli(Distribution):
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
-    support = constraints.boolean
-    has_enumerate_support = True
-
-    def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
-        _one_of(probs, logits)
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
+    def _set_probs_or_logits(self, probs: Any, logits: Any, param: Tensor) -> None:
+        """Store ``param`` (``probs``' or ``logits``' tensor) under its name."""
+        setattr(self, "probs" if probs is not None else "logits", param)
         self._param = param
-        batch = Size() if isinstance(given, numbers.Number) else param.size()
-        super().__init__(batch, validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
-        return self._expanded(Bernoulli, batch_shape, _instance, ("probs", "logits"))
 
     @lazy_property
     def logits(self) -> Tensor:
@@ -61,6 +43,27 @@ class Bernoulli(Distribution):
     @property
     def param_shape(self) -> Size:
         return self._param.size()
+
+
+def _support_values(count: int, batch_shape: Size, dtype: Any, expand: bool) -> Tensor:
+    """``0 .. count-1`` along dim 0, over the batch dims (size 1 unless ``expand``)."""
+    values = arange(count, dtype=dtype).reshape((-1,) + (1,) * len(batch_shape))
+    return values.expand((-1,) + tuple(batch_shape)) if expand else values
+
+
+class Bernoulli(BinaryParametrized):
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+    has_enumerate_support = True
+
+    def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
+        _one_of(probs, logits)
+        (param,) = broadcast_all(probs if probs is not None else logits)
+        self._set_probs_or_logits(probs, logits, param)
+        super().__init__(param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
+        return self._expanded(Bernoulli, batch_shape, _instance, ("probs", "logits"))
 
     @property
     def mean(self) -> Tensor:
@@ -94,7 +97,7 @@ class Bernoulli(Distribution):
         return _support_values(2, self._batch_shape, self._param.dtype, expand)
 
 
-class Binomial(Distribution):
+class Binomial(BinaryParametrized):
     """Successes in ``total_count`` Bernoulli trials."""
 
     arg_constraints = {"total_count": constraints.nonnegative_integer,
@@ -106,11 +109,7 @@ class Binomial(Distribution):
         _one_of(probs, logits)
         total, param = broadcast_all(total_count, probs if probs is not None else logits)
         self.total_count = total.type_as(param)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
+        self._set_probs_or_logits(probs, logits, param)
         super().__init__(param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
@@ -119,18 +118,6 @@ class Binomial(Distribution):
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.integer_interval(0, self.total_count)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.size()
 
     @property
     def mean(self) -> Tensor:

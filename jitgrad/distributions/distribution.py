@@ -11,7 +11,7 @@ from ..geometry import Size
 from ..ops.queries import is_tensor
 from ..tensor import Tensor
 from . import constraints
-from .utils import as_size, lazy_property
+from .utils import as_size, broadcast_all, lazy_property
 
 
 def _all_true(ok: Any) -> bool:
@@ -46,6 +46,14 @@ class Distribution:
             self._validate_args = validate_args
         if self._validate_args:
             self._check_parameters()
+
+    def _init_broadcast(self, validate_args: bool | None, **params: Any) -> None:
+        """``__init__`` of a distribution whose parameters (tensors or numbers) broadcast
+        together into its batch shape: each is stored, as a tensor, under its name."""
+        tensors = broadcast_all(*params.values())
+        for name, t in zip(params, tensors):
+            setattr(self, name, t)
+        Distribution.__init__(self, tensors[0].size(), validate_args=validate_args)
 
     def _check_parameters(self) -> None:
         try:
@@ -201,3 +209,26 @@ class Distribution:
             f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
             for p in shown)
         return f"{type(self).__name__}({args})"
+
+
+class LocScale(Distribution):
+    """A distribution on the reals located at ``loc`` (its mode) with width ``scale`` > 0
+    (``Normal``, ``Laplace``, ``Cauchy``), reparameterized as ``loc + scale * noise``."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
+        self._init_broadcast(validate_args, loc=loc, scale=scale)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Distribution:
+        return self._expanded(LocScale, batch_shape, _instance, ("loc", "scale"))
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc

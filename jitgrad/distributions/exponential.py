@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 from ..autograd import no_grad
@@ -20,9 +19,7 @@ class Exponential(Distribution):
     has_rsample = True
 
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
-        (self.rate,) = broadcast_all(rate)
-        scalar = isinstance(rate, numbers.Number)
-        super().__init__(Size() if scalar else self.rate.size(), validate_args=validate_args)
+        self._init_broadcast(validate_args, rate=rate)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Exponential:
         return self._expanded(Exponential, batch_shape, _instance, ("rate",))
@@ -72,9 +69,7 @@ class Poisson(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
-        (self.rate,) = broadcast_all(rate)
-        scalar = isinstance(rate, numbers.Number)
-        super().__init__(Size() if scalar else self.rate.size(), validate_args=validate_args)
+        self._init_broadcast(validate_args, rate=rate)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Poisson:
         return self._expanded(Poisson, batch_shape, _instance, ("rate",))

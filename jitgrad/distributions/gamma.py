@@ -7,7 +7,6 @@ respect to a concentration (PyTorch's ``_standard_gamma_grad``) is not implement
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,7 @@ from ..ops.compare import where
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, draw
+from .utils import draw
 
 
 def _refuse_concentration_grad(name: str, *concentrations: Tensor) -> None:
@@ -41,9 +40,7 @@ class Gamma(Distribution):
     has_rsample = True
 
     def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
-        self.concentration, self.rate = broadcast_all(concentration, rate)
-        scalar = isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number)
-        super().__init__(Size() if scalar else self.rate.size(), validate_args=validate_args)
+        self._init_broadcast(validate_args, concentration=concentration, rate=rate)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Gamma:
         return self._expanded(Gamma, batch_shape, _instance, ("concentration", "rate"))
@@ -103,8 +100,7 @@ class Beta(Distribution):
     has_rsample = True
 
     def __init__(self, concentration1: Any, concentration0: Any, validate_args: bool | None = None) -> None:
-        self._c1, self._c0 = broadcast_all(concentration1, concentration0)
-        super().__init__(self._c1.size(), validate_args=validate_args)
+        self._init_broadcast(validate_args, _c1=concentration1, _c0=concentration0)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Beta:
         return self._expanded(Beta, batch_shape, _instance, ("_c1", "_c0"))

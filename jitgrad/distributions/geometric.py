@@ -3,7 +3,6 @@ trials."""
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 from ..autograd import no_grad
@@ -14,25 +13,19 @@ from ..nn.functional import binary_cross_entropy_with_logits
 from ..ops.compare import where
 from ..tensor import Tensor
 from . import constraints
-from .bernoulli import _one_of
-from .distribution import Distribution
-from .utils import broadcast_all, draw, lazy_property, logits_to_probs, probs_to_logits
+from .bernoulli import BinaryParametrized, _one_of
+from .utils import broadcast_all, draw
 
 
-class Geometric(Distribution):
+class Geometric(BinaryParametrized):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
         _one_of(probs, logits)
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        super().__init__(Size() if isinstance(given, numbers.Number) else param.size(),
-                         validate_args=validate_args)
+        (param,) = broadcast_all(probs if probs is not None else logits)
+        self._set_probs_or_logits(probs, logits, param)
+        super().__init__(param.size(), validate_args=validate_args)
         if self._validate_args and probs is not None:
             positive = self.probs > 0
             if not bool(positive.all()):
@@ -43,14 +36,6 @@ class Geometric(Distribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Geometric:
         return self._expanded(Geometric, batch_shape, _instance, ("probs", "logits"))
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def mean(self) -> Tensor:

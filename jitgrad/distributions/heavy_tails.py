@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 from ..autograd import is_grad_enabled
@@ -13,7 +12,7 @@ from ..ops.compare import where
 from ..randomness import randn
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution
+from .distribution import Distribution, LocScale
 from .gamma import Chi2
 from .normal import Normal
 from .utils import broadcast_all, draw
@@ -71,26 +70,12 @@ class HalfNormal(Distribution):
         return self.base_dist.entropy() - math.log(2)
 
 
-class Cauchy(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(Size() if scalar else self.loc.size(), validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Cauchy:
-        return self._expanded(Cauchy, batch_shape, _instance, ("loc", "scale"))
+class Cauchy(LocScale):
+    """The Cauchy (Lorentz) distribution: no mean, infinite variance."""
 
     @property
     def mean(self) -> Tensor:
         return full(self._extended_shape(), math.nan, dtype=self.loc.dtype)
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:
@@ -127,7 +112,7 @@ class StudentT(Distribution):
 
     def __init__(self, df: Any, loc: Any = 0.0, scale: Any = 1.0, validate_args: bool | None = None) -> None:
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
-        self._chi2 = Chi2(self.df)
+        self._chi2 = Chi2(self.df)  # (validates df first, as PyTorch's)
         super().__init__(self.df.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> StudentT:

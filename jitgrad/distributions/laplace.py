@@ -2,37 +2,17 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 from ..dtypes import finfo
 from ..geometry import Size
 from ..tensor import Tensor
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all, draw
+from .distribution import LocScale
+from .utils import draw
 
 
-class Laplace(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(Size() if scalar else self.loc.size(), validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Laplace:
-        return self._expanded(Laplace, batch_shape, _instance, ("loc", "scale"))
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
+class Laplace(LocScale):
+    """The double-exponential distribution: density ``exp(-|x - loc| / scale) / (2 scale)``."""
 
     @property
     def variance(self) -> Tensor:

@@ -19,21 +19,10 @@ from .distribution import Distribution
 from .utils import broadcast_all
 
 
-class OneHotCategorical(Distribution):
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
-    support = constraints.one_hot
-    has_enumerate_support = True
+class CategoricalBacked(Distribution):
+    """A distribution over ``K`` classes whose parameters are its ``_categorical``'s."""
 
-    def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
-                 validate_args: bool | None = None) -> None:
-        self._categorical = Categorical(probs, logits)
-        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
-                         validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> OneHotCategorical:
-        new = self._expanded(OneHotCategorical, batch_shape, _instance, ())
-        new._categorical = self._categorical.expand(batch_shape)
-        return new
+    _categorical: Categorical
 
     @property
     def _param(self) -> Tensor:
@@ -50,6 +39,23 @@ class OneHotCategorical(Distribution):
     @property
     def param_shape(self) -> Size:
         return self._categorical.param_shape
+
+
+class OneHotCategorical(CategoricalBacked):
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    support = constraints.one_hot
+    has_enumerate_support = True
+
+    def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
+                 validate_args: bool | None = None) -> None:
+        self._categorical = Categorical(probs, logits)
+        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
+                         validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> OneHotCategorical:
+        new = self._expanded(OneHotCategorical, batch_shape, _instance, ())
+        new._categorical = self._categorical.expand(batch_shape)
+        return new
 
     @property
     def mean(self) -> Tensor:
@@ -81,7 +87,7 @@ class OneHotCategorical(Distribution):
         return values.expand((n,) + tuple(self._batch_shape) + (n,)) if expand else values
 
 
-class Multinomial(Distribution):
+class Multinomial(CategoricalBacked):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
 
     def __init__(self, total_count: int = 1, probs: Tensor | None = None, logits: Tensor | None = None,
@@ -104,18 +110,6 @@ class Multinomial(Distribution):
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.multinomial(self.total_count)
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
 
     @property
     def mean(self) -> Tensor:

@@ -3,39 +3,17 @@
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 from ..randomness import randn
 from ..geometry import Size
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .distribution import Distribution, LocScale
 
 
-class Normal(Distribution):
+class Normal(LocScale):
     """The normal distribution with mean ``loc`` and standard deviation ``scale``."""
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(Size() if scalar else self.loc.size(), validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Normal:
-        return self._expanded(Normal, batch_shape, _instance, ("loc", "scale"))
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def stddev(self) -> Tensor:

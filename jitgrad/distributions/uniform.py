@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 from ..geometry import Size
@@ -10,7 +9,6 @@ from ..randomness import rand
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
 
 
 class Uniform(Distribution):
@@ -19,9 +17,7 @@ class Uniform(Distribution):
     has_rsample = True
 
     def __init__(self, low: Any, high: Any, validate_args: bool | None = None) -> None:
-        self.low, self.high = broadcast_all(low, high)
-        scalar = isinstance(low, numbers.Number) and isinstance(high, numbers.Number)
-        super().__init__(Size() if scalar else self.low.size(), validate_args=validate_args)
+        self._init_broadcast(validate_args, low=low, high=high)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Uniform:
         return self._expanded(Uniform, batch_shape, _instance, ("low", "high"))
