@@ -9,7 +9,7 @@ with respect to a concentration (or ``df``): see ``gamma.py``.
 
 from __future__ import annotations
 
-from . import constraints
+from . import constraints, transforms
 from .bernoulli import Bernoulli, Binomial
 from .categorical import Categorical
 from .distribution import Distribution
@@ -25,11 +25,13 @@ from .mixture import MixtureSameFamily
 from .multiclass import Multinomial, OneHotCategorical
 from .multivariate_normal import MultivariateNormal
 from .normal import LogNormal, Normal
+from .transformed import TransformedDistribution
 from .uniform import Uniform
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
     "Exponential", "Gamma", "Geometric", "HalfNormal", "Independent", "Laplace", "LogNormal",
     "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
-    "Poisson", "StudentT", "Uniform", "constraints", "kl_divergence", "register_kl",
+    "Poisson", "StudentT", "TransformedDistribution", "Uniform", "constraints", "kl_divergence",
+    "register_kl", "transforms",
 ]

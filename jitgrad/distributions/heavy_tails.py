@@ -15,24 +15,24 @@ from . import constraints
 from .distribution import Distribution, LocScale
 from .gamma import Chi2
 from .normal import Normal
+from .transformed import TransformedDistribution
+from .transforms import AbsTransform
 from .utils import broadcast_all, draw
 
 
-class HalfNormal(Distribution):
+class HalfNormal(TransformedDistribution):
     """``|X|`` for ``X ~ Normal(0, scale)`` (``base_dist``)."""
 
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    base_dist: Normal
 
     def __init__(self, scale: Any, validate_args: bool | None = None) -> None:
-        self.base_dist = Normal(0, scale, validate_args=False)
-        super().__init__(self.base_dist.batch_shape, validate_args=validate_args)
+        super().__init__(Normal(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> HalfNormal:
-        new = self._expanded(HalfNormal, batch_shape, _instance, ())
-        new.base_dist = self.base_dist.expand(batch_shape)
-        return new
+        return super().expand(batch_shape, self._get_checked_instance(HalfNormal, _instance))  # type: ignore[return-value]
 
     @property
     def scale(self) -> Tensor:
@@ -49,9 +49,6 @@ class HalfNormal(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.scale.pow(2) * (1 - 2 / math.pi)
-
-    def rsample(self, sample_shape: Any = Size()) -> Tensor:
-        return self.base_dist.rsample(sample_shape).abs()
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:

@@ -23,7 +23,8 @@ from .independent import Independent
 from .laplace import Laplace
 from .multiclass import OneHotCategorical
 from .multivariate_normal import MultivariateNormal, batch_mahalanobis
-from .normal import LogNormal, Normal
+from .normal import Normal
+from .transformed import TransformedDistribution
 from .uniform import Uniform
 from .utils import sum_rightmost
 
@@ -85,9 +86,12 @@ def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
     return 0.5 * (var_ratio + shift - 1 - var_ratio.log())
 
 
-@register_kl(LogNormal, LogNormal)
-def _kl_lognormal_lognormal(p: LogNormal, q: LogNormal) -> Tensor:
-    return _kl_normal_normal(p.base_dist, q.base_dist)
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Tensor:
+    """The same transforms of two base distributions: the bases' KL (``LogNormal``'s)."""
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
 
 
 @register_kl(HalfNormal, HalfNormal)

@@ -9,7 +9,9 @@ from ..randomness import randn
 from ..geometry import Size
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution, LocScale
+from .distribution import LocScale
+from .transformed import TransformedDistribution
+from .transforms import ExpTransform
 
 
 class Normal(LocScale):
@@ -46,21 +48,20 @@ class Normal(LocScale):
         return 0.5 * (1 + math.log(2 * math.pi)) + self.scale.log()
 
 
-class LogNormal(Distribution):
+class LogNormal(TransformedDistribution):
     """``exp(X)`` for ``X ~ Normal(loc, scale)`` (``base_dist``)."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.positive
     has_rsample = True
+    base_dist: Normal
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.base_dist = Normal(loc, scale, validate_args=validate_args)
-        super().__init__(self.base_dist.batch_shape, validate_args=validate_args)
+        super().__init__(Normal(loc, scale, validate_args=validate_args), ExpTransform(),
+                         validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LogNormal:
-        new = self._expanded(LogNormal, batch_shape, _instance, ())
-        new.base_dist = self.base_dist.expand(batch_shape)
-        return new
+        return super().expand(batch_shape, self._get_checked_instance(LogNormal, _instance))  # type: ignore[return-value]
 
     @property
     def loc(self) -> Tensor:
@@ -82,23 +83,6 @@ class LogNormal(Distribution):
     def variance(self) -> Tensor:
         s2 = self.scale.pow(2)
         return s2.expm1() * (2 * self.loc + s2).exp()
-
-    def rsample(self, sample_shape: Any = Size()) -> Tensor:
-        return self.base_dist.rsample(sample_shape).exp()
-
-    def log_prob(self, value: Any) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
-        log_value = value.log()
-        return self.base_dist.log_prob(log_value) - log_value
-
-    def cdf(self, value: Any) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
-        return self.base_dist.cdf(value.log())
-
-    def icdf(self, value: Any) -> Tensor:
-        return self.base_dist.icdf(value).exp()
 
     def entropy(self) -> Tensor:
         return self.base_dist.entropy() + self.loc
