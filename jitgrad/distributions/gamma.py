@@ -1,4 +1,5 @@
-"""``Gamma`` (shape ``concentration``, rate ``rate``), ``Chi2`` and ``Beta`` on [0, 1].
+"""``Gamma`` (shape ``concentration``, rate ``rate``; its ``cdf`` in ``incomplete_gamma.py``),
+``Chi2`` and ``Beta`` on [0, 1].
 
 Their ``rsample`` is differentiable with respect to ``rate`` only: the implicit gradient with
 respect to a concentration (PyTorch's ``_standard_gamma_grad``) is not implemented, so
@@ -19,6 +20,7 @@ from ..ops.compare import where
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
+from .incomplete_gamma import gammainc
 from .utils import draw
 
 
@@ -74,6 +76,11 @@ class Gamma(Distribution):
     def entropy(self) -> Tensor:
         a = self.concentration
         return a - self.rate.log() + a.lgamma() + (1.0 - a) * a.digamma()
+
+    def cdf(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return gammainc(self.concentration, self.rate * value)
 
 
 class Chi2(Gamma):

@@ -171,6 +171,6 @@ DIFFERENCES: dict[str, str] = {
     **{f"torch.distributions.{name}": f"rsample refuses a gradient with respect to {param} (sample "
                                       "works); samples are not PyTorch's numbers" + more
        for name, param, more in (
-        ("Gamma", "concentration", "; no cdf yet (needs gammainc)"), ("Chi2", "df", "; no cdf yet"),
+        ("Gamma", "concentration", ""), ("Chi2", "df", ""),
         ("Beta", "a concentration", ""), ("Dirichlet", "concentration", ""), ("StudentT", "df", ""))},
 }
