@@ -47,6 +47,10 @@ TRANSFORMS: dict[str, tuple[Callable[[Any], Any], Any]] = {  # name -> (make, a 
         lib.distributions.transforms.ExpTransform(), 1), [[0.5, -1.0], [1.0, 2.0]]),
     "inv(Sigmoid)": (lambda lib: lib.distributions.transforms.SigmoidTransform().inv, [0.2, 0.9]),
     "identity": (lambda lib: lib.distributions.transforms.identity_transform, [0.2, 0.9]),
+    "LowerCholesky": (lambda lib: lib.distributions.transforms.LowerCholeskyTransform(),
+                      [[[0.5, 3.0], [-1.0, 0.2]], [[1.0, 1.0], [1.0, 1.0]]]),
+    "PositiveDefinite": (lambda lib: lib.distributions.transforms.PositiveDefiniteTransform(),
+                         [[0.5, 3.0], [-1.0, 0.2]]),
 }
 
 
@@ -185,3 +189,39 @@ def test_kl_of_transformed_distributions() -> None:
         other = D.TransformedDistribution(D.Normal(0.0, 1.0), D.transforms.TanhTransform())
         assert outcome(lambda: D.kl_divergence(sig, other))[0] == "NotImplementedError"
     compare(results[0], results[1], rtol=1e-12)
+
+
+CONSTRAINTS = {
+    "real": lambda C: C.real, "positive": lambda C: C.positive, "nonnegative": lambda C: C.nonnegative,
+    "greater_than(2)": lambda C: C.greater_than(2.0), "less_than(1)": lambda C: C.less_than(1.0),
+    "unit_interval": lambda C: C.unit_interval, "interval(-1, 3)": lambda C: C.interval(-1.0, 3.0),
+    "half_open_interval(0, 2)": lambda C: C.half_open_interval(0.0, 2.0), "simplex": lambda C: C.simplex,
+    "real_vector": lambda C: C.real_vector, "independent(positive, 1)": lambda C: C.independent(C.positive, 1),
+    "lower_cholesky": lambda C: C.lower_cholesky, "positive_definite": lambda C: C.positive_definite,
+    "boolean": lambda C: C.boolean,
+}
+
+
+@pytest.mark.parametrize("registry", ["biject_to", "transform_to"])
+@pytest.mark.parametrize("name", list(CONSTRAINTS))
+def test_constraint_registry_matches_pytorch(name: str, registry: str) -> None:
+    x = np.random.default_rng(1).normal(size=(2, 3, 3))
+    results = []
+    for lib in (jitgrad, torch):
+        D = lib.distributions
+        constraint = CONSTRAINTS[name](D.constraints)
+
+        def program() -> Any:
+            t = getattr(D, registry)(constraint)
+            point = _t(lib, x, grad=True)
+            y = t(point)
+            assert bool(constraint.check(y).all())
+            back = t.inv(y) if t.bijective else y
+            return repr(t), y, back, lib.autograd.grad(y.sum(), point)
+
+        results.append(outcome(program))
+    (kind, ours), (their_kind, theirs) = results
+    assert kind == their_kind, (ours, theirs)
+    if kind == "ok":
+        same_text(ours[0], theirs[0])
+        compare(ours[1:], theirs[1:], rtol=1e-10)

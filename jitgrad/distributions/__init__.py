@@ -12,6 +12,7 @@ from __future__ import annotations
 from . import constraints, transforms
 from .bernoulli import Bernoulli, Binomial
 from .categorical import Categorical
+from .constraint_registry import biject_to, transform_to
 from .distribution import Distribution
 from .dirichlet import Dirichlet
 from .exponential import Exponential, Poisson
@@ -32,6 +33,6 @@ __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
     "Exponential", "Gamma", "Geometric", "HalfNormal", "Independent", "Laplace", "LogNormal",
     "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
-    "Poisson", "StudentT", "TransformedDistribution", "Uniform", "constraints", "kl_divergence",
-    "register_kl", "transforms",
+    "Poisson", "StudentT", "TransformedDistribution", "Uniform", "biject_to", "constraints",
+    "kl_divergence", "register_kl", "transform_to", "transforms",
 ]

@@ -14,6 +14,7 @@ from typing import Any
 from ..creation import zeros_like
 from ..dtypes import finfo
 from ..nn.functional import logsigmoid, softplus
+from ..ops.decompositions import cholesky
 from ..ops.joins import broadcast_shapes
 from ..ops.stacking import cat
 from ..ranges import arange
@@ -23,7 +24,8 @@ from .utils import broadcast_all, lazy_property, sum_rightmost
 
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
-    "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+    "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "SigmoidTransform",
+    "SoftmaxTransform", "SoftplusTransform",
     "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform",
 ]
 
@@ -584,3 +586,42 @@ class StickBreakingTransform(Transform):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return tuple(shape[:-1]) + (shape[-1] - 1,)
+
+
+class LowerCholeskyTransform(Transform):
+    """Square matrices to lower triangular ones with a positive diagonal (the strictly lower
+    part kept, the diagonal exponentiated)."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LowerCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(Transform):
+    """Square matrices to positive definite ones: ``L @ L.mT`` for ``L`` the
+    ``LowerCholeskyTransform`` of the input."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PositiveDefiniteTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        L = LowerCholeskyTransform()(x)
+        return L @ L.mT
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return LowerCholeskyTransform().inv(cholesky(y))

@@ -99,7 +99,8 @@ NAMES: dict[str, list[str]] = {
         Distribution Normal LogNormal Uniform Laplace Exponential Poisson Gamma Chi2 Beta Bernoulli
         Binomial Categorical OneHotCategorical Multinomial Geometric Dirichlet Cauchy HalfNormal
         StudentT MultivariateNormal Independent MixtureSameFamily kl_divergence register_kl
-        constraints transforms TransformedDistribution ExponentialFamily LowRankMultivariateNormal
+        constraints transforms TransformedDistribution biject_to transform_to ExponentialFamily
+        LowRankMultivariateNormal
         NegativeBinomial Gumbel Weibull Pareto VonMises RelaxedBernoulli RelaxedOneHotCategorical
         ContinuousBernoulli LKJCholesky Wishart
     """.split(),
