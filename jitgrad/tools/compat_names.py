@@ -100,9 +100,8 @@ NAMES: dict[str, list[str]] = {
         Binomial Categorical OneHotCategorical Multinomial Geometric Dirichlet Cauchy HalfNormal
         StudentT MultivariateNormal Independent MixtureSameFamily kl_divergence register_kl
         constraints transforms TransformedDistribution biject_to transform_to ExponentialFamily
-        LowRankMultivariateNormal
-        NegativeBinomial Gumbel Weibull Pareto VonMises RelaxedBernoulli RelaxedOneHotCategorical
-        ContinuousBernoulli LKJCholesky Wishart
+        LowRankMultivariateNormal NegativeBinomial Gumbel Weibull Pareto VonMises RelaxedBernoulli
+        RelaxedOneHotCategorical ContinuousBernoulli LKJCholesky Wishart
     """.split(),
 }
 
