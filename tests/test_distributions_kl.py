@@ -62,6 +62,11 @@ PAIRS: dict[str, Callable[[Any], tuple[Any, Any]]] = {
                               lib.distributions.Dirichlet(_t(lib, [1.0, 1.0, 1.0]))),
     "OneHotCategorical": lambda lib: (lib.distributions.OneHotCategorical(logits=_t(lib, [0.0, 1.0, 2.0])),
                                       lib.distributions.OneHotCategorical(probs=_t(lib, [0.2, 0.2, 0.6]))),
+    "HalfCauchy": lambda lib: (lib.distributions.HalfCauchy(_t(lib, 1.0)), lib.distributions.HalfCauchy(_t(lib, 2.0))),
+    "Gumbel": lambda lib: (lib.distributions.Gumbel(_t(lib, 0.0, 1.0), _t(lib, 1.0, 0.5)),
+                           lib.distributions.Gumbel(_t(lib, 2.0, 1.0), _t(lib, 0.5, 3.0))),
+    "Pareto": lambda lib: (lib.distributions.Pareto(_t(lib, 1.0, 2.0), _t(lib, 1.5, 3.0)),
+                           lib.distributions.Pareto(_t(lib, 0.5, 3.0), _t(lib, 2.0, 1.0))),
     "Independent": lambda lib: (
         lib.distributions.Independent(lib.distributions.Normal(_t(lib, [0.0, 1.0]), _t(lib, [1.0, 2.0])), 1),
         lib.distributions.Independent(lib.distributions.Normal(_t(lib, [1.0, 1.0]), _t(lib, [0.5, 2.0])), 1)),
@@ -187,6 +192,11 @@ BAD_PARAMETERS: dict[str, Callable[[Any], Any]] = {
     "Dirichlet concentration < 0": lambda lib: lib.distributions.Dirichlet(_f(lib, [1.0, -1.0])),
     "Dirichlet 0-dim": lambda lib: lib.distributions.Dirichlet(_f(lib, 1.0)[0]),
     "OneHotCategorical negative": lambda lib: lib.distributions.OneHotCategorical(_f(lib, -1.0, 2.0)),
+    "Gumbel scale < 0": lambda lib: lib.distributions.Gumbel(0.0, _f(lib, -1.0)),
+    "Weibull concentration 0": lambda lib: lib.distributions.Weibull(1.0, _f(lib, 0.0)),
+    "Pareto alpha < 0": lambda lib: lib.distributions.Pareto(_f(lib, 1.0), _f(lib, -1.0)),
+    "NegativeBinomial probs 1": lambda lib: lib.distributions.NegativeBinomial(2.0, probs=_f(lib, 1.0)),
+    "NegativeBinomial count < 0": lambda lib: lib.distributions.NegativeBinomial(_f(lib, -1.0), logits=_f(lib, 0.0)),
     "Mixture of a Normal": lambda lib: lib.distributions.MixtureSameFamily(
         lib.distributions.Normal(0.0, 1.0), lib.distributions.Normal(lib.zeros(3), 1.0)),
     "Mixture of counts 2 vs 3": lambda lib: lib.distributions.MixtureSameFamily(

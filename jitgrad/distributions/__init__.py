@@ -17,8 +17,9 @@ from .distribution import Distribution
 from .dirichlet import Dirichlet
 from .exponential import Exponential, Poisson
 from .gamma import Beta, Chi2, Gamma
-from .geometric import Geometric
-from .heavy_tails import Cauchy, HalfNormal, StudentT
+from .extreme_value import Gumbel, Pareto, Weibull
+from .geometric import Geometric, NegativeBinomial
+from .heavy_tails import Cauchy, HalfCauchy, HalfNormal, StudentT
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
@@ -31,8 +32,9 @@ from .uniform import Uniform
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
-    "Exponential", "Gamma", "Geometric", "HalfNormal", "Independent", "Laplace", "LogNormal",
-    "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
-    "Poisson", "StudentT", "TransformedDistribution", "Uniform", "biject_to", "constraints",
-    "kl_divergence", "register_kl", "transform_to", "transforms",
+    "Exponential", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
+    "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+    "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson", "StudentT",
+    "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints", "kl_divergence",
+    "register_kl", "transform_to", "transforms",
 ]

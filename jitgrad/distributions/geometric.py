@@ -1,5 +1,5 @@
-"""``Geometric``: the number of failures before the first success of Bernoulli(``probs``)
-trials."""
+"""``Geometric`` (failures before the first success of Bernoulli(``probs``) trials) and
+``NegativeBinomial`` (successes before ``total_count`` failures)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ..autograd import no_grad
 from ..creation import zeros_like
 from ..dtypes import finfo
 from ..geometry import Size
-from ..nn.functional import binary_cross_entropy_with_logits
+from ..nn.functional import binary_cross_entropy_with_logits, logsigmoid
 from ..ops.compare import where
 from ..tensor import Tensor
 from . import constraints
@@ -66,3 +66,51 @@ class Geometric(BinaryParametrized):
 
     def entropy(self) -> Tensor:
         return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs
+
+
+class NegativeBinomial(BinaryParametrized):
+    """Successes, each of probability ``probs``, before ``total_count`` failures (a Poisson
+    whose rate is Gamma(total_count, exp(-logits)) distributed)."""
+
+    arg_constraints = {"total_count": constraints.greater_than_eq(0),
+                       "probs": constraints.half_open_interval(0.0, 1.0), "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, total_count: Any, probs: Any = None, logits: Any = None,
+                 validate_args: bool | None = None) -> None:
+        _one_of(probs, logits)
+        total, param = broadcast_all(total_count, probs if probs is not None else logits)
+        self.total_count = total.type_as(param)
+        self._set_probs_or_logits(probs, logits, param)
+        super().__init__(param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> NegativeBinomial:
+        return self._expanded(NegativeBinomial, batch_shape, _instance, ("total_count", "probs", "logits"))
+
+    @property
+    def mean(self) -> Tensor:
+        return self.total_count * self.logits.exp()
+
+    @property
+    def mode(self) -> Tensor:
+        return ((self.total_count - 1) * self.logits.exp()).floor().clamp(min=0.0)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.mean / (-self.logits).sigmoid()
+
+    def sample(self, sample_shape: Any = Size()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        n = self.total_count.detach().expand(tuple(shape)).numpy()
+        odds = self.logits.detach().exp().expand(tuple(shape)).numpy()
+        with no_grad():
+            return draw(shape, self._param.dtype, lambda rng, _: rng.poisson(rng.standard_gamma(n) * odds))
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        n = self.total_count
+        unnormalized = n * logsigmoid(-self.logits) + value * logsigmoid(self.logits)
+        # log(n + k - 1 choose k); 0 at n + k == 0 (no trial at all)
+        log_choose = (n + value).lgamma() - (1.0 + value).lgamma() - n.lgamma()
+        return unnormalized + where(n + value == 0.0, 0.0, log_choose)

@@ -1,4 +1,4 @@
-"""``HalfNormal``, ``Cauchy`` and ``StudentT``."""
+"""``HalfNormal``, ``Cauchy``, ``HalfCauchy`` and ``StudentT``."""
 
 from __future__ import annotations
 
@@ -20,35 +20,28 @@ from .transforms import AbsTransform
 from .utils import broadcast_all, draw
 
 
-class HalfNormal(TransformedDistribution):
-    """``|X|`` for ``X ~ Normal(0, scale)`` (``base_dist``)."""
+class _Half(TransformedDistribution):
+    """``|X|`` for ``X`` of ``_base(0, scale)`` (``base_dist``), a distribution symmetric
+    about 0."""
 
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
-    base_dist: Normal
+    _base: type
 
     def __init__(self, scale: Any, validate_args: bool | None = None) -> None:
-        super().__init__(Normal(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
+        super().__init__(self._base(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> HalfNormal:
-        return super().expand(batch_shape, self._get_checked_instance(HalfNormal, _instance))  # type: ignore[return-value]
+    def expand(self, batch_shape: Any, _instance: Any = None) -> TransformedDistribution:
+        return super().expand(batch_shape, self._get_checked_instance(type(self), _instance))
 
     @property
     def scale(self) -> Tensor:
-        return self.base_dist.scale
-
-    @property
-    def mean(self) -> Tensor:
-        return self.scale * math.sqrt(2 / math.pi)
+        return self.base_dist.scale  # type: ignore[attr-defined,no-any-return]
 
     @property
     def mode(self) -> Tensor:
         return zeros_like(self.scale)
-
-    @property
-    def variance(self) -> Tensor:
-        return self.scale.pow(2) * (1 - 2 / math.pi)
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
@@ -65,6 +58,20 @@ class HalfNormal(TransformedDistribution):
 
     def entropy(self) -> Tensor:
         return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(_Half):
+    """``|X|`` for ``X ~ Normal(0, scale)``."""
+
+    _base = Normal
+
+    @property
+    def mean(self) -> Tensor:
+        return self.scale * math.sqrt(2 / math.pi)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.scale.pow(2) * (1 - 2 / math.pi)
 
 
 class Cauchy(LocScale):
@@ -97,6 +104,20 @@ class Cauchy(LocScale):
 
     def entropy(self) -> Tensor:
         return math.log(4 * math.pi) + self.scale.log()
+
+
+class HalfCauchy(_Half):
+    """``|X|`` for ``X ~ Cauchy(0, scale)``: no finite mean."""
+
+    _base = Cauchy
+
+    @property
+    def mean(self) -> Tensor:
+        return full(self._extended_shape(), math.inf, dtype=self.scale.dtype)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.base_dist.variance
 
 
 class StudentT(Distribution):

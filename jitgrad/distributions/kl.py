@@ -16,6 +16,7 @@ from .categorical import Categorical
 from .distribution import Distribution
 from .dirichlet import Dirichlet
 from .exponential import Exponential, Poisson
+from .extreme_value import Gumbel, Pareto
 from .gamma import Beta, Gamma
 from .geometric import Geometric
 from .heavy_tails import Cauchy, HalfNormal
@@ -26,7 +27,7 @@ from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import Normal
 from .transformed import TransformedDistribution
 from .uniform import Uniform
-from .utils import sum_rightmost
+from .utils import euler_constant, sum_rightmost
 
 KLFormula = Callable[[Any, Any], Tensor]
 _KL_REGISTRY: dict[tuple[type, type], KLFormula] = {}
@@ -96,7 +97,7 @@ def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistri
 
 @register_kl(HalfNormal, HalfNormal)
 def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
-    return _kl_normal_normal(p.base_dist, q.base_dist)
+    return _kl_normal_normal(p.base_dist, q.base_dist)  # type: ignore[arg-type]
 
 
 @register_kl(Cauchy, Cauchy)
@@ -165,6 +166,21 @@ def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
     log_norms = total_p.lgamma() - total_q.lgamma() - (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
     expected_logs = p.concentration.digamma() - total_p.digamma().unsqueeze(-1)
     return log_norms + ((p.concentration - q.concentration) * expected_logs).sum(-1)
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    ratio = p.scale / q.scale
+    shift = (p.loc - q.loc) / q.scale
+    return (-ratio.log() + shift + ratio * euler_constant + (-shift + (1 + ratio).lgamma()).exp()
+            - (1 + euler_constant))
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    return _inf_where(p.scale < q.scale, result)  # p's support reaches below q's
 
 
 @register_kl(Laplace, Laplace)
