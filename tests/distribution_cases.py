@@ -28,13 +28,13 @@ class Case:
     value: Any  # a value to score (broadcasts against batch_shape + event_shape)
     fixed: tuple[str, ...] = ()  # params that are not differentiated (counts)
 
-    def build(self, lib: Any) -> tuple[Any, dict[str, Any]]:
-        tensors = {k: (lib.tensor(v, dtype=lib.float64, requires_grad=k not in self.fixed)
+    def build(self, lib: Any, dtype: str = "float64") -> tuple[Any, dict[str, Any]]:
+        tensors = {k: (lib.tensor(v, dtype=getattr(lib, dtype), requires_grad=k not in self.fixed)
                        if isinstance(v, np.ndarray) else v) for k, v in self.params.items()}
         return self.make(lib.distributions, tensors), tensors
 
-    def value_of(self, lib: Any) -> Any:
-        return lib.tensor(self.value, dtype=lib.float64)
+    def value_of(self, lib: Any, dtype: str = "float64") -> Any:
+        return lib.tensor(self.value, dtype=getattr(lib, dtype))
 
 
 def _a(*values: Any) -> np.ndarray:

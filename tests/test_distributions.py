@@ -5,6 +5,10 @@ independently), and raises the same error type where PyTorch raises."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any, Callable
 
 import mpmath
@@ -16,6 +20,7 @@ import jitgrad
 from compat_helpers import outcome
 from distribution_cases import CASES, IDS, Case, compare, same_text
 
+ROOT = str(Path(__file__).resolve().parent.parent)
 QUERIES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "mean": lambda lib, d, v: d.mean,
     "mode": lambda lib, d, v: d.mode,
@@ -168,3 +173,24 @@ def test_log_prob_outside_the_support_without_validation() -> None:
         return out + list(lib.autograd.grad(out[0][1] + out[2].sum(), low))
 
     compare(program(jitgrad), program(torch))
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_float32_parameters_compute_in_float32(case: Case) -> None:
+    for query in ("mean", "variance", "entropy", "log_prob", "cdf"):
+        results = []
+        for lib in (jitgrad, torch):
+            d, _ = case.build(lib, "float32")
+            results.append(outcome(lambda: QUERIES[query](lib, d, case.value_of(lib, "float32"))))
+        (kind, ours), (their_kind, theirs) = results
+        assert kind == their_kind, (query, ours, theirs)
+        if kind == "ok":
+            _compare(query, ours, theirs, 2e-5)
+
+
+def test_import_jitgrad_does_not_load_distributions() -> None:
+    """``jitgrad.distributions`` loads on first use (it would add to the cold start)."""
+    program = ("import sys, jitgrad; assert 'jitgrad.distributions' not in sys.modules; "
+               "jitgrad.distributions.Normal(0.0, 1.0); assert 'jitgrad.distributions' in sys.modules; "
+               "assert not hasattr(jitgrad, 'no_such_name')")
+    subprocess.run([sys.executable, "-c", program], check=True, env={**os.environ, "PYTHONPATH": ROOT})
