@@ -115,6 +115,10 @@ CASES = [
          lambda D, p: D.NegativeBinomial(p["total_count"], probs=p["probs"]), [2.0, 0.0, 0.0]),
     Case("NegativeBinomial(logits)", {"total_count": _a(3.0, 4.5), "logits": _a(-1.0, 2.0)},
          lambda D, p: D.NegativeBinomial(p["total_count"], logits=p["logits"]), [5.0, 1.0]),
+    Case("RelaxedBernoulli", {"temperature": _a(0.5), "probs": _a(0.2, 0.7)},
+         lambda D, p: D.RelaxedBernoulli(p["temperature"], probs=p["probs"]), [0.3, 0.9]),
+    Case("RelaxedOneHotCategorical", {"temperature": _a(0.7), "logits": _a([0.0, 1.0, -1.0], [2.0, 0.0, 0.5])},
+         lambda D, p: D.RelaxedOneHotCategorical(p["temperature"], logits=p["logits"]), [0.2, 0.5, 0.3]),
     Case("Independent(Normal)", {"loc": _a([0.0, 1.0, 2.0], [1.0, 1.0, 1.0]), "scale": _a(1.0, 0.5, 2.0)},
          lambda D, p: D.Independent(D.Normal(p["loc"], p["scale"]), 1), [0.5, 0.5, 0.5]),
 ]

@@ -39,7 +39,10 @@ def test_samples_shape_dtype_support_and_moments(case: Case) -> None:
         freq = np.stack([(x == k).mean(0) for k in range(probs.shape[-1])], -1)
         np.testing.assert_allclose(freq, np.broadcast_to(probs, freq.shape), atol=0.015)
         return
-    mean, var = reference.mean.detach().numpy(), reference.variance.detach().numpy()
+    try:
+        mean, var = reference.mean.detach().numpy(), reference.variance.detach().numpy()
+    except NotImplementedError:  # (the relaxed distributions have no closed-form moments)
+        return
     # where both moments are finite (not Cauchy's, nor StudentT's for df <= 2): the sample
     # mean within 5 standard errors, the sample variance within 10% (+ a floor)
     finite = np.broadcast_to(np.isfinite(mean) & np.isfinite(var), x.shape[1:])

@@ -27,6 +27,7 @@ from .mixture import MixtureSameFamily
 from .multiclass import Multinomial, OneHotCategorical
 from .multivariate_normal import MultivariateNormal
 from .normal import LogNormal, Normal
+from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import TransformedDistribution
 from .uniform import Uniform
 
@@ -34,7 +35,7 @@ __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
     "Exponential", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
     "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
-    "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson", "StudentT",
-    "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints", "kl_divergence",
-    "register_kl", "transform_to", "transforms",
+    "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson", "RelaxedBernoulli",
+    "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull",
+    "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to", "transforms",
 ]

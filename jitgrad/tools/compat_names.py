@@ -99,9 +99,10 @@ NAMES: dict[str, list[str]] = {
         Distribution Normal LogNormal Uniform Laplace Exponential Poisson Gamma Chi2 Beta Bernoulli
         Binomial Categorical OneHotCategorical Multinomial Geometric Dirichlet Cauchy HalfNormal
         StudentT MultivariateNormal Independent MixtureSameFamily kl_divergence register_kl
-        constraints transforms TransformedDistribution biject_to transform_to ExponentialFamily
-        LowRankMultivariateNormal NegativeBinomial Gumbel Weibull Pareto VonMises RelaxedBernoulli
-        RelaxedOneHotCategorical ContinuousBernoulli LKJCholesky Wishart
+        constraints transforms TransformedDistribution biject_to transform_to NegativeBinomial
+        Gumbel Weibull Pareto HalfCauchy RelaxedBernoulli RelaxedOneHotCategorical
+        ExponentialFamily LowRankMultivariateNormal VonMises ContinuousBernoulli Kumaraswamy
+        LogisticNormal InverseGamma FisherSnedecor LKJCholesky Wishart
     """.split(),
 }
 
@@ -167,7 +168,8 @@ DIFFERENCES: dict[str, str] = {
                                       "numbers" for name in (
         "Normal", "LogNormal", "Uniform", "Laplace", "Exponential", "Poisson", "Bernoulli", "Binomial",
         "Categorical", "OneHotCategorical", "Multinomial", "Geometric", "Cauchy", "HalfNormal",
-        "MultivariateNormal", "MixtureSameFamily")},
+        "MultivariateNormal", "MixtureSameFamily", "NegativeBinomial", "Gumbel", "Weibull", "Pareto",
+        "HalfCauchy", "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution")},
     **{f"torch.distributions.{name}": f"rsample refuses a gradient with respect to {param} (sample "
                                       "works); samples are not PyTorch's numbers" + more
        for name, param, more in (
