@@ -15,6 +15,7 @@ from ..ranges import arange
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, draw, lazy_property, logits_to_probs, probs_to_logits
 
 
@@ -51,10 +52,11 @@ def _support_values(count: int, batch_shape: Size, dtype: Any, expand: bool) -> 
     return values.expand((-1,) + tuple(batch_shape)) if expand else values
 
 
-class Bernoulli(BinaryParametrized):
+class Bernoulli(BinaryParametrized, ExponentialFamily):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
+    _mean_carrier_measure = 0
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
         _one_of(probs, logits)
@@ -95,6 +97,13 @@ class Bernoulli(BinaryParametrized):
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
         return _support_values(2, self._batch_shape, self._param.dtype, expand)
+
+    @property
+    def _natural_params(self) -> tuple[Tensor]:
+        return (self.probs.logit(),)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:  # type: ignore[override]
+        return x.exp().log1p()
 
 
 class Binomial(BinaryParametrized):

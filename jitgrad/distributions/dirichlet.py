@@ -14,12 +14,12 @@ from ..ops.compare import where
 from ..ops.binary_math import xlogy
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .gamma import _numpy, _refuse_concentration_grad
 from .utils import draw
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True
@@ -69,6 +69,13 @@ class Dirichlet(Distribution):
             self._validate_sample(value)
         c = self.concentration
         return xlogy(c - 1.0, value).sum(-1) + c.sum(-1).lgamma() - c.lgamma().sum(-1)
+
+    @property
+    def _natural_params(self) -> tuple[Tensor]:
+        return (self.concentration,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:  # type: ignore[override]
+        return x.lgamma().sum(-1) - x.sum(-1).lgamma()
 
     def entropy(self) -> Tensor:
         c = self.concentration

@@ -9,14 +9,15 @@ from ..creation import zeros_like
 from ..geometry import Size
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, draw
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
         self._init_broadcast(validate_args, rate=rate)
@@ -61,8 +62,15 @@ class Exponential(Distribution):
     def entropy(self) -> Tensor:
         return 1.0 - self.rate.log()
 
+    @property
+    def _natural_params(self) -> tuple[Tensor]:
+        return (-self.rate,)
 
-class Poisson(Distribution):
+    def _log_normalizer(self, x: Tensor) -> Tensor:  # type: ignore[override]
+        return -(-x).log()
+
+
+class Poisson(ExponentialFamily):
     """Counts with mean ``rate`` (``sample`` only: no reparameterization)."""
 
     arg_constraints = {"rate": constraints.nonnegative}
@@ -97,3 +105,10 @@ class Poisson(Distribution):
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return value.xlogy(rate) - rate - (value + 1).lgamma()
+
+    @property
+    def _natural_params(self) -> tuple[Tensor]:
+        return (self.rate.log(),)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:  # type: ignore[override]
+        return x.exp()

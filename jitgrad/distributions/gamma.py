@@ -19,7 +19,7 @@ from ..ops.binary_math import xlogy
 from ..ops.compare import where
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .incomplete_gamma import gammainc
 from .utils import draw
 
@@ -36,10 +36,11 @@ def _numpy(t: Tensor, shape: Size) -> np.ndarray:
     return t.detach().expand(tuple(shape)).numpy()
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
         self._init_broadcast(validate_args, concentration=concentration, rate=rate)
@@ -82,6 +83,13 @@ class Gamma(Distribution):
             self._validate_sample(value)
         return gammainc(self.concentration, self.rate * value)
 
+    @property
+    def _natural_params(self) -> tuple[Tensor, Tensor]:
+        return self.concentration - 1, -self.rate
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:  # type: ignore[override]
+        return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
+
 
 class Chi2(Gamma):
     """The chi-squared distribution with ``df`` degrees of freedom: ``Gamma(df / 2, 1 / 2)``."""
@@ -99,7 +107,7 @@ class Chi2(Gamma):
         return self.concentration * 2
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """Beta on [0, 1] with concentrations ``concentration1`` (of 1) and ``concentration0``."""
 
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
@@ -150,6 +158,13 @@ class Beta(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         return xlogy(self._c1 - 1, value) + xlogy(self._c0 - 1, 1 - value) - self._log_beta()
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, Tensor]:
+        return self._c1, self._c0
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:  # type: ignore[override]
+        return x.lgamma() + y.lgamma() - (x + y).lgamma()
 
     def entropy(self) -> Tensor:
         a, b = self._c1, self._c0

@@ -9,12 +9,14 @@ import math
 import warnings
 from typing import Any, Callable
 
+from ..autograd import grad
 from ..ops.compare import where
 from ..tensor import Tensor
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
 from .dirichlet import Dirichlet
+from .exp_family import ExponentialFamily
 from .exponential import Exponential, Poisson
 from .extreme_value import Gumbel, Pareto
 from .gamma import Beta, Gamma
@@ -207,6 +209,22 @@ def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
     trace = batch_mahalanobis(Lq.unsqueeze(-3), Lp.mT).sum(-1)
     shift = batch_mahalanobis(Lq, q.loc - p.loc)  # (locs carry the full batch shapes)
     return half_log_det + 0.5 * (trace + shift - n)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
+    """The Bregman divergence of the log normalizer (one family only)."""
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential families cannot "
+                                  "be computed using Bregman divergences")
+    p_thetas = [t.detach().requires_grad_() for t in p._natural_params]
+    q_thetas = q._natural_params
+    p_normalizer = p._log_normalizer(*p_thetas)
+    gradients = grad(p_normalizer.sum(), p_thetas, create_graph=True)
+    result = q._log_normalizer(*q_thetas) - p_normalizer
+    for p_theta, q_theta, g in zip(p_thetas, q_thetas, gradients):
+        result = result - sum_rightmost((q_theta - p_theta) * g, len(q.event_shape))
+    return result
 
 
 @register_kl(Independent, Independent)

@@ -10,12 +10,15 @@ from ..geometry import Size
 from ..tensor import Tensor
 from . import constraints
 from .distribution import LocScale
+from .exp_family import ExponentialFamily
 from .transformed import TransformedDistribution
 from .transforms import ExpTransform
 
 
-class Normal(LocScale):
+class Normal(LocScale, ExponentialFamily):
     """The normal distribution with mean ``loc`` and standard deviation ``scale``."""
+
+    _mean_carrier_measure = 0
 
     @property
     def stddev(self) -> Tensor:
@@ -46,6 +49,13 @@ class Normal(LocScale):
 
     def entropy(self) -> Tensor:
         return 0.5 * (1 + math.log(2 * math.pi)) + self.scale.log()
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, Tensor]:
+        return self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal()
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:  # type: ignore[override]
+        return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()
 
 
 class LogNormal(TransformedDistribution):
