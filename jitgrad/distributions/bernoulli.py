@@ -28,10 +28,20 @@ class BinaryParametrized(Distribution):
     """A distribution given by the probability of one event, ``probs``, or by its log-odds,
     ``logits`` (``_param`` is the one given); the other follows on first use."""
 
-    def _set_probs_or_logits(self, probs: Any, logits: Any, param: Tensor) -> None:
-        """Store ``param`` (``probs``' or ``logits``' tensor) under its name."""
+    def _init_probs_or_logits(self, probs: Any, logits: Any, validate_args: bool | None,
+                              total_count: Any = None) -> None:
+        """``__init__``: exactly one of ``probs`` and ``logits``, and the ``total_count`` of
+        trials (broadcast with it, in its dtype) when there is one."""
+        _one_of(probs, logits)
+        given = probs if probs is not None else logits
+        if total_count is None:
+            (param,) = broadcast_all(given)
+        else:
+            total, param = broadcast_all(total_count, given)
+            self.total_count = total.type_as(param)
         setattr(self, "probs" if probs is not None else "logits", param)
         self._param = param
+        Distribution.__init__(self, param.size(), validate_args=validate_args)
 
     @lazy_property
     def logits(self) -> Tensor:
@@ -59,10 +69,7 @@ class Bernoulli(BinaryParametrized, ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
-        _one_of(probs, logits)
-        (param,) = broadcast_all(probs if probs is not None else logits)
-        self._set_probs_or_logits(probs, logits, param)
-        super().__init__(param.size(), validate_args=validate_args)
+        self._init_probs_or_logits(probs, logits, validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
         return self._expanded(Bernoulli, batch_shape, _instance, ("probs", "logits"))
@@ -115,11 +122,7 @@ class Binomial(BinaryParametrized):
 
     def __init__(self, total_count: Any = 1, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        _one_of(probs, logits)
-        total, param = broadcast_all(total_count, probs if probs is not None else logits)
-        self.total_count = total.type_as(param)
-        self._set_probs_or_logits(probs, logits, param)
-        super().__init__(param.size(), validate_args=validate_args)
+        self._init_probs_or_logits(probs, logits, validate_args, total_count)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
         return self._expanded(Binomial, batch_shape, _instance, ("total_count", "probs", "logits"))

@@ -13,7 +13,7 @@ from ..nn.functional import binary_cross_entropy_with_logits, logsigmoid
 from ..ops.compare import where
 from ..tensor import Tensor
 from . import constraints
-from .bernoulli import BinaryParametrized, _one_of
+from .bernoulli import BinaryParametrized
 from .utils import broadcast_all, draw
 
 
@@ -22,10 +22,7 @@ class Geometric(BinaryParametrized):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
-        _one_of(probs, logits)
-        (param,) = broadcast_all(probs if probs is not None else logits)
-        self._set_probs_or_logits(probs, logits, param)
-        super().__init__(param.size(), validate_args=validate_args)
+        self._init_probs_or_logits(probs, logits, validate_args)
         if self._validate_args and probs is not None:
             positive = self.probs > 0
             if not bool(positive.all()):
@@ -78,11 +75,7 @@ class NegativeBinomial(BinaryParametrized):
 
     def __init__(self, total_count: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        _one_of(probs, logits)
-        total, param = broadcast_all(total_count, probs if probs is not None else logits)
-        self.total_count = total.type_as(param)
-        self._set_probs_or_logits(probs, logits, param)
-        super().__init__(param.size(), validate_args=validate_args)
+        self._init_probs_or_logits(probs, logits, validate_args, total_count)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> NegativeBinomial:
         return self._expanded(NegativeBinomial, batch_shape, _instance, ("total_count", "probs", "logits"))

@@ -12,7 +12,7 @@ from ..geometry import Size
 from ..randomness import rand
 from ..tensor import Tensor
 from . import constraints
-from .bernoulli import BinaryParametrized, _one_of
+from .bernoulli import BinaryParametrized
 from .categorical import Categorical
 from .multiclass import CategoricalBacked
 from .transformed import TransformedDistribution
@@ -29,10 +29,7 @@ class LogitRelaxedBernoulli(BinaryParametrized):
     def __init__(self, temperature: Tensor, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
         self.temperature = temperature
-        _one_of(probs, logits)
-        (param,) = broadcast_all(probs if probs is not None else logits)
-        self._set_probs_or_logits(probs, logits, param)
-        super().__init__(param.size(), validate_args=validate_args)
+        self._init_probs_or_logits(probs, logits, validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LogitRelaxedBernoulli:
         new = self._expanded(LogitRelaxedBernoulli, batch_shape, _instance, ("probs", "logits"))
