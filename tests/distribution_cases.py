@@ -119,13 +119,20 @@ CASES = [
          lambda D, p: D.RelaxedBernoulli(p["temperature"], probs=p["probs"]), [0.3, 0.9]),
     Case("RelaxedOneHotCategorical", {"temperature": _a(0.7), "logits": _a([0.0, 1.0, -1.0], [2.0, 0.0, 0.5])},
          lambda D, p: D.RelaxedOneHotCategorical(p["temperature"], logits=p["logits"]), [0.2, 0.5, 0.3]),
+    Case("InverseGamma", {"concentration": _a(0.5, 1.5, 3.0), "rate": _a(1.0, 2.0, 0.5)},
+         lambda D, p: D.InverseGamma(p["concentration"], p["rate"]), [0.3, 2.0, 0.9]),
+    Case("FisherSnedecor", {"df1": _a(1.0, 3.0, 6.0), "df2": _a(1.5, 5.0, 12.0)},
+         lambda D, p: D.FisherSnedecor(p["df1"], p["df2"]), [0.3, 2.0, 0.9]),
+    Case("LogisticNormal", {"loc": _a([0.0, 1.0], [0.5, -0.5]), "scale": _a(1.0, 0.5)},
+         lambda D, p: D.LogisticNormal(p["loc"], p["scale"]), [0.2, 0.3, 0.5]),
     Case("Independent(Normal)", {"loc": _a([0.0, 1.0, 2.0], [1.0, 1.0, 1.0]), "scale": _a(1.0, 0.5, 2.0)},
          lambda D, p: D.Independent(D.Normal(p["loc"], p["scale"]), 1), [0.5, 0.5, 0.5]),
 ]
 IDS = [c.name for c in CASES]
 # a gradient of a sample with respect to a concentration (or df) is not implemented
 CONCENTRATIONS = {"Gamma": ("concentration",), "Chi2": ("df",), "Beta": ("concentration1", "concentration0"),
-                  "Dirichlet": ("concentration",), "StudentT": ("df",)}
+                  "Dirichlet": ("concentration",), "StudentT": ("df",), "InverseGamma": ("concentration",),
+                  "FisherSnedecor": ("df1", "df2")}
 
 
 def compare(ours: Any, theirs: Any, rtol: float = 1e-10, atol: float = 1e-12) -> None:

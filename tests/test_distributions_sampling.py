@@ -48,7 +48,12 @@ def test_samples_shape_dtype_support_and_moments(case: Case) -> None:
     finite = np.broadcast_to(np.isfinite(mean) & np.isfinite(var), x.shape[1:])
     mean, var = np.broadcast_to(mean, finite.shape)[finite], np.broadcast_to(var, finite.shape)[finite]
     np.testing.assert_array_less(np.abs(x.mean(0)[finite] - mean), 5 * np.sqrt(var / N) + 1e-12)
-    np.testing.assert_allclose(x.var(0)[finite], var, rtol=0.1, atol=1e-6)
+    if case.name not in HEAVY_TAILED:
+        np.testing.assert_allclose(x.var(0)[finite], var, rtol=0.1, atol=1e-6)
+
+
+# (an infinite fourth moment: the sample variance converges too slowly to check)
+HEAVY_TAILED = {"InverseGamma", "FisherSnedecor", "Pareto"}
 
 
 def test_multivariate_normal_sample_covariance() -> None:

@@ -18,6 +18,7 @@ from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
 from .exponential import Exponential, Poisson
 from .gamma import Beta, Chi2, Gamma
+from .gamma_derived import FisherSnedecor, InverseGamma
 from .extreme_value import Gumbel, Pareto, Weibull
 from .geometric import Geometric, NegativeBinomial
 from .heavy_tails import Cauchy, HalfCauchy, HalfNormal, StudentT
@@ -27,16 +28,17 @@ from .laplace import Laplace
 from .mixture import MixtureSameFamily
 from .multiclass import Multinomial, OneHotCategorical
 from .multivariate_normal import MultivariateNormal
-from .normal import LogNormal, Normal
+from .normal import LogisticNormal, LogNormal, Normal
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import TransformedDistribution
 from .uniform import Uniform
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
-    "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
-    "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
-    "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson", "RelaxedBernoulli",
+    "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
+    "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Laplace", "LogNormal",
+    "LogisticNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial",
+    "Normal", "OneHotCategorical", "Pareto", "Poisson", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull",
     "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to", "transforms",
 ]

@@ -1,4 +1,5 @@
-"""``Normal`` and ``LogNormal`` (``exp`` of a Normal)."""
+"""``Normal``, ``LogNormal`` (``exp`` of a Normal) and ``LogisticNormal`` (a Normal mapped to
+the simplex by stick breaking)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from . import constraints
 from .distribution import LocScale
 from .exp_family import ExponentialFamily
 from .transformed import TransformedDistribution
-from .transforms import ExpTransform
+from .transforms import ExpTransform, StickBreakingTransform
 
 
 class Normal(LocScale, ExponentialFamily):
@@ -96,3 +97,29 @@ class LogNormal(TransformedDistribution):
 
     def entropy(self) -> Tensor:
         return self.base_dist.entropy() + self.loc
+
+
+class LogisticNormal(TransformedDistribution):
+    """A Normal vector of length ``K - 1`` mapped onto the ``K``-simplex by
+    ``StickBreakingTransform``."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
+        base = Normal(loc, scale, validate_args=validate_args)
+        if not base.batch_shape:
+            base = base.expand([1])
+        super().__init__(base, StickBreakingTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> LogisticNormal:
+        return super().expand(batch_shape, self._get_checked_instance(LogisticNormal, _instance))  # type: ignore[return-value]
+
+    @property
+    def loc(self) -> Tensor:
+        return self.base_dist.base_dist.loc  # type: ignore[attr-defined,no-any-return]
+
+    @property
+    def scale(self) -> Tensor:
+        return self.base_dist.base_dist.scale  # type: ignore[attr-defined,no-any-return]

@@ -169,10 +169,12 @@ DIFFERENCES: dict[str, str] = {
         "Normal", "LogNormal", "Uniform", "Laplace", "Exponential", "Poisson", "Bernoulli", "Binomial",
         "Categorical", "OneHotCategorical", "Multinomial", "Geometric", "Cauchy", "HalfNormal",
         "MultivariateNormal", "MixtureSameFamily", "NegativeBinomial", "Gumbel", "Weibull", "Pareto",
-        "HalfCauchy", "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution")},
+        "HalfCauchy", "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution",
+        "LogisticNormal")},
     **{f"torch.distributions.{name}": f"rsample refuses a gradient with respect to {param} (sample "
                                       "works); samples are not PyTorch's numbers" + more
        for name, param, more in (
         ("Gamma", "concentration", ""), ("Chi2", "df", ""),
-        ("Beta", "a concentration", ""), ("Dirichlet", "concentration", ""), ("StudentT", "df", ""))},
+        ("Beta", "a concentration", ""), ("Dirichlet", "concentration", ""), ("StudentT", "df", ""),
+        ("InverseGamma", "concentration", ""), ("FisherSnedecor", "df1 or df2", ""))},
 }
