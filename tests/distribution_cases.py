@@ -125,6 +125,9 @@ CASES = [
          lambda D, p: D.FisherSnedecor(p["df1"], p["df2"]), [0.3, 2.0, 0.9]),
     Case("LogisticNormal", {"loc": _a([0.0, 1.0], [0.5, -0.5]), "scale": _a(1.0, 0.5)},
          lambda D, p: D.LogisticNormal(p["loc"], p["scale"]), [0.2, 0.3, 0.5]),
+    Case("LowRankMultivariateNormal", {"loc": _a([0.5, -1.0, 2.0], [0.0, 0.0, 1.0]),
+                                       "W": _a([1.0, 0.5], [-0.3, 0.2], [0.0, 1.5]), "D": _a(0.5, 1.0, 2.0)},
+         lambda D, p: D.LowRankMultivariateNormal(p["loc"], p["W"], p["D"]), [1.0, 0.5, 0.25]),
     Case("Independent(Normal)", {"loc": _a([0.0, 1.0, 2.0], [1.0, 1.0, 1.0]), "scale": _a(1.0, 0.5, 2.0)},
          lambda D, p: D.Independent(D.Normal(p["loc"], p["scale"]), 1), [0.5, 0.5, 0.5]),
 ]

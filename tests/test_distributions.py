@@ -36,6 +36,7 @@ QUERIES: dict[str, Callable[[Any, Any, Any], Any]] = {
     "shapes": lambda lib, d, v: (tuple(d.batch_shape), tuple(d.event_shape), d.has_rsample,
                                  d.has_enumerate_support),
     "expand": lambda lib, d, v: d.expand((4,) + tuple(d.batch_shape)).log_prob(v),
+    "matrices": lambda lib, d, v: (d.covariance_matrix, d.scale_tril, d.precision_matrix),
 }
 DIFFERENTIABLE = ("mean", "variance", "stddev", "entropy", "log_prob", "cdf", "icdf")
 # PyTorch has these and jitgrad does not yet (see the strict xfail below)

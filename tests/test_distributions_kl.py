@@ -67,6 +67,17 @@ PAIRS: dict[str, Callable[[Any], tuple[Any, Any]]] = {
                            lib.distributions.Gumbel(_t(lib, 2.0, 1.0), _t(lib, 0.5, 3.0))),
     "Pareto": lambda lib: (lib.distributions.Pareto(_t(lib, 1.0, 2.0), _t(lib, 1.5, 3.0)),
                            lib.distributions.Pareto(_t(lib, 0.5, 3.0), _t(lib, 2.0, 1.0))),
+    "LowRank-LowRank": lambda lib: (
+        lib.distributions.LowRankMultivariateNormal(_t(lib, 0.0, 1.0, 2.0), _t(lib, [1.0], [0.5], [-1.0]), _t(lib, 1.0, 2.0, 0.5)),
+        lib.distributions.LowRankMultivariateNormal(_t(lib, [1.0, 1.0, 1.0], [0.0, 2.0, 0.0]),
+                                                    _t(lib, [0.2, 1.0], [0.0, 0.5], [1.0, 1.0]), _t(lib, 2.0, 1.0, 1.5))),
+    "MVN-LowRank": lambda lib: (
+        lib.distributions.MultivariateNormal(_t(lib, 0.0, 1.0, 2.0), covariance_matrix=_t(lib, *SPD)),
+        lib.distributions.LowRankMultivariateNormal(_t(lib, 1.0, 1.0, 1.0), _t(lib, [1.0], [0.5], [-1.0]), _t(lib, 1.0, 2.0, 0.5))),
+    "LowRank-MVN": lambda lib: (
+        lib.distributions.LowRankMultivariateNormal(_t(lib, 1.0, 1.0, 1.0), _t(lib, [1.0], [0.5], [-1.0]), _t(lib, 1.0, 2.0, 0.5)),
+        lib.distributions.MultivariateNormal(_t(lib, [0.0, 1.0, 2.0], [1.0, 0.0, 0.0]),
+                                             scale_tril=_t(lib, *np.linalg.cholesky(SPD_BATCH)))),
     "Independent": lambda lib: (
         lib.distributions.Independent(lib.distributions.Normal(_t(lib, [0.0, 1.0]), _t(lib, [1.0, 2.0])), 1),
         lib.distributions.Independent(lib.distributions.Normal(_t(lib, [1.0, 1.0]), _t(lib, [0.5, 2.0])), 1)),
@@ -197,6 +208,12 @@ BAD_PARAMETERS: dict[str, Callable[[Any], Any]] = {
     "Pareto alpha < 0": lambda lib: lib.distributions.Pareto(_f(lib, 1.0), _f(lib, -1.0)),
     "NegativeBinomial probs 1": lambda lib: lib.distributions.NegativeBinomial(2.0, probs=_f(lib, 1.0)),
     "NegativeBinomial count < 0": lambda lib: lib.distributions.NegativeBinomial(_f(lib, -1.0), logits=_f(lib, 0.0)),
+    "LowRank cov_diag 0": lambda lib: lib.distributions.LowRankMultivariateNormal(
+        lib.zeros(2, dtype=lib.float64), lib.ones(2, 1, dtype=lib.float64), _f(lib, 1.0, 0.0)),
+    "LowRank factor rows": lambda lib: lib.distributions.LowRankMultivariateNormal(
+        lib.zeros(2, dtype=lib.float64), lib.ones(3, 1, dtype=lib.float64), _f(lib, 1.0, 1.0)),
+    "LowRank diag length": lambda lib: lib.distributions.LowRankMultivariateNormal(
+        lib.zeros(2, dtype=lib.float64), lib.ones(2, 1, dtype=lib.float64), _f(lib, 1.0, 1.0, 1.0)),
     "Mixture of a Normal": lambda lib: lib.distributions.MixtureSameFamily(
         lib.distributions.Normal(0.0, 1.0), lib.distributions.Normal(lib.zeros(3), 1.0)),
     "Mixture of counts 2 vs 3": lambda lib: lib.distributions.MixtureSameFamily(

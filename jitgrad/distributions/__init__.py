@@ -25,6 +25,7 @@ from .heavy_tails import Cauchy, HalfCauchy, HalfNormal, StudentT
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .lowrank import LowRankMultivariateNormal
 from .mixture import MixtureSameFamily
 from .multiclass import Multinomial, OneHotCategorical
 from .multivariate_normal import MultivariateNormal
@@ -37,6 +38,7 @@ __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
     "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Laplace", "LogNormal",
+    "LowRankMultivariateNormal",
     "LogisticNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial",
     "Normal", "OneHotCategorical", "Pareto", "Poisson", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull",

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from ..autograd import grad
 from ..ops.compare import where
+from ..ops.decompositions import cholesky
 from ..tensor import Tensor
 from .bernoulli import Bernoulli
 from .categorical import Categorical
@@ -25,6 +26,7 @@ from .heavy_tails import Cauchy, HalfNormal
 from .independent import Independent
 from .laplace import Laplace
 from .multiclass import OneHotCategorical
+from .lowrank import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import Normal
 from .transformed import TransformedDistribution
@@ -197,13 +199,26 @@ def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
     return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
 
 
+def _scale_tril(d: MultivariateNormal | LowRankMultivariateNormal) -> Tensor:
+    """The (unbroadcast) lower Cholesky factor of the covariance (a low-rank one's, dense)."""
+    if isinstance(d, MultivariateNormal):
+        return d._unbroadcasted_scale_tril
+    W, D = d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag
+    return cholesky(W @ W.mT + D.diag_embed())
+
+
 @register_kl(MultivariateNormal, MultivariateNormal)
-def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_mvn_mvn(p: Any, q: Any) -> Tensor:
+    """``KL`` of two Gaussians from their covariances' Cholesky factors (a low-rank
+    covariance is factored densely here)."""
     if p.event_shape != q.event_shape:
         raise ValueError("KL-divergence between two Multivariate Normals with different event shapes "
                          f"cannot be computed (got {tuple(p.event_shape)} and {tuple(q.event_shape)})")
     n = p.event_shape[0]
-    Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    Lp, Lq = _scale_tril(p), _scale_tril(q)
     half_log_det = Lq.diagonal(dim1=-2, dim2=-1).log().sum(-1) - Lp.diagonal(dim1=-2, dim2=-1).log().sum(-1)
     # tr(Sq^-1 Sp) = |Lq^-1 Lp|_F^2: the Mahalanobis norms of Lp's columns, summed
     trace = batch_mahalanobis(Lq.unsqueeze(-3), Lp.mT).sum(-1)
