@@ -128,6 +128,12 @@ CASES = [
     Case("LowRankMultivariateNormal", {"loc": _a([0.5, -1.0, 2.0], [0.0, 0.0, 1.0]),
                                        "W": _a([1.0, 0.5], [-0.3, 0.2], [0.0, 1.5]), "D": _a(0.5, 1.0, 2.0)},
          lambda D, p: D.LowRankMultivariateNormal(p["loc"], p["W"], p["D"]), [1.0, 0.5, 0.25]),
+    Case("Kumaraswamy", {"concentration1": _a(0.5, 2.0, 3.0), "concentration0": _a(0.7, 5.0, 1.5)},
+         lambda D, p: D.Kumaraswamy(p["concentration1"], p["concentration0"]), [0.2, 0.3, 0.9]),
+    Case("ContinuousBernoulli(probs)", {"probs": _a(0.1, 0.4995, 0.5, 0.7, 0.999)},
+         lambda D, p: D.ContinuousBernoulli(probs=p["probs"]), [0.2, 0.3, 0.9, 0.5, 1.0]),
+    Case("ContinuousBernoulli(logits)", {"logits": _a(-2.0, 0.001, 3.0)},
+         lambda D, p: D.ContinuousBernoulli(logits=p["logits"]), [0.0, 0.3, 0.9]),
     Case("Independent(Normal)", {"loc": _a([0.0, 1.0, 2.0], [1.0, 1.0, 1.0]), "scale": _a(1.0, 0.5, 2.0)},
          lambda D, p: D.Independent(D.Normal(p["loc"], p["scale"]), 1), [0.5, 0.5, 0.5]),
 ]

@@ -78,6 +78,8 @@ PAIRS: dict[str, Callable[[Any], tuple[Any, Any]]] = {
         lib.distributions.LowRankMultivariateNormal(_t(lib, 1.0, 1.0, 1.0), _t(lib, [1.0], [0.5], [-1.0]), _t(lib, 1.0, 2.0, 0.5)),
         lib.distributions.MultivariateNormal(_t(lib, [0.0, 1.0, 2.0], [1.0, 0.0, 0.0]),
                                              scale_tril=_t(lib, *np.linalg.cholesky(SPD_BATCH)))),
+    "ContinuousBernoulli": lambda lib: (lib.distributions.ContinuousBernoulli(_t(lib, 0.2, 0.5, 0.9)),
+                                        lib.distributions.ContinuousBernoulli(logits=_t(lib, 1.0, -0.5, 0.0))),
     "Independent": lambda lib: (
         lib.distributions.Independent(lib.distributions.Normal(_t(lib, [0.0, 1.0]), _t(lib, [1.0, 2.0])), 1),
         lib.distributions.Independent(lib.distributions.Normal(_t(lib, [1.0, 1.0]), _t(lib, [0.5, 2.0])), 1)),
@@ -214,6 +216,9 @@ BAD_PARAMETERS: dict[str, Callable[[Any], Any]] = {
         lib.zeros(2, dtype=lib.float64), lib.ones(3, 1, dtype=lib.float64), _f(lib, 1.0, 1.0)),
     "LowRank diag length": lambda lib: lib.distributions.LowRankMultivariateNormal(
         lib.zeros(2, dtype=lib.float64), lib.ones(2, 1, dtype=lib.float64), _f(lib, 1.0, 1.0, 1.0)),
+    "ContinuousBernoulli probs 2 (checked)": lambda lib: lib.distributions.ContinuousBernoulli(
+        _f(lib, 0.5, 2.0), validate_args=True),
+    "Kumaraswamy concentration 0": lambda lib: lib.distributions.Kumaraswamy(_f(lib, 0.0), 1.0),
     "Mixture of a Normal": lambda lib: lib.distributions.MixtureSameFamily(
         lib.distributions.Normal(0.0, 1.0), lib.distributions.Normal(lib.zeros(3), 1.0)),
     "Mixture of counts 2 vs 3": lambda lib: lib.distributions.MixtureSameFamily(

@@ -31,6 +31,7 @@ from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import Normal
 from .transformed import TransformedDistribution
 from .uniform import Uniform
+from .unit_interval import ContinuousBernoulli
 from .utils import euler_constant, sum_rightmost
 
 KLFormula = Callable[[Any, Any], Tensor]
@@ -119,6 +120,12 @@ def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
     zeros = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
     zeros = where(p.probs == 1, 0.0, _inf_where(q.probs == 1, zeros))
     return ones + zeros
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli(p: ContinuousBernoulli, q: ContinuousBernoulli) -> Tensor:
+    return (p.mean * (p.logits - q.logits) + p._cont_bern_log_norm() + (-p.probs).log1p()
+            - q._cont_bern_log_norm() - (-q.probs).log1p())
 
 
 @register_kl(Categorical, Categorical)

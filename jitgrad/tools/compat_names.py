@@ -170,7 +170,7 @@ DIFFERENCES: dict[str, str] = {
         "Categorical", "OneHotCategorical", "Multinomial", "Geometric", "Cauchy", "HalfNormal",
         "MultivariateNormal", "MixtureSameFamily", "NegativeBinomial", "Gumbel", "Weibull", "Pareto",
         "HalfCauchy", "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution",
-        "LogisticNormal", "LowRankMultivariateNormal")},
+        "LogisticNormal", "LowRankMultivariateNormal", "Kumaraswamy", "ContinuousBernoulli")},
     **{f"torch.distributions.{name}": f"rsample refuses a gradient with respect to {param} (sample "
                                       "works); samples are not PyTorch's numbers" + more
        for name, param, more in (
