@@ -15,8 +15,7 @@ from ..randomness import randn
 from ..ranges import eye
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution
-from .multivariate_normal import batch_mahalanobis, batch_mv
+from .multivariate_normal import GaussianVector, batch_mahalanobis, batch_mv
 from .utils import lazy_property
 
 
@@ -37,12 +36,10 @@ def lowrank_mahalanobis(W: Tensor, D: Tensor, x: Tensor, capacitance: Tensor) ->
     return (x.pow(2) / D).sum(-1) - batch_mahalanobis(capacitance, Wt_Dinv_x)
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(GaussianVector):
     arg_constraints = {"loc": constraints.real_vector,
                        "cov_factor": constraints.independent(constraints.real, 2),
                        "cov_diag": constraints.independent(constraints.positive, 1)}
-    support = constraints.real_vector
-    has_rsample = True
 
     def __init__(self, loc: Tensor, cov_factor: Tensor, cov_diag: Tensor, validate_args: bool | None = None) -> None:
         if loc.dim() < 1:
@@ -73,17 +70,6 @@ class LowRankMultivariateNormal(Distribution):
         new._unbroadcasted_cov_diag = self._unbroadcasted_cov_diag
         new._capacitance_tril = self._capacitance_tril
         return new
-
-    def _matrix_shape(self) -> tuple[int, ...]:
-        return tuple(self._batch_shape) + tuple(self._event_shape) * 2
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @lazy_property
     def variance(self) -> Tensor:

@@ -41,12 +41,29 @@ def _precision_to_scale_tril(P: Tensor) -> Tensor:
     return solve_triangular(upper_inverse, eye(P.shape[-1], dtype=P.dtype), upper=False)
 
 
-class MultivariateNormal(Distribution):
+class GaussianVector(Distribution):
+    """What the Gaussian vector distributions share: ``loc`` is the mean and the mode, and
+    their matrices have shape ``batch_shape + (n, n)``."""
+
+    support = constraints.real_vector
+    has_rsample = True
+
+    def _matrix_shape(self) -> tuple[int, ...]:
+        return tuple(self._batch_shape) + tuple(self._event_shape) * 2
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc  # type: ignore[attr-defined,no-any-return]
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc  # type: ignore[attr-defined,no-any-return]
+
+
+class MultivariateNormal(GaussianVector):
     arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
                        "precision_matrix": constraints.positive_definite,
                        "scale_tril": constraints.lower_cholesky}
-    support = constraints.real_vector
-    has_rsample = True
 
     def __init__(self, loc: Tensor, covariance_matrix: Tensor | None = None,
                  precision_matrix: Tensor | None = None, scale_tril: Tensor | None = None,
@@ -81,9 +98,6 @@ class MultivariateNormal(Distribution):
         new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
         return new
 
-    def _matrix_shape(self) -> tuple[int, ...]:
-        return tuple(self._batch_shape) + tuple(self._event_shape) * 2
-
     @lazy_property
     def scale_tril(self) -> Tensor:
         return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
@@ -97,14 +111,6 @@ class MultivariateNormal(Distribution):
     def precision_matrix(self) -> Tensor:
         L = self._unbroadcasted_scale_tril
         return cholesky_solve(eye(L.shape[-1], dtype=L.dtype), L).expand(self._matrix_shape())
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:

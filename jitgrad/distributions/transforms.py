@@ -29,16 +29,20 @@ __all__ = [
 ]
 
 
-class _Elementwise(Transform):
-    """A bijection acting on each element (instances of one class are all equal)."""
-
-    bijective = True
-    sign = +1
+class _EqualByType(Transform):
+    """A transform without parameters: instances of one class are all equal."""
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, type(self))
 
     __hash__ = object.__hash__
+
+
+class _Elementwise(_EqualByType):
+    """A bijection acting on each element."""
+
+    bijective = True
+    sign = +1
 
 
 class ExpTransform(_Elementwise):
@@ -106,16 +110,11 @@ class TanhTransform(_Elementwise):
         return 2.0 * (math.log(2.0) - x - softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_EqualByType):
     """``|x|`` (not injective: its inverse returns the nonnegative root)."""
 
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         return x.abs()
@@ -230,16 +229,11 @@ class AffineTransform(Transform):
     inverse_shape = forward_shape
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_EqualByType):
     """Real vectors to the simplex by ``softmax`` (not injective: ``inv`` gives the log)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         probs = (x - x.max(-1, keepdim=True)[0]).exp()
@@ -256,18 +250,13 @@ class SoftmaxTransform(Transform):
     inverse_shape = forward_shape
 
 
-class StickBreakingTransform(Transform):
+class StickBreakingTransform(_EqualByType):
     """Real vectors of length ``K - 1`` to the ``K``-simplex, bijectively: each coordinate
     takes its sigmoid's share of the stick that the ones before it left."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = object.__hash__
 
     @staticmethod
     def _offset(n: int, dtype: Any) -> Tensor:
@@ -301,17 +290,12 @@ class StickBreakingTransform(Transform):
         return tuple(shape[:-1]) + (shape[-1] - 1,)
 
 
-class LowerCholeskyTransform(Transform):
+class LowerCholeskyTransform(_EqualByType):
     """Square matrices to lower triangular ones with a positive diagonal (the strictly lower
     part kept, the diagonal exponentiated)."""
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, LowerCholeskyTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
@@ -320,17 +304,12 @@ class LowerCholeskyTransform(Transform):
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
 
 
-class PositiveDefiniteTransform(Transform):
+class PositiveDefiniteTransform(_EqualByType):
     """Square matrices to positive definite ones: ``L @ L.mT`` for ``L`` the
     ``LowerCholeskyTransform`` of the input."""
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.positive_definite
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, PositiveDefiniteTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Tensor) -> Tensor:
         L = LowerCholeskyTransform()(x)
