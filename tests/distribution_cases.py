@@ -92,6 +92,8 @@ CASES = [
          lambda D, p: D.Dirichlet(p["concentration"]), [0.2, 0.3, 0.5]),
     Case("OneHotCategorical", {"probs": _a([0.2, 0.3, 0.5], [0.6, 0.1, 0.3])},
          lambda D, p: D.OneHotCategorical(probs=p["probs"]), [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]),
+    Case("OneHotCategoricalStraightThrough", {"logits": _a([0.2, -0.3, 0.5], [1.0, 0.0, 0.0])},
+         lambda D, p: D.OneHotCategoricalStraightThrough(logits=p["logits"]), [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]),
     Case("Multinomial", {"logits": _a([0.0, 1.0, -1.0], [2.0, 0.0, 0.5])},
          lambda D, p: D.Multinomial(6, logits=p["logits"]), [1.0, 3.0, 2.0]),
     Case("MixtureSameFamily(Normal)", {"weights": _a([0.2, 0.5, 0.3], [1.0, 1.0, 2.0]),

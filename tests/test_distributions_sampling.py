@@ -116,7 +116,8 @@ def test_rsample_and_log_prob_gradcheck(case: Case) -> None:
         return make(tensors).log_prob(case.value_of(jitgrad))
 
     inputs = tuple(params[k] for k in names)
-    assert gradcheck(rsample, inputs)
+    if "StraightThrough" not in case.name:  # (its gradient is a surrogate's, on purpose)
+        assert gradcheck(rsample, inputs)
     assert gradcheck(log_prob, inputs)
 
 
@@ -213,3 +214,19 @@ def test_categorical_batches_match_pytorch(data: Any) -> None:
     assert tuple(ours[4]) == tuple(theirs[4])
     compare(ours[:4], theirs[:4], rtol=1e-10)
     compare(ours[5], theirs[5], rtol=1e-9)
+
+
+def test_straight_through_rsample_carries_the_probs_gradient() -> None:
+    """The sample is one-hot and its gradient is the identity on ``probs`` (PyTorch's
+    straight-through estimator)."""
+    grads = []
+    for lib in (jitgrad, torch):
+        logits = lib.tensor([[0.2, -0.3, 0.5], [1.0, 0.0, 0.0]], dtype=lib.float64, requires_grad=True)
+        d = lib.distributions.OneHotCategoricalStraightThrough(logits=logits)
+        s = d.rsample((5,))
+        assert tuple(s.shape) == (5, 2, 3) and s.grad_fn is not None
+        np.testing.assert_allclose(s.detach().numpy().sum(-1), 1.0)
+        assert set(np.unique(s.detach().numpy().round(12))) <= {0.0, 1.0}
+        weights = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)
+        grads.append(lib.autograd.grad((s * weights).sum(), logits))
+    compare(grads[0], grads[1], rtol=1e-12)

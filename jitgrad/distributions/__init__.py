@@ -27,7 +27,7 @@ from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .lowrank import LowRankMultivariateNormal
 from .mixture import MixtureSameFamily
-from .multiclass import Multinomial, OneHotCategorical
+from .multiclass import Multinomial, OneHotCategorical, OneHotCategoricalStraightThrough
 from .multivariate_normal import MultivariateNormal
 from .normal import LogisticNormal, LogNormal, Normal
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
@@ -40,7 +40,8 @@ __all__ = [
     "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
     "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
     "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
-    "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto",
+    "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Pareto",
     "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
     "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints", "kl_divergence",
     "register_kl", "transform_to", "transforms",

@@ -1,4 +1,5 @@
-"""``OneHotCategorical`` (a ``Categorical`` whose values are one-hot vectors) and
+"""``OneHotCategorical`` (a ``Categorical`` whose values are one-hot vectors; its
+``StraightThrough`` variant has a gradient-carrying ``rsample``) and
 ``Multinomial`` (counts of ``total_count`` draws of a ``Categorical``)."""
 
 from __future__ import annotations
@@ -85,6 +86,17 @@ class OneHotCategorical(CategoricalBacked):
         n = self._event_shape[0]
         values = eye(n, dtype=self._param.dtype).reshape((n,) + (1,) * len(self._batch_shape) + (n,))
         return values.expand((n,) + tuple(self._batch_shape) + (n,)) if expand else values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """``rsample`` is a one-hot sample whose gradient is that of ``probs`` (the
+    straight-through estimator)."""
+
+    has_rsample = True
+
+    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+        probs = self._categorical.probs
+        return self.sample(sample_shape) + (probs - probs.detach())
 
 
 class Multinomial(CategoricalBacked):

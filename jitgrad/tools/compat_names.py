@@ -97,8 +97,9 @@ NAMES: dict[str, list[str]] = {
     "torch.special": "erf erfc erfinv expm1 log1p logit expit xlogy xlog1py gammaln digamma logsumexp softmax log_softmax".split(),
     "torch.distributions": """
         Distribution Normal LogNormal Uniform Laplace Exponential Poisson Gamma Chi2 Beta Bernoulli
-        Binomial Categorical OneHotCategorical Multinomial Geometric Dirichlet Cauchy HalfNormal
-        StudentT MultivariateNormal Independent MixtureSameFamily kl_divergence register_kl
+        Binomial Categorical OneHotCategorical OneHotCategoricalStraightThrough Multinomial
+        Geometric Dirichlet Cauchy HalfNormal StudentT MultivariateNormal Independent
+        MixtureSameFamily kl_divergence register_kl
         constraints transforms TransformedDistribution biject_to transform_to NegativeBinomial
         Gumbel Weibull Pareto HalfCauchy RelaxedBernoulli RelaxedOneHotCategorical
         ExponentialFamily LowRankMultivariateNormal VonMises ContinuousBernoulli Kumaraswamy
@@ -170,7 +171,8 @@ DIFFERENCES: dict[str, str] = {
         "Categorical", "OneHotCategorical", "Multinomial", "Geometric", "Cauchy", "HalfNormal",
         "MultivariateNormal", "MixtureSameFamily", "NegativeBinomial", "Gumbel", "Weibull", "Pareto",
         "HalfCauchy", "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution",
-        "LogisticNormal", "LowRankMultivariateNormal", "Kumaraswamy", "ContinuousBernoulli")},
+        "LogisticNormal", "LowRankMultivariateNormal", "Kumaraswamy", "ContinuousBernoulli",
+        "OneHotCategoricalStraightThrough")},
     **{f"torch.distributions.{name}": f"rsample refuses a gradient with respect to {param} (sample "
                                       "works); samples are not PyTorch's numbers" + more
        for name, param, more in (
