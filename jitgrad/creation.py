@@ -121,7 +121,7 @@ def tensor(
     check_device("tensor()", device)
     check_pin_memory("tensor", pin_memory)
     if isinstance(data, Tensor):
-        data = data.numpy()
+        data = data._numpy()
     if data is None or isinstance(data, (str, bytes)):
         raise TypeError(f"tensor(): cannot make a tensor from {type(data).__name__}")
     try:

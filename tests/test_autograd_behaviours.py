@@ -1399,11 +1399,6 @@ def _deleting_grad_fn_raises(lib):
         del y._grad_fn  # noqa: SLF001 - the point: PyTorch refuses it
 
 
-def _numpy_of_tensor_requiring_grad_raises(lib):
-    with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
-        vec(lib, [1.0]).numpy()
-
-
 def _node_accepts_non_callable_hook_until_backward(lib):
     y = vec(lib, [1.0]) * 2
     y.grad_fn.register_hook(object())
@@ -1479,10 +1474,6 @@ def _function_sees_a_dense_gradient_of_a_sum_times_a_number(lib):
     assert Peek.strides == (1,)
 
 
-def _dtype_knows_it_is_floating(lib):
-    assert lib.float64.is_floating_point and not lib.int64.is_floating_point
-
-
 def _tensor_set_(lib):
     p = vec(lib, [1.0, 2.0], grad=False)
     p.set_(lib.zeros(3, dtype=lib.float64))
@@ -1528,8 +1519,6 @@ KNOWN = {
         "a view's tensor hooks move to its regenerated node (ops/view_meta.py move_hooks)",
     _deleting_grad_fn_raises:
         "del t._grad_fn empties the slot (a Tensor.__delattr__ would slow every attribute write)",
-    _numpy_of_tensor_requiring_grad_raises:
-        "Tensor.numpy() on a tensor requiring grad does not raise (ops call .numpy() internally)",
     _instance_norm_exists: "missing API: nn.functional.instance_norm",
     _mul_out_refuses_inputs_requiring_grad: "missing API: out= of torch.mul",
     _gradcheck_checks_undefined_output_gradients: "gradcheck has no check_undefined_grad pass",
@@ -1538,7 +1527,6 @@ KNOWN = {
     _function_sees_a_dense_gradient_of_a_sum_times_a_number:
         "sum()'s broadcast gradient times a number stays broadcast, stride 0 "
         "(ops/elementwise.py MulBackward0._by_number)",
-    _dtype_knows_it_is_floating: "missing API: dtype.is_floating_point (dtypes are NumPy's)",
     _tensor_set_: "missing API: Tensor.set_",
     _memory_formats: "missing API: channels_last / contiguous_format memory formats",
     _setitem_with_tensor_index_records_index_put:

@@ -146,7 +146,7 @@ def check_outputs(node: Any, outputs: Any) -> None:
         if g is None:
             continue
         values = getattr(g, "values", g)  # a ScatterGrad holds its non-zero part
-        if values.dtype.kind == "f" and np.isnan(values.numpy()).any():
+        if values.dtype.kind == "f" and np.isnan(values._numpy()).any():
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 

@@ -3,7 +3,7 @@
     class Exp(Function):
         @staticmethod
         def forward(ctx, x):
-            y = jitgrad.from_numpy(np.exp(x.numpy()))
+            y = jitgrad.from_numpy(np.exp(x.detach().numpy()))
             ctx.save_for_backward(y)
             return y
 

@@ -28,7 +28,7 @@ def _outputs(fn: Callable[..., Any], inputs: Sequence[Any]) -> tuple[Tensor, ...
 def _numerical(fn: Callable[..., Any], inputs: Sequence[Any], i: int, eps: float) -> list[np.ndarray]:
     """d(outputs)/d(inputs[i]) by central differences: one (numel_out, numel_in) matrix per output."""
     x = inputs[i]
-    data = x.numpy()
+    data = x._numpy()
     flat_index = list(np.ndindex(*data.shape)) if data.ndim else [()]
     # not under no_grad: for gradgradcheck, ``fn`` itself runs a backward pass
     outs = _outputs(fn, inputs)
@@ -64,7 +64,7 @@ def _perturbed(fn: Callable[..., Any], inputs: Sequence[Any], outs: Sequence[Ten
 
 
 def _values(t: Tensor) -> np.ndarray:
-    return t.numpy().astype(np.float64).ravel().copy()
+    return t._numpy().astype(np.float64).ravel().copy()
 
 
 def _analytical(fn: Callable[..., Any], inputs: Sequence[Any], diff: list[int]) -> list[list[np.ndarray]]:
@@ -78,13 +78,13 @@ def _analytical(fn: Callable[..., Any], inputs: Sequence[Any], diff: list[int]) 
             continue
         for row in range(out.numel()):
             grad_out = zeros(out.shape, dtype=out.dtype)
-            grad_out.numpy().reshape(-1)[row] = 1.0
+            grad_out._numpy().reshape(-1)[row] = 1.0
             grads = engine.grad(
                 [out], [inputs[i] for i in diff], [grad_out], retain_graph=True, allow_unused=True
             )
             for j, g in enumerate(grads):
                 if g is not None:
-                    result[k][j][row, :] = g.numpy().astype(np.float64).ravel()
+                    result[k][j][row, :] = g._numpy().astype(np.float64).ravel()
     return result
 
 

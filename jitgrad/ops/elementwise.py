@@ -282,7 +282,7 @@ class MulBackward0(SavingNode):
             if b != 1:  # g * 1 is g, bit for bit
                 data = lean_data(g)  # (flat; a strided region, from CopySlices, as an N-d view)
                 if data is None:
-                    data = g.numpy()
+                    data = g._numpy()
                 try:  # (overflow and nan quietly, as the forward)
                     QUIET_RUN(np.multiply, data, b, data, casting="unsafe")
                 except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
