@@ -1474,12 +1474,6 @@ def _function_sees_a_dense_gradient_of_a_sum_times_a_number(lib):
     assert Peek.strides == (1,)
 
 
-def _tensor_set_(lib):
-    p = vec(lib, [1.0, 2.0], grad=False)
-    p.set_(lib.zeros(3, dtype=lib.float64))
-    assert tuple(p.shape) == (3,)
-
-
 def _memory_formats(lib):
     x = lib.zeros(1, 2, 3, 4, dtype=lib.float64).to(memory_format=lib.channels_last)
     assert x.is_contiguous(memory_format=lib.channels_last)
@@ -1527,7 +1521,6 @@ KNOWN = {
     _function_sees_a_dense_gradient_of_a_sum_times_a_number:
         "sum()'s broadcast gradient times a number stays broadcast, stride 0 "
         "(ops/elementwise.py MulBackward0._by_number)",
-    _tensor_set_: "missing API: Tensor.set_",
     _memory_formats: "missing API: channels_last / contiguous_format memory formats",
     _setitem_with_tensor_index_records_index_put:
         "setitem with a tensor or mask index records CopySlices, PyTorch IndexPutBackward0 (ops/assignment.py)",

@@ -1,6 +1,6 @@
 """Tensor API behaviours side by side on PyTorch and jitgrad (each once a known difference
 in ``test_autograd_behaviours.py``): ``numpy()`` of a tensor requiring grad, the dtype
-flags."""
+flags, ``set_``."""
 
 from __future__ import annotations
 
@@ -71,3 +71,52 @@ def test_dtype_with_flags_is_still_numpys():
     assert np.zeros(2, dtype=jitgrad.int64).dtype.is_signed
     assert not np.dtype(np.uint8).is_signed and np.dtype(np.complex64).is_complex
     assert np.dtype(np.float32).itemsize == 4  # (NumPy's own)
+
+
+# -- set_ -----------------------------------------------------------------------------------
+SOURCES = {
+    "tensor": lambda lib: (lib.arange(3.0),),
+    "nothing": lambda lib: (),
+    "untyped storage and geometry": lambda lib: (lib.arange(6.0).untyped_storage(), 1, (2, 2), (1, 2)),
+    "tensor and size": lambda lib: (lib.arange(6.0), 2, (2, 2)),
+    "a view": lambda lib: (lib.arange(6.0).reshape(2, 3).t(),),
+}
+
+
+@pytest.mark.parametrize("source", list(SOURCES))
+def test_set_takes_over_the_source_memory(source):
+    def program(lib):
+        p = lib.tensor([1.0, 2.0])
+        alias = p[:]
+        args = SOURCES[source](lib)
+        before = alias._version
+        assert p.set_(*args) is p
+        bumped = alias._version - before  # (after set_ only: p then counts on the source's)
+        shares = bool(args) and p.data_ptr() == args[0].data_ptr() + p.storage_offset() * 8
+        p.add_(1.0)  # (writes the source's memory)
+        return p, p.stride(), p.storage_offset(), p._base is None, shares, bumped, alias
+
+    both(program)
+
+
+def test_set_refuses_as_pytorch():
+    def leaf(lib):
+        vec(lib, [1.0, 2.0]).set_(lib.zeros(3, dtype=lib.float64))
+
+    both(leaf, "a leaf Variable that requires grad is being used in an in-place operation.")
+    for ours, source in (("float32", "float64"), ("int64", "uint8"), ("float16", "int8"), ("bool", "int16")):
+        def dtypes(lib, ours=ours, source=source):
+            lib.zeros(1, dtype=getattr(lib, ours)).set_(lib.zeros(1, dtype=getattr(lib, source)))
+
+        both(dtypes)  # "Could not set tensor of type double to a tensor of type float"
+
+
+def test_set_under_no_grad_keeps_requires_grad():
+    def program(lib):
+        q = vec(lib, [1.0, 2.0])
+        with lib.no_grad():
+            q.set_(lib.zeros(5, dtype=lib.float64))
+        (q * 2).sum().backward()
+        return q, q.requires_grad, q.is_leaf, q.grad
+
+    both(program)
