@@ -1412,13 +1412,6 @@ def _instance_norm_exists(lib):
     assert x.grad is not None
 
 
-def _mul_out_refuses_inputs_requiring_grad(lib):
-    x = vec(lib, [1.0])
-    out = lib.zeros(1, dtype=lib.float64)
-    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
-        lib.mul(x, x, out=out)
-
-
 def _gradcheck_checks_undefined_output_gradients(lib):
     def fn(t):
         y = t.clone()
@@ -1514,7 +1507,6 @@ KNOWN = {
     _deleting_grad_fn_raises:
         "del t._grad_fn empties the slot (a Tensor.__delattr__ would slow every attribute write)",
     _instance_norm_exists: "missing API: nn.functional.instance_norm",
-    _mul_out_refuses_inputs_requiring_grad: "missing API: out= of torch.mul",
     _gradcheck_checks_undefined_output_gradients: "gradcheck has no check_undefined_grad pass",
     _dirty_saved_view_freed_without_gc:
         "a dirty view saved by its Function makes a cycle only gc frees (autograd/node.py SavedTensor)",

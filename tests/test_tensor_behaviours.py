@@ -1,8 +1,10 @@
 """Tensor API behaviours side by side on PyTorch and jitgrad (each once a known difference
 in ``test_autograd_behaviours.py``): ``numpy()`` of a tensor requiring grad, the dtype
-flags, ``set_``."""
+flags, ``set_``, ``out=`` of the common binary ops."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
@@ -118,5 +120,62 @@ def test_set_under_no_grad_keeps_requires_grad():
             q.set_(lib.zeros(5, dtype=lib.float64))
         (q * 2).sum().backward()
         return q, q.requires_grad, q.is_leaf, q.grad
+
+    both(program)
+
+
+# -- out= -----------------------------------------------------------------------------------
+BINARY = ["mul", "add", "sub", "div", "multiply", "subtract", "divide", "true_divide"]
+
+
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("which", ["input", "out"])
+def test_out_refuses_arguments_requiring_grad(name, which):
+    def program(lib):
+        x = vec(lib, [1.0], grad=which == "input")
+        out = vec(lib, [0.0], grad=which == "out")
+        return getattr(lib, name)(x, x, out=out)
+
+    both(program)  # "mul(): functions with out=... arguments don't support automatic differentiation..."
+
+
+def _with_warnings(body):
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        result = body()
+    return result, [str(w.message)[:80] for w in got]
+
+
+OUT_CASES = {
+    "no_grad": lambda lib, x: lib.mul(x, x, out=lib.zeros(1, dtype=lib.float64)),
+    "resized with a warning": lambda lib, x: lib.mul(lib.ones(3), 2, out=lib.zeros(2)),
+    "resized from empty": lambda lib, x: lib.add(lib.ones(3), 1, alpha=2, out=lib.zeros(0)),
+    "float into long": lambda lib, x: lib.mul(lib.ones(3), 2.5, out=lib.zeros(3, dtype=lib.long)),
+    "long into float": lambda lib, x: lib.mul(lib.ones(3, dtype=lib.long), 2, out=lib.zeros(3)),
+    "into bool": lambda lib, x: lib.add(lib.ones(3), 1, out=lib.zeros(3, dtype=lib.bool)),
+    "sub alpha": lambda lib, x: lib.sub(lib.ones(3), 1, alpha=3, out=lib.zeros(3)),
+    "div floor": lambda lib, x: lib.div(lib.ones(3), 2, rounding_mode="floor", out=lib.zeros(3)),
+    "not a tensor": lambda lib, x: lib.mul(lib.ones(2), 3, out=[1]),
+}
+
+
+@pytest.mark.parametrize("case", list(OUT_CASES))
+def test_out_writes_the_result(case):
+    def program(lib):
+        x = vec(lib, [2.0])
+        with lib.no_grad():
+            return _with_warnings(lambda: OUT_CASES[case](lib, x))
+
+    both(program)
+
+
+def test_out_into_a_view_and_into_an_input():
+    def program(lib):
+        base = lib.zeros(4)
+        view = base[::2]
+        returned = lib.mul(lib.ones(2), 3, out=view)
+        a = lib.arange(3.0)
+        lib.mul(a, a, out=a)
+        return returned is view, base, view._version, a, a._version
 
     both(program)
