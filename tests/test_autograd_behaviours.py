@@ -1406,12 +1406,6 @@ def _node_accepts_non_callable_hook_until_backward(lib):
         y.sum().backward()
 
 
-def _instance_norm_exists(lib):
-    x = lib.arange(8, dtype=lib.float64).reshape(1, 2, 2, 2).requires_grad_()
-    lib.nn.functional.instance_norm(x).sum().backward()
-    assert x.grad is not None
-
-
 def _gradcheck_checks_undefined_output_gradients(lib):
     def fn(t):
         y = t.clone()
@@ -1506,7 +1500,6 @@ KNOWN = {
         "a view's tensor hooks move to its regenerated node (ops/view_meta.py move_hooks)",
     _deleting_grad_fn_raises:
         "del t._grad_fn empties the slot (a Tensor.__delattr__ would slow every attribute write)",
-    _instance_norm_exists: "missing API: nn.functional.instance_norm",
     _gradcheck_checks_undefined_output_gradients: "gradcheck has no check_undefined_grad pass",
     _dirty_saved_view_freed_without_gc:
         "a dirty view saved by its Function makes a cycle only gc frees (autograd/node.py SavedTensor)",
