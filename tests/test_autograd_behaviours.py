@@ -1406,18 +1406,6 @@ def _node_accepts_non_callable_hook_until_backward(lib):
         y.sum().backward()
 
 
-def _gradcheck_checks_undefined_output_gradients(lib):
-    def fn(t):
-        y = t.clone()
-        y.register_hook(lambda g: (_ for _ in ()).throw(RuntimeError("undefined")) if g is None else g)
-        return y
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(RuntimeError, match="Expected backward function to handle undefined output grads"):
-            lib.autograd.gradcheck(fn, (vec(lib, [1.0]),))
-
-
 def _dirty_saved_view_freed_without_gc(lib):
     import gc
     import weakref
@@ -1500,7 +1488,6 @@ KNOWN = {
         "a view's tensor hooks move to its regenerated node (ops/view_meta.py move_hooks)",
     _deleting_grad_fn_raises:
         "del t._grad_fn empties the slot (a Tensor.__delattr__ would slow every attribute write)",
-    _gradcheck_checks_undefined_output_gradients: "gradcheck has no check_undefined_grad pass",
     _dirty_saved_view_freed_without_gc:
         "a dirty view saved by its Function makes a cycle only gc frees (autograd/node.py SavedTensor)",
     _function_sees_a_dense_gradient_of_a_sum_times_a_number:

@@ -34,7 +34,7 @@ def same(ours: Any, theirs: Any, path: str = "result") -> None:
         assert isinstance(ours, jitgrad.Tensor), f"{path}: got {type(ours).__name__}"
         assert tuple(ours.shape) == tuple(theirs.shape), path
         assert ours.dtype.name == str(theirs.dtype).replace("torch.", ""), path
-        np.testing.assert_allclose(ours.numpy(), theirs.detach().numpy(), rtol=1e-12, atol=1e-12, err_msg=path)
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12, atol=1e-12, err_msg=path)
     elif isinstance(theirs, (list, tuple)):
         assert isinstance(ours, (list, tuple)) and len(ours) == len(theirs), (path, ours, theirs)
         for k, (a, b) in enumerate(zip(ours, theirs)):

@@ -2,8 +2,8 @@
 known difference in ``test_autograd_behaviours.py``): ``autograd.grad``'s argument checks
 and ``materialize_grads``, how sizes print, the order of a leaf's hooks, the node of a
 non-leaf among ``backward(inputs=...)``, the ``create_graph`` reference-cycle warning,
-anomaly mode's parent nodes, deeply nested (reentrant) backward passes, and which leaf
-takes over a gradient sent to two."""
+anomaly mode's parent nodes, deeply nested (reentrant) backward passes, which leaf takes
+over a gradient sent to two, and gradcheck's pass with undefined output gradients."""
 
 from __future__ import annotations
 
@@ -359,5 +359,53 @@ def test_one_gradient_for_two_leaves_is_taken_over_by_one(root):
         owners = (a.grad.data_ptr() != b.grad.data_ptr(), Fork.pointer in (a.grad.data_ptr(), b.grad.data_ptr()))
         a.grad.add_(1.0)  # (the two leaves' gradients are separate)
         return a.grad, b.grad, owners
+
+    both(program)
+
+
+# -- gradcheck: undefined output gradients --------------------------------------------------
+def _fails_on_none(t):
+    y = t.clone()
+    y.register_hook(lambda g: (_ for _ in ()).throw(RuntimeError("undefined")) if g is None else g)
+    return y, t * 3
+
+
+def _nonzero_for_none(lib):
+    class Leaky(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.set_materialize_grads(False)
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return 2 * g if g is not None else lib.ones(2, dtype=lib.float64)
+
+    return Leaky.apply
+
+
+GRADCHECKS = {
+    "no differentiable output": lambda lib, x: lib.autograd.gradcheck(lambda t: (t > 0).double(), (x,)),
+    "two outputs": lambda lib, x: lib.autograd.gradcheck(lambda t: (t * 2, t.sin()), (x,)),
+    "hook failing on None": lambda lib, x: lib.autograd.gradcheck(_fails_on_none, (x,)),
+    "not asked": lambda lib, x: lib.autograd.gradcheck(_fails_on_none, (x,), check_undefined_grad=False),
+    "no raise": lambda lib, x: lib.autograd.gradcheck(_fails_on_none, (x,), raise_exception=False),
+    "nonzero gradient for None": lambda lib, x: lib.autograd.gradcheck(_nonzero_for_none(lib), (x,)),
+    "gradgradcheck": lambda lib, x: lib.autograd.gradgradcheck(lambda t: (t * t).sum(), (x,)),
+}
+
+
+@pytest.mark.parametrize("case", list(GRADCHECKS))
+def test_gradcheck_checks_undefined_output_gradients(case):
+    def program(lib):
+        x = vec(lib, [1.0, 2.0])
+
+        def body():
+            try:
+                return GRADCHECKS[case](lib, x)
+            except RuntimeError as e:  # (GradcheckError: each library's own class)
+                return type(e).__name__, str(e)
+
+        return caught(body)
 
     both(program)
