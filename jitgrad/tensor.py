@@ -22,6 +22,7 @@ from ._formatting import format_tensor
 from .device import CPU, check as check_device
 from .device import device as device_type
 from .geometry import Geometry, Size, contiguous_strides, is_contiguous, numel, wrap_dim
+from .geometry.layout import is_channels_last
 from .storage import Storage
 
 _new = object.__new__  # (a module global: one lookup less on the per-op path of ``_make``)
@@ -161,7 +162,13 @@ class Tensor:
         check_device("cuda()", "cuda" if device is None else device)
         return self  # check_device accepted only the CPU
 
-    def is_contiguous(self) -> bool:
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        """Dense in row-major order; or, with ``memory_format=channels_last`` (4-D) or
+        ``channels_last_3d`` (5-D), in channels-last order (``contiguous_format`` and
+        ``preserve_format`` ask the first)."""
+        if memory_format is not None and (memory_format == "channels_last" or memory_format == "channels_last_3d"):
+            return len(self._sizes) == (4 if memory_format == "channels_last" else 5) \
+                and is_channels_last(self._sizes, self._strides)
         return is_contiguous(self._sizes, self._strides)
 
     @property

@@ -1449,12 +1449,6 @@ def _function_sees_a_dense_gradient_of_a_sum_times_a_number(lib):
     assert Peek.strides == (1,)
 
 
-def _memory_formats(lib):
-    x = lib.zeros(1, 2, 3, 4, dtype=lib.float64).to(memory_format=lib.channels_last)
-    assert x.is_contiguous(memory_format=lib.channels_last)
-    assert not x.is_contiguous(memory_format=lib.contiguous_format)
-
-
 def _setitem_with_tensor_index_records_index_put(lib):
     h = vec(lib, [1.0, 2.0, 3.0]).clone()
     h[lib.tensor([0, 2])] = vec(lib, [5.0, 6.0], grad=False)
@@ -1493,7 +1487,6 @@ KNOWN = {
     _function_sees_a_dense_gradient_of_a_sum_times_a_number:
         "sum()'s broadcast gradient times a number stays broadcast, stride 0 "
         "(ops/elementwise.py MulBackward0._by_number)",
-    _memory_formats: "missing API: channels_last / contiguous_format memory formats",
     _setitem_with_tensor_index_records_index_put:
         "setitem with a tensor or mask index records CopySlices, PyTorch IndexPutBackward0 (ops/assignment.py)",
 }

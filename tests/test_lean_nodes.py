@@ -54,7 +54,7 @@ def test_product_by_a_number_keeps_hooks_and_double_backward() -> None:
     x = jitgrad.tensor([1.0, 2.0], dtype=jitgrad.float64, requires_grad=True)
     y = x * 3.0
     seen = []
-    y.grad_fn.register_hook(lambda gi, go: seen.append(gi[0].numpy().copy()))
+    y.grad_fn.register_hook(lambda gi, go: seen.append(gi[0].detach().numpy().copy()))
     (g,) = jitgrad.autograd.grad((y * y).sum(), x, create_graph=True)
     np.testing.assert_array_equal(g.detach().numpy(), [18.0, 36.0])
     np.testing.assert_array_equal(seen[0], [18.0, 36.0])

@@ -1,6 +1,6 @@
 """Tensor API behaviours side by side on PyTorch and jitgrad (each once a known difference
 in ``test_autograd_behaviours.py``): ``numpy()`` of a tensor requiring grad, the dtype
-flags, ``set_``, ``out=`` of the common binary ops."""
+flags, ``set_``, ``out=`` of the common binary ops, memory formats."""
 
 from __future__ import annotations
 
@@ -177,5 +177,86 @@ def test_out_into_a_view_and_into_an_input():
         a = lib.arange(3.0)
         lib.mul(a, a, out=a)
         return returned is view, base, view._version, a, a._version
+
+    both(program)
+
+
+# -- memory formats -------------------------------------------------------------------------
+def _nchw(lib):
+    return lib.arange(24.0, dtype=lib.float64).reshape(1, 2, 3, 4)
+
+
+FORMAT_CASES = {
+    "to channels_last": lambda lib: _nchw(lib).to(memory_format=lib.channels_last),
+    "to channels_last and float32": lambda lib: _nchw(lib).to(lib.float32, memory_format=lib.channels_last),
+    "to channels_last copy": lambda lib: _nchw(lib).contiguous(memory_format=lib.channels_last).to(
+        memory_format=lib.channels_last, copy=True),
+    "to channels_last of channels_last": lambda lib: _nchw(lib).permute(0, 2, 3, 1).permute(0, 3, 1, 2).to(
+        memory_format=lib.channels_last),
+    "to contiguous of channels_last": lambda lib: _nchw(lib).permute(0, 2, 3, 1).permute(0, 3, 1, 2).to(
+        memory_format=lib.contiguous_format),
+    "to contiguous of a transposed matrix": lambda lib: lib.ones(2, 3).t().to(memory_format=lib.contiguous_format),
+    "to contiguous and float64 of a transposed matrix": lambda lib: lib.ones(2, 3).t().to(
+        lib.float64, memory_format=lib.contiguous_format),
+    "to copy": lambda lib: _nchw(lib).transpose(2, 3).to(copy=True),
+    "to channels_last of a slice": lambda lib: _nchw(lib)[:, :1].to(memory_format=lib.channels_last),
+    "to channels_last of N111": lambda lib: lib.zeros(2, 1, 1, 1).to(memory_format=lib.channels_last),
+    "to channels_last of a matrix": lambda lib: lib.zeros(3, 2).to(memory_format=lib.channels_last),
+    "contiguous channels_last": lambda lib: _nchw(lib).contiguous(memory_format=lib.channels_last),
+    "contiguous channels_last_3d": lambda lib: lib.zeros(2, 3, 4, 5, 6).contiguous(memory_format=lib.channels_last_3d),
+    "contiguous channels_last of a matrix": lambda lib: lib.zeros(2, 3).contiguous(memory_format=lib.channels_last),
+    "contiguous preserve": lambda lib: _nchw(lib).contiguous(memory_format=lib.preserve_format),
+    "contiguous preserve of a transpose": lambda lib: _nchw(lib).transpose(2, 3).contiguous(
+        memory_format=lib.preserve_format),
+    "contiguous of channels_last": lambda lib: _nchw(lib).contiguous(memory_format=lib.channels_last).contiguous(),
+    "clone channels_last": lambda lib: _nchw(lib).clone(memory_format=lib.channels_last),
+    "clone of channels_last": lambda lib: _nchw(lib).contiguous(memory_format=lib.channels_last).clone(),
+    "clone contiguous of channels_last": lambda lib: _nchw(lib).contiguous(memory_format=lib.channels_last).clone(
+        memory_format=lib.contiguous_format),
+    "empty_like of channels_last": lambda lib: lib.empty_like(_nchw(lib).contiguous(memory_format=lib.channels_last)),
+    "zeros_like channels_last": lambda lib: lib.zeros_like(_nchw(lib), memory_format=lib.channels_last),
+    "ones_like contiguous": lambda lib: lib.ones_like(_nchw(lib).contiguous(memory_format=lib.channels_last),
+                                                      memory_format=lib.contiguous_format),
+    "empty channels_last": lambda lib: lib.empty(1, 2, 3, 4, memory_format=lib.channels_last),
+    "empty channels_last of a matrix": lambda lib: lib.empty(2, 3, memory_format=lib.channels_last),
+    "elementwise of channels_last": lambda lib: _nchw(lib).contiguous(memory_format=lib.channels_last) + 1,
+}
+
+
+@pytest.mark.parametrize("case", list(FORMAT_CASES))
+def test_memory_format_layouts(case):
+    def program(lib):
+        t = FORMAT_CASES[case](lib)
+        flags = [t.is_contiguous(memory_format=f) for f in (
+            lib.contiguous_format, lib.preserve_format, lib.channels_last, lib.channels_last_3d)]
+        values = t if case.startswith("empty") else t.contiguous()
+        return t.stride(), flags, values.shape if case.startswith("empty") else values
+
+    both(program)
+
+
+@pytest.mark.parametrize("how", ["to", "contiguous", "clone", "to and float32"])
+def test_memory_format_copies_are_differentiable(how):
+    def program(lib):
+        x = _nchw(lib).requires_grad_()
+        y = {
+            "to": lambda: x.to(memory_format=lib.channels_last),
+            "contiguous": lambda: x.contiguous(memory_format=lib.channels_last),
+            "clone": lambda: x.clone(memory_format=lib.channels_last),
+            "to and float32": lambda: x.to(lib.float32, memory_format=lib.channels_last),
+        }[how]()
+        (y * _nchw(lib).to(y.dtype)).sum().backward()
+        return y.grad_fn.name(), x.grad, x.grad.stride(), y.stride()
+
+    both(program)
+
+
+def test_memory_format_aliasing():
+    def program(lib):
+        x = _nchw(lib)
+        cl = x.contiguous(memory_format=lib.channels_last)
+        return (cl.contiguous(memory_format=lib.channels_last) is cl, x.contiguous() is x,
+                cl.to(memory_format=lib.channels_last) is cl, x.to(memory_format=lib.preserve_format) is x,
+                x.to(memory_format=lib.contiguous_format) is x)
 
     both(program)
