@@ -378,7 +378,7 @@ class NumbaCube(jitgrad.autograd.Function):
     def backward(ctx: Any, grad: jitgrad.Tensor) -> jitgrad.Tensor:
         (x,) = ctx.saved_tensors
         out = np.empty(x.shape, x.dtype)
-        _cube_backward(np.ascontiguousarray(x.detach().numpy()), np.ascontiguousarray(grad.numpy()), out)
+        _cube_backward(np.ascontiguousarray(x.detach().numpy()), np.ascontiguousarray(grad.detach().numpy()), out)
         return jitgrad.from_numpy(out)
 
 

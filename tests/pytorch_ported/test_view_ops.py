@@ -794,7 +794,7 @@ class TestOldViewOps(TestCase):
     def test_big_transpose(self, device):
         t = torch.rand(456, 789, device=device)
         t1 = t.t().contiguous()
-        t2 = torch.from_numpy(t.numpy().transpose())  # jitgrad edit: CPU only, no .cpu()
+        t2 = torch.from_numpy(t.detach().numpy().transpose())  # jitgrad edit: CPU only, no .cpu()
         self.assertEqual(t1, t2)
 
     @on_cpu
