@@ -465,21 +465,29 @@ def _commit(staged: list[tuple[AccumulateGrad, Tensor | None, bool]], create_gra
     Each update leaves ``staged`` before it runs, so one gradient sent to several leaves (a
     Function returning ``g, g``) is copied into all but the last, which takes it over, as
     PyTorch's use count lets it."""
-    staged.reverse()
-    while staged:
-        node, grad, steal = staged.pop()
-        if grad is None:
-            continue
-        steal = steal or (not create_graph and is_fresh(grad))
-        # one backward at a time adds into a .grad (two threads running backward through
-        # one graph); the hooks run unlocked, free to run a backward themselves
-        with _COMMIT_LOCK:
+    # one backward at a time adds into a .grad (two threads running backward through one
+    # graph); the lock is let go while hooks run, free to run a backward themselves
+    _COMMIT_LOCK.acquire()
+    try:
+        for k in range(len(staged)):
+            node, grad, steal = staged[k]  # type: ignore[misc]
+            staged[k] = None  # type: ignore[call-overload]
+            if grad is None:
+                continue
+            steal = steal or (not create_graph and is_fresh(grad))
             accumulate_grad(node.variable, grad, steal, create_graph)
-        if post_accumulate.HOOKS:
-            post_accumulate.run(node.variable)
-        if node._hooks:
-            for hook in list(node._hooks.values()):
-                hook((), (grad,))
+            if node._hooks or post_accumulate.HOOKS:
+                _COMMIT_LOCK.release()
+                try:
+                    if post_accumulate.HOOKS:
+                        post_accumulate.run(node.variable)
+                    if node._hooks:
+                        for hook in list(node._hooks.values()):
+                            hook((), (grad,))
+                finally:
+                    _COMMIT_LOCK.acquire()
+    finally:
+        _COMMIT_LOCK.release()
 
 
 # -- backward() and autograd.grad() --------------------------------------------------------
