@@ -409,3 +409,26 @@ def test_gradcheck_checks_undefined_output_gradients(case):
         return caught(body)
 
     both(program)
+
+
+def test_function_applied_to_a_view_whose_base_was_written_with_history():
+    """(gradcheck's undefined-gradient pass met this: the view's history is regenerated.)"""
+    def program(lib):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        r = vec(lib, [1.5])
+        x = lib.ones(5, dtype=lib.float64)
+        v = x.select(0, 1)
+        x.add_(r)  # v now depends on r, its history not read yet
+        y = Twice.apply(v)
+        y.backward()
+        return y.requires_grad, y, r.grad
+
+    both(program)

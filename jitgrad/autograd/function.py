@@ -250,8 +250,10 @@ class Function:
         tensor_inputs = tuple(k for k, a in enumerate(args) if isinstance(a, Tensor))
         ctx._num_args = len(args)
         ctx._tensor_inputs = tensor_inputs
-        ctx.needs_input_grad = tuple(
-            isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None) for a in args
+        ctx.needs_input_grad = tuple(  # (a view's history may be stale: ``requires_grad``)
+            isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None
+                                       or a._view_meta is not None and requires_grad(a))
+            for a in args
         )
         executable = is_grad_enabled() and any(ctx.needs_input_grad)
         with no_grad():
@@ -466,7 +468,7 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
             outputs = fn(ctx, *args)
         if not is_grad_enabled():
             return outputs
-        if not any(isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None) for a in args):
+        if not any(isinstance(a, Tensor) and requires_grad(a) for a in args):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
