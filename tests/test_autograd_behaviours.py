@@ -1406,34 +1406,6 @@ def _node_accepts_non_callable_hook_until_backward(lib):
         y.sum().backward()
 
 
-def _dirty_saved_view_freed_without_gc(lib):
-    import gc
-    import weakref
-
-    class Halve(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, v):
-            v.mul_(0.5)
-            ctx.mark_dirty(v)
-            ctx.save_for_backward(v)
-            return v
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 0.5
-
-    gc.disable()
-    try:
-        base = vec(lib, [1.0, 2.0]).clone()
-        view = base[:1]
-        Halve.apply(view)
-        ref = weakref.ref(view)
-        del base, view
-        assert ref() is None
-    finally:
-        gc.enable()
-
-
 def _function_sees_a_dense_gradient_of_a_sum_times_a_number(lib):
     class Peek(lib.autograd.Function):
         @staticmethod
@@ -1482,8 +1454,6 @@ KNOWN = {
         "a view's tensor hooks move to its regenerated node (ops/view_meta.py move_hooks)",
     _deleting_grad_fn_raises:
         "del t._grad_fn empties the slot (a Tensor.__delattr__ would slow every attribute write)",
-    _dirty_saved_view_freed_without_gc:
-        "a dirty view saved by its Function makes a cycle only gc frees (autograd/node.py SavedTensor)",
     _function_sees_a_dense_gradient_of_a_sum_times_a_number:
         "sum()'s broadcast gradient times a number stays broadcast, stride 0 "
         "(ops/elementwise.py MulBackward0._by_number)",

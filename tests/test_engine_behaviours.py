@@ -3,7 +3,8 @@ known difference in ``test_autograd_behaviours.py``): ``autograd.grad``'s argume
 and ``materialize_grads``, how sizes print, the order of a leaf's hooks, the node of a
 non-leaf among ``backward(inputs=...)``, the ``create_graph`` reference-cycle warning,
 anomaly mode's parent nodes, deeply nested (reentrant) backward passes, which leaf takes
-over a gradient sent to two, and gradcheck's pass with undefined output gradients."""
+over a gradient sent to two, gradcheck's pass with undefined output gradients, and a view a
+custom Function writes in place and saves."""
 
 from __future__ import annotations
 
@@ -430,5 +431,58 @@ def test_function_applied_to_a_view_whose_base_was_written_with_history():
         y = Twice.apply(v)
         y.backward()
         return y.requires_grad, y, r.grad
+
+    both(program)
+
+
+# -- a view a custom Function writes in place and saves -------------------------------------
+def _exp_in_place(lib):
+    class ExpInPlace(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, v):
+            v.exp_()
+            ctx.mark_dirty(v)
+            ctx.save_for_backward(v)
+            return v
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y
+
+    return ExpInPlace
+
+
+def test_dirty_saved_view_is_freed_without_gc():
+    def program(lib):
+        import gc
+        import weakref
+
+        gc.disable()
+        try:
+            base = vec(lib, [1.0, 2.0]).clone()
+            view = base[:1]
+            _exp_in_place(lib).apply(view)
+            ref = weakref.ref(view)
+            del base, view
+            return ref() is None
+        finally:
+            gc.enable()
+
+    both(program)
+
+
+@pytest.mark.parametrize("double", [False, True], ids=["backward", "double backward"])
+def test_dirty_saved_view_in_backward(double):
+    def program(lib):
+        x = vec(lib, [0.5, 1.0, -0.5])
+        base = x * 1.0
+        out = _exp_in_place(lib).apply(base[1:])
+        w = vec(lib, [1.0, 2.0, 3.0], grad=False)
+        if double:
+            (g,) = lib.autograd.grad((base * w).sum(), x, create_graph=True)
+            return base, g, lib.autograd.grad(g.sum(), x)[0], out.grad_fn.name()
+        (base * w).sum().backward()
+        return base, x.grad, out.grad_fn.name(), base.grad_fn.name(), out._version
 
     both(program)
