@@ -46,6 +46,25 @@ def test_grad_refuses_empty_inputs_before_looking_at_outputs():
     both(program)
 
 
+@pytest.mark.parametrize("call", ["grad", "grad empty", "grad other mapping", "backward", "backward empty",
+                                  "backward other mapping"])
+def test_inputs_given_as_a_dict(call):
+    def program(lib):
+        from collections import OrderedDict
+
+        x, y = vec(lib, [1.0, 2.0]), vec(lib, [3.0])
+        loss = (x * y).sum()
+        if call.startswith("grad"):
+            inputs = {"grad": {"a": x, "b": y}, "grad empty": {}, "grad other mapping": OrderedDict(a=x)}[call]
+            got = lib.autograd.grad(loss, inputs)
+            return type(got).__name__, [list(pair) for pair in got.items()]
+        inputs = {"backward": {"a": x}, "backward empty": {}, "backward other mapping": OrderedDict(a=x)}[call]
+        loss.backward(inputs=inputs)
+        return x.grad, y.grad
+
+    both(program)
+
+
 def test_materialized_zeros_are_differentiable_under_create_graph():
     def program(lib):
         x = vec(lib, [0.5])

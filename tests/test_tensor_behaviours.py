@@ -14,6 +14,7 @@ from tests.test_autograd_behaviours import both, vec
 
 
 # -- numpy() --------------------------------------------------------------------------------
+@pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")  # (torch's)
 @pytest.mark.parametrize("kind", ["leaf", "non-leaf", "no_grad view", "array", "asarray"])
 def test_numpy_of_tensor_requiring_grad_raises(kind):
     def program(lib):

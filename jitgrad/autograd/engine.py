@@ -19,7 +19,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from .. import _tracing
 from .._warn_once import warn_once
@@ -566,6 +566,21 @@ def _as_list(x: Any) -> list[Any]:
     return list(x)
 
 
+def _input_list(op: str, inputs: Any) -> list[Any]:
+    """``backward``'s / ``grad``'s ``inputs`` as a list: a tensor, a sequence of them, or a
+    dict of them (its values; ``grad`` then returns a dict), as PyTorch takes them."""
+    if isinstance(inputs, Tensor):
+        return [inputs]
+    if type(inputs) is dict:
+        return list(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(
+            f"`inputs` argument to `{op}()` must be a dict, not {type(inputs).__name__}. Other "
+            "Mapping types are not supported."
+        )
+    return list(inputs)  # (None: TypeError, as PyTorch's)
+
+
 _CYCLE_WARNING = (  # PyTorch's, once per process (``_warn_once``)
     "Using backward() with create_graph=True will create a reference cycle between the "
     "parameter and its gradient which can cause a memory leak. We recommend using "
@@ -598,7 +613,7 @@ def backward(
         grads = [grad_tensors]
     edges, root = _root_grads("backward", outputs, grads)
     keep = create_graph if retain_graph is None else retain_graph
-    input_list = _as_list(inputs) if inputs is not None else None
+    input_list = _input_list("backward", inputs) if inputs is not None else None
     if input_list is not None and not input_list:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")  # PyTorch's
     input_edges = None
@@ -622,10 +637,11 @@ def grad(
     create_graph: bool = False,
     allow_unused: bool | None = None,
     materialize_grads: bool = False,
-) -> tuple[Tensor | None, ...]:
-    """Gradients of ``outputs`` w.r.t. ``inputs``, returned (nothing is accumulated)."""
+) -> tuple[Tensor | None, ...] | dict[Any, Tensor | None]:
+    """Gradients of ``outputs`` w.r.t. ``inputs``, returned (nothing is accumulated): a
+    tuple, or a dict by the same keys when ``inputs`` is a dict."""
     out_list = _as_list(outputs)
-    in_list = [inputs] if isinstance(inputs, Tensor) else list(inputs)  # (None: TypeError)
+    in_list = _input_list("grad", inputs)
     grads = None if grad_outputs is None else _as_list(grad_outputs)
     if isinstance(grad_outputs, Tensor):
         grads = [grad_outputs]
@@ -666,4 +682,4 @@ def grad(
         elif g._sizes != t._sizes or g.dtype != t.dtype:
             g = OPS.to_dtype(OPS.sum_to(g, t._sizes), t.dtype)
         result.append(g)
-    return tuple(result)
+    return dict(zip(inputs, result)) if type(inputs) is dict else tuple(result)
