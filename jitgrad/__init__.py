@@ -146,7 +146,9 @@ from .dtypes import float64 as double  # noqa: E402
 from .dtypes import int16 as short  # noqa: E402
 from .dtypes import int32 as int  # noqa: E402,A001
 from .dtypes import int64 as long  # noqa: E402
-from .layouts import contiguous_format, memory_format, preserve_format, strided  # noqa: E402
+from .layouts import (  # noqa: E402
+    channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format, strided,
+)
 from .layouts import layout  # noqa: E402
 from .ops.meshgrid import meshgrid  # noqa: E402
 from .ops.promotion import can_cast, promote_types, result_type  # noqa: E402
@@ -156,7 +158,8 @@ from .randomness import (  # noqa: E402
 from .ranges import eye, logspace  # noqa: E402
 
 __all__ += [  # dtypes, devices, creation
-    "Generator", "backends", "bfloat16", "can_cast", "cdouble", "cfloat", "complex128",
+    "Generator", "backends", "bfloat16", "can_cast", "cdouble", "cfloat", "channels_last",
+    "channels_last_3d", "complex128",
     "complex32", "complex64", "contiguous_format", "cuda", "device", "double", "dtype",
     "empty_strided", "eye", "finfo", "promote_types", "randperm", "result_type",
     "float", "float16", "get_default_dtype", "half", "iinfo", "int", "int16", "int32", "int8",

@@ -430,6 +430,7 @@ Tensor.unsqueeze_ = inplace_views.unsqueeze_
 Tensor.as_strided_ = inplace_views.as_strided_
 Tensor.resize_ = inplace_views.resize_
 Tensor.resize_as_ = inplace_views.resize_as_
+Tensor.set_ = inplace_views.set_
 Tensor.data = property(tensor_data.get_data, tensor_data.set_data, tensor_data.delete_data)
 Tensor._version = property(tensor_data.version)  # type: ignore[assignment, method-assign]
 Tensor.is_inference = tensor_data.is_inference

@@ -24,21 +24,25 @@ def empty(sizes: tuple[int, ...], dtype: np.dtype) -> Tensor:
     return Tensor._from_buffer(allocate(numel(sizes), dtype), sizes)
 
 
-def _empty_like(self: Tensor, dtype: np.dtype, contiguous: bool) -> Tensor:
-    """A new tensor of ``self``'s shape: contiguous, or laid out as PyTorch's
-    ``preserve_format`` would (same strides when ``self`` is dense)."""
+def _empty_like(
+    self: Tensor, dtype: np.dtype, contiguous: bool, strides: tuple[int, ...] | None = None
+) -> Tensor:
+    """A new tensor of ``self``'s shape: contiguous, with ``strides`` (dense ones), or laid
+    out as PyTorch's ``preserve_format`` would (same strides when ``self`` is dense)."""
     if contiguous:
         return empty(self._sizes, dtype)
-    strides = preserve_strides(self._sizes, self._strides)
+    if strides is None:
+        strides = preserve_strides(self._sizes, self._strides)
     return Tensor._make(Storage._fresh(allocate(numel(self._sizes), dtype)), self._sizes, strides)
 
 
-def clone(self: Tensor, contiguous: bool = False) -> Tensor:
-    """A copy with its own storage, keeping ``self``'s memory layout unless ``contiguous``."""
+def clone(self: Tensor, contiguous: bool = False, strides: tuple[int, ...] | None = None) -> Tensor:
+    """A copy with its own storage, keeping ``self``'s memory layout unless ``contiguous``
+    or given dense ``strides`` (a memory format's)."""
     if not self._sizes:  # one element (a DP table's cell): no layout to choose, one copy
         start = self._offset
         return Tensor._make(Storage._fresh(self._storage.buffer[start:start + 1].copy()), (), ())
-    out = _empty_like(self, self.dtype, contiguous)
+    out = _empty_like(self, self.dtype, contiguous, strides)
     _copy_region(out, self)
     return out
 
@@ -47,9 +51,10 @@ def contiguous(self: Tensor) -> Tensor:
     return self if self.is_contiguous() else clone(self, contiguous=True)
 
 
-def to_dtype_copy(self: Tensor, dtype: np.dtype) -> Tensor:
-    """A copy converted to ``dtype`` (NumPy's ``astype`` casting), layout preserved."""
-    out = _empty_like(self, dtype, contiguous=False)
+def to_dtype_copy(self: Tensor, dtype: np.dtype, strides: tuple[int, ...] | None = None) -> Tensor:
+    """A copy converted to ``dtype`` (NumPy's ``astype`` casting), layout preserved or given
+    dense ``strides``."""
+    out = _empty_like(self, dtype, False, strides)
     _copy_region(out, self)
     return out
 

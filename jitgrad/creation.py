@@ -8,12 +8,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _tracing, dtypes
-from .geometry import contiguous_strides, numel
+from .geometry import numel
 from .geometry.strided import as_int_tuple
 from .copying import scalar_value
 from .device import check as check_device
 from .geometry.layout import preserve_strides
-from .layouts import check_layout, check_memory_format, check_pin_memory
+from .layouts import check_layout, check_memory_format, check_pin_memory, format_strides
 from .storage import Storage, allocate
 from .tensor import Tensor, sizes_arg
 
@@ -121,7 +121,7 @@ def tensor(
     check_device("tensor()", device)
     check_pin_memory("tensor", pin_memory)
     if isinstance(data, Tensor):
-        data = data.numpy()
+        data = data._numpy()
     if data is None or isinstance(data, (str, bytes)):
         raise TypeError(f"tensor(): cannot make a tensor from {type(data).__name__}")
     try:
@@ -229,9 +229,12 @@ def empty(
     requires_grad: bool = False, pin_memory: bool = False, memory_format: Any = None,
     out: None = None,
 ) -> Tensor:
-    check_memory_format("empty", memory_format, ("contiguous_format",))
+    check_memory_format("empty", memory_format, ("contiguous_format", "channels_last", "channels_last_3d"))
     _no_out("empty", out)
-    return _filled("empty", args, size, None, dtype, device, layout, pin_memory, requires_grad)
+    t = _filled("empty", args, size, None, dtype, device, layout, pin_memory, requires_grad)
+    if memory_format is not None:
+        t._strides = format_strides("empty", memory_format, t._sizes)  # type: ignore[assignment]
+    return t
 
 
 def zeros(
@@ -339,9 +342,8 @@ def _like(
     if not isinstance(t, Tensor):
         raise TypeError(f"{op}(): expected a Tensor, got {type(t).__name__}")
     target = _options(op, dtype, t.dtype, device, layout, pin_memory)
-    if check_memory_format(op, memory_format):
-        strides = contiguous_strides(t._sizes)
-    else:
+    strides = format_strides(op, memory_format, t._sizes)
+    if strides is None:
         strides = preserve_strides(t._sizes, t._strides)
     return t._sizes, strides, target
 

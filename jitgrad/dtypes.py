@@ -41,9 +41,38 @@ _PYTHON_TYPES = {builtins.float: float64, builtins.int: int64, builtins.bool: bo
 _NAMES = ", ".join(d.name for d in SUPPORTED)
 
 
+# -- PyTorch's dtype flags ---------------------------------------------------------------------
+def _flags(kind: str) -> tuple[bool, bool, bool]:
+    """``(is_floating_point, is_complex, is_signed)`` of a dtype of NumPy kind ``kind``."""
+    return kind == "f", kind == "c", kind in "ifc"
+
+
+def _give_numpy_dtypes_pytorch_flags() -> None:
+    """PyTorch's ``dtype.is_floating_point``, ``is_complex`` and ``is_signed`` on jitgrad's
+    dtypes, which are NumPy's (``itemsize`` NumPy's dtype has, in bytes as PyTorch's).
+
+    ``numpy.dtype`` is an immutable type to Python code, and NumPy refuses subclasses of it,
+    so the three properties go into its type dictionary directly (then the interpreter's
+    attribute cache for it is reset): every NumPy dtype in the process gains them, and
+    nothing else about NumPy changes. A name NumPy defines itself is left alone."""
+    import ctypes
+    import gc
+
+    namespaces = [d for d in gc.get_referents(np.dtype.__dict__) if isinstance(d, dict)]
+    if not namespaces:  # (not CPython's mappingproxy: the flags are missing)
+        return
+    for i, flag in enumerate(("is_floating_point", "is_complex", "is_signed")):
+        namespaces[0].setdefault(flag, property(lambda d, i=i: _flags(d.kind)[i]))
+    ctypes.pythonapi.PyType_Modified(ctypes.py_object(np.dtype))
+
+
+_give_numpy_dtypes_pytorch_flags()
+
+
 class UnsupportedDtype:
     """A PyTorch dtype jitgrad does not implement (``jitgrad.bfloat16``, complex, wide
-    unsigned): it exists so code that names it imports, and any use raises ``TypeError``."""
+    unsigned): it exists so code that names it imports, and any use raises ``TypeError``;
+    it has PyTorch's flags and ``itemsize``."""
 
     __slots__ = ("name",)
 
@@ -52,6 +81,26 @@ class UnsupportedDtype:
 
     def __repr__(self) -> str:
         return f"jitgrad.{self.name}"
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.name == "bfloat16"
+
+    @property
+    def is_complex(self) -> bool:
+        return self.name.startswith("complex")
+
+    @property
+    def is_signed(self) -> bool:
+        return not self.name.startswith("uint")
+
+    @property
+    def itemsize(self) -> int:
+        return _ITEMSIZES[self.name]
+
+
+_ITEMSIZES = {"bfloat16": 2, "complex32": 4, "complex64": 8, "complex128": 16, "uint16": 2,
+              "uint32": 4, "uint64": 8}
 
 
 bfloat16 = UnsupportedDtype("bfloat16")

@@ -56,9 +56,9 @@ def _classify(item: Any) -> tuple[str, Any]:
                 raise IndexError(
                     f"tensors used as indices must be long, int or bool tensors, got {item.dtype.name}"
                 )
-            array = item.numpy().astype(np.int64)
+            array = item._numpy().astype(np.int64)
         else:
-            array = item.numpy()
+            array = item._numpy()
     elif isinstance(item, (list, tuple, np.ndarray)):
         array = np.asarray(item)
         if array.size == 0 and array.dtype.kind == "f":
@@ -359,11 +359,11 @@ def write_advanced(
         src = value_tensor(value, target.dtype)
         check_broadcastable_to(op, src._sizes, shape)
         _check_no_overlap(target, src)
-        source = src.numpy()
+        source = src._numpy()
     if accumulate:
-        np.add.at(target.numpy(), np_index, np.broadcast_to(source, shape))
+        np.add.at(target._numpy(), np_index, np.broadcast_to(source, shape))
     else:
-        target.numpy()[np_index] = source
+        target._numpy()[np_index] = source
     target._storage.bump(op)
 
 

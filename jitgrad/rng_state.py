@@ -51,7 +51,7 @@ def set_rng_state(new_state: Tensor) -> None:
             f"set_rng_state(): expected a uint8 tensor of shape [{_STATE_BYTES}] (from get_rng_state), "
             f"got {new_state.dtype.name} of shape {list(new_state.shape)}"
         )
-    raw = bytes(new_state.numpy().tobytes())
+    raw = bytes(new_state._numpy().tobytes())
     inc = int.from_bytes(raw[16:32], "little")
     if inc % 2 == 0:
         raise RuntimeError("set_rng_state(): not a state from get_rng_state (the PCG64 increment must be odd)")

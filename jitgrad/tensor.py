@@ -22,6 +22,7 @@ from ._formatting import format_tensor
 from .device import CPU, check as check_device
 from .device import device as device_type
 from .geometry import Geometry, Size, contiguous_strides, is_contiguous, numel, wrap_dim
+from .geometry.layout import is_channels_last
 from .storage import Storage
 
 _new = object.__new__  # (a module global: one lookup less on the per-op path of ``_make``)
@@ -161,7 +162,13 @@ class Tensor:
         check_device("cuda()", "cuda" if device is None else device)
         return self  # check_device accepted only the CPU
 
-    def is_contiguous(self) -> bool:
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        """Dense in row-major order; or, with ``memory_format=channels_last`` (4-D) or
+        ``channels_last_3d`` (5-D), in channels-last order (``contiguous_format`` and
+        ``preserve_format`` ask the first)."""
+        if memory_format is not None and (memory_format == "channels_last" or memory_format == "channels_last_3d"):
+            return len(self._sizes) == (4 if memory_format == "channels_last" else 5) \
+                and is_channels_last(self._sizes, self._strides)
         return is_contiguous(self._sizes, self._strides)
 
     @property
@@ -172,8 +179,19 @@ class Tensor:
         return self._base is not None
 
     # -- NumPy and Python interop ------------------------------------------------------------
-    def numpy(self) -> np.ndarray:
-        """A NumPy array sharing this tensor's memory (read-only if the storage is)."""
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """A NumPy array sharing this tensor's memory (read-only if the storage is). Refused
+        for a tensor that requires grad, as in PyTorch, unless ``force`` (``detach()``
+        first)."""
+        if not force and self.requires_grad:  # type: ignore[attr-defined]
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._numpy()
+
+    def _numpy(self) -> np.ndarray:
+        """``numpy()`` without its check (jitgrad reads the data of tensors requiring grad)."""
         buffer = self._storage.buffer
         sizes = self._sizes
         item = buffer.itemsize
@@ -193,7 +211,7 @@ class Tensor:
         return np.ndarray(sizes, buffer.dtype, buffer, self._offset * item, strides)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        out = self.numpy()
+        out = self.numpy()  # (refused for a tensor requiring grad, as PyTorch's)
         if dtype is not None and np.dtype(dtype) != out.dtype:
             if copy is False:
                 raise ValueError(
@@ -217,7 +235,7 @@ class Tensor:
     def tolist(self) -> Any:
         if _tracing.ACTIVE is not None:  # jitgrad.compile: data-dependent control flow
             _tracing.ACTIVE.read_value(self, "tolist()")
-        return self.numpy().tolist()
+        return self._numpy().tolist()
 
     def __len__(self) -> int:
         if not self._sizes:
@@ -268,7 +286,7 @@ class Tensor:
 
     def __dlpack__(self, **kwargs: Any) -> Any:
         """Zero-copy export (via NumPy's DLPack support) to NumPy, PyTorch and friends."""
-        return self.numpy().__dlpack__(**kwargs)
+        return self._numpy().__dlpack__(**kwargs)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return (1, 0)  # kDLCPU, device 0
@@ -277,7 +295,7 @@ class Tensor:
         dtype = self.dtype
         default = dtype in (dtypes.DEFAULT_FLOAT, dtypes.int64, dtypes.bool_)
         return format_tensor(
-            self.numpy(), default_dtype=default, dtype_name=dtype.name, suffixes=self._repr_suffixes()
+            self._numpy(), default_dtype=default, dtype_name=dtype.name, suffixes=self._repr_suffixes()
         )
 
     def __format__(self, format_spec: str) -> str:

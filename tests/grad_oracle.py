@@ -45,7 +45,7 @@ def assert_close(ours: Any, theirs: Any, what: str = "", rtol: float | None = No
     expected = theirs.detach().numpy()
     if rtol is None:
         rtol = RTOL.get(ours.dtype, 0.0)
-    np.testing.assert_allclose(ours.numpy(), expected, rtol=rtol, atol=rtol, equal_nan=True, err_msg=what)
+    np.testing.assert_allclose(ours.detach().numpy(), expected, rtol=rtol, atol=rtol, equal_nan=True, err_msg=what)
 
 
 def check(
@@ -81,7 +81,7 @@ def check(
     g_j = jgrad(outs_j, [ours_in[i] for i in diff], v_j, create_graph=double, allow_unused=True)
     for i, a, b in zip(diff, g_j, g_t):
         if b is None:
-            assert a is None or not a.numpy().any(), f"grad {i}: PyTorch has none"
+            assert a is None or not a.detach().numpy().any(), f"grad {i}: PyTorch has none"
             continue
         assert a is not None, f"grad {i}: jitgrad has none, PyTorch has one"
         assert_close(a, b, f"grad of input {i}", rtol)
@@ -103,7 +103,7 @@ def check(
     gg_j = jgrad(s_j, targets_j, allow_unused=True)
     for k, (a, b) in enumerate(zip(gg_j, gg_t)):
         if b is None:
-            assert a is None or not a.numpy().any(), f"second-order grad {k}: PyTorch has none"
+            assert a is None or not a.detach().numpy().any(), f"second-order grad {k}: PyTorch has none"
             continue
         if a is None:  # jitgrad's graph proves it zero; PyTorch may compute the zeros
             assert not b.detach().numpy().any(), f"second-order grad {k}: jitgrad has none"
@@ -116,7 +116,7 @@ def check_error(program: Callable[..., Any], *arrays: np.ndarray) -> BaseExcepti
     """Both libraries raise the same built-in error family, and jitgrad's inputs (data and
     version counters) are unchanged afterwards."""
     ours_in = leaves(jitgrad, arrays)
-    before = [(t.numpy().copy(), t._version) for t in ours_in]
+    before = [(t.detach().numpy().copy(), t._version) for t in ours_in]
     errors = []
     for lib, inputs in ((jitgrad, ours_in), (torch, leaves(torch, arrays))):
         try:
@@ -131,7 +131,7 @@ def check_error(program: Callable[..., Any], *arrays: np.ndarray) -> BaseExcepti
             assert isinstance(ours, family), f"jitgrad raised {ours!r}, PyTorch raised {theirs!r}"
             break
     for t, (data, version) in zip(ours_in, before):
-        np.testing.assert_array_equal(t.numpy(), data)
+        np.testing.assert_array_equal(t.detach().numpy(), data)
         assert t._version == version
         assert t.grad is None
     return ours

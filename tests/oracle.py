@@ -65,7 +65,7 @@ def assert_same_tensor(ours: Any, theirs: Any, geometry: bool = True) -> None:
     if geometry:
         assert ours.stride() == theirs.stride(), (ours.stride(), theirs.stride())
         assert ours.storage_offset() == theirs.storage_offset()
-    np.testing.assert_array_equal(ours.numpy(), theirs.detach().numpy())
+    np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
 
 
 def assert_same(ours: Outcome, theirs: Outcome, geometry: bool = True) -> None:

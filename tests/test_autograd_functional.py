@@ -36,7 +36,7 @@ def assert_same(ours: Any, theirs: Any, path: str = "result") -> None:
     assert isinstance(ours, jitgrad.Tensor), f"{path}: expected a Tensor, got {type(ours).__name__}"
     assert tuple(ours.shape) == tuple(theirs.shape), (path, tuple(ours.shape), tuple(theirs.shape))
     assert ours.requires_grad == theirs.requires_grad, f"{path}: requires_grad"
-    np.testing.assert_allclose(ours.numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-12, err_msg=path)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-12, err_msg=path)
 
 
 def as_tuples(x: Any) -> Any:
@@ -181,4 +181,4 @@ def test_inputs_are_left_untouched() -> None:
     JF.hessian(lambda a: (a**3).sum(), x)
     JF.jacobian(lambda a: a.sin(), x)
     assert x.grad is None and x.is_leaf and x._version == 0
-    np.testing.assert_array_equal(x.numpy(), X)
+    np.testing.assert_array_equal(x.detach().numpy(), X)

@@ -100,7 +100,7 @@ BACKWARD_RETURNS: dict[str, Callable[[Any], Any]] = {
     "int": lambda g: (3, None),
     "float": lambda g: (1.5, None),
     "list": lambda g: ([1.0], None),
-    "ndarray": lambda g: (g.numpy(), None),
+    "ndarray": lambda g: (g.detach().numpy(), None),
     "too few": lambda g: "abc",
     "extra None": lambda g: (g, None, None),
     "for a non-tensor input": lambda g: (g, "abc"),
@@ -300,7 +300,7 @@ def test_declared_ops_save_only_what_is_read(case: str) -> None:
     for g, want in zip(grads, want_grads):
         assert (g is None) == (want is None)
         if want is not None:
-            np.testing.assert_allclose(g.numpy(), want.numpy(), rtol=1e-15)
+            np.testing.assert_allclose(g.detach().numpy(), want.detach().numpy(), rtol=1e-15)
 
 
 def test_number_saved_beside_a_tensor_is_freed_too() -> None:

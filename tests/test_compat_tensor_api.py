@@ -77,7 +77,7 @@ def test_solve_of_vectors_is_one_node(sa: tuple[int, ...], sb: tuple[int, ...]) 
         X = lib.linalg.solve(A, B)
         g = lib.tensor(np.arange(X.numel(), dtype=np.float64).reshape(tuple(X.shape)))
         gA, gB = lib.autograd.grad(X, (A, B), g)
-        got.append((X.grad_fn.name(), X.detach().numpy(), gA.numpy(), gB.numpy()))
+        got.append((X.grad_fn.name(), X.detach().numpy(), gA.detach().numpy(), gB.detach().numpy()))
     assert got[0][0] == got[1][0]
     for ours, theirs in zip(got[0][1:], got[1][1:]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)
@@ -499,7 +499,7 @@ def test_misc_gradients(case: str) -> None:
         for g, w in zip(grads, want_grads):
             assert (g is None) == (w is None)
             if w is not None:
-                np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12, atol=1e-14)
+                np.testing.assert_allclose(g.detach().numpy(), w.detach().numpy(), rtol=1e-12, atol=1e-14)
     else:
         assert grads == want_grads
 
@@ -556,4 +556,4 @@ def test_fill_diagonal_and_mvlgamma_gradients() -> None:
     assert (name, sname) == (wname, wsname)
     _same(gx, wgx)
     np.testing.assert_allclose(m.detach().numpy(), wm.detach().numpy(), rtol=1e-13)
-    np.testing.assert_allclose(gz.numpy(), wgz.numpy(), rtol=1e-8)
+    np.testing.assert_allclose(gz.detach().numpy(), wgz.detach().numpy(), rtol=1e-8)

@@ -59,7 +59,7 @@ def run_heat(fn: Any, u0: jitgrad.Tensor, theta: jitgrad.Tensor) -> tuple[Any, .
     u0.grad = theta.grad = None
     value = fn(u0, heat.alpha_of(jitgrad, theta))
     value.backward()
-    return value.item(), u0.grad.numpy().copy(), theta.grad.numpy().copy()
+    return value.item(), u0.grad.detach().numpy().copy(), theta.grad.detach().numpy().copy()
 
 
 def test_heat_matches_eager() -> None:
@@ -86,7 +86,7 @@ def test_soft_dtw_matches_eager_and_pytorch() -> None:
         x, y = t64(xn, True), t64(yn, True)
         value, table = fn(jitgrad, x, y, 0.1)
         (value + table[3:, 2:].sum() * 0.01).backward()
-        results.append((value.item(), table.detach().numpy().copy(), x.grad.numpy(), y.grad.numpy()))
+        results.append((value.item(), table.detach().numpy().copy(), x.grad.detach().numpy(), y.grad.detach().numpy()))
     assert len(lowered(compiled)) == 1
     for got in results[1:]:
         for a, b in zip(got, results[0]):
@@ -94,7 +94,7 @@ def test_soft_dtw_matches_eager_and_pytorch() -> None:
     xt, yt = torch.tensor(xn, requires_grad=True), torch.tensor(yn, requires_grad=True)
     value, table = soft_dtw(torch, xt, yt, 0.1)
     (value + table[3:, 2:].sum() * 0.01).backward()
-    close(results[1][2], xt.grad.numpy(), 1e-10)
+    close(results[1][2], xt.grad.detach().numpy(), 1e-10)
 
 
 # -- random programs of views and in-place writes (tests/fuzz) ------------------------------
@@ -119,7 +119,7 @@ def fuzz_run(fn: Any, program: FuzzProgram) -> tuple[float, list[np.ndarray | No
         loss.backward()
     except ERRORS:
         return None
-    return loss.item(), [None if x.grad is None else x.grad.numpy().copy() for x in leaves]
+    return loss.item(), [None if x.grad is None else x.grad.detach().numpy().copy() for x in leaves]
 
 
 LOWERED_FUZZ = [0]
@@ -171,7 +171,7 @@ def test_views_and_inplace_programs_lower(body: Any) -> None:
             warnings.simplefilter("error", CompileFallbackWarning)
             out = fn(x, w)
         out.backward()
-        got.append((out.item(), x.grad.numpy(), w.grad.numpy()))
+        got.append((out.item(), x.grad.detach().numpy(), w.grad.detach().numpy()))
     assert len(lowered(compiled)) == 1
     for g in got[1:]:
         for a, b in zip(g, got[0]):
@@ -227,7 +227,7 @@ def test_guards_retrace_on_geometry_flags_and_values() -> None:
     x = a.t()
     out = compiled(x, 3.0)
     out.backward()
-    close(a.grad.numpy(), np.full((2, 3), 3.0))
+    close(a.grad.detach().numpy(), np.full((2, 3), 3.0))
 
 
 def test_outside_tensor_written_since_retraces() -> None:
@@ -249,10 +249,10 @@ def test_fallback_names_the_op_and_matches_eager() -> None:
     with pytest.warns(CompileFallbackWarning, match="AmaxBackward0"):
         out = compiled(x)
     out.backward()
-    expected = x.grad.numpy().copy()
+    expected = x.grad.detach().numpy().copy()
     x.grad = None
     f(x).backward()
-    close(expected, x.grad.numpy())
+    close(expected, x.grad.detach().numpy())
     with warnings.catch_warnings():
         warnings.simplefilter("error", CompileFallbackWarning)  # warned once per geometry
         compiled(x)
@@ -303,7 +303,7 @@ def test_detach_inside_falls_back() -> None:
     x = t64([1.0, 3.0], True)
     with pytest.warns(CompileFallbackWarning, match="detach"):
         compiled(x).backward()
-    close(x.grad.numpy(), [1.0, 3.0])
+    close(x.grad.detach().numpy(), [1.0, 3.0])
 
 
 # -- autograd around it ---------------------------------------------------------------------
@@ -311,14 +311,14 @@ def test_hooks_grad_and_mixing_with_eager() -> None:
     loss, u0, theta = heat_case(16, 8)
     compiled = jitgrad.compile(loss)
     seen = []
-    u0.register_hook(lambda g: seen.append(g.numpy().copy()) or g * 2)
+    u0.register_hook(lambda g: seen.append(g.detach().numpy().copy()) or g * 2)
     out = {}
     for name, fn in (("eager", loss), ("compiled", compiled), ("again", compiled)):
         u0.grad = theta.grad = None
         value = fn(u0.exp() * 0.5, heat.alpha_of(jitgrad, theta)) * 3  # eager before and after
         gu, gt = jitgrad.autograd.grad(value, [u0, theta], retain_graph=True)
         value.backward()
-        out[name] = (gu.numpy(), gt.numpy(), u0.grad.numpy(), value.item())
+        out[name] = (gu.detach().numpy(), gt.detach().numpy(), u0.grad.detach().numpy(), value.item())
     for name in ("compiled", "again"):
         for a, b in zip(out[name], out["eager"]):
             close(a, b)
@@ -341,7 +341,7 @@ def test_create_graph_reruns_eagerly() -> None:
         with ctx:
             (g,) = jitgrad.autograd.grad(out, x, create_graph=True)
         (g * g).sum().backward()
-        results.append((g.detach().numpy(), x.grad.numpy()))
+        results.append((g.detach().numpy(), x.grad.detach().numpy()))
     for a, b in zip(results[1], results[0]):
         close(a, b)
 
@@ -357,7 +357,7 @@ def test_no_grad_call_and_outputs() -> None:
     s, d = compiled(x)
     assert s.grad_fn is d.grad_fn and s.grad_fn.name() == "CompiledFunctionBackward"
     (s.sum() + d.sum()).backward()
-    close(x.grad.numpy(), [0.25 + 2, 0.25 * 0 + 1 / (1 + np.e) * (1 - 1 / (1 + np.e)) + 2])
+    close(x.grad.detach().numpy(), [0.25 + 2, 0.25 * 0 + 1 / (1 + np.e) * (1 - 1 / (1 + np.e)) + 2])
 
 
 def test_demo_fit_uses_compile_and_prints_the_times(capsys: Any) -> None:
@@ -389,7 +389,7 @@ def test_aliased_inputs_and_other_dtypes_fall_back() -> None:
     with pytest.warns(CompileFallbackWarning, match="share memory"):
         out = compiled(x, x.t())
     out.backward()
-    close(x.grad.numpy(), 2 * np.arange(4.0).reshape(2, 2).T)  # d sum(x * x.T) / dx
+    close(x.grad.detach().numpy(), 2 * np.arange(4.0).reshape(2, 2).T)  # d sum(x * x.T) / dx
     with pytest.warns(CompileFallbackWarning, match="a float32 input in a float64 program"):
         assert compiled(jitgrad.ones(2, dtype=jitgrad.float64), jitgrad.ones(2, dtype=jitgrad.float32)).item() == 2.0
     with pytest.warns(CompileFallbackWarning, match="int64 input"):
@@ -419,7 +419,7 @@ def test_float32_programs_lower_and_match_eager() -> None:
                 out = f(*leaves)
             out.backward()
             assert out.dtype == jitgrad.float32 and all(t.grad.dtype == jitgrad.float32 for t in leaves)
-            results.append([out.item()] + [t.grad.numpy().copy() for t in leaves])
+            results.append([out.item()] + [t.grad.detach().numpy().copy() for t in leaves])
         assert len(lowered(compiled)) == 1 and lowered(compiled)[0].dtype == np.float32
         for got in results[1:]:
             for a, b in zip(got, results[0]):
@@ -436,7 +436,7 @@ def test_backward_twice_with_retain_graph() -> None:
         out = fn(u0, heat.alpha_of(jitgrad, theta))
         out.backward(retain_graph=True)
         out.backward()
-        grads.append((u0.grad.numpy().copy(), theta.grad.numpy().copy()))
+        grads.append((u0.grad.detach().numpy().copy(), theta.grad.detach().numpy().copy()))
     for a, b in zip(grads[1], grads[0]):
         close(a, b)
 
@@ -511,7 +511,7 @@ def test_backward_three_times_with_retain_graph_replays_the_forward() -> None:
     for _ in range(3):
         u0.grad = None
         out.backward(retain_graph=True)
-        grads.append(u0.grad.numpy().copy())
+        grads.append(u0.grad.detach().numpy().copy())
     assert np.array_equal(grads[0], grads[1]) and np.array_equal(grads[0], grads[2])
 
 
@@ -564,7 +564,7 @@ def test_outputs_that_are_views_of_one_another_stay_views(case: str) -> None:
         loss = sum(((t * (i + 1.5)) ** 2).sum() for i, t in enumerate(flat))
         loss.backward()
         flat[-1].detach().mul_(3.0)  # (a write through one shows in the others)
-        results.append(([t.detach().numpy().copy() for t in flat], shared, x.grad.numpy().copy()))
+        results.append(([t.detach().numpy().copy() for t in flat], shared, x.grad.detach().numpy().copy()))
     assert len(lowered(compiled)) == 1
     for got in results[1:]:
         for a, b in zip(got[0], results[0][0]):
@@ -589,7 +589,7 @@ def test_create_graph_through_outputs_that_are_views_of_one_another() -> None:
             warnings.simplefilter("ignore", CompileFallbackWarning)
             (g,) = jitgrad.autograd.grad(loss, x, create_graph=True)
         (gg,) = jitgrad.autograd.grad(g.sum(), x)
-        grads.append((g.detach().numpy().copy(), gg.numpy().copy()))
+        grads.append((g.detach().numpy().copy(), gg.detach().numpy().copy()))
     for got in grads[1:]:
         for a, b in zip(got, grads[0]):
             close(a, b)
@@ -609,7 +609,7 @@ def test_augmented_assignment_into_a_view_records_no_copy_onto_itself() -> None:
     for fn in (f, compiled, compiled):
         x = t64([1.0, -2.0, 3.0, 0.5, 4.0], True)
         fn(x).backward()
-        grads.append(x.grad.numpy().copy())
+        grads.append(x.grad.detach().numpy().copy())
     for g in grads[1:]:
         close(g, grads[0])
     ti = lowered(compiled)[0].ti

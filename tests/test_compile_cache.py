@@ -26,7 +26,7 @@ x = jitgrad.tensor(np.array([0.5, -1.0, 2.0]), dtype=jitgrad.float64, requires_g
 f(x)  # (traces)
 x.grad = None
 f(x).backward()
-print(repr(x.grad.numpy().tolist()))
+print(repr(x.grad.detach().numpy().tolist()))
 """
 
 

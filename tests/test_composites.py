@@ -54,7 +54,7 @@ def test_against_pytorch(case: str) -> None:
         if out.requires_grad:
             grads = lib.autograd.grad(out.sum(), (y, x, v), allow_unused=True)
         got.append((out.detach().numpy(), str(out.dtype).split(".")[-1],
-                    [None if g is None else g.numpy() for g in grads]))
+                    [None if g is None else g.detach().numpy() for g in grads]))
     if got[1] is None:  # PyTorch refuses it: so does jitgrad
         assert got[0] is None
         return

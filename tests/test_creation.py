@@ -90,7 +90,7 @@ def test_float_linspace_is_close_to_pytorch(args) -> None:
     theirs = torch.linspace(start, end, steps, dtype=D(torch, dtype))
     assert ours.dtype.name == str(theirs.dtype)[6:] and ours[0].item() == theirs[0].item()
     assert ours[-1].item() == theirs[-1].item()
-    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-6, atol=1e-6)
 
 
 def test_jitgrad_dtypes_are_numpy_dtypes() -> None:
@@ -125,9 +125,9 @@ def test_random_arange_matches_pytorch(start, end, step, dtype, as_float) -> Non
     assert tuple(ours.value.shape) == tuple(theirs.value.shape)
     assert ours.value.dtype.name == str(theirs.value.dtype)[6:]
     if ours.value.dtype.kind == "f":  # PyTorch's kernel may round differently in the last bit
-        np.testing.assert_allclose(ours.value.numpy(), theirs.value.numpy(), rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(ours.value.detach().numpy(), theirs.value.detach().numpy(), rtol=1e-6, atol=1e-6)
     else:
-        np.testing.assert_array_equal(ours.value.numpy(), theirs.value.numpy())
+        np.testing.assert_array_equal(ours.value.detach().numpy(), theirs.value.detach().numpy())
 
 
 _ENDS = st.one_of(
@@ -151,7 +151,7 @@ def test_random_linspace_matches_pytorch_bit_for_bit(start, end, steps, dtype) -
     if assert_same_errors(ours, theirs):  # an end beyond the dtype's range: RuntimeError
         return
     assert ours.value.dtype.name == str(theirs.value.dtype)[6:]
-    np.testing.assert_array_equal(ours.value.numpy(), theirs.value.numpy(), strict=True)
+    np.testing.assert_array_equal(ours.value.detach().numpy(), theirs.value.detach().numpy(), strict=True)
 
 
 @needs_fma_build
@@ -163,7 +163,7 @@ def test_linspace_checks_its_ends_like_pytorch(dtype, ends, steps) -> None:
     ours = run(jitgrad, lambda L: L.linspace(*ends, steps, dtype=D(L, dtype)), ())
     theirs = run(torch, lambda L: L.linspace(*ends, steps, dtype=D(L, dtype)), ())
     if not assert_same_errors(ours, theirs):
-        np.testing.assert_array_equal(ours.value.numpy(), theirs.value.numpy(), strict=True)
+        np.testing.assert_array_equal(ours.value.detach().numpy(), theirs.value.detach().numpy(), strict=True)
 
 
 @pytest.mark.parametrize("value", [70000, 65505, 65504.5, 1e39, -1e39, float("inf"), float("nan"), 3, -1, 300])
@@ -182,14 +182,14 @@ def test_fill_of_a_number_beyond_the_dtype_matches_pytorch(how: str, shape: tupl
 
     ours, theirs = run(jitgrad, program, ()), run(torch, program, ())
     if not assert_same_errors(ours, theirs):
-        np.testing.assert_array_equal(ours.value.numpy(), theirs.value.numpy(), strict=True)
+        np.testing.assert_array_equal(ours.value.detach().numpy(), theirs.value.detach().numpy(), strict=True)
 
 
 @needs_fma_build
 def test_linspace_36_steps_matches_pytorch_where_fma_rounds_differently() -> None:
     for dtype in ("float64", "float32"):
-        ours = jitgrad.linspace(0, 1, 36, dtype=D(jitgrad, dtype)).numpy()
-        np.testing.assert_array_equal(ours, torch.linspace(0, 1, 36, dtype=D(torch, dtype)).numpy(), strict=True)
+        ours = jitgrad.linspace(0, 1, 36, dtype=D(jitgrad, dtype)).detach().numpy()
+        np.testing.assert_array_equal(ours, torch.linspace(0, 1, 36, dtype=D(torch, dtype)).detach().numpy(), strict=True)
 
 
 @settings(max_examples=budget(200), deadline=None)
@@ -208,7 +208,7 @@ def test_random_logspace_matches_pytorch_bit_for_bit(start, end, steps, base, dt
     if assert_same_errors(ours, theirs):
         return
     assert ours.value.dtype.name == str(theirs.value.dtype)[6:]
-    np.testing.assert_array_equal(ours.value.numpy(), theirs.value.numpy(), strict=True)
+    np.testing.assert_array_equal(ours.value.detach().numpy(), theirs.value.detach().numpy(), strict=True)
 
 
 LIKE_CASES = {
@@ -297,7 +297,7 @@ def test_tensor_of_non_contiguous_data_is_contiguous() -> None:
     with pytest.raises(ValueError):
         torch.tensor(a)
     t = jitgrad.tensor(a)
-    np.testing.assert_array_equal(t.numpy(), a)
+    np.testing.assert_array_equal(t.detach().numpy(), a)
     assert t.is_contiguous() and t.dtype == jitgrad.float64
     u = jitgrad.tensor(jitgrad.arange(4).view(2, 2).t())
     assert u.is_contiguous() and u.tolist() == [[0, 2], [1, 3]]
@@ -334,7 +334,7 @@ def test_from_numpy_shares_memory_and_geometry() -> None:
     assert t[0, 0, 0].item() == -1.0
     t[1, 1, 1] = -2.0
     assert a[1, 1, 1] == -2.0
-    assert np.shares_memory(t.numpy(), a)
+    assert np.shares_memory(t.detach().numpy(), a)
 
 
 @pytest.mark.parametrize("make", [
@@ -348,9 +348,9 @@ def test_from_numpy_copies_what_a_tensor_cannot_describe(make) -> None:
     # Deliberate difference: PyTorch refuses negative strides (ValueError); jitgrad copies.
     a = make()
     t = jitgrad.from_numpy(a)
-    np.testing.assert_array_equal(t.numpy(), a)
+    np.testing.assert_array_equal(t.detach().numpy(), a)
     assert t.dtype == a.dtype.newbyteorder("=") and t.is_contiguous()
-    assert not np.shares_memory(t.numpy(), a)
+    assert not np.shares_memory(t.detach().numpy(), a)
     t.fill_(-100)
     assert not np.any(a == -100)
 
@@ -359,7 +359,7 @@ def test_from_numpy_readonly_refuses_writes() -> None:
     a = np.arange(6.0)
     a.flags.writeable = False
     for t in (jitgrad.from_numpy(a), jitgrad.from_numpy(a[::-1])):  # shared and copied
-        assert not t.numpy().flags.writeable
+        assert not t.detach().numpy().flags.writeable
         with pytest.raises(RuntimeError, match="read-only"):
             t.fill_(0.0)
     broadcast = jitgrad.from_numpy(np.broadcast_to(np.arange(3.0), (2, 3)))
@@ -387,11 +387,11 @@ def test_random_factories_are_reproducible_under_manual_seed(factory) -> None:
     a, b = factory(3, 4), factory(3, 4)
     jitgrad.manual_seed(123)
     c, d = factory((3, 4)), factory([3, 4])
-    np.testing.assert_array_equal(a.numpy(), c.numpy())
-    np.testing.assert_array_equal(b.numpy(), d.numpy())
-    assert not np.array_equal(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(a.detach().numpy(), c.detach().numpy())
+    np.testing.assert_array_equal(b.detach().numpy(), d.detach().numpy())
+    assert not np.array_equal(a.detach().numpy(), b.detach().numpy())
     jitgrad.manual_seed(124)
-    assert not np.array_equal(factory(3, 4).numpy(), a.numpy())
+    assert not np.array_equal(factory(3, 4).detach().numpy(), a.detach().numpy())
 
 
 @pytest.mark.parametrize("dtype", [None, jitgrad.float32, jitgrad.float64])
@@ -401,9 +401,9 @@ def test_rand_and_randn_dtypes_and_ranges(dtype) -> None:
     n = jitgrad.randn(100, 100, dtype=dtype)
     expected = jitgrad.float32 if dtype is None else dtype
     assert u.dtype == n.dtype == expected and u.shape == (10000,) and n.shape == (100, 100)
-    assert 0.0 <= u.numpy().min() and u.numpy().max() < 1.0
-    assert abs(u.numpy().mean() - 0.5) < 0.02
-    assert abs(n.numpy().mean()) < 0.05 and abs(n.numpy().std() - 1.0) < 0.05
+    assert 0.0 <= u.detach().numpy().min() and u.detach().numpy().max() < 1.0
+    assert abs(u.detach().numpy().mean() - 0.5) < 0.02
+    assert abs(n.detach().numpy().mean()) < 0.05 and abs(n.detach().numpy().std() - 1.0) < 0.05
     assert jitgrad.rand(0, 3).shape == (0, 3) and jitgrad.randn(()).shape == ()
 
 

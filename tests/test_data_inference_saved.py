@@ -231,7 +231,7 @@ def test_default_saved_tensor_hooks_give_pytorchs_gradients(pack, unpack):
             y = (a * a.sin()).exp()
             (g,) = lib.autograd.grad(y.sum(), a, create_graph=True)
         g.sum().backward()
-        return np.round(a.grad.numpy(), 12).tolist()
+        return np.round(a.grad.detach().numpy(), 12).tolist()
 
     both(facts)
 
@@ -283,7 +283,7 @@ def test_allow_mutation_on_saved_tensors_gives_the_gradient_of_the_values_as_sav
             cloned = len(list(ctx.cloned.items()))
             out.backward()
             after = len(list(ctx.cloned.items()))
-        return cloned, after, np.round(a.grad.numpy(), 12).tolist()
+        return cloned, after, np.round(a.grad.detach().numpy(), 12).tolist()
 
     both(facts)
 
@@ -296,6 +296,6 @@ def test_allow_mutation_on_saved_tensors_covers_in_place_view_ops():
             out = (b * b).sum()
             b.t_()  # b's geometry changes: the saved b is cloned first
             out.backward()
-        return tuple(b.shape), np.round(a.grad.numpy(), 12).tolist()
+        return tuple(b.shape), np.round(a.grad.detach().numpy(), 12).tolist()
 
     both(facts)

@@ -31,7 +31,7 @@ def _grads(lib, problem, u0, theta):
     observed = [lib.tensor(o, dtype=lib.float64) for o in problem.observed]
     loss, _ = heat.objective(lib, problem, u0_t, heat.alpha_of(lib, theta_t), observed)
     loss.backward()
-    return loss.item(), theta_t.grad.item(), np.array(u0_t.grad.numpy())
+    return loss.item(), theta_t.grad.item(), np.array(u0_t.grad.detach().numpy())
 
 
 @settings(max_examples=budget(8))
@@ -58,7 +58,7 @@ def test_forward_matches_numpy_reference():
                               problem.steps, problem.observe)
     assert len(snaps) == heat.SNAPSHOTS
     for s, o in zip(snaps, noise_free.observed):
-        np.testing.assert_allclose(s.numpy(), o, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(s.detach().numpy(), o, rtol=0, atol=1e-14)
 
 
 def test_simulate_leaves_u0_untouched_and_snapshots_independent():

@@ -61,7 +61,7 @@ def test_result_type_with_0d_tensors_and_scalars_matches_pytorch(a: str, b: str,
             ours = make(jitgrad, a, [1, 0, 1], ndim) * scalar
             theirs = make(torch, a, [1, 0, 1], ndim) * scalar
             assert ours.dtype.name == name_of(theirs.dtype), (a, scalar, ndim)
-            np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+            np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
     # three operands: c10 combines the 0-d and scalar states before the dimensioned one
     ours = jitgrad.add(make(jitgrad, a, [1, 0, 1]), make(jitgrad, b, [1], 0) * 1.5)
     theirs = torch.add(make(torch, a, [1, 0, 1]), make(torch, b, [1], 0) * 1.5)
@@ -76,7 +76,7 @@ def test_out_of_range_int_scalar_wraps_like_pytorch() -> None:
             theirs = op(torch.tensor([1, 5], dtype=getattr(torch, dtype)), value)
             ours = op(jitgrad.tensor([1, 5], dtype=getattr(jitgrad, dtype)), value)
             assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
-            np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+            np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
     with pytest.raises(OverflowError, match="int too big to convert"):  # PyTorch: OverflowError too
         jitgrad.tensor([1], dtype=jitgrad.uint8) + 2**70
 
@@ -119,7 +119,7 @@ def test_unary_ops_and_reductions_match_pytorch(name: str) -> None:
         ours = program(jitgrad, make(jitgrad, name, [1, 0, 3, 2]))
         theirs = program(torch, make(torch, name, [1, 0, 3, 2]))
         assert ours.dtype.name == name_of(theirs.dtype)
-        np.testing.assert_allclose(ours.numpy().astype(float), theirs.numpy().astype(float), rtol=1e-3)
+        np.testing.assert_allclose(ours.detach().numpy().astype(float), theirs.detach().numpy().astype(float), rtol=1e-3)
 
 
 @pytest.mark.parametrize("name", ["uint8", "int8", "int16", "int32", "float16"])
@@ -127,18 +127,18 @@ def test_large_copies_adds_and_fills_go_through_numpy(name: str) -> None:
     # above regions.SMALL elements the float32/float64/int64/bool data would take the kernels
     base = (np.arange(100 * 70) % 50).astype(name).reshape(100, 70)
     x = jitgrad.from_numpy(base.copy())
-    np.testing.assert_array_equal(x.t().contiguous().numpy(), base.T)
-    np.testing.assert_array_equal(x.t().clone().numpy(), base.T)
+    np.testing.assert_array_equal(x.t().contiguous().detach().numpy(), base.T)
+    np.testing.assert_array_equal(x.t().clone().detach().numpy(), base.T)
     y = jitgrad.zeros(70, 100, dtype=getattr(jitgrad, name))
     y.copy_(x.t())
-    np.testing.assert_array_equal(y.numpy(), base.T)
+    np.testing.assert_array_equal(y.detach().numpy(), base.T)
     y[::2].fill_(3)
-    assert (y.numpy()[::2] == 3).all()
+    assert (y.detach().numpy()[::2] == 3).all()
     if name == "float16":  # gradient accumulation into a float16 leaf through a strided view
         leaf = jitgrad.zeros(100, 70, dtype=jitgrad.float16, requires_grad=True)
         leaf.t()[::1].sum().backward()
         leaf.t().sum().backward()
-        assert leaf.grad.dtype == jitgrad.float16 and (leaf.grad.numpy() == 2).all()
+        assert leaf.grad.dtype == jitgrad.float16 and (leaf.grad.detach().numpy() == 2).all()
 
 
 @pytest.mark.parametrize("name", ["uint8", "int8", "int16", "int32", "float16"])
@@ -172,7 +172,7 @@ def test_float16_gradients_match_pytorch() -> None:
         x = lib.tensor(data, requires_grad=True)
         y = (x * x).exp().sum() + (x.t() * 3).sum()
         y.backward()
-        results.append((x.grad.dtype, x.grad.numpy()))
+        results.append((x.grad.dtype, x.grad.detach().numpy()))
     assert name_of(results[0][0]) == name_of(results[1][0]) == "float16"
     np.testing.assert_allclose(results[0][1].astype(float), results[1][1].astype(float), rtol=2e-3)
 
@@ -249,7 +249,7 @@ def test_default_dtype_is_followed_like_pytorch(name: str, default: str) -> None
     ours, theirs = DEFAULT_PROGRAMS[name](jitgrad), DEFAULT_PROGRAMS[name](torch)
     if isinstance(theirs, torch.Tensor):
         assert ours.dtype.name == name_of(theirs.dtype)
-        np.testing.assert_allclose(ours.numpy().astype(float), theirs.numpy().astype(float), rtol=1e-3)
+        np.testing.assert_allclose(ours.detach().numpy().astype(float), theirs.detach().numpy().astype(float), rtol=1e-3)
     elif isinstance(theirs, torch.dtype):
         assert ours.name == name_of(theirs)
     else:
@@ -308,7 +308,7 @@ def test_finfo_in_a_default_argument_at_import() -> None:
 def test_numpy_and_dlpack_exchange_share_memory_in_new_dtypes(name: str) -> None:
     array = np.arange(6).astype(name)
     x = jitgrad.from_numpy(array)
-    assert x.dtype == getattr(jitgrad, name) and np.shares_memory(x.numpy(), array)
+    assert x.dtype == getattr(jitgrad, name) and np.shares_memory(x.detach().numpy(), array)
     t = torch.arange(6).to(getattr(torch, name))
     back = torch.from_dlpack(jitgrad.from_dlpack(t))
     assert back.dtype == t.dtype and back.data_ptr() == t.data_ptr()

@@ -47,7 +47,7 @@ def test_plain_index_geometry_and_gradient_match_pytorch(data) -> None:
     np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
     (ours * 2.0).sum().backward()
     (theirs * 2.0).sum().backward()
-    np.testing.assert_array_equal(ours_x.grad.numpy(), theirs_x.grad.numpy())
+    np.testing.assert_array_equal(ours_x.grad.detach().numpy(), theirs_x.grad.detach().numpy())
 
 
 def test_plain_index_errors_unchanged() -> None:
@@ -80,7 +80,7 @@ def test_view_node_relative_geometry_in_viz_and_view_replay() -> None:
                 w = lib.tensor(5.0, dtype=lib.float64, requires_grad=True)
                 a[1, 2] = w * 2
                 (v * lib.tensor([3.0, 4.0], dtype=lib.float64)).sum().backward()
-                grads.append((x.grad.numpy().tolist(), w.grad.item()))
+                grads.append((x.grad.detach().numpy().tolist(), w.grad.item()))
             assert grads[0] == grads[1]
         finally:
             set_view_replay(previous)
@@ -124,7 +124,7 @@ def test_stack_of_scalars_matches_pytorch() -> None:
         c = lib.tensor(4)  # an int64 scalar promotes to float64
         s = lib.stack([a, b, c])
         (s * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)).sum().backward()
-        out.append((s.dtype == lib.float64, s.tolist(), t.grad.numpy().tolist()))
+        out.append((s.dtype == lib.float64, s.tolist(), t.grad.detach().numpy().tolist()))
     assert out[0] == out[1]
 
 
@@ -145,7 +145,7 @@ def test_logsumexp_silent_and_matches_pytorch(values) -> None:
         warnings.simplefilter("error")
         ours = jitgrad.logsumexp(jitgrad.tensor(values, dtype=jitgrad.float64), 0)
     theirs = torch.logsumexp(torch.tensor(values, dtype=torch.float64), 0)
-    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -154,7 +154,7 @@ def test_mul_backward_constant_gradient_dtype_and_value(dtype: str) -> None:
     for lib in (jitgrad, torch):
         x = lib.ones(5, dtype=getattr(lib, dtype), requires_grad=True)
         (x * 1.1).sum().backward()
-        grads.append((str(x.grad.dtype).split(".")[-1], x.grad.numpy().tolist()))
+        grads.append((str(x.grad.dtype).split(".")[-1], x.grad.detach().numpy().tolist()))
     assert grads[0] == grads[1]
 
 

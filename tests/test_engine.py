@@ -34,7 +34,7 @@ def same(ours: Any, theirs: Any, path: str = "result") -> None:
         assert isinstance(ours, jitgrad.Tensor), f"{path}: got {type(ours).__name__}"
         assert tuple(ours.shape) == tuple(theirs.shape), path
         assert ours.dtype.name == str(theirs.dtype).replace("torch.", ""), path
-        np.testing.assert_allclose(ours.numpy(), theirs.detach().numpy(), rtol=1e-12, atol=1e-12, err_msg=path)
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12, atol=1e-12, err_msg=path)
     elif isinstance(theirs, (list, tuple)):
         assert isinstance(ours, (list, tuple)) and len(ours) == len(theirs), (path, ours, theirs)
         for k, (a, b) in enumerate(zip(ours, theirs)):
@@ -303,7 +303,7 @@ def test_hook_raising_mid_backward_changes_no_grad_and_keeps_graph() -> None:
         if fail:
             with pytest.raises(ValueError, match="boom"):
                 z.backward(retain_graph=True)
-            np.testing.assert_array_equal(x.grad.numpy(), np.ones(5))
+            np.testing.assert_array_equal(x.grad.detach().numpy(), np.ones(5))
             assert w.grad is None
         handle.remove()
         z.backward()  # the graph is intact and reusable
@@ -321,13 +321,13 @@ def test_grad_never_aliases_user_gradient() -> None:
         x = leaf(lib, X)
         g = lib.from_numpy(W.copy())
         (x * 1.0).backward(g)
-        g.mul_(0.0) if lib is torch else g.numpy().fill(0.0)
-        np.testing.assert_array_equal(x.grad.numpy(), W)  # mutating g afterwards changes nothing
+        g.mul_(0.0) if lib is torch else g.detach().numpy().fill(0.0)
+        np.testing.assert_array_equal(x.grad.detach().numpy(), W)  # mutating g afterwards changes nothing
 
         y = leaf(lib, X)
         h = lib.from_numpy(W.copy())
         y.backward(h)  # the root is the leaf itself
-        assert np.shares_memory(y.grad.numpy(), h.numpy()) is False
+        assert np.shares_memory(y.grad.detach().numpy(), h.detach().numpy()) is False
 
 
 def test_a_node_post_hook_sees_gradients_nothing_overwrites_later() -> None:
@@ -344,11 +344,11 @@ def test_a_node_post_hook_sees_gradients_nothing_overwrites_later() -> None:
         y.grad_fn.register_hook(lambda gi, go: seen.append((gi[0], go[0], gi[0].clone(), go[0].clone())))
         (y + y).sum().backward()  # (the sum of two gradients: an owned buffer into y's node)
         kept_in, kept_out, then_in, then_out = seen[0]
-        np.testing.assert_array_equal(then_out.numpy(), np.full(5, 2.0))
-        np.testing.assert_array_equal(then_in.numpy(), np.full(5, 6.0))
-        np.testing.assert_array_equal(kept_out.numpy(), then_out.numpy())
-        np.testing.assert_array_equal(kept_in.numpy(), then_in.numpy())
-        np.testing.assert_array_equal(w.grad.numpy(), np.full(5, 12.0))
+        np.testing.assert_array_equal(then_out.detach().numpy(), np.full(5, 2.0))
+        np.testing.assert_array_equal(then_in.detach().numpy(), np.full(5, 6.0))
+        np.testing.assert_array_equal(kept_out.detach().numpy(), then_out.detach().numpy())
+        np.testing.assert_array_equal(kept_in.detach().numpy(), then_in.detach().numpy())
+        np.testing.assert_array_equal(w.grad.detach().numpy(), np.full(5, 12.0))
 
         b = leaf(lib, X) * 3.0
         b[1:3] *= 2.0  # (b's node: the CopySlices of the copy back, which zeroes the region)
@@ -356,19 +356,19 @@ def test_a_node_post_hook_sees_gradients_nothing_overwrites_later() -> None:
         b.grad_fn.register_hook(lambda gi, go: seen.append((gi[0], go[0], gi[0].clone(), go[0].clone())))
         (b + b).sum().backward()
         kept_in, kept_out, then_in, then_out = seen[0]
-        np.testing.assert_array_equal(then_out.numpy(), np.full(5, 2.0))
-        np.testing.assert_array_equal(then_in.numpy(), [2.0, 0.0, 0.0, 2.0, 2.0])
-        np.testing.assert_array_equal(kept_out.numpy(), then_out.numpy())
-        np.testing.assert_array_equal(kept_in.numpy(), then_in.numpy())
+        np.testing.assert_array_equal(then_out.detach().numpy(), np.full(5, 2.0))
+        np.testing.assert_array_equal(then_in.detach().numpy(), [2.0, 0.0, 0.0, 2.0, 2.0])
+        np.testing.assert_array_equal(kept_out.detach().numpy(), then_out.detach().numpy())
+        np.testing.assert_array_equal(kept_in.detach().numpy(), then_in.detach().numpy())
 
 
 def test_two_leaves_fed_the_same_gradient_get_distinct_storage() -> None:
     for lib in LIBS:
         x, w = leaf(lib, X), leaf(lib, W)
         (x + w).backward(lib.from_numpy(np.ones(5)))  # AddBackward0 passes one tensor to both
-        assert not np.shares_memory(x.grad.numpy(), w.grad.numpy())
-        x.grad.numpy()[0] = 42.0 if lib is jitgrad else 1.0
-        assert w.grad.numpy()[0] == 1.0
+        assert not np.shares_memory(x.grad.detach().numpy(), w.grad.detach().numpy())
+        x.grad.detach().numpy()[0] = 42.0 if lib is jitgrad else 1.0
+        assert w.grad.detach().numpy()[0] == 1.0
 
 
 def test_steals_a_fresh_buffer_and_accumulates_in_place() -> None:
@@ -377,7 +377,7 @@ def test_steals_a_fresh_buffer_and_accumulates_in_place() -> None:
     first = x.grad
     (x * 3.0).sum().backward()
     assert x.grad is first  # later gradients are added into the same tensor
-    np.testing.assert_allclose(first.numpy(), np.full(5, 5.0))
+    np.testing.assert_allclose(first.detach().numpy(), np.full(5, 5.0))
 
 
 def test_copies_only_when_needed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -403,7 +403,7 @@ def test_copies_only_when_needed(monkeypatch: pytest.MonkeyPatch) -> None:
     a = x * 1.0
     (a * 2.0 + a * 3.0 + a * 4.0).sum().backward()  # three gradients for a's node: one copy
     assert copies == ["buffer"]
-    np.testing.assert_allclose(x.grad.numpy(), 2.0 * W + 9.0)
+    np.testing.assert_allclose(x.grad.detach().numpy(), 2.0 * W + 9.0)
 
 
 @pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True:UserWarning")
@@ -501,7 +501,7 @@ def test_detach_and_detach_() -> None:
         x = leaf(lib, X)
         y = x * 2.0
         d = y.detach()
-        shares = np.shares_memory(d.numpy(), y.detach().numpy())
+        shares = np.shares_memory(d.detach().numpy(), y.detach().numpy())
         z = x * 3.0
         z.detach_()
         return d.requires_grad, d.is_leaf, d.grad_fn, shares, z.is_leaf, z.requires_grad, y.is_leaf
@@ -571,10 +571,10 @@ def test_broadcast_gradient_times_a_number_stays_broadcast() -> None:
     with jitgrad.no_grad():  # as the engine runs nodes without create_graph
         (out, _) = y.grad_fn.apply([g])
     assert out._storage.size() == 1 and out.stride() == (0, 0)
-    np.testing.assert_array_equal(out.numpy(), np.full((64, 64), 3.0))
+    np.testing.assert_array_equal(out.detach().numpy(), np.full((64, 64), 3.0))
     loss = sum((x * float(k)).sum() for k in range(1, 9))
     loss.backward()
-    np.testing.assert_array_equal(x.grad.numpy(), np.full((64, 64), 36.0))
+    np.testing.assert_array_equal(x.grad.detach().numpy(), np.full((64, 64), 36.0))
     assert x.grad.is_contiguous() and x.grad._storage.size() == 64 * 64
 
 

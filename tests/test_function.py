@@ -369,7 +369,7 @@ class NumbaCube(jitgrad.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x: jitgrad.Tensor) -> jitgrad.Tensor:
         ctx.save_for_backward(x)
-        src = np.ascontiguousarray(x.numpy())
+        src = np.ascontiguousarray(x.detach().numpy())
         out = np.empty_like(src)
         _cube_forward(src, out)
         return jitgrad.from_numpy(out)
@@ -378,7 +378,7 @@ class NumbaCube(jitgrad.autograd.Function):
     def backward(ctx: Any, grad: jitgrad.Tensor) -> jitgrad.Tensor:
         (x,) = ctx.saved_tensors
         out = np.empty(x.shape, x.dtype)
-        _cube_backward(np.ascontiguousarray(x.numpy()), np.ascontiguousarray(grad.numpy()), out)
+        _cube_backward(np.ascontiguousarray(x.detach().numpy()), np.ascontiguousarray(grad.detach().numpy()), out)
         return jitgrad.from_numpy(out)
 
 

@@ -276,7 +276,7 @@ def test_fused_op_builds_what_the_general_path_builds(op: str, kind: str, other:
         for t, u in zip(leaves, slow_leaves):
             assert (t.grad is None) == (u.grad is None)
             if t.grad is not None:
-                assert t.grad.numpy().tobytes() == u.grad.numpy().tobytes()
+                assert t.grad.detach().numpy().tobytes() == u.grad.detach().numpy().tobytes()
 
 
 def test_fused_path_is_taken_for_the_common_operands() -> None:
@@ -492,7 +492,7 @@ def test_saved_result_with_retain_graph_hooks_and_double_backward() -> None:
         out = x.exp()
         out.sum().backward(retain_graph=True)
         out.sum().backward()
-        assert np.allclose(x.grad.numpy(), 2 * np.exp([0.5, 1.0]))
+        assert np.allclose(x.grad.detach().numpy(), 2 * np.exp([0.5, 1.0]))
         (g,) = lib.autograd.grad(x.exp().sum(), x, create_graph=True)
         (gg,) = lib.autograd.grad(g.sum(), x)
         assert np.allclose(gg.detach().numpy(), np.exp([0.5, 1.0]))
@@ -501,7 +501,7 @@ def test_saved_result_with_retain_graph_hooks_and_double_backward() -> None:
         out = x.exp()  # the general SavedTensor, packed
     assert out.grad_fn._raw_saved_result.unpack_hook is not None
     out.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp([0.5, 1.0]))
+    np.testing.assert_allclose(x.grad.detach().numpy(), 2 * np.exp([0.5, 1.0]))
 
 
 @pytest.mark.filterwarnings("ignore:Anomaly Detection")
@@ -523,11 +523,11 @@ def test_negation_and_abs_are_silent_without_quieting_numpy() -> None:
                                np.array([np.inf, np.nan, 1e-45, 3e38], dtype=np.float32))
         with np.errstate(all="raise"):
             y = -x
-            assert np.array_equal(np.signbit(abs(x).numpy()), np.zeros(len(x), bool))
+            assert np.array_equal(np.signbit(abs(x).detach().numpy()), np.zeros(len(x), bool))
             (x * 1e300).exp()
             (x * 1e300).sum()
             x - x
-        assert np.array_equal(np.signbit(y.numpy()), ~np.signbit(x.numpy()))
+        assert np.array_equal(np.signbit(y.detach().numpy()), ~np.signbit(x.detach().numpy()))
 
 
 @settings(max_examples=budget(200), deadline=None)
@@ -556,7 +556,7 @@ def test_fused_programs_match_the_general_path_and_pytorch(data: st.DataObject) 
             if t.dim() == 0:
                 t = t * x
         t.sum().backward()
-        return t.detach().numpy().copy(), (x.grad.numpy().copy(), w.grad.numpy().copy() if w.grad is not None else None)
+        return t.detach().numpy().copy(), (x.grad.detach().numpy().copy(), w.grad.detach().numpy().copy() if w.grad is not None else None)
 
     ours, slow, theirs = _three_ways(run)
     assert ours[0].tobytes() == slow[0].tobytes()
@@ -615,7 +615,7 @@ def test_saves_under_hooks_and_anomaly_take_the_general_form(op: str) -> None:
             saved = [s for s in out.grad_fn.saved if isinstance(s, SavedTensor)]
             assert saved and all(s._saved_at is not None for s in saved)
         out.sum().backward()
-        grads.append((a.grad.numpy().copy(), None if b.grad is None else b.grad.numpy().copy()))
+        grads.append((a.grad.detach().numpy().copy(), None if b.grad is None else b.grad.detach().numpy().copy()))
     for g in grads[1:]:
         np.testing.assert_allclose(g[0], grads[0][0], rtol=1e-12)
         assert (g[1] is None) == (grads[0][1] is None)
@@ -700,7 +700,7 @@ def test_dunder_keywords_as_pytorch(call: str) -> None:
             results.append(None)
             continue
         out.sum().backward()
-        results.append((out.detach().numpy().tolist(), x.grad.numpy().tolist(),
+        results.append((out.detach().numpy().tolist(), x.grad.detach().numpy().tolist(),
                         type(out.grad_fn).__name__))
     assert results[0] == results[1]
 
@@ -768,8 +768,8 @@ def test_fused_blocks_and_broadcasts_match_the_general_path_and_pytorch(data: st
     np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-6)
     assert (grad is None) == (slow_grad is None) == (torch_grad is None)
     if grad is not None:
-        assert grad.numpy().tobytes() == slow_grad.numpy().tobytes()
-        np.testing.assert_allclose(grad.numpy(), torch_grad.numpy(), rtol=1e-6)
+        assert grad.detach().numpy().tobytes() == slow_grad.detach().numpy().tobytes()
+        np.testing.assert_allclose(grad.detach().numpy(), torch_grad.detach().numpy(), rtol=1e-6)
 
 
 # -- quiet calls (``_quiet.QUIET_RUN``) ------------------------------------------------------
@@ -933,7 +933,7 @@ def test_one_element_operands_as_0d_views_give_the_general_paths_bits(op: str, d
                         with path():
                             out = make(a, b)
                         out.backward(jitgrad.ones_like(out))
-                        results.append((out, x.grad.numpy().tobytes(), e.grad.numpy().tobytes()))
+                        results.append((out, x.grad.detach().numpy().tobytes(), e.grad.detach().numpy().tobytes()))
                     (out, gx, ge), (slow, sgx, sge) = results
                     _same_tensor(out, slow)
                     assert out.detach().numpy().tobytes() == slow.detach().numpy().tobytes()
@@ -984,7 +984,7 @@ def _same_results_and_gradients(results: list[tuple[Any, Tensor]]) -> None:
         slow.sum().backward()
         assert (x.grad is None) == (sx.grad is None)
         if x.grad is not None:
-            assert x.grad.numpy().tobytes() == sx.grad.numpy().tobytes()
+            assert x.grad.detach().numpy().tobytes() == sx.grad.detach().numpy().tobytes()
 
 
 @pytest.mark.parametrize("call,node", [
@@ -1009,7 +1009,7 @@ def test_fused_number_ops_and_reductions_as_pytorch(call: str, node: str) -> Non
         fields = {name: getattr(out.grad_fn, f"_saved_{name}" if lib is torch else name, None)
                   for name in ("exponent", "min", "max")}
         (out * lib.arange(out.numel(), dtype=lib.float64).reshape(out.shape)).sum().backward()
-        results.append((out.detach().numpy(), x.grad.numpy().copy(), tuple(out.shape), fields))
+        results.append((out.detach().numpy(), x.grad.detach().numpy().copy(), tuple(out.shape), fields))
     (a, ga, sa, fa), (b, gb, sb, fb) = results
     assert sa == sb
     np.testing.assert_allclose(a, b, rtol=1e-12)
@@ -1042,7 +1042,7 @@ def test_fused_number_ops_programs_match_the_general_path_and_pytorch(data: st.D
                  "row": lambda: t[-1], "mul": lambda: t * c, "softmax": lambda: t.softmax(d - t.dim() if dim < 0 else d),
                  "log_softmax": lambda: t.log_softmax(-1 if t.dim() else 0)}[op]()
         t.sum().backward()
-        return t.detach().numpy().copy(), None if x.grad is None else x.grad.numpy().copy()
+        return t.detach().numpy().copy(), None if x.grad is None else x.grad.detach().numpy().copy()
 
     ours, slow, theirs = _three_ways(run)
     assert ours[0].tobytes() == slow[0].tobytes()

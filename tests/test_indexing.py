@@ -91,18 +91,18 @@ def test_nested_list_is_one_index_array_not_a_tuple() -> None:
     # as a tuple of indices (deprecated, with a warning); jitgrad already follows NumPy and
     # PyTorch's announced behaviour: a list is one index array.
     x = jitgrad.from_numpy(A34.copy())
-    np.testing.assert_array_equal(x[[[0, 1], [1, 2]]].numpy(), A34[np.array([[0, 1], [1, 2]])])
+    np.testing.assert_array_equal(x[[[0, 1], [1, 2]]].detach().numpy(), A34[np.array([[0, 1], [1, 2]])])
     with pytest.raises(IndexError):
         x[[0, slice(None)]]
 
 
 def test_advanced_getitem_copies_basic_views() -> None:
     x = jitgrad.from_numpy(A34.copy())
-    basic, fancy, masked = x[1:, None, 2], x[[1, 2]], x[x.numpy() > 5]
+    basic, fancy, masked = x[1:, None, 2], x[[1, 2]], x[x.detach().numpy() > 5]
     x.fill_(-1.0)
     assert basic.tolist() == [[-1.0], [-1.0]]  # a view sees the write
-    np.testing.assert_array_equal(fancy.numpy(), A34[[1, 2]])  # copies do not
-    np.testing.assert_array_equal(masked.numpy(), A34[A34 > 5])
+    np.testing.assert_array_equal(fancy.detach().numpy(), A34[[1, 2]])  # copies do not
+    np.testing.assert_array_equal(masked.detach().numpy(), A34[A34 > 5])
     assert fancy._base is None and fancy.is_contiguous() and fancy._version == 0
 
 
@@ -166,7 +166,7 @@ def test_list_and_array_values_are_converted() -> None:
     x = jitgrad.zeros(3, 4, dtype=jitgrad.int64)
     x[1, :2] = [5.7, 6.2]
     x[[0, 2], [1, 3]] = np.array([10, 20])
-    x[x.numpy() == 0] = [True]
+    x[x.detach().numpy() == 0] = [True]
     assert x.tolist() == [[1, 10, 1, 1], [5, 6, 1, 1], [1, 1, 1, 20]]
     assert x._version == 3
 
@@ -176,10 +176,10 @@ def test_advanced_setitem_needs_matching_dtype() -> None:
     # an exception for a one-element value with a single mask (masked_fill), jitgrad does not.
     x = jitgrad.zeros(3, 4)
     with pytest.raises(RuntimeError, match="got float64, expected float32"):
-        x[x.numpy() == 0] = jitgrad.ones(1, dtype=jitgrad.float64)
-    assert x._version == 0 and not x.numpy().any()
-    x[x.numpy() == 0] = jitgrad.ones(1)
-    assert x.numpy().all()
+        x[x.detach().numpy() == 0] = jitgrad.ones(1, dtype=jitgrad.float64)
+    assert x._version == 0 and not x.detach().numpy().any()
+    x[x.detach().numpy() == 0] = jitgrad.ones(1)
+    assert x.detach().numpy().all()
 
 
 def test_advanced_setitem_bumps_version_once_and_writes_once() -> None:
@@ -187,9 +187,9 @@ def test_advanced_setitem_bumps_version_once_and_writes_once() -> None:
     v = x[1:]
     x[[0, 2], [1, 3]] = jitgrad.tensor([1.0, 2.0])
     assert x._version == v._version == 1
-    x[x.numpy() > 0] = 5.0
+    x[x.detach().numpy() > 0] = 5.0
     assert x._version == 2
-    assert x.numpy().sum() == 10.0
+    assert x.detach().numpy().sum() == 10.0
 
 
 # -- random index tuples -------------------------------------------------------------------
@@ -340,7 +340,7 @@ def test_failed_setitem_changes_nothing() -> None:
     ]:
         with pytest.raises((IndexError, RuntimeError)):
             x[index] = value
-        np.testing.assert_array_equal(x.numpy(), A34)
+        np.testing.assert_array_equal(x.detach().numpy(), A34)
         assert x._version == 0
 
 

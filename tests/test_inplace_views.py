@@ -101,7 +101,7 @@ def test_inplace_view_in_view_replay_mode_gives_the_same_gradients():
             v.transpose_(0, 1)
             v.mul_(2.0)
             b.sum().backward()
-        return x.grad.numpy().copy()
+        return x.grad.detach().numpy().copy()
 
     expected = torch.from_numpy(np.arange(12.0).reshape(3, 4)).requires_grad_()
     b = expected * 1.0
@@ -110,7 +110,7 @@ def test_inplace_view_in_view_replay_mode_gives_the_same_gradients():
     v.mul_(2.0)
     b.sum().backward()
     for replay in (False, True):
-        np.testing.assert_array_equal(run(jitgrad, replay), expected.grad.numpy())
+        np.testing.assert_array_equal(run(jitgrad, replay), expected.grad.detach().numpy())
 
 
 class _null:
@@ -172,7 +172,7 @@ def test_inplace_view_under_no_grad_leaves_a_view_whose_history_is_regenerated()
         with lib.no_grad():
             v.t_()
         (v * lib.from_numpy(np.arange(6.0).reshape(2, 3))).sum().backward()
-        facts.append((tuple(v.shape), v._is_view(), x.grad.numpy().tolist()))
+        facts.append((tuple(v.shape), v._is_view(), x.grad.detach().numpy().tolist()))
     assert facts[0] == facts[1]
 
 
@@ -184,7 +184,7 @@ def test_resize_matches_pytorch(new):
         alias = x[:]
         x.resize_(new)
         n = min(6, int(np.prod(new)))
-        kept = x.reshape(-1)[:n].numpy().tolist()
+        kept = x.reshape(-1)[:n].detach().numpy().tolist()
         if lib is jitgrad:
             ours = (tuple(x.shape), tuple(x.stride()), x._version, alias._version, kept)
         else:
@@ -223,7 +223,7 @@ def test_unsafe_split_pieces_are_not_views_and_can_be_written():
         s1, s2, s3 = b.unsafe_split(1)
         s1.mul_(s2)
         s1.sum().backward()
-        facts.append((s1._is_view(), type(s1.grad_fn).__name__, x.grad.numpy().tolist()))
+        facts.append((s1._is_view(), type(s1.grad_fn).__name__, x.grad.detach().numpy().tolist()))
     assert facts[0] == facts[1]
 
 
@@ -276,7 +276,7 @@ def test_copy_variant_out_argument_resizes_and_refuses_autograd():
     a = jitgrad.from_numpy(data(2, 2))
     out = jitgrad.empty(1, dtype=jitgrad.float64)
     jitgrad.diagonal_copy(a, out=out)
-    np.testing.assert_array_equal(out.numpy(), np.diagonal(a.numpy()))
+    np.testing.assert_array_equal(out.detach().numpy(), np.diagonal(a.detach().numpy()))
     with pytest.raises(RuntimeError, match="out="):
         jitgrad.view_copy(a.requires_grad_(), (4,), out=jitgrad.empty(4))
     with pytest.raises(RuntimeError, match="out= argument of size 2, got size 1"):
@@ -288,4 +288,4 @@ def test_resize_refuses_to_grow_numpy_memory_as_pytorch():
     a = np.arange(4.0)
     t = jitgrad.from_numpy(a)
     t.resize_(2)  # shrinking needs no new memory
-    assert t.shape == (2,) and np.shares_memory(t.numpy(), a)
+    assert t.shape == (2,) and np.shares_memory(t.detach().numpy(), a)

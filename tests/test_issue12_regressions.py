@@ -40,7 +40,7 @@ def test_view_as_zero_dim_matches_pytorch(method: str) -> None:
         x = _f64(lib, [3.0], requires_grad=True) if method == "view_as" else _f64(lib, 3.0, requires_grad=True)
         y = getattr(x * 2, method)(_f64(lib, 1.0))
         (y * 5).backward()
-        results.append((tuple(y.shape), float(y.detach().numpy()), x.grad.numpy().copy()))
+        results.append((tuple(y.shape), float(y.detach().numpy()), x.grad.detach().numpy().copy()))
     (s1, v1, g1), (s2, v2, g2) = results
     assert s1 == s2 == ()
     assert v1 == v2 == 6.0
@@ -128,7 +128,7 @@ def test_local_view_modified_in_forward_is_allowed_as_in_pytorch() -> None:
         out = f.apply(x)
         assert type(out.grad_fn).__name__ == "FBackward"
         (out * 7).sum().backward()
-        grads.append(x.grad.numpy().copy())
+        grads.append(x.grad.detach().numpy().copy())
         values.append(out.detach().numpy().copy())
     np.testing.assert_array_equal(values[0], values[1])
     np.testing.assert_array_equal(grads[0], grads[1])
@@ -173,7 +173,7 @@ def test_mark_dirty_of_a_tensor_that_is_not_an_input_warns_as_in_pytorch() -> No
         with pytest.warns(UserWarning, match="not an input"):
             out = _fn(lib, forward, lambda ctx, g: g * 3).apply(x)
         out.sum().backward()
-        results.append((out.detach().numpy().copy(), x.grad.numpy().copy()))
+        results.append((out.detach().numpy().copy(), x.grad.detach().numpy().copy()))
     np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_array_equal(results[0][1], results[1][1])
 
@@ -222,7 +222,7 @@ def test_dirty_view_input_first_still_rebases_its_base_like_pytorch() -> None:
         b = x * 1
         out = _fn(lib, forward, backward).apply(b[:1], y * 1)
         (out.sum() * 3 + (b * _f64(lib, [5.0, 7.0])).sum()).backward()
-        grads.append((x.grad.numpy().copy(), y.grad.numpy().copy()))
+        grads.append((x.grad.detach().numpy().copy(), y.grad.detach().numpy().copy()))
     np.testing.assert_array_equal(grads[0][0], grads[1][0])
     np.testing.assert_array_equal(grads[0][1], grads[1][1])
 
@@ -471,7 +471,7 @@ def test_overwritten_elements_get_zero_not_nan_when_the_gradient_is_infinite() -
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # exp overflow
             b.exp().exp().sum().backward()
-        grads.append(x.grad.numpy().copy())
+        grads.append(x.grad.detach().numpy().copy())
     np.testing.assert_array_equal(grads[0], grads[1])
     assert grads[1][0] == 0.0
 

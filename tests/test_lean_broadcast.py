@@ -113,7 +113,7 @@ def test_hmm_step_shapes_match_pytorch(op: str) -> None:
         assert r.stride() == tr.stride() and r.grad_fn.name() == tr.grad_fn.name()
         np.testing.assert_allclose(r.detach().numpy(), tr.detach().numpy(), rtol=1e-14)
     for x, tx in zip(g, tg):
-        np.testing.assert_allclose(x.numpy(), tx.numpy(), rtol=1e-13)
+        np.testing.assert_allclose(x.detach().numpy(), tx.detach().numpy(), rtol=1e-13)
 
 
 @settings(max_examples=budget(300), deadline=None)
@@ -153,7 +153,7 @@ def test_logsumexp_over_a_dim_matches_pytorch(dim: int, column: float | None) ->
     up = np.arange(r.numel(), dtype=np.float64).reshape(tuple(r.shape))
     g = jitgrad.autograd.grad(r, ours, jitgrad.tensor(up))[0]
     tg = torch.autograd.grad(t, theirs, torch.tensor(up))[0]
-    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-14)
+    np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=1e-14)
 
 
 def _block(data: st.DataObject, dtype: str, grad: bool) -> Any:
@@ -211,7 +211,7 @@ def test_heat_stencil_matches_pytorch() -> None:
     (lap, g), (tlap, tg) = outs
     assert lap.stride() == tlap.stride() and lap.grad_fn.name() == tlap.grad_fn.name()
     np.testing.assert_allclose(lap.detach().numpy(), tlap.detach().numpy(), rtol=1e-14)
-    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-13)
+    np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=1e-13)
 
 
 @settings(max_examples=budget(300), deadline=None)
@@ -251,7 +251,7 @@ def test_softmax_over_a_dim_matches_pytorch(op: str, dim: int, column: float | N
     up = np.arange(r.numel(), dtype=np.float64).reshape(tuple(r.shape))
     g = jitgrad.autograd.grad(r, ours, jitgrad.tensor(up))[0]
     tg = torch.autograd.grad(t, theirs, torch.tensor(up))[0]
-    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=1e-12, atol=1e-12)
 
 
 def test_softmax_is_quiet_like_pytorch() -> None:

@@ -116,8 +116,8 @@ def test_create_graph_takes_the_general_formula(op: str) -> None:
     Y = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
     GX, GY = torch.autograd.grad((OPS[op](X, Y) * X).sum(), (X, Y), create_graph=True)
     (GX.sum() + GY).backward()
-    np.testing.assert_allclose(x.grad.numpy(), X.grad.numpy(), rtol=1e-14)
-    np.testing.assert_allclose(y.grad.numpy(), Y.grad.numpy(), rtol=1e-14)
+    np.testing.assert_allclose(x.grad.detach().numpy(), X.grad.detach().numpy(), rtol=1e-14)
+    np.testing.assert_allclose(y.grad.detach().numpy(), Y.grad.detach().numpy(), rtol=1e-14)
 
 
 def test_other_layouts_and_dtypes_take_the_general_formula() -> None:
@@ -136,7 +136,7 @@ def test_other_layouts_and_dtypes_take_the_general_formula() -> None:
     (M * V).sum().backward()
     (V.t() * C.double()).sum().backward()
     for ours, theirs in ((m, M), (v, V), (c, C)):
-        np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
+        np.testing.assert_array_equal(ours.grad.detach().numpy(), theirs.grad.detach().numpy())
 
 
 def test_product_with_a_number_takes_the_lean_formula() -> None:
@@ -146,7 +146,7 @@ def test_product_with_a_number_takes_the_lean_formula() -> None:
     with counted(elementwise, "scaled", taken, lambda out: out is not None):
         ((x * 3) * w).sum().backward()
     assert taken[0] == 1
-    assert x.grad.numpy().tobytes() == (np.array([0.1, 0.2, 0.3]) * 3).tobytes()
+    assert x.grad.detach().numpy().tobytes() == (np.array([0.1, 0.2, 0.3]) * 3).tobytes()
 
 
 def test_owned_gradient_is_written_into_and_passed_on() -> None:
@@ -159,7 +159,7 @@ def test_owned_gradient_is_written_into_and_passed_on() -> None:
         y = lib.tensor(0.7, dtype=lib.float64, requires_grad=True)
         out = x * y
         ((out * lib.tensor([0.1, 0.2, 0.3], dtype=lib.float64)).sum() + (out * 0.5).sum()).backward()
-        return x.grad.numpy().copy(), y.grad.numpy().copy()
+        return x.grad.detach().numpy().copy(), y.grad.detach().numpy().copy()
 
     lean = elementwise.mul_grads
 

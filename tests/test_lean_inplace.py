@@ -165,11 +165,11 @@ def _gradients(lib: Any, out: dict[str, Any], table: Any, x: Any, w: Any, dtype:
         out["grads"] = [None if g is None else g.detach().numpy().tolist() for g in grads]
         second = sum((g * g).sum() for g in grads if g is not None and g.requires_grad)
         if isinstance(second, lib.Tensor):
-            out["second"] = [None if g is None else g.numpy().tolist() for g in
+            out["second"] = [None if g is None else g.detach().numpy().tolist() for g in
                              lib.autograd.grad(second, leaves, allow_unused=True, retain_graph=True)]
         if hooked:
             table.sum().backward()
-            out["retained"] = None if table.grad is None else table.grad.numpy().tolist()
+            out["retained"] = None if table.grad is None else table.grad.detach().numpy().tolist()
             out["hooked"] = [g.tolist() for g in seen_grads]
 
 
@@ -252,7 +252,7 @@ def _stepper(lib: Any) -> tuple[Any, Any, Any]:
     second = lib.autograd.grad(sum((t * t).sum() for t in grads), (x, a, g))
     return (u.detach().numpy().tolist(), v.detach().numpy().tolist(), u._version, v._version,
             u.grad_fn.name(), [t.detach().numpy().tolist() for t in grads],
-            [t.numpy().tolist() for t in second],
+            [t.detach().numpy().tolist() for t in second],
             (graph_signature(u), graph_signature(v)) if lib is jitgrad else None), grads, second
 
 
@@ -436,7 +436,7 @@ def test_strided_data_is_numpy(view: tuple[Any, ...]) -> None:
     if 0 in tuple(t.shape):
         assert data is None
         return
-    expected = t.numpy()
+    expected = t.detach().numpy()
     assert data.shape == expected.shape and np.array_equal(data, expected)
     assert np.shares_memory(data, t._storage.buffer)
 
@@ -520,7 +520,7 @@ def test_strided_data_of_odd_geometries(n: int, geometry: tuple[Any, ...]) -> No
 
     t = jitgrad.arange(n, dtype=jitgrad.float64).as_strided(*geometry)
     data = strided_data(t)
-    assert data.shape == tuple(t.shape) and np.array_equal(data, t.numpy())
+    assert data.shape == tuple(t.shape) and np.array_equal(data, t.detach().numpy())
     assert np.shares_memory(data, t._storage.buffer)
     x = jitgrad.arange(n, dtype=jitgrad.float64).as_strided(*geometry)
     with general_path():

@@ -38,7 +38,7 @@ def test_gradient_of_products_by_numbers_is_the_general_formula(dtype: str, numb
         for b in reversed(numbers):
             expected = np.multiply(expected, b, dtype=np.dtype(dtype), casting="unsafe")
     assert g.dtype == x.dtype and tuple(g.shape) == shape
-    values = g.numpy().reshape(-1)
+    values = g.detach().numpy().reshape(-1)
     np.testing.assert_array_equal(values, np.broadcast_to(expected, values.shape))
     assert np.array_equal(np.signbit(values), np.signbit(np.broadcast_to(expected, values.shape)))
     if dtype != "float16":
@@ -47,19 +47,19 @@ def test_gradient_of_products_by_numbers_is_the_general_formula(dtype: str, numb
         for b in numbers:
             ty = ty * b
         (tg,) = torch.autograd.grad(ty.sum(), t)
-        np.testing.assert_array_equal(values, tg.numpy().reshape(-1))
+        np.testing.assert_array_equal(values, tg.detach().numpy().reshape(-1))
 
 
 def test_product_by_a_number_keeps_hooks_and_double_backward() -> None:
     x = jitgrad.tensor([1.0, 2.0], dtype=jitgrad.float64, requires_grad=True)
     y = x * 3.0
     seen = []
-    y.grad_fn.register_hook(lambda gi, go: seen.append(gi[0].numpy().copy()))
+    y.grad_fn.register_hook(lambda gi, go: seen.append(gi[0].detach().numpy().copy()))
     (g,) = jitgrad.autograd.grad((y * y).sum(), x, create_graph=True)
     np.testing.assert_array_equal(g.detach().numpy(), [18.0, 36.0])
     np.testing.assert_array_equal(seen[0], [18.0, 36.0])
     (gg,) = jitgrad.autograd.grad(g.sum(), x)
-    np.testing.assert_array_equal(gg.numpy(), [18.0, 18.0])
+    np.testing.assert_array_equal(gg.detach().numpy(), [18.0, 18.0])
     # the number is saved as PyTorch's wrapped 0-dim tensor: a second backward raises
     for lib in (jitgrad, torch):
         x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
@@ -67,7 +67,7 @@ def test_product_by_a_number_keeps_hooks_and_double_backward() -> None:
         z.sum().backward()
         with pytest.raises(RuntimeError, match="backward through the graph a second time"):
             z.sum().backward()
-        np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+        np.testing.assert_array_equal(x.grad.detach().numpy(), [2.0, 2.0])
 
 
 @pytest.mark.parametrize("dim", [0, 1, -1])
@@ -81,7 +81,7 @@ def test_cat_node_defaults_match_pytorch(dim: int) -> None:
     assert r.grad_fn.dim == (dim % 2) and r.grad_fn.skipped is None
     up = np.arange(r.numel(), dtype=np.float64).reshape(tuple(r.shape))
     for g, tg in zip(jitgrad.autograd.grad(r, ours, jitgrad.tensor(up)), torch.autograd.grad(t, theirs, torch.tensor(up))):
-        np.testing.assert_array_equal(g.numpy(), tg.numpy())
+        np.testing.assert_array_equal(g.detach().numpy(), tg.detach().numpy())
 
 
 @pytest.mark.parametrize("lean", [True, False])
@@ -96,7 +96,7 @@ def test_cat_skips_legacy_empty_inputs_in_backward(lean: bool) -> None:
     ta = torch.ones(shape, dtype=torch.float64, requires_grad=True)
     te = torch.zeros(0, dtype=torch.float64, requires_grad=True)
     tga, tge = torch.autograd.grad(torch.cat([ta, te, ta * 2.0]).sum(), [ta, te])
-    np.testing.assert_array_equal(ga.numpy(), tga.numpy())
+    np.testing.assert_array_equal(ga.detach().numpy(), tga.detach().numpy())
     assert tuple(ge.shape) == tuple(tge.shape) == (0,)
 
 
@@ -110,8 +110,8 @@ def test_sum_node_dims_default_to_every_dim(op: str) -> None:
     t = torch.ones(2, 3, dtype=torch.float64, requires_grad=True)
     for r, tr in ((full, getattr(t, op)()), (kept, getattr(t, op)(1, keepdim=True))):
         assert r.grad_fn.name() == tr.grad_fn.name()
-        np.testing.assert_array_equal(jitgrad.autograd.grad(r.sum(), x)[0].numpy(),
-                                      torch.autograd.grad(tr.sum(), t)[0].numpy())
+        np.testing.assert_array_equal(jitgrad.autograd.grad(r.sum(), x)[0].detach().numpy(),
+                                      torch.autograd.grad(tr.sum(), t)[0].detach().numpy())
 
 
 @settings(max_examples=budget(200), deadline=None)
@@ -143,7 +143,7 @@ def test_clone_of_a_cell_matches_pytorch() -> None:
     r, t = (ours * 2.0)[1].clone(), (theirs * 2.0)[1].clone()
     assert r.grad_fn.name() == t.grad_fn.name() == "CloneBackward0"
     assert r.stride() == t.stride() and r.item() == t.item()
-    np.testing.assert_array_equal(jitgrad.autograd.grad(r, ours)[0].numpy(), torch.autograd.grad(t, theirs)[0].numpy())
+    np.testing.assert_array_equal(jitgrad.autograd.grad(r, ours)[0].detach().numpy(), torch.autograd.grad(t, theirs)[0].detach().numpy())
 
 
 @pytest.mark.parametrize("fn, shape", [("cat", (2,)), ("stack", ())])
@@ -160,7 +160,7 @@ def test_join_along_the_last_dim_that_is_the_first_matches_pytorch(fn: str, shap
     np.testing.assert_array_equal(r.detach().numpy(), t.detach().numpy())
     up = np.arange(r.numel(), dtype=np.float64)
     for g, tg in zip(jitgrad.autograd.grad(r, ours, jitgrad.tensor(up)), torch.autograd.grad(t, theirs, torch.tensor(up))):
-        np.testing.assert_array_equal(g.numpy(), tg.numpy())
+        np.testing.assert_array_equal(g.detach().numpy(), tg.detach().numpy())
 
 
 def test_stack_of_scalars_refuses_what_the_general_path_refuses() -> None:

@@ -155,8 +155,8 @@ def test_binary_lean_path_matches_pytorch() -> None:
         assert r.grad_fn.name() == t.grad_fn.name()
         r.sum().backward()
         t.sum().backward()
-        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-3)
-        np.testing.assert_allclose(other.grad.numpy(), tother.grad.numpy(), rtol=1e-3)
+        np.testing.assert_allclose(ours.grad.detach().numpy(), theirs.grad.detach().numpy(), rtol=1e-3)
+        np.testing.assert_allclose(other.grad.detach().numpy(), tother.grad.detach().numpy(), rtol=1e-3)
 
 
 def test_saved_values_of_a_product_by_a_number() -> None:
@@ -181,7 +181,7 @@ def test_lean_result_is_a_fresh_contiguous_tensor_with_its_own_version() -> None
     assert y._storage.buffer.base is None  # a buffer NumPy allocated for the result alone
     y.add_(1)
     assert y._version == 1 and x._version == 0
-    np.testing.assert_array_equal(y.numpy(), [7.0, 9.0, 11.0])
+    np.testing.assert_array_equal(y.detach().numpy(), [7.0, 9.0, 11.0])
 
 
 def test_lean_path_version_check_of_saved_inputs() -> None:
@@ -224,7 +224,7 @@ def test_sum_and_mean_lean_path_match_pytorch() -> None:
         np.testing.assert_allclose(r.item(), t.item(), rtol=1e-12)
         r.backward()
         t.backward()
-        np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
+        np.testing.assert_array_equal(ours.grad.detach().numpy(), theirs.grad.detach().numpy())
 
 
 def _join_inputs(data: st.DataObject, stacked: bool) -> list[Any]:
@@ -314,7 +314,7 @@ def test_stack_and_cat_along_a_later_dim_match_pytorch() -> None:
         r.backward(jitgrad.tensor(up))
         t.backward(torch.tensor(up))
         for o, th in zip(ours, theirs):
-            np.testing.assert_array_equal(o.grad.numpy(), th.grad.numpy())
+            np.testing.assert_array_equal(o.grad.detach().numpy(), th.grad.detach().numpy())
 
 
 def test_stack_and_cat_lean_path_match_pytorch() -> None:
@@ -331,7 +331,7 @@ def test_stack_and_cat_lean_path_match_pytorch() -> None:
         r.backward(jitgrad.tensor(up))
         t.backward(torch.tensor(up))
         for o, th in zip(ours, theirs):
-            np.testing.assert_array_equal(o.grad.numpy(), th.grad.numpy())
+            np.testing.assert_array_equal(o.grad.detach().numpy(), th.grad.detach().numpy())
 
 
 def test_cat_lean_path_with_repeated_and_empty_inputs() -> None:
@@ -364,7 +364,7 @@ def test_cat_lean_path_with_repeated_and_empty_inputs() -> None:
             assert (x is None) == (y is None) == (z is None)
             if x is not None:
                 _same(x, y)
-                np.testing.assert_array_equal(x.numpy(), z.numpy())
+                np.testing.assert_array_equal(x.detach().numpy(), z.detach().numpy())
 
 
 def test_join_errors_unchanged() -> None:
@@ -400,7 +400,7 @@ def test_logsumexp_lean_path_is_the_general_path(data: st.DataObject) -> None:
         # (create_graph) give the same bits
         shortcut = jitgrad.autograd.grad(lean, x, retain_graph=True)[0]
         general_formula = jitgrad.autograd.grad(lean, x, create_graph=True)[0]
-        np.testing.assert_array_equal(shortcut.numpy(), general_formula.detach().numpy())
+        np.testing.assert_array_equal(shortcut.detach().numpy(), general_formula.detach().numpy())
 
 
 @pytest.mark.parametrize("n", [1, 3, 16, 17])
@@ -446,7 +446,7 @@ def test_softmax_of_a_few_elements_in_python_is_the_general_path(op: str, n: int
         up = jitgrad.tensor(rng.standard_normal(n), dtype=getattr(jitgrad, dtype))
         _same(jitgrad.autograd.grad(lean, x, up)[0], jitgrad.autograd.grad(slow, x, up)[0])
         theirs = getattr(torch, op)(torch.tensor(values, dtype=getattr(torch, dtype)), 0)
-        np.testing.assert_allclose(lean.detach().numpy(), theirs.numpy(),
+        np.testing.assert_allclose(lean.detach().numpy(), theirs.detach().numpy(),
                                    rtol=1e-5 if dtype == "float32" else 1e-12,
                                    atol=1e-5 if dtype == "float32" else 1e-12)
 
@@ -462,7 +462,7 @@ def test_logsumexp_lean_path_matches_pytorch() -> None:
         np.testing.assert_allclose(r.item(), t.item(), rtol=1e-14)
         r.backward()
         t.backward()
-        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-14)
+        np.testing.assert_allclose(ours.grad.detach().numpy(), theirs.grad.detach().numpy(), rtol=1e-14)
 
 
 def test_traced_functions_record_the_ops_the_lean_paths_would_take() -> None:
@@ -478,7 +478,7 @@ def test_traced_functions_record_the_ops_the_lean_paths_would_take() -> None:
         (g,) = jitgrad.autograd.grad(out, x)
         eager = f(x)
         np.testing.assert_array_equal(out.detach().numpy(), eager.detach().numpy())
-        np.testing.assert_allclose(g.numpy(), jitgrad.autograd.grad(eager, x)[0].numpy(), rtol=1e-14)
+        np.testing.assert_allclose(g.detach().numpy(), jitgrad.autograd.grad(eager, x)[0].detach().numpy(), rtol=1e-14)
 
 
 UNARY = [d for d in __import__("jitgrad.ops.declare", fromlist=["DECLARED"]).DECLARED if d.arity == 1 and not d.params]
@@ -511,7 +511,7 @@ def test_add_and_sub_nodes_keep_alpha() -> None:
         r.sum().backward()
         t.sum().backward()
         for o, th in zip(ours, theirs):
-            np.testing.assert_allclose(o.grad.numpy(), th.grad.numpy(), rtol=1e-15)
+            np.testing.assert_allclose(o.grad.detach().numpy(), th.grad.detach().numpy(), rtol=1e-15)
     x = jitgrad.ones(2, requires_grad=True)
     assert jitgrad.add(x, x, alpha=3).grad_fn.alpha == 3
     assert jitgrad.add(x, x).grad_fn.alpha == 1
@@ -543,4 +543,4 @@ def test_size_one_and_zero_d_broadcasting_on_the_lean_path(shapes, op) -> None:
     np.testing.assert_allclose(r_lean.detach().numpy(), r_t.detach().numpy(), rtol=1e-15)
     for a, b, c in zip(g_lean, g_slow, g_t):
         _same(a, b)
-        np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-14)
+        np.testing.assert_allclose(a.detach().numpy(), c.detach().numpy(), rtol=1e-14)

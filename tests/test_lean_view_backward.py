@@ -82,8 +82,8 @@ def test_cell_geometries_remembered_by_index_and_sizes() -> None:
         assert view_ops._CELL_REL == {}
     theirs = table(torch)
     for a, b, c, d in zip(first, again, general, theirs):
-        assert a.numpy().tobytes() == b.numpy().tobytes() == c.numpy().tobytes()
-        np.testing.assert_allclose(a.numpy(), d.numpy(), rtol=1e-13, atol=1e-15)
+        assert a.detach().numpy().tobytes() == b.detach().numpy().tobytes() == c.detach().numpy().tobytes()
+        np.testing.assert_allclose(a.detach().numpy(), d.detach().numpy(), rtol=1e-13, atol=1e-15)
     x = jitgrad.zeros(4, 5, dtype=jitgrad.float64, requires_grad=True) * 1.0
     node = x[2, -1].grad_fn
     with jitgrad.no_grad():
@@ -175,8 +175,8 @@ def test_scatter_into_owned_buffer_is_the_general_accumulation() -> None:
     assert calls[0] > 40
     theirs = _stepper(torch)
     for a, b, c in zip(lean, general, theirs):
-        assert a.numpy().tobytes() == b.numpy().tobytes()
-        np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-13, atol=1e-15)
+        assert a.detach().numpy().tobytes() == b.detach().numpy().tobytes()
+        np.testing.assert_allclose(a.detach().numpy(), c.detach().numpy(), rtol=1e-13, atol=1e-15)
 
 
 class _Unlooked(dict):  # type: ignore[type-arg]
@@ -212,7 +212,7 @@ def test_copy_slices_write_back_against_pytorch(write: str, index: tuple[Any, ..
         w = w0[index] * 1.0
         WRITES[write](view, w)
         (u * lib.arange(9, dtype=lib.float64)).sum().backward()
-        return [None if t.grad is None else t.grad.numpy().copy() for t in (x, w0)]
+        return [None if t.grad is None else t.grad.detach().numpy().copy() for t in (x, w0)]
     for ours, theirs in zip(run(jitgrad), run(torch)):
         assert (ours is None) == (theirs is None)
         if ours is not None:
@@ -252,8 +252,8 @@ def test_regenerated_views_remembered_region_is_region_within() -> None:
         assert calls[0] >= 5
         theirs = program(torch)
         for a, b, c in zip(lean, general, theirs):
-            assert a.numpy().tobytes() == b.numpy().tobytes()
-            np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-13, atol=1e-15)
+            assert a.detach().numpy().tobytes() == b.detach().numpy().tobytes()
+            np.testing.assert_allclose(a.detach().numpy(), c.detach().numpy(), rtol=1e-13, atol=1e-15)
     inp, view, region = as_strided._LAST_REGION
     assert region == as_strided.region_within(inp, view) and region is not None
 
@@ -287,7 +287,7 @@ def _check_join(join: str, shapes: list[tuple[int, ...]], wanted: list[bool], di
         w = lib.tensor(np.linspace(0.5, 2, out.numel()).reshape(tuple(out.shape)), dtype=lib.float64)
         if any(wanted):
             (out * out * w).sum().backward()
-        return [None if t.grad is None else t.grad.numpy().copy() for t in leaves]
+        return [None if t.grad is None else t.grad.detach().numpy().copy() for t in leaves]
 
     for a, c in zip(run(jitgrad), run(torch)):
         assert (a is None) == (c is None)
@@ -374,6 +374,6 @@ def test_general_writes_reuse_metadata_of_the_same_sizes() -> None:
             assert row.grad_fn.input_metadata == single_metadata((3,), x.dtype)
             assert x.grad_fn.input_metadata == single_metadata((4, 3), x.dtype)
         (row.sum() * 1.5 + (x * x).sum()).backward()
-        return leaf.grad.numpy()
+        return leaf.grad.detach().numpy()
 
     assert through_function(jitgrad).tolist() == through_function(torch).tolist()

@@ -178,7 +178,7 @@ def run(lib: Any, program: dict[str, Any]) -> dict[str, Any]:
                 .detach().numpy().tolist()
             if hooks:
                 loss.backward()
-                out["retained"] = None if v.grad is None else v.grad.numpy().tolist()
+                out["retained"] = None if v.grad is None else v.grad.detach().numpy().tolist()
                 out["hooked"] = [g.tolist() for g in seen]
     except RuntimeError as exc:  # a stale no_grad view read with grad on
         out["late_error"] = (type(exc).__name__, str(exc) if lib is jitgrad else None)

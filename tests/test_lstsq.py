@@ -35,8 +35,8 @@ def test_against_pytorch(case: str, driver: str) -> None:
         r = lib.linalg.lstsq(A, B, driver=driver)
         w = lib.tensor(np.linspace(-1, 1, r.solution.numel()).reshape(tuple(r.solution.shape)))
         grads = lib.autograd.grad((r.solution * w).sum(), (A, B))
-        got.append((r.solution.detach().numpy(), r.residuals.detach().numpy(), r.rank.numpy(),
-                    r.singular_values.numpy(), [g.numpy() for g in grads], str(r.rank.dtype).split(".")[-1]))
+        got.append((r.solution.detach().numpy(), r.residuals.detach().numpy(), r.rank.detach().numpy(),
+                    r.singular_values.detach().numpy(), [g.detach().numpy() for g in grads], str(r.rank.dtype).split(".")[-1]))
     for ours, theirs in zip(got[0][:4], got[1][:4]):
         assert ours.shape == theirs.shape
         np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)

@@ -31,7 +31,7 @@ def test_values_and_gradients(case: str) -> None:
         w = lib.tensor(np.linspace(-1, 1, E.numel()).reshape(tuple(E.shape)))
         (g,) = lib.autograd.grad((E * w).sum(), A, create_graph=True)
         (gg,) = lib.autograd.grad((g * g).sum(), A)
-        got.append((E.detach().numpy(), g.detach().numpy(), gg.numpy(), E.grad_fn.name(),
+        got.append((E.detach().numpy(), g.detach().numpy(), gg.detach().numpy(), E.grad_fn.name(),
                     E.grad_fn._saved_self.shape))
     (e, g, gg, name, saved), (we, wg, wgg, wname, wsaved) = got
     assert (name, tuple(saved)) == (wname, tuple(wsaved))

@@ -27,8 +27,8 @@ def _run(lib: Any, make: Callable[[Any], Any], data: np.ndarray, steps: int, tra
         w = lib.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)))
         params = [p for p in (m.weight, m.bias) if p is not None]
         grads = lib.autograd.grad((y * w).sum(), [x, *params])
-        outs.append((y.detach().numpy(), [g.numpy() for g in grads]))
-    buffers = {k: v.numpy() if v is not None else None for k, v in m.state_dict().items()}
+        outs.append((y.detach().numpy(), [g.detach().numpy() for g in grads]))
+    buffers = {k: v.detach().numpy() if v is not None else None for k, v in m.state_dict().items()}
     return outs, buffers
 
 
@@ -94,7 +94,7 @@ def test_repr_and_functional_with_running_stats() -> None:
         rm, rv = lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64)
         x = lib.tensor(X2)
         y = lib.nn.functional.batch_norm(x, rm, rv, training=True, momentum=0.2)
-        got.append((y.numpy(), rm.numpy(), rv.numpy(), rm._version))
+        got.append((y.detach().numpy(), rm.detach().numpy(), rv.detach().numpy(), rm._version))
     for a, b in zip(got[0], got[1]):
         np.testing.assert_allclose(a, b, rtol=1e-12)
 
@@ -123,7 +123,7 @@ def test_bilinear(case: str) -> None:
             got.append(str(e))
             continue
         grads = lib.autograd.grad(y.sum(), ts, allow_unused=True)
-        got.append((y.detach().numpy(), [None if g is None else g.numpy() for g in grads]))
+        got.append((y.detach().numpy(), [None if g is None else g.detach().numpy() for g in grads]))
     if isinstance(got[1], str):
         assert got[0] == got[1]
         return

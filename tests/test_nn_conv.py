@@ -37,7 +37,7 @@ def test_functional_against_pytorch(xs: tuple[int, ...], ws: tuple[int, ...], kw
         g = lib.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)))
         grads = lib.autograd.grad(y, (x, w, b), g, create_graph=True)
         second = lib.autograd.grad(sum((t * t).sum() for t in grads), (x, w))
-        res.append((y.detach().numpy(), [t.detach().numpy() for t in grads], [t.numpy() for t in second]))
+        res.append((y.detach().numpy(), [t.detach().numpy() for t in grads], [t.detach().numpy() for t in second]))
     (y1, g1, h1), (y2, g2, h2) = res
     np.testing.assert_allclose(y1, y2, rtol=1e-10, atol=1e-12)
     for a, b in zip(g1 + h1, g2 + h2):
@@ -86,8 +86,8 @@ def test_modules_with_pytorchs_weights(n: int, mode: str) -> None:
     np.testing.assert_allclose(y.detach().numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
     y.sum().backward()
     want.sum().backward()
-    np.testing.assert_allclose(ours.weight.grad.numpy(), theirs.weight.grad.numpy(), rtol=1e-10)
-    np.testing.assert_allclose(ours.bias.grad.numpy(), theirs.bias.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(ours.weight.grad.detach().numpy(), theirs.weight.grad.detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(ours.bias.grad.detach().numpy(), theirs.bias.grad.detach().numpy(), rtol=1e-10)
 
 
 def test_module_repr_and_init_bounds() -> None:
@@ -112,7 +112,7 @@ def test_unfold(shape: tuple[int, ...], kw: dict[str, Any]) -> None:
         u = lib.nn.functional.unfold(x, **kw)
         w = lib.tensor(np.linspace(-1, 1, u.numel()).reshape(tuple(u.shape)))
         (g,) = lib.autograd.grad((u * w).sum(), x)
-        res.append((u.detach().numpy(), g.numpy()))
+        res.append((u.detach().numpy(), g.detach().numpy()))
     for a, b in zip(*res):
         assert a.shape == b.shape
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)

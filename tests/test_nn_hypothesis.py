@@ -57,7 +57,7 @@ def test_random_network_matches_torch(widths, acts, batch, loss_name, layer_norm
     for lib, model in ((jitgrad, ours), (torch, theirs)):
         loss = getattr(lib.nn, loss_name)()(model(lib.tensor(x)), lib.tensor(target))
         loss.backward()
-        results.append((loss.item(), [p.grad.numpy() for p in model.parameters()]))
+        results.append((loss.item(), [p.grad.detach().numpy() for p in model.parameters()]))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-10, atol=1e-12)
     for g, tg in zip(results[0][1], results[1][1]):
         np.testing.assert_allclose(g, tg, rtol=1e-9, atol=1e-11)

@@ -45,7 +45,7 @@ def test_against_pytorch(shape: tuple[int, ...], kw: dict[str, Any], dtype: str)
         y = lib.nn.functional.interpolate(x, **kw)
         w = lib.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)), dtype=getattr(lib, dtype))
         (g,) = lib.autograd.grad((y * w).sum(), x)
-        got.append((y.detach().numpy(), g.numpy()))
+        got.append((y.detach().numpy(), g.detach().numpy()))
     tol = dict(rtol=1e-12, atol=1e-14) if dtype == "float64" else dict(rtol=1e-5, atol=1e-6)
     for ours, theirs in zip(*got):
         assert ours.shape == theirs.shape and ours.dtype == theirs.dtype

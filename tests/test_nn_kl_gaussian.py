@@ -57,7 +57,7 @@ def test_against_pytorch(case: str) -> None:
             got.append((type(e).__name__, str(e), [x.grad, t.grad, w.grad]))
             continue
         grads = lib.autograd.grad(out.sum(), (x, t, w), allow_unused=True)
-        got.append((out.detach().numpy(), [None if g is None else g.numpy() for g in grads]))
+        got.append((out.detach().numpy(), [None if g is None else g.detach().numpy() for g in grads]))
     if isinstance(got[1][0], str):
         assert got[0][:2] == got[1][:2]
         assert got[0][2] == [None, None, None]  # nothing was computed

@@ -53,7 +53,7 @@ def test_same_model_same_outputs_losses_and_gradients():
     loss.backward()
     tloss.backward()
     for (name, p), (_, tp) in zip(ours.named_parameters(), theirs.named_parameters()):
-        np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-12, atol=1e-14, err_msg=name)
+        np.testing.assert_allclose(p.grad.detach().numpy(), tp.grad.detach().numpy(), rtol=1e-12, atol=1e-14, err_msg=name)
 
 
 def test_names_orders_and_state_dict_keys_match_torch():
@@ -189,7 +189,7 @@ def test_train_eval_requires_grad_zero_grad_apply():
     m(jitgrad.ones(2, 3, dtype=jitgrad.float64)).sum().backward()
     assert all(p.grad is not None for p in m.parameters())
     m.zero_grad(set_to_none=False)
-    assert all(p.grad is not None and not p.grad.numpy().any() for p in m.parameters())
+    assert all(p.grad is not None and not p.grad.detach().numpy().any() for p in m.parameters())
     m.zero_grad()
     assert all(p.grad is None for p in m.parameters())
     m.requires_grad_(False)
@@ -238,19 +238,19 @@ def test_linear_init_bounds_seeded_and_reset():
 def test_init_functions():
     t = jitgrad.empty(40, 30, dtype=jitgrad.float64, requires_grad=True)
     nn.init.zeros_(t)
-    assert not t.numpy().any() and t.is_leaf
+    assert not t.detach().numpy().any() and t.is_leaf
     nn.init.ones_(t)
-    assert (t.numpy() == 1).all()
+    assert (t.detach().numpy() == 1).all()
     nn.init.constant_(t, 2.5)
-    assert (t.numpy() == 2.5).all()
+    assert (t.detach().numpy() == 2.5).all()
     nn.init.uniform_(t, -2, -1)
-    assert ((t.numpy() >= -2) & (t.numpy() < -1)).all()
+    assert ((t.detach().numpy() >= -2) & (t.detach().numpy() < -1)).all()
     nn.init.normal_(t, 3.0, 0.01)
-    assert abs(t.numpy().mean() - 3.0) < 0.01
+    assert abs(t.detach().numpy().mean() - 3.0) < 0.01
     nn.init.xavier_uniform_(t)
-    assert np.abs(t.numpy()).max() <= np.sqrt(6 / 70)
+    assert np.abs(t.detach().numpy()).max() <= np.sqrt(6 / 70)
     nn.init.kaiming_uniform_(t, nonlinearity="relu")
-    assert np.abs(t.numpy()).max() <= np.sqrt(6 / 30)
+    assert np.abs(t.detach().numpy()).max() <= np.sqrt(6 / 30)
     assert nn.init.calculate_gain("tanh") == torch.nn.init.calculate_gain("tanh")
     assert nn.init.calculate_gain("leaky_relu", 0.2) == torch.nn.init.calculate_gain("leaky_relu", 0.2)
     with pytest.raises(ValueError):
@@ -336,7 +336,7 @@ def test_loss_modules_match_torch(name, kwargs):
         loss_fn = getattr(lib.nn, name)(**kw)
         loss = loss_fn(xi, lib.tensor(t))
         loss.sum().backward()
-        results.append((loss.detach().numpy(), xi.grad.numpy(), list(loss_fn.state_dict())))
+        results.append((loss.detach().numpy(), xi.grad.detach().numpy(), list(loss_fn.state_dict())))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12, atol=1e-15)
     assert results[0][2] == results[1][2]
@@ -353,7 +353,7 @@ def test_utils_clip_grad_norm_and_vectors():
         tn = torch.nn.utils.clip_grad_norm_(theirs.parameters(), 0.5, norm_type)
         np.testing.assert_allclose(n.item(), tn.item(), rtol=1e-12)
         for p, tp in zip(ours.parameters(), theirs.parameters()):
-            np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(p.grad.detach().numpy(), tp.grad.detach().numpy(), rtol=1e-12, atol=1e-15)
     v = nn.utils.parameters_to_vector(ours.parameters())
     tv = torch.nn.utils.parameters_to_vector(theirs.parameters())
     np.testing.assert_allclose(v.detach().numpy(), tv.detach().numpy(), rtol=1e-15)

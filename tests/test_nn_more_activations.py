@@ -39,7 +39,7 @@ def test_against_pytorch(case: str) -> None:
         y = CASES[case](lib.nn.functional, x)
         w = lib.tensor(np.linspace(0.5, 1.5, y.numel()).reshape(tuple(y.shape)))
         (g,) = lib.autograd.grad((y * w).sum(), x)
-        got.append((y.detach().numpy(), g.numpy()))
+        got.append((y.detach().numpy(), g.detach().numpy()))
     # PyTorch's double kernels of these round a constant to float32 in the backward
     # (hardsigmoid's 1/6, celu's 1/alpha): jitgrad's exact gradient differs there by ~1e-8
     rtol = 1e-7 if case in ("hardsigmoid", "celu") else 1e-12

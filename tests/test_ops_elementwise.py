@@ -341,7 +341,7 @@ def test_random_dtypes_and_shapes_match_pytorch(shapes, dtype_a, dtype_b, name, 
         assert isinstance(ours, type(theirs).__mro__[1] if type(theirs) is NotImplementedError else type(theirs))
         return
     assert ours.dtype.name == str(theirs.dtype).replace("torch.", "")
-    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6 if ours.dtype == np.float32 else 1e-15)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-6 if ours.dtype == np.float32 else 1e-15)
 
 
 # -- type promotion: every dtype pair, tensors / 0-d tensors / Python scalars ------------------
@@ -375,7 +375,7 @@ def test_type_promotion_matches_pytorch(op):
         where = f"{op}({left}, {right})"
         assert ours.dtype.name == str(theirs.dtype).replace("torch.", ""), where
         assert tuple(ours.shape) == tuple(theirs.shape), where
-        np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), err_msg=where)
+        np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy(), err_msg=where)
 
 
 def test_comparisons_compare_in_the_promoted_dtype():

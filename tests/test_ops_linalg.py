@@ -230,7 +230,7 @@ def test_hessian_of_quadratic_form_is_symmetric_part():
         e = np.zeros(4)
         e[i] = 1.0
         (col,) = jitgrad.autograd.grad(g, x, jitgrad.from_numpy(e), retain_graph=True)
-        np.testing.assert_allclose(col.numpy(), (a + a.T)[i], rtol=1e-12)
+        np.testing.assert_allclose(col.detach().numpy(), (a + a.T)[i], rtol=1e-12)
 
 
 # -- Hypothesis over shapes ----------------------------------------------------------------------

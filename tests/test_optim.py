@@ -152,9 +152,9 @@ def test_zero_grad_set_to_none_and_in_place():
     grad = p.grad
     opt.zero_grad(set_to_none=False)
     assert p.grad is grad and q.grad is None
-    np.testing.assert_array_equal(p.grad.numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(p.grad.detach().numpy(), [0.0, 0.0])
     (p * p).sum().backward()  # accumulates into the zeroed tensor
-    np.testing.assert_array_equal(p.grad.numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(p.grad.detach().numpy(), [2.0, 4.0])
     opt.zero_grad()
     assert p.grad is None and q.grad is None
 
@@ -165,19 +165,19 @@ def test_zero_grad_detaches_a_grad_with_history():
     assert p.grad.grad_fn is not None
     jitgrad.optim.SGD([p], lr=0.1).zero_grad(set_to_none=False)
     assert p.grad.grad_fn is None and not p.grad.requires_grad
-    np.testing.assert_array_equal(p.grad.numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(p.grad.detach().numpy(), [0.0, 0.0])
 
 
 @pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
 def test_step_updates_the_leaf_in_place(opt_name):
     p = jitgrad.tensor([1.0, -2.0], dtype=jitgrad.float64, requires_grad=True)
-    storage_before, version_before = p.numpy(), p._version
+    storage_before, version_before = p.detach().numpy(), p._version
     opt = getattr(jitgrad.optim, opt_name)([p], lr=0.1)
     (p * p).sum().backward()
     opt.step()
     assert p.is_leaf and p.requires_grad and p.grad_fn is None
     assert p._version > version_before
-    assert np.shares_memory(p.numpy(), storage_before)
+    assert np.shares_memory(p.detach().numpy(), storage_before)
     assert jitgrad.is_grad_enabled()
 
 

@@ -64,7 +64,7 @@ def test_state_dict_matches_torch(name, kwargs):
     for key in st["state"]:
         assert sorted(so["state"][key]) == sorted(st["state"][key])
         for field, value in st["state"][key].items():
-            np.testing.assert_allclose(so["state"][key][field].numpy(), value.numpy(), rtol=1e-12)
+            np.testing.assert_allclose(so["state"][key][field].detach().numpy(), value.detach().numpy(), rtol=1e-12)
             assert so["state"][key][field].dtype.name == str(value.dtype)[6:]
     for g_o, g_t in zip(so["param_groups"], st["param_groups"]):
         for k, v in g_o.items():

@@ -105,7 +105,7 @@ def test_retain_graph_keeps_compactly_saved_tensors_and_release_frees_them():
     assert ref() is not None
     out.backward()
     assert ref() is None
-    np.testing.assert_allclose(x.grad.numpy(), 2 * (4 * x.detach().numpy()))
+    np.testing.assert_allclose(x.grad.detach().numpy(), 2 * (4 * x.detach().numpy()))
 
 
 @pytest.mark.filterwarnings("ignore:Anomaly Detection")
@@ -172,7 +172,7 @@ def test_programs_on_views_of_a_written_buffer_match_pytorch(ops):
             assert "modified by an inplace operation" in str(e)
             results.append((names, None))
             continue
-        results.append((names, x.grad.numpy().copy()))
+        results.append((names, x.grad.detach().numpy().copy()))
     assert results[0][0] == results[1][0]
     if results[0][1] is None or results[1][1] is None:
         assert results[0][1] is None and results[1][1] is None
@@ -221,7 +221,7 @@ def test_clone_of_a_0d_view_owns_its_memory():
     with jitgrad.inference_mode():
         assert x[1].clone().is_inference()
     ro = jitgrad.from_numpy(np.ones(3)[::1].copy())
-    ro.numpy().flags.writeable = False
+    ro.detach().numpy().flags.writeable = False
     c = ro[0].clone()
     c += 1  # a clone of read-only memory is writable
     assert c.item() == 2.0
@@ -248,13 +248,13 @@ def test_numpy_of_any_view_shares_memory_with_numpys_strides(shape, data):
     index = tuple(slice(data.draw(st.integers(0, 1)), None, data.draw(st.integers(1, 2)))
                   for _ in range(t.ndim))
     for view in (t[index], t[index].transpose(0, -1), t[1]):
-        a = view.numpy()
-        expected = view.contiguous().numpy()
+        a = view.detach().numpy()
+        expected = view.contiguous().detach().numpy()
         np.testing.assert_array_equal(a, expected)
         if a.size:  # (an empty view is a fresh empty array)
             assert a.strides == tuple(0 if n == 1 else s * 4 for n, s in zip(view.shape, view.stride()))
-            assert np.shares_memory(a, t.numpy())
+            assert np.shares_memory(a, t.detach().numpy())
         assert a.flags.writeable
     ro = np.ones(3)
     ro.flags.writeable = False
-    assert not jitgrad.from_numpy(ro)[1:].numpy().flags.writeable
+    assert not jitgrad.from_numpy(ro)[1:].detach().numpy().flags.writeable

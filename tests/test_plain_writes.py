@@ -157,11 +157,11 @@ def run(lib: Any, program: dict[str, Any]) -> dict[str, Any]:
         out["grads"] = [None if g is None else g.detach().numpy().tolist() for g in grads]
         second = sum((g * g).sum() for g in grads if g is not None and g.requires_grad)
         if isinstance(second, (lib.Tensor,)):
-            out["second"] = [None if g is None else g.numpy().tolist() for g in
+            out["second"] = [None if g is None else g.detach().numpy().tolist() for g in
                              lib.autograd.grad(second, leaves, allow_unused=True)]
         if hooked:
             table.sum().backward()
-            out["retained"] = None if table.grad is None else table.grad.numpy().tolist()
+            out["retained"] = None if table.grad is None else table.grad.detach().numpy().tolist()
             out["hooked"] = [g.tolist() for g in seen_grads]
     return out
 
@@ -326,7 +326,7 @@ def test_basic_index_view_node_gradients_match_pytorch(index: Any) -> None:
         w = lib.arange(int(np.prod(tuple(y.shape))), dtype=lib.float64).reshape(tuple(y.shape))
         (g,) = lib.autograd.grad((y * w).sum(), x, create_graph=True)
         (gg,) = lib.autograd.grad((g * g).sum(), x)
-        out.append((y.grad_fn.name(), g.detach().numpy().tolist(), gg.numpy().tolist()))
+        out.append((y.grad_fn.name(), g.detach().numpy().tolist(), gg.detach().numpy().tolist()))
     assert out[0][1:] == out[1][1:]
     assert out[0][0] == out[1][0] or out[0][0].startswith("Index")
 
@@ -360,7 +360,7 @@ def test_plain_index_with_none_matches_the_general_path(data: Any) -> None:
             y.mul_(3.0)  # through the view: its base's CopySlices replays or restrides it
             (g,) = jitgrad.autograd.grad((y * y).sum(), x)
             out.append((tuple(y.shape), y.stride(), y.storage_offset(), name, y.grad_fn.name(),
-                        g.numpy().tolist()))
+                        g.detach().numpy().tolist()))
     assert out[0] == out[1]
     theirs = (torch.arange(24, dtype=torch.float64).reshape(shape) * 2.0)[index]
     assert out[0][0] == tuple(theirs.shape) and out[0][2] == theirs.storage_offset()

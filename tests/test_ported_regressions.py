@@ -79,7 +79,7 @@ def test_nextafter_gradient_matches_pytorch():
         y = lib.nextafter(a, b)
         y.backward(g)
         lib.nextafter(a, c).sum().backward()
-        return y.grad_fn.name(), a.grad.numpy(), b.grad.numpy(), c.grad.numpy()
+        return y.grad_fn.name(), a.grad.detach().numpy(), b.grad.detach().numpy(), c.grad.detach().numpy()
 
     (tn, *tg), (jn, *jg) = run(torch), run(jitgrad)
     assert tn == jn
@@ -216,7 +216,7 @@ def test_sum_backward_graph_matches_pytorch(reduce):
         go = lib.ones_like(out).requires_grad_()
         (g,) = lib.autograd.grad(out, x, go, create_graph=True)
         (gg,) = lib.autograd.grad((g * g).sum(), go)
-        return _graph_desc(g.grad_fn), g.detach().numpy().tolist(), gg.numpy().tolist()
+        return _graph_desc(g.grad_fn), g.detach().numpy().tolist(), gg.detach().numpy().tolist()
 
     assert run(jitgrad) == run(torch)
 
@@ -238,7 +238,7 @@ def test_var_mean_is_one_two_output_node_like_pytorch(op, kwargs, used):
                 "mean": lambda: mean.sum()}[used]()
         loss.backward()
         return (moment.grad_fn.name(), mean.grad_fn is moment.grad_fn, mean.output_nr, calls,
-                x.grad.numpy())
+                x.grad.detach().numpy())
 
     t, j = run(torch), run(jitgrad)
     assert j[:4] == t[:4]
@@ -255,7 +255,7 @@ def test_var_result_written_in_place_then_backward_like_pytorch(op):
         v = out[0] if op == "var_mean" else out
         v.mul_(2)
         (v.sum() + (out[1].sum() if op == "var_mean" else 0)).backward()
-        return x.grad.numpy()
+        return x.grad.detach().numpy()
 
     np.testing.assert_allclose(run(jitgrad), run(torch), rtol=1e-12, atol=1e-12)
 
@@ -325,8 +325,8 @@ def test_bernoulli_function_and_method_like_pytorch():
         with_p = lib.zeros(3, dtype=lib.float32).bernoulli(1.0)
         out.sum().backward()
         return (out.detach().numpy().tolist(), str(out.dtype).split(".")[-1], out.grad_fn.name(),
-                method.numpy().tolist(), with_p.numpy().tolist(), str(with_p.dtype).split(".")[-1],
-                p.grad.numpy().tolist())
+                method.detach().numpy().tolist(), with_p.detach().numpy().tolist(), str(with_p.dtype).split(".")[-1],
+                p.grad.detach().numpy().tolist())
 
     assert run(jitgrad) == run(torch)
 
@@ -445,7 +445,7 @@ def _custom_function_backward_choice(lib):
         x = lib.ones(2, dtype=lib.float64, requires_grad=True)
         try:
             fn.apply(x).sum().backward()
-            outcomes.append(x.grad.numpy().tolist())
+            outcomes.append(x.grad.detach().numpy().tolist())
         except RuntimeError as e:
             outcomes.append((type(e).__name__, str(e)))
     return outcomes
@@ -483,7 +483,7 @@ def _clear_on_access(lib):
     seen.append(len(y.grad_fn.saved_tensors))
     with pytest.raises(RuntimeError, match="can only be accessed once"):
         y.grad_fn.saved_tensors
-    return seen, x.grad.numpy().tolist()
+    return seen, x.grad.detach().numpy().tolist()
 
 
 def test_clear_saved_tensors_on_access_like_pytorch():
@@ -626,7 +626,7 @@ def _index_reduce_cases(lib):
                     w = weights if dim == 0 else weights.t().contiguous()
                     ga, gs = lib.autograd.grad((out * w).sum(), (inp, src))
                     results.append((reduce, include_self, dim, out.detach().numpy().tolist(),
-                                    ga.numpy().round(9).tolist(), gs.numpy().round(9).tolist()))
+                                    ga.detach().numpy().round(9).tolist(), gs.detach().numpy().round(9).tolist()))
     return results
 
 

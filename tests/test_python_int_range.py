@@ -51,7 +51,7 @@ def _check(name: str, dtype: str, n: int) -> None:
         assert type(ours) is type(theirs), (name, dtype, n, ours, theirs)  # (OverflowError exactly)
         return
     assert ours.dtype.name == str(theirs.dtype)[6:]
-    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
 
 
 def _outcome(L: Any, program: Callable[[Any], Any]) -> Any:

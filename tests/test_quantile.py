@@ -43,7 +43,7 @@ def test_against_pytorch(case: str, dtype: str) -> None:
         grad = None
         if out.requires_grad:
             (grad,) = lib.autograd.grad(out.sum(), x)
-        got.append((out.detach().numpy(), None if grad is None else grad.numpy()))
+        got.append((out.detach().numpy(), None if grad is None else grad.detach().numpy()))
     tol = dict(rtol=1e-12, atol=1e-14) if dtype == "float64" else dict(rtol=1e-5, atol=1e-6)
     (out, grad), (want, want_grad) = got
     assert out.shape == want.shape and out.dtype == want.dtype

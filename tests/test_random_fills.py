@@ -71,26 +71,26 @@ def test_fill_gradient_matches_torch(name):
 def test_fill_distributions():
     jitgrad.manual_seed(0)
     n = 20000
-    u = jitgrad.empty(n, dtype=jitgrad.float64).uniform_(-2.0, 3.0).numpy()
+    u = jitgrad.empty(n, dtype=jitgrad.float64).uniform_(-2.0, 3.0).detach().numpy()
     assert u.min() >= -2.0 and u.max() < 3.0 and abs(u.mean() - 0.5) < 0.05
-    g = jitgrad.empty(n, dtype=jitgrad.float64).normal_(1.0, 0.5).numpy()
+    g = jitgrad.empty(n, dtype=jitgrad.float64).normal_(1.0, 0.5).detach().numpy()
     assert abs(g.mean() - 1.0) < 0.02 and abs(g.std() - 0.5) < 0.02
-    b = jitgrad.empty(n).bernoulli_(0.3).numpy()
+    b = jitgrad.empty(n).bernoulli_(0.3).detach().numpy()
     assert set(np.unique(b)) <= {0.0, 1.0} and abs(b.mean() - 0.3) < 0.02
-    e = jitgrad.empty(n, dtype=jitgrad.float64).exponential_(2.0).numpy()
+    e = jitgrad.empty(n, dtype=jitgrad.float64).exponential_(2.0).detach().numpy()
     assert e.min() >= 0 and abs(e.mean() - 0.5) < 0.02
-    r = jitgrad.empty(n, dtype=jitgrad.int64).random_(3, 7).numpy()
+    r = jitgrad.empty(n, dtype=jitgrad.int64).random_(3, 7).detach().numpy()
     assert set(np.unique(r)) == {3, 4, 5, 6}
-    r = jitgrad.empty(n).random_(5).numpy()
+    r = jitgrad.empty(n).random_(5).detach().numpy()
     assert set(np.unique(r)) == {0.0, 1.0, 2.0, 3.0, 4.0}
-    r = jitgrad.empty(n).random_().numpy()
+    r = jitgrad.empty(n).random_().detach().numpy()
     assert r.min() >= 0 and r.max() <= 2**24 and np.all(r == np.round(r))
-    assert set(np.unique(jitgrad.empty(100, dtype=jitgrad.bool).random_().numpy())) == {False, True}
-    r = jitgrad.empty(1000, dtype=jitgrad.int64).random_().numpy()
+    assert set(np.unique(jitgrad.empty(100, dtype=jitgrad.bool).random_().detach().numpy())) == {False, True}
+    r = jitgrad.empty(1000, dtype=jitgrad.int64).random_().detach().numpy()
     assert r.min() >= 0 and r.max() > 2**40
     p = jitgrad.tensor([0.0, 1.0, 0.0, 1.0, 1.0])
     assert jitgrad.zeros(5).bernoulli_(p).tolist() == [0.0, 1.0, 0.0, 1.0, 1.0]
-    assert jitgrad.zeros(2, 3).uniform_(**{"from": 5.0, "to": 6.0}).numpy().min() >= 5.0
+    assert jitgrad.zeros(2, 3).uniform_(**{"from": 5.0, "to": 6.0}).detach().numpy().min() >= 5.0
 
 
 def test_fill_reproducible_and_generator():
@@ -106,7 +106,7 @@ def test_fill_reproducible_and_generator():
 def test_fill_through_strided_view():
     base = jitgrad.zeros(4, 5, dtype=jitgrad.float64)
     base.t()[1:3].uniform_(1.0, 2.0)
-    arr = base.numpy()
+    arr = base.detach().numpy()
     assert np.all(arr[:, [0, 3, 4]] == 0) and np.all(arr[:, 1:3] >= 1.0)
     assert base._version == 1
 
@@ -213,9 +213,9 @@ def test_orthogonal(shape, gain):
     gram = m @ m.T if m.shape[0] == small else m.T @ m
     np.testing.assert_allclose(gram, gain**2 * np.eye(small), atol=1e-12)
     jitgrad.manual_seed(4)
-    a = jitgrad.nn.init.orthogonal_(jitgrad.empty(*shape, dtype=jitgrad.float64)).numpy()
+    a = jitgrad.nn.init.orthogonal_(jitgrad.empty(*shape, dtype=jitgrad.float64)).detach().numpy()
     jitgrad.manual_seed(4)
-    assert np.array_equal(a, jitgrad.nn.init.orthogonal_(jitgrad.empty(*shape, dtype=jitgrad.float64)).numpy())
+    assert np.array_equal(a, jitgrad.nn.init.orthogonal_(jitgrad.empty(*shape, dtype=jitgrad.float64)).detach().numpy())
 
 
 def test_orthogonal_sign_correction():
@@ -223,7 +223,7 @@ def test_orthogonal_sign_correction():
     same draw gives Q = G R^{-1} with diag(R) > 0."""
     jitgrad.manual_seed(11)
     rng_state = jitgrad.get_rng_state()
-    q = jitgrad.nn.init.orthogonal_(jitgrad.empty(4, 4, dtype=jitgrad.float64)).numpy()
+    q = jitgrad.nn.init.orthogonal_(jitgrad.empty(4, 4, dtype=jitgrad.float64)).detach().numpy()
     jitgrad.set_rng_state(rng_state)
     from jitgrad import randomness
 
@@ -242,7 +242,7 @@ def test_trunc_normal(kwargs):
     mean, std = kwargs.get("mean", 0.0), kwargs.get("std", 1.0)
     assert x.min() >= a and x.max() <= b and w.requires_grad and w.is_leaf
     # the truncated normal's mean, against the same statistic of PyTorch's draw
-    t = torch.nn.init.trunc_normal_(torch.empty(20000, dtype=torch.float64), **kwargs).numpy()
+    t = torch.nn.init.trunc_normal_(torch.empty(20000, dtype=torch.float64), **kwargs).detach().numpy()
     alpha, beta = (a - mean) / std, (b - mean) / std
     phi = lambda z: math.exp(-z * z / 2) / math.sqrt(2 * math.pi)  # noqa: E731
     cdf = lambda z: (1 + math.erf(z / math.sqrt(2))) / 2  # noqa: E731

@@ -96,7 +96,7 @@ def run(lib: Any, program: dict[str, Any]) -> dict[str, Any]:
         out["graph"] = graph_signature(table)
     if hooked:
         table.sum().backward(retain_graph=True)
-        out["retained"] = table.grad.numpy().tolist()
+        out["retained"] = table.grad.detach().numpy().tolist()
     if table.requires_grad:
         weights = lib.arange(ROWS * COLS, dtype=f64).reshape(ROWS, COLS)
         loss = (table.to(f64) * weights).sum() + (table.to(f64) ** 2).sum()
@@ -104,7 +104,7 @@ def run(lib: Any, program: dict[str, Any]) -> dict[str, Any]:
         out["grads"] = [None if g is None else g.detach().numpy().tolist() for g in grads]
         second = [(g * g).sum() for g in grads if g is not None and g.requires_grad]
         if second:
-            out["second"] = [None if g is None else g.numpy().tolist() for g in
+            out["second"] = [None if g is None else g.detach().numpy().tolist() for g in
                              lib.autograd.grad(sum(second), [x, w], allow_unused=True)]
     out["hooked"] = seen
     return out
@@ -209,7 +209,7 @@ def test_row_writes_under_jitgrad_compile_give_eagers_values() -> None:
         (g,) = jitgrad.autograd.grad(out, x)
         eager = f(x)
         assert out.item() == eager.item()
-        np.testing.assert_array_equal(g.numpy(), jitgrad.autograd.grad(eager, x)[0].numpy())
+        np.testing.assert_array_equal(g.detach().numpy(), jitgrad.autograd.grad(eager, x)[0].detach().numpy())
 
 
 def test_row_write_error_order_is_the_general_paths() -> None:
@@ -394,7 +394,7 @@ def _stepper(lib: Any, program: dict[str, Any]) -> dict[str, Any]:
     (g, ga) = lib.autograd.grad((u * u).sum(), (x, alpha), allow_unused=True) if not program["leaf_table"] \
         else (None,) + lib.autograd.grad((u * u).sum(), (alpha,))
     return {"log": log, "values": u.detach().numpy().tolist(),
-            "grads": [None if t is None else t.numpy().tolist() for t in (g, ga)]}
+            "grads": [None if t is None else t.detach().numpy().tolist() for t in (g, ga)]}
 
 
 @settings(max_examples=budget(100), deadline=None)

@@ -128,7 +128,7 @@ def test_what_is_saved_is_freed_by_backward(case: str) -> None:
             loss.backward()
         except RuntimeError as e:
             kind, message = "RuntimeError", str(e)
-        got.append((kind, message[:60], [None if t.grad is None else t.grad.numpy() for t in operands]))
+        got.append((kind, message[:60], [None if t.grad is None else t.grad.detach().numpy() for t in operands]))
     (kind, message, grads), (want_kind, want_message, want_grads) = got
     assert (kind, message) == (want_kind, want_message) and kind == "RuntimeError"
     for grad, want in zip(grads, want_grads):  # the first backward's, untouched by the second

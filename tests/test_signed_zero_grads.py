@@ -22,7 +22,7 @@ import jitgrad
 def _leaf_grad(lib: Any, program: Callable[[Any, Any], Any], n: int = 4) -> np.ndarray:
     x = lib.tensor([1.0, -2.0, 3.0, 0.5][:n], dtype=lib.float64, requires_grad=True)
     program(lib, x).backward()
-    return np.asarray(x.grad.detach().numpy() if lib is torch else x.grad.numpy())
+    return np.asarray(x.grad.detach().numpy() if lib is torch else x.grad.detach().numpy())
 
 
 def _same_bits(a: np.ndarray, b: np.ndarray) -> None:

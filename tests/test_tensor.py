@@ -90,21 +90,21 @@ def test_python_scalars_have_python_types() -> None:
 def test_numpy_shares_memory_both_ways() -> None:
     x = jitgrad.zeros(3, 4)
     v = x.t()[1:]
-    a = v.numpy()
-    assert a.shape == (3, 3) and a.strides == (4, 16) and np.shares_memory(a, x.numpy())
+    a = v.detach().numpy()
+    assert a.shape == (3, 3) and a.strides == (4, 16) and np.shares_memory(a, x.detach().numpy())
     a[0, 0] = 5.0  # v[i, j] is x[j, i + 1]
     assert x[0, 1].item() == 5.0
     x[2, 1] = 7.0
     assert a[0, 2] == 7.0
-    assert jitgrad.zeros(0, 3).numpy().shape == (0, 3)
+    assert jitgrad.zeros(0, 3).detach().numpy().shape == (0, 3)
 
 
 def test_array_protocol() -> None:
     x = jitgrad.arange(6).view(2, 3)
     shared = np.asarray(x)
-    assert shared.dtype == np.int64 and np.shares_memory(shared, x.numpy())
+    assert shared.dtype == np.int64 and np.shares_memory(shared, x.detach().numpy())
     copied = np.array(x)  # np.array copies by default
-    assert not np.shares_memory(copied, x.numpy())
+    assert not np.shares_memory(copied, x.detach().numpy())
     np.testing.assert_array_equal(copied, shared)
     assert np.array(x, copy=False).base is not None
     converted = np.asarray(x, dtype=np.float32)

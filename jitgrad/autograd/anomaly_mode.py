@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import linecache
 import sys
+import threading
 import warnings
 from typing import Any, Callable, TypeVar
 
@@ -33,6 +34,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 enabled = False  # read by Node.__init__, SavedTensor and the engine: keep it a plain global
 check_nan_enabled = True
 _TRACEBACK_FRAMES = 8  # user frames kept per node, innermost last
+
+
+class _Current(threading.local):
+    node: Any = None  # the node the engine is running on this thread (set in anomaly mode)
+
+
+CURRENT = _Current()
 
 
 def is_anomaly_enabled() -> bool:
@@ -119,6 +127,8 @@ def record_creation(metadata: dict[str, Any]) -> None:
         for f, n, name in frames
     ]
     metadata["created_at"] = f"{frames[-1][0]}:{frames[-1][1]}" if frames else "<unknown>"
+    if CURRENT.node is not None:  # made by a node's backward (create_graph, reentrant)
+        metadata["parent_"] = CURRENT.node
 
 
 def saved_location() -> str:
@@ -136,7 +146,7 @@ def check_outputs(node: Any, outputs: Any) -> None:
         if g is None:
             continue
         values = getattr(g, "values", g)  # a ScatterGrad holds its non-zero part
-        if values.dtype.kind == "f" and np.isnan(values.numpy()).any():
+        if values.dtype.kind == "f" and np.isnan(values._numpy()).any():
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 
@@ -159,6 +169,7 @@ def wrap_error(node: Any, exc: BaseException) -> BaseException:
             "error:\n" + "".join(meta.get("traceback_", ()))
         )
         msg = f"Error in {node.name()} created at {where}: {exc}"
+    _warn_parents(meta)
     try:
         new = type(exc)(msg)
     except Exception:  # an exception type that needs other arguments: annotate the original
@@ -170,6 +181,25 @@ def wrap_error(node: Any, exc: BaseException) -> BaseException:
         return exc
     new._jitgrad_anomaly = True  # type: ignore[attr-defined]
     return new
+
+
+def _warn_parents(meta: dict[str, Any]) -> None:
+    """One warning per node up the chain of nodes whose backward made the failing one (each
+    ``metadata["parent_"]``), with the forward line behind each, as PyTorch gives them."""
+    parent = meta.get("parent_")
+    while parent is not None:
+        meta = parent.__dict__.get("_metadata") or {}
+        if "traceback_" in meta:
+            _warn(
+                f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward "
+                "call that induced the previous calculation:\n" + "".join(meta["traceback_"])
+            )
+        else:  # (PyTorch words it as for the failing node)
+            _warn(
+                f"Error detected in {parent.name()}. No forward pass information available. "
+                "Enable anomaly detection during the forward pass for more information."
+            )
+        parent = meta.get("parent_")
 
 
 def _warn(message: str) -> None:

@@ -19,13 +19,14 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from .. import _tracing
-from ..geometry.strided import numel
+from .._warn_once import warn_once
+from ..geometry.strided import Size, numel
 from ..storage import allocate
 from ..tensor import Tensor
-from . import anomaly_mode, grad_mode, hook_results, post_accumulate
+from . import anomaly_mode, grad_mode, hook_results, post_accumulate, reentrant
 from .graph import (
     OPS, AccumulateGrad, ScatterGrad, accumulate_grad, add_inplace, gradient_edge, is_fresh,
 )
@@ -141,8 +142,8 @@ class Capture:
     and captures): the nodes that must run for gradients to reach the inputs, and the
     gradients caught on the way. A caught gradient is handed to the caller, so the node it
     reaches no longer owns it. A node runs (``GraphTask.evaluate``) when it is on a path to
-    the inputs (``run``), or when it is the AccumulateGrad of a leaf among
-    ``backward(inputs=...)``'s inputs."""
+    the inputs (``run``), or when it is the node of one of ``backward(inputs=...)``'s
+    inputs (a leaf's AccumulateGrad, a non-leaf's ``grad_fn``)."""
 
     __slots__ = ("run", "slots", "nodes", "captured")
 
@@ -254,21 +255,27 @@ class GraphTask:
         """Run every ready node, then commit the leaves' gradients; returns the captured
         gradients (``autograd.grad``)."""
         state = grad_mode._state  # (is_grad_enabled and _set, read and written inline)
+        depth = state.backward_depth  # backward passes running on this thread
+        if depth > reentrant.MAX_DEPTH:  # nested too deep for this thread's stack
+            return reentrant.run_on_new_thread(self.run)
         prev_mode = state.enabled
         anomaly = anomaly_mode.enabled
         state.enabled = self.create_graph
+        state.backward_depth = depth + 1
         ready, heappop, evaluate = self.ready, heapq.heappop, self.evaluate
         node = following = None
+        if anomaly:  # (nodes made while one runs record it as their parent)
+            current = anomaly_mode.CURRENT
+            outer = current.node
         try:
             while following is not None or ready:
                 node = following if following is not None else heappop(ready)[2]
+                if anomaly:
+                    current.node = node
                 following = evaluate(node)
             node = None  # an error from here on is no node's
-            # one backward at a time commits (two threads running backward through one
-            # graph add into one .grad)
             if self.staged:  # (none in autograd.grad)
-                with _COMMIT_LOCK:
-                    _commit(self.staged, self.create_graph)
+                _commit(self.staged, self.create_graph)
         except Exception as exc:
             if not anomaly or node is None:
                 raise
@@ -278,6 +285,9 @@ class GraphTask:
             raise named from exc
         finally:
             state.enabled = prev_mode
+            state.backward_depth = depth
+            if anomaly:
+                current.node = outer
         return self.capture.captured if self.capture is not None else []
 
     def evaluate(self, node: Node) -> Node | None:
@@ -301,7 +311,9 @@ class GraphTask:
             if targeted:
                 capture.take(node, grads)
                 flags = None  # returned to the caller: must not be overwritten
-            if not (on_path or targeted and self.accumulate and node.__class__ is AccumulateGrad):
+            if not (on_path or targeted and self.accumulate):
+                # ``backward(inputs=...)`` runs the node of each input (PyTorch marks it
+                # needed): a non-leaf's node runs with its hooks, needing no input's gradient
                 return None
         if node._pre_hooks:
             grads = _call_pre_hooks(node, grads)
@@ -446,17 +458,36 @@ def execute(
 
 
 def _commit(staged: list[tuple[AccumulateGrad, Tensor | None, bool]], create_graph: bool) -> None:
-    """Run the staged AccumulateGrad updates (taking over buffers nothing else holds)."""
-    for node, grad, steal in staged:
-        if grad is None:
-            continue
-        steal = steal or (not create_graph and is_fresh(grad, extra_refs=1))
-        accumulate_grad(node.variable, grad, steal, create_graph)
-        if node._hooks:
-            for hook in list(node._hooks.values()):
-                hook((), (grad,))
-        if post_accumulate.HOOKS:
-            post_accumulate.run(node.variable)
+    """Run the staged AccumulateGrad updates (taking over buffers nothing else holds); after
+    each, the leaf's post-accumulate-grad hooks, then its AccumulateGrad's post hooks (PyTorch
+    runs the first inside ``AccumulateGrad::apply``, the second after it returned).
+
+    Each update leaves ``staged`` before it runs, so one gradient sent to several leaves (a
+    Function returning ``g, g``) is copied into all but the last, which takes it over, as
+    PyTorch's use count lets it."""
+    # one backward at a time adds into a .grad (two threads running backward through one
+    # graph); the lock is let go while hooks run, free to run a backward themselves
+    _COMMIT_LOCK.acquire()
+    try:
+        for k in range(len(staged)):
+            node, grad, steal = staged[k]  # type: ignore[misc]
+            staged[k] = None  # type: ignore[call-overload]
+            if grad is None:
+                continue
+            steal = steal or (not create_graph and is_fresh(grad))
+            accumulate_grad(node.variable, grad, steal, create_graph)
+            if node._hooks or post_accumulate.HOOKS:
+                _COMMIT_LOCK.release()
+                try:
+                    if post_accumulate.HOOKS:
+                        post_accumulate.run(node.variable)
+                    if node._hooks:
+                        for hook in list(node._hooks.values()):
+                            hook((), (grad,))
+                finally:
+                    _COMMIT_LOCK.acquire()
+    finally:
+        _COMMIT_LOCK.release()
 
 
 # -- backward() and autograd.grad() --------------------------------------------------------
@@ -486,8 +517,8 @@ def _root_grads(
             raise TypeError(f"{op}: gradients can be either Tensors or None, but got {type(g).__name__}")
         elif g._sizes != out._sizes:
             raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {list(g._sizes)} and "
-                f"output[{i}] has a shape of {list(out._sizes)}."
+                f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._sizes)} and "
+                f"output[{i}] has a shape of {Size(out._sizes)}."
             )
         elif g.dtype != out.dtype:
             if not g.is_floating_point():
@@ -535,6 +566,30 @@ def _as_list(x: Any) -> list[Any]:
     return list(x)
 
 
+def _input_list(op: str, inputs: Any) -> list[Any]:
+    """``backward``'s / ``grad``'s ``inputs`` as a list: a tensor, a sequence of them, or a
+    dict of them (its values; ``grad`` then returns a dict), as PyTorch takes them."""
+    if isinstance(inputs, Tensor):
+        return [inputs]
+    if type(inputs) is dict:
+        return list(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(
+            f"`inputs` argument to `{op}()` must be a dict, not {type(inputs).__name__}. Other "
+            "Mapping types are not supported."
+        )
+    return list(inputs)  # (None: TypeError, as PyTorch's)
+
+
+_CYCLE_WARNING = (  # PyTorch's, once per process (``_warn_once``)
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak."
+)
+
+
 def backward(
     tensors: Tensor | Sequence[Tensor],
     grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
@@ -548,6 +603,8 @@ def backward(
         # ``tensor.backward()``: the checks below have nothing to check
         edges, root = _root_grads("backward", (tensors,), None)
         keep = create_graph if retain_graph is None else retain_graph
+        if create_graph:
+            warn_once(_CYCLE_WARNING)
         GraphTask(edges, root, keep, create_graph, None, True).run()
         return
     outputs = _as_list(tensors)
@@ -556,23 +613,20 @@ def backward(
         grads = [grad_tensors]
     edges, root = _root_grads("backward", outputs, grads)
     keep = create_graph if retain_graph is None else retain_graph
-    input_list = _as_list(inputs) if inputs is not None else None
+    input_list = _input_list("backward", inputs) if inputs is not None else None
     if input_list is not None and not input_list:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")  # PyTorch's
     input_edges = None
     if input_list is not None:
         input_edges = []
         for t in input_list:
-            edge = gradient_edge(t)
-            if edge[0] is None:  # PyTorch's backward retains the inputs' grads first
-                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-            input_edges.append(edge)
-    captured = execute(edges, root, keep, create_graph, input_edges, accumulate=True)
-    if input_list is not None:
-        # non-leaf inputs get their .grad from the captured gradient (PyTorch semantics)
-        for t, g in zip(input_list, captured):
-            if t._grad_fn is not None and g is not None:
-                accumulate_grad(t, g, False, create_graph)
+            # as PyTorch's: a non-leaf input retains its grad (from now on); its .grad is
+            # filled by that hook (a leaf's by its AccumulateGrad)
+            t.retain_grad()  # (refuses a tensor that does not require grad)
+            input_edges.append(gradient_edge(t))
+    if create_graph:
+        warn_once(_CYCLE_WARNING)
+    execute(edges, root, keep, create_graph, input_edges, accumulate=True)
 
 
 def grad(
@@ -583,10 +637,11 @@ def grad(
     create_graph: bool = False,
     allow_unused: bool | None = None,
     materialize_grads: bool = False,
-) -> tuple[Tensor | None, ...]:
-    """Gradients of ``outputs`` w.r.t. ``inputs``, returned (nothing is accumulated)."""
+) -> tuple[Tensor | None, ...] | dict[Any, Tensor | None]:
+    """Gradients of ``outputs`` w.r.t. ``inputs``, returned (nothing is accumulated): a
+    tuple, or a dict by the same keys when ``inputs`` is a dict."""
     out_list = _as_list(outputs)
-    in_list = _as_list(inputs)
+    in_list = _input_list("grad", inputs)
     grads = None if grad_outputs is None else _as_list(grad_outputs)
     if isinstance(grad_outputs, Tensor):
         grads = [grad_outputs]
@@ -597,6 +652,8 @@ def grad(
         )
     if allow_unused is None:
         allow_unused = materialize_grads
+    if not in_list:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")  # PyTorch's
     edges, root = _root_grads("grad", out_list, grads)
     keep = create_graph if retain_graph is None else retain_graph
     input_edges = []
@@ -619,8 +676,10 @@ def grad(
             if materialize_grads:
                 from ..creation import zeros
 
-                g = zeros(t._sizes, dtype=t.dtype)
+                # differentiable under create_graph, as PyTorch's ``zeros_like(input,
+                # requires_grad=create_graph)``
+                g = zeros(t._sizes, dtype=t.dtype, requires_grad=create_graph)
         elif g._sizes != t._sizes or g.dtype != t.dtype:
             g = OPS.to_dtype(OPS.sum_to(g, t._sizes), t.dtype)
         result.append(g)
-    return tuple(result)
+    return dict(zip(inputs, result)) if type(inputs) is dict else tuple(result)

@@ -3,7 +3,7 @@
     class Exp(Function):
         @staticmethod
         def forward(ctx, x):
-            y = jitgrad.from_numpy(np.exp(x.numpy()))
+            y = jitgrad.from_numpy(np.exp(x.detach().numpy()))
             ctx.save_for_backward(y)
             return y
 
@@ -296,6 +296,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
     info: list[tuple[tuple[int, ...], Any] | None] = []
     meta: list[tuple[tuple[int, ...], Any]] = []
     views: list[Tensor] = []  # outputs that are views, now with this node as their history
+    rebased = None  # a view marked dirty: its base's history now holds this node
     name = f"{ctx._forward_cls.__name__}.apply"
     for nr, out in enumerate(outs):
         if not isinstance(out, Tensor):
@@ -348,6 +349,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
                         "computes wrong gradients)."
                     )
                 OPS.rebase_history(out, ctx, gradient_edge(out._view_meta.base), name)
+                rebased = out
                 continue
             _move_retains_grad_hook(out, ctx, nr)
         elif is_input:
@@ -368,7 +370,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
     if executable:
         ctx.input_metadata = tuple(meta)
         if ctx._to_save is not None:
-            ctx._saved = tuple(_save(ctx, t, outs) for t in ctx._to_save)
+            ctx._saved = tuple(_save(ctx, t, outs, rebased) for t in ctx._to_save)
     else:
         ctx._saved = None
     ctx._to_save = None if executable else ctx._to_save
@@ -412,11 +414,16 @@ def _alias(t: Tensor) -> Tensor:
     return Tensor._make(t._storage, t._sizes, t._strides, t._offset, root)
 
 
-def _save(ctx: BackwardCFunction, t: Tensor | None, outs: list[Any]) -> SavedTensor | None:
+def _save(
+    ctx: BackwardCFunction, t: Tensor | None, outs: list[Any], rebased: Tensor | None
+) -> SavedTensor | None:
+    """``t`` saved for ``ctx``'s backward: as an output of ``ctx`` when it is one (its
+    history ``ctx``, or a view marked dirty whose base's history now holds ``ctx``: either
+    way kept without a reference back to ``ctx``), else as an input."""
     if t is None:
         return None
     for nr, o in enumerate(outs):
-        if o is t and t._grad_fn is ctx:
+        if o is t and (t._grad_fn is ctx or t is rebased):
             return SavedTensor(t, ctx, nr)  # an output: no reference cycle through ctx
     return SavedTensor(t)
 
@@ -465,7 +472,7 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
             outputs = fn(ctx, *args)
         if not is_grad_enabled():
             return outputs
-        if not any(isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None) for a in args):
+        if not any(isinstance(a, Tensor) and requires_grad(a) for a in args):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs

@@ -13,6 +13,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class _State(threading.local):
     enabled = True  # every thread starts with grad mode on (the class attribute is the default)
+    backward_depth = 0  # backward passes running on the thread (``autograd/reentrant.py``)
 
 
 _state = _State()

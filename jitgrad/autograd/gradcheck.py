@@ -11,6 +11,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import engine
+from .function import Function
 
 
 class GradcheckError(RuntimeError):
@@ -28,7 +29,7 @@ def _outputs(fn: Callable[..., Any], inputs: Sequence[Any]) -> tuple[Tensor, ...
 def _numerical(fn: Callable[..., Any], inputs: Sequence[Any], i: int, eps: float) -> list[np.ndarray]:
     """d(outputs)/d(inputs[i]) by central differences: one (numel_out, numel_in) matrix per output."""
     x = inputs[i]
-    data = x.numpy()
+    data = x._numpy()
     flat_index = list(np.ndindex(*data.shape)) if data.ndim else [()]
     # not under no_grad: for gradgradcheck, ``fn`` itself runs a backward pass
     outs = _outputs(fn, inputs)
@@ -64,7 +65,7 @@ def _perturbed(fn: Callable[..., Any], inputs: Sequence[Any], outs: Sequence[Ten
 
 
 def _values(t: Tensor) -> np.ndarray:
-    return t.numpy().astype(np.float64).ravel().copy()
+    return t._numpy().astype(np.float64).ravel().copy()
 
 
 def _analytical(fn: Callable[..., Any], inputs: Sequence[Any], diff: list[int]) -> list[list[np.ndarray]]:
@@ -78,13 +79,13 @@ def _analytical(fn: Callable[..., Any], inputs: Sequence[Any], diff: list[int]) 
             continue
         for row in range(out.numel()):
             grad_out = zeros(out.shape, dtype=out.dtype)
-            grad_out.numpy().reshape(-1)[row] = 1.0
+            grad_out._numpy().reshape(-1)[row] = 1.0
             grads = engine.grad(
                 [out], [inputs[i] for i in diff], [grad_out], retain_graph=True, allow_unused=True
             )
             for j, g in enumerate(grads):
                 if g is not None:
-                    result[k][j][row, :] = g.numpy().astype(np.float64).ravel()
+                    result[k][j][row, :] = g._numpy().astype(np.float64).ravel()
     return result
 
 
@@ -151,13 +152,17 @@ def gradcheck(
     float64) against central finite differences, as PyTorch's slow mode: every element of
     the Jacobian of each differentiable output, computed twice to check that backward is
     deterministic (up to ``nondet_tol``). ``fast_mode`` runs the same (exact) check;
-    ``check_undefined_grad`` is accepted (jitgrad's nodes never see undefined gradients);
-    forward-mode and batched checks are not supported. Only a ``GradcheckError`` becomes
-    ``False`` with ``raise_exception=False``."""
+    ``check_undefined_grad`` then runs backward with undefined (None) output gradients
+    (``_check_undefined_grad``); forward-mode and batched checks are not supported. Only a
+    ``GradcheckError`` becomes ``False`` with ``raise_exception=False``."""
     _unsupported(check_forward_ad=check_forward_ad, check_batched_grad=check_batched_grad,
                  check_batched_forward_grad=check_batched_forward_grad)
+    inputs = _as_tuple(inputs)
     try:
-        return _gradcheck(func, _as_tuple(inputs), eps, atol, rtol, nondet_tol)
+        _gradcheck(func, inputs, eps, atol, rtol, nondet_tol)
+        if check_undefined_grad and check_backward_ad:
+            _check_undefined_grad(func, inputs)
+        return True
     except GradcheckError:
         if raise_exception:
             raise
@@ -188,6 +193,59 @@ def _gradcheck(func: Callable[..., Any], inputs: tuple[Any, ...], eps: float, at
                     f"numerical:{num}\nanalytical:{ana}\n"
                 )
     return True
+
+
+class _UndefinedGrad(Function):
+    """A copy of its input whose backward gives an undefined (None) gradient (PyTorch's
+    ``torch._C._functions.UndefinedGrad``)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        return x.clone()  # type: ignore[attr-defined,no-any-return]
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> None:
+        return None
+
+
+_BC_WARNING = (
+    "Backwards compatibility: New undefined gradient support checking feature is enabled by "
+    "default, but it may break existing callers of this function. If this is true for you, "
+    'you can call this function with "check_undefined_grad=False" to disable the feature'
+)
+
+
+def _check_undefined_grad(func: Callable[..., Any], inputs: tuple[Any, ...]) -> None:
+    """PyTorch's ``_test_undefined_backward_mode``: a backward whose output gradients are all
+    undefined, then (with several outputs) one at a time, must run and give gradients that
+    are undefined or zero."""
+    from ..creation import zeros_like
+
+    wrt = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]  # type: ignore[attr-defined]
+
+    def differentiable() -> list[Tensor]:
+        return [o for o in _outputs(func, inputs) if o.requires_grad]  # type: ignore[attr-defined]
+
+    cases = [[_UndefinedGrad.apply(o) for o in differentiable()]]
+    if len(cases[0]) > 1:
+        for k in range(len(cases[0])):
+            cases.append([_UndefinedGrad.apply(o) if j == k else o for j, o in enumerate(differentiable())])
+    for outs in cases:
+        try:
+            grads = engine.grad(outs, wrt, [zeros_like(o) for o in outs], allow_unused=True)
+        except RuntimeError as e:
+            warnings.warn(_BC_WARNING, UserWarning, stacklevel=4)
+            raise GradcheckError(
+                "Expected backward function to handle undefined output grads. Please look at "
+                '"Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
+            ) from e
+        if any(g is not None and not bool((g == 0).all()) for g in grads):
+            warnings.warn(_BC_WARNING, UserWarning, stacklevel=4)
+            raise GradcheckError(
+                "Expected all input grads to be undefined or zero when all output grads are "
+                'undefined or zero. Please look at "Notes about undefined output gradients" in '
+                '"tools/autograd/derivatives.yaml"'
+            )
 
 
 def gradgradcheck(
@@ -234,4 +292,5 @@ def gradgradcheck(
     return gradcheck(
         vjp, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
         raise_exception=raise_exception, nondet_tol=nondet_tol,
+        check_undefined_grad=check_undefined_grad,
     )

@@ -230,7 +230,8 @@ class SavedTensor:
         # where it was saved, for the version error (anomaly mode only: a frame walk)
         self._saved_at = anomaly_mode.saved_location() if anomaly_mode.enabled else None
         if node is not None:  # an output of ``node``
-            self._data = Tensor._make(t._storage, t._sizes, t._strides, t._offset, t._base)
+            # (not as a view: the base of a view marked dirty holds ``node`` in its history)
+            self._data = Tensor._make(t._storage, t._sizes, t._strides, t._offset)
             self._node: weakref.ref[Node] | None = weakref.ref(node)
             self._output_nr = output_nr
         else:

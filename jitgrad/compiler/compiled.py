@@ -223,10 +223,10 @@ class Program:
             if g is None:
                 continue
             if all(s != 0 or n == 1 for n, s in zip(sizes, strides)):
-                self.region(adj, base, sizes, strides)[...] += g.numpy()
+                self.region(adj, base, sizes, strides)[...] += g._numpy()
             else:  # an output that is a broadcast view: its elements share adjoints
                 index = self.region(np.arange(self.arena_size), base, sizes, strides)
-                np.add.at(adj, index.ravel(), np.broadcast_to(g.numpy(), sizes).ravel())
+                np.add.at(adj, index.ravel(), np.broadcast_to(g._numpy(), sizes).ravel())
         K.backward(self.ti, self.tf, arena, adj, saved, self.scratch(), *self.columns())
         out = []
         for i, t in enumerate(inputs):
@@ -350,7 +350,7 @@ class CompiledFunction:
             for (base, sizes, strides, _), j in zip(program.outputs, program.rep):
                 got = program.region(arena, base, sizes, strides)
                 t = outputs[j]
-                want = t.numpy() if program.returned[j][1] is None else t._storage.buffer
+                want = t._numpy() if program.returned[j][1] is None else t._storage.buffer
                 rtol = 1e-9 if program.dtype == np.float64 else 1e-4  # (sums run in another order)
                 atol = rtol * float(np.abs(want[np.isfinite(want)]).max(initial=0.0)) + 1e-300
                 if not np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True):

@@ -89,7 +89,7 @@ class _RegularizedGammaP(Function):
     @staticmethod
     def forward(ctx: Any, a: Tensor, x: Tensor) -> Tensor:
         ctx.save_for_backward(a, x)
-        values = regularized_gamma_p(a.numpy(), x.numpy(), lgamma(a).numpy())
+        values = regularized_gamma_p(a._numpy(), x._numpy(), lgamma(a)._numpy())
         return tensor(values.reshape(tuple(a.shape)), dtype=a.dtype)
 
     @staticmethod

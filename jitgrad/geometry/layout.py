@@ -17,16 +17,54 @@ def _broadcast_strides(sizes: tuple[int, ...], strides: tuple[int, ...], shape: 
     )
 
 
-def _is_channels_last(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
-    """PyTorch's ``is_contiguous(memory_format=channels_last)`` of a 4-D geometry: dims in the
-    order C, W, H, N are row-major (size-1 dims' strides ignored)."""
+# The dims of a channels-last layout, innermost first: C, then the spatial dims from the
+# last, then N (``channels_last`` for 4-D tensors, ``channels_last_3d`` for 5-D).
+_CHANNELS_LAST_ORDER = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}
+
+
+def is_channels_last(sizes: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's ``is_contiguous(memory_format=channels_last)`` (4-D) or ``channels_last_3d``
+    (5-D): the dims in channels-last order are row-major (size-1 dims' strides ignored);
+    False for any other number of dims."""
+    order = _CHANNELS_LAST_ORDER.get(len(sizes))
+    if order is None:
+        return False
     expected = 1
-    for d in (1, 3, 2, 0):
+    for d in order:
         if sizes[d] != 1:
             if strides[d] != expected:
                 return False
             expected *= sizes[d]
     return True
+
+
+def strides_like_channels_last(sizes: Sequence[int], strides: Sequence[int]) -> bool:
+    """PyTorch's ``is_channels_last_strides_2d`` / ``_3d`` (4-D / 5-D), what
+    ``suggest_memory_format`` asks: the strides grow in channels-last order, not necessarily
+    densely; ambiguous geometries (a trivial channel stride, N111 with equal strides) count as
+    row-major."""
+    order = _CHANNELS_LAST_ORDER.get(len(sizes))
+    if order is None or strides[1] == 0:
+        return False
+    least = 0
+    for d in order:
+        if sizes[d] == 0 or strides[d] < least:
+            return False
+        if d == 0 and least == strides[1]:
+            return False
+        least = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
+    return True
+
+
+def channels_last_strides(sizes: Sequence[int]) -> tuple[int, ...]:
+    """The strides of a dense channels-last tensor of ``sizes`` (4-D or 5-D; a size-0 dim
+    counts as 1, as in ``contiguous_strides``)."""
+    strides = [0] * len(sizes)
+    acc = 1
+    for d in _CHANNELS_LAST_ORDER[len(sizes)]:
+        strides[d] = acc
+        acc *= max(sizes[d], 1)
+    return tuple(strides)
 
 
 def _fast_setup(shape: tuple[int, ...], operands: Sequence[Geom]) -> tuple[int, ...] | None | bool:
@@ -38,9 +76,8 @@ def _fast_setup(shape: tuple[int, ...], operands: Sequence[Geom]) -> tuple[int, 
     first = operands[0][1]
     if is_contiguous(shape, first) and all(is_contiguous(sz, st) for sz, st in operands):
         return None
-    if len(shape) == 4 and all(_is_channels_last(sz, st) for sz, st in operands):
-        n, c, h, w = shape
-        return (c * w * h, 1, c * w, c)
+    if len(shape) == 4 and all(is_channels_last(sz, st) for sz, st in operands):
+        return channels_last_strides(shape)
     # (dense and non-overlapping needs the elements to span exactly numel slots: a cheap test first)
     span = sum((n - 1) * st for n, st in zip(shape, first) if n > 1) + 1
     if span == numel(shape) and all(st == first for _, st in operands) and \

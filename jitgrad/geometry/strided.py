@@ -7,12 +7,13 @@ from typing import Iterable, NamedTuple, Sequence
 
 
 class Size(tuple):
-    """A tensor's shape: a tuple of ints that prints as ``jitgrad.Size([2, 3])``."""
+    """A tensor's shape: a tuple of ints that prints as PyTorch's does, ``torch.Size([2, 3])``,
+    so that an error message formatting a shape reads exactly as PyTorch's."""
 
     __slots__ = ()
 
     def __repr__(self) -> str:
-        return f"jitgrad.Size({list(self)})"
+        return f"torch.Size({list(self)})"
 
     def numel(self) -> int:
         return numel(self)

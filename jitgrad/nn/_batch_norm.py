@@ -53,3 +53,39 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     if bias is not None:
         out = out + bias.reshape(shape)  # type: ignore[attr-defined]
     return out
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """PyTorch's ``instance_norm`` for an input ``(N, C, *)``: each sample's channel
+    normalised over its own elements, as PyTorch computes it, a ``batch_norm`` of the input
+    seen as one sample of ``N * C`` channels (per-channel statistics repeated ``N`` times,
+    the running ones then set to their mean over the batch)."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError(
+            "Expected running_mean and running_var to be defined when use_input_stats is false"
+        )
+    if use_input_stats:
+        spatial = 1
+        for n in input.shape[2:]:
+            spatial *= n
+        if spatial == 1:
+            raise ValueError(
+                f"Expected more than 1 spatial element when training, got input size {input.shape}"
+            )
+    batch, channels = input.shape[0], input.shape[1]
+
+    def repeated(t: Tensor | None) -> Tensor | None:
+        return None if t is None else t.repeat(batch)  # type: ignore[attr-defined]
+
+    mean, var = repeated(running_mean), repeated(running_var)
+    out = batch_norm(
+        input.reshape((1, batch * channels) + tuple(input.shape[2:])),  # type: ignore[attr-defined]
+        mean, var, repeated(weight), repeated(bias), use_input_stats, momentum, eps,
+    )
+    with no_grad():
+        for running, stats in ((running_mean, mean), (running_var, var)):
+            if running is not None and use_input_stats:
+                running.copy_(stats.reshape(batch, channels).mean(0))  # type: ignore[union-attr,attr-defined]
+    return out.view(input.shape)  # type: ignore[attr-defined,no-any-return]

@@ -118,7 +118,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     _check_reduction(reduction)
     _check_targets("nll_loss", input, target, weight)
     flat = _class_last(input)
-    t = target.reshape(-1).numpy()  # type: ignore[attr-defined]
+    t = target.reshape(-1)._numpy()  # type: ignore[attr-defined]
     n_classes = flat.shape[1]
     keep = t != ignore_index
     bad = t[keep & ((t < 0) | (t >= n_classes))]
@@ -157,12 +157,12 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     shape = [1] * input.dim()
     shape[class_dim] = n_classes
     weighted = logp if weight is None else logp * weight.reshape(shape)  # type: ignore[attr-defined]
-    ignored = creation.tensor(target.numpy() == ignore_index)  # type: ignore[attr-defined]
+    ignored = creation.tensor(target._numpy() == ignore_index)  # type: ignore[attr-defined]
     smooth = where(ignored, 0.0, -weighted.sum(class_dim))  # type: ignore[attr-defined]
     if reduction == "sum":
         smooth = smooth.sum()  # type: ignore[attr-defined]
     elif reduction == "mean":
-        kept = target.numpy()[~ignored.numpy()]  # type: ignore[attr-defined]
+        kept = target._numpy()[~ignored._numpy()]  # type: ignore[attr-defined]
         denom = float(len(kept)) if weight is None else weight.to(input.dtype)[creation.tensor(kept)].sum()  # type: ignore[attr-defined]
         smooth = smooth.sum() / denom  # type: ignore[attr-defined]
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
@@ -218,7 +218,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."
         )
-    values = input.detach().numpy()  # type: ignore[attr-defined]
+    values = input.detach()._numpy()  # type: ignore[attr-defined]
     if values.size and ((values < 0) | (values > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
     log_x = log(input).clamp(min=-100)  # type: ignore[attr-defined]

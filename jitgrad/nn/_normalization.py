@@ -40,7 +40,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
             f"embedding: expected the indices to be int64 or int32, got {input.dtype.name}"
         )
     n = weight.shape[0]
-    idx = input.numpy()  # type: ignore[attr-defined]
+    idx = input._numpy()  # type: ignore[attr-defined]
     if idx.size and (idx.min() < -n or idx.max() >= n):
         raise IndexError(f"embedding: index out of range for {n} embeddings (got {idx.min()}..{idx.max()})")
     rows = weight[input]
@@ -54,7 +54,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if tensor.dtype != dtypes.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    values = tensor.numpy()  # type: ignore[attr-defined]
+    values = tensor._numpy()  # type: ignore[attr-defined]
     if values.size and values.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:

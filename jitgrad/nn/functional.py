@@ -21,7 +21,7 @@ from ._losses import (
     huber_loss, kl_div, l1_loss, mse_loss, nll_loss, smooth_l1_loss,
 )
 from ._attention import scaled_dot_product_attention
-from ._batch_norm import batch_norm
+from ._batch_norm import batch_norm, instance_norm
 from ._conv import conv1d, conv2d, unfold
 from ._interpolate import interpolate
 from ._more_activations import (
@@ -35,7 +35,7 @@ __all__ = [
     "cross_entropy", "dropout", "elu", "embedding", "gelu", "hardtanh", "huber_loss", "l1_loss",
     "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool1d", "mish", "mse_loss", "nll_loss",
     "normalize", "one_hot", "pad", "relu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
-    "softplus", "tanh", "kl_div", "gaussian_nll_loss", "pairwise_distance", "batch_norm", "bilinear", "conv1d", "conv2d", "unfold", "interpolate",
+    "softplus", "tanh", "kl_div", "gaussian_nll_loss", "pairwise_distance", "batch_norm", "instance_norm", "bilinear", "conv1d", "conv2d", "unfold", "interpolate",
     "celu", "glu", "hardshrink", "hardsigmoid", "hardswish", "logsigmoid", "relu6", "rms_norm", "selu",
     "softmin", "softshrink", "softsign", "tanhshrink", "threshold",
     "scaled_dot_product_attention",

@@ -181,5 +181,5 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
 
     low, high = cdf((a - mean) / std), cdf((b - mean) / std)
     u = randomness._rng("nn.init.trunc_normal_", generator).uniform(2 * low - 1, 2 * high - 1, tensor.numel())
-    z = erfinv(from_numpy(u)).numpy()  # type: ignore[attr-defined]
+    z = erfinv(from_numpy(u))._numpy()  # type: ignore[attr-defined]
     return _fill_from(tensor, np.clip(z * (std * math.sqrt(2.0)) + mean, a, b))

@@ -35,10 +35,10 @@ def index_array(op: str, index: Any, name: str = "index", int32: bool = False,
     tensor_arg(op, name, index)
     if index.dtype != dtypes.int64:
         if int32 and index.dtype == dtypes.int32:
-            return index.numpy().astype(np.int64)
+            return index._numpy().astype(np.int64)
         expected = "int32/int64" if int32 else "int64"
         raise error(f"{op}(): Expected dtype {expected} for {name}, got {index.dtype.name}")
-    return index.numpy()
+    return index._numpy()
 
 
 def check_bounds(op: str, idx: np.ndarray, size: int, dim: int, negative: bool = False,

@@ -54,7 +54,7 @@ def _scatter_add(buffer: np.ndarray, g: Geometry, values: Tensor) -> None:
             values._storage.buffer, values._offset, values._strides, g.sizes,
         )
     else:
-        regions.scatter_add(buffer, g.storage_offset, g.strides, g.sizes, values.numpy())
+        regions.scatter_add(buffer, g.storage_offset, g.strides, g.sizes, values._numpy())
 
 
 class RestrideBackward(Node):

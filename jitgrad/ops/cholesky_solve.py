@@ -62,7 +62,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: N
             f"{op}: Incompatible matrix sizes for cholesky_solve: each A matrix is {n} by {n} "
             f"but each b matrix is {input.shape[-2]} by {input.shape[-1]}"
         )
-    b, f = input.numpy(), input2.numpy()
+    b, f = input._numpy(), input2._numpy()
     try:
         batch = np.broadcast_shapes(b.shape[:-2], f.shape[:-2])
     except ValueError:

@@ -14,12 +14,12 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
              equal_nan: bool = False) -> bool:
     a, b = _broadcastable("allclose", input, other)
     if a.dtype == b.dtype == np.float16:  # (PyTorch's float16 roundings: see _allowed_error)
-        return bool(isclose(input, other, rtol, atol, equal_nan).numpy().all())
+        return bool(isclose(input, other, rtol, atol, equal_nan)._numpy().all())
     return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def _values(t: Tensor) -> Any:
-    return t.numpy()
+    return t._numpy()
 
 
 def _pair(op: str, input: Any, other: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -21,7 +21,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     if input.dtype in dtypes.FLOATING or input.dtype == dtypes.bool_:
         raise NotImplementedError(f'bincount(): "bincount_cpu" not implemented for {input.dtype.name} '
                                   "(an integer tensor is needed)")
-    values = input.numpy()
+    values = input._numpy()
     if input.ndim != 1 or (values.size and values.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs "
                            f"(got shape {list(input.shape)}"
@@ -36,7 +36,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         raise RuntimeError("bincount(): weights should be 1-d and have the same length as input "
                            f"(got {list(weights.shape)} for input {list(input.shape)})")
     target = dtypes.float32 if weights.dtype == dtypes.float32 else dtypes.float64
-    counts = np.bincount(values, weights=weights.numpy().astype(np.float64), minlength=minlength)
+    counts = np.bincount(values, weights=weights._numpy().astype(np.float64), minlength=minlength)
     return from_result(counts.astype(target), target)
 
 
@@ -53,7 +53,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
         raise TypeError(f"histc(): argument 'bins' must be int, not {type(bins).__name__}")
     if bins <= 0:
         raise RuntimeError(f"histc(): bins must be > 0, but got {bins}")
-    data = input.numpy().reshape(-1)
+    data = input._numpy().reshape(-1)
     lo, hi = float(min), float(max)
     if lo > hi:
         raise RuntimeError(f"histc(): max must be larger than min, got min={lo} and max={hi}")

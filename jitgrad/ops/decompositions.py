@@ -117,7 +117,7 @@ class LinalgInvExBackward0(SavingNode):
 def inv(A: Tensor) -> Tensor:
     """``A^{-1}`` for a batch of square matrices."""
     check_square("linalg.inv", A)
-    out = from_result(_lapack("linalg.inv", np.linalg.inv, A.numpy()), A.dtype)
+    out = from_result(_lapack("linalg.inv", np.linalg.inv, A._numpy()), A.dtype)
     if needs_grad(A):
         node = LinalgInvExBackward0()
         record(node, (A,), (out,))
@@ -145,8 +145,8 @@ def _solve(A: Tensor, B: Tensor, left: bool = True, vector: bool = False) -> Ten
     """``A^{-1} B`` for matrices ``B`` (batch dims broadcast), or for vectors ``B`` as
     one-column matrices (``vector``), in one node as PyTorch. ``left``: only saved (for
     ``left=False`` the caller passes the transposed system)."""
-    b = B.numpy()
-    x = _lapack("linalg.solve", np.linalg.solve, A.numpy(), b[..., None] if vector else b)
+    b = B._numpy()
+    x = _lapack("linalg.solve", np.linalg.solve, A._numpy(), b[..., None] if vector else b)
     X = from_result(x[..., 0] if vector else x, A.dtype)
     if needs_grad(A, B):
         node = LinalgSolveExBackward0()
@@ -226,8 +226,8 @@ class LinalgDetBackward0(SavesLU, SavingNode):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         A, d = self.unpack()
         g = _unsqueeze2(grads[0])  # type: ignore[arg-type]
-        if not np.all(d.numpy()):  # a singular matrix: the cofactors, from an SVD
-            return (mul(g, from_result(_cofactors(A.numpy()), A.dtype)),)
+        if not np.all(d._numpy()):  # a singular matrix: the cofactors, from an SVD
+            return (mul(g, from_result(_cofactors(A._numpy()), A.dtype)),)
         return (mul(mul(g, _unsqueeze2(d)), _mT(inv(A))),)
 
 
@@ -246,7 +246,7 @@ def det(A: Tensor) -> Tensor:
     """The determinant of each square matrix."""
     check_square("linalg.det", A)
     with quiet():
-        out = from_result(np.asarray(np.linalg.det(A.numpy())), A.dtype)
+        out = from_result(np.asarray(np.linalg.det(A._numpy())), A.dtype)
     if needs_grad(A):
         node = LinalgDetBackward0()
         record(node, (A,), (out,))
@@ -275,7 +275,7 @@ def slogdet(A: Tensor) -> slogdet_result:
     singular one)."""
     check_square("linalg.slogdet", A)
     with quiet():
-        sign, logabs = np.linalg.slogdet(A.numpy())
+        sign, logabs = np.linalg.slogdet(A._numpy())
     s, l = from_result(np.asarray(sign), A.dtype), from_result(np.asarray(logabs), A.dtype)
     if needs_grad(A):
         node = LinalgSlogdetBackward0()
@@ -340,7 +340,7 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """The Cholesky factor ``L`` (lower, ``A = L L^T``) or ``U = L^T`` with ``upper=True``;
     only the lower triangle of ``A`` is read, as in PyTorch."""
     check_square("linalg.cholesky", A)
-    a = A.numpy()
+    a = A._numpy()
     try:
         L = _cholesky(a)
     except np.linalg.LinAlgError:

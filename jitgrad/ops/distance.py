@@ -44,7 +44,7 @@ class CdistBackward0(SavingNode):
 
 
 def _euclidean(x1: Tensor, x2: Tensor, use_mm: bool) -> Tensor:
-    a, b = x1.numpy(), x2.numpy()
+    a, b = x1._numpy(), x2._numpy()
     with quiet():
         if use_mm:
             sq = (a * a).sum(-1)[..., :, None] + (b * b).sum(-1)[..., None, :]

@@ -15,10 +15,9 @@ from .elementwise import div, div_
 from .pointwise import isnan
 
 
-def true_divide(input: Any, other: Any, *, out: None = None) -> Tensor:
+def true_divide(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Alias of ``div`` (true division: integers give the default float dtype)."""
-    _no_out("true_divide", out)
-    return div(input, other)
+    return div(input, other, out=out)
 
 
 def floor_divide(input: Any, other: Any, *, out: None = None) -> Tensor:

@@ -181,7 +181,7 @@ def _subscripts(ins: Sequence[Sequence[int]], out: Sequence[int]) -> str:
 def contract(ops: Sequence[Tensor], ins: Sequence[Sequence[int]], out: Sequence[int],
              sizes: dict[int, int]) -> Tensor:
     """The einsum primitive: operands already of their labels' sizes (no broadcasting left)."""
-    arrays = [t.numpy() for t in ops]
+    arrays = [t._numpy() for t in ops]
     # NumPy's contraction-path search (and BLAS for pairs) pays off beyond small operands;
     # below that its planning costs more than the plain loop
     big = len(arrays) > 2 or sum(a.size for a in arrays) > 4096

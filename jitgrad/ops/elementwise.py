@@ -34,6 +34,7 @@ from .lean_grads import div_grads, mul_grads, negated, scaled
 from .inplace import apply_inplace, check_inplace_operands, compute, lean_inplace, original
 from .fused import PRODUCT, QUOTIENT
 from .fused_binary import fused_binary
+from .out_arg import into_out
 
 
 def _zero_grad(g: Tensor, *inputs: Any, **params: Any) -> Tensor:
@@ -100,7 +101,9 @@ def _unit(alpha: Any) -> bool:
     return type(alpha) is int and alpha == 1
 
 
-def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+def add(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
+    if out is not None:
+        return into_out("add", out, lambda: add(input, other, alpha=alpha), input, other)
     if type(alpha) is int and alpha == 1:  # (_unit, inlined)
         return add_operator(input, other)
     return _add(input, other, alpha)
@@ -171,7 +174,9 @@ class SubBackward0(Node):
         )
 
 
-def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+def sub(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
+    if out is not None:
+        return into_out("sub", out, lambda: sub(input, other, alpha=alpha), input, other)
     if type(alpha) is int and alpha == 1:  # (_unit, inlined)
         return sub_operator(input, other)  # (never bool)
     return _sub(input, other, alpha)
@@ -283,7 +288,7 @@ class MulBackward0(SavingNode):
             if b != 1:  # g * 1 is g, bit for bit
                 data = lean_data(g)  # (flat; a strided region, from CopySlices, as an N-d view)
                 if data is None:
-                    data = g.numpy()
+                    data = g._numpy()
                 try:  # (overflow and nan quietly, as the forward)
                     QUIET_RUN(np.multiply, data, b, data, casting="unsafe")
                 except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
@@ -312,7 +317,9 @@ class MulBackward0(SavingNode):
         return (mul(g, b) if out is None else out, None)
 
 
-def mul(input: Any, other: Any) -> Tensor:
+def mul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:
+        return into_out("mul", out, lambda: mul_operator(input, other), input, other)
     return mul_operator(input, other)
 
 
@@ -376,7 +383,11 @@ class DivBackward0(SavingNode):
         )
 
 
-def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+def div(
+    input: Any, other: Any, *, rounding_mode: str | None = None, out: Tensor | None = None
+) -> Tensor:
+    if out is not None:
+        return into_out("div", out, lambda: div(input, other, rounding_mode=rounding_mode), input, other)
     if rounding_mode is not None:
         return call_pointwise(DIV_ROUNDING, (input, other), {"rounding_mode": rounding_mode})
     return div_operator(input, other)

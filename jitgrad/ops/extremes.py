@@ -63,7 +63,7 @@ class MaxBackward0(SavingNode):
         np_index = []
         for axis, size in enumerate(sizes):
             if axis == d:
-                np_index.append(indices.numpy().reshape(reduced))
+                np_index.append(indices._numpy().reshape(reduced))
                 continue
             shape = [1] * len(reduced)
             shape[axis if axis < d else axis - 1] = size
@@ -148,7 +148,7 @@ class MaxBackward1(SavingNode):
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         self_, result = self.unpack()
-        x, r = self_.numpy(), result.numpy()
+        x, r = self_._numpy(), result._numpy()
         mask = np.isnan(x) if np.isnan(r) else x == r
         share = div(grads[0], int(np.count_nonzero(mask)))
         return (mul(share, _constant(mask, share)),)
@@ -171,8 +171,8 @@ class AmaxBackward0(SavingNode):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         self_, result = self.unpack()
         sizes = self_._sizes
-        r = result.numpy().reshape(keepdim_shape(sizes, self.dims))
-        mask = self_.numpy() == r
+        r = result._numpy().reshape(keepdim_shape(sizes, self.dims))
+        mask = self_._numpy() == r
         g = _restore(grads[0], sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
         count = np.sum(mask, axis=self.dims, keepdims=True)
         return (mul(div(g, _constant(count, g)), _constant(mask, g)),)
@@ -210,7 +210,7 @@ def _extreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
             out = fresh_result(extreme(x, 0, None, None, True), (), ())
         else:
             _check_nonempty(op, self, (), explicit=False)
-            out = from_result(np.asarray(reduce(self.numpy())))
+            out = from_result(np.asarray(reduce(self._numpy())))
         if needs_grad(self):
             node = (MaxBackward1 if op == "max" else MinBackward1)()
             record(node, (self,), (out,))
@@ -219,7 +219,7 @@ def _extreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
     if not isinstance(dim, numbers.Integral) or isinstance(dim, (bool, np.bool_)):
         raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
     d = wrap_dim(dim, self.ndim, op)
-    x = self.numpy()
+    x = self._numpy()
     if self.ndim:
         _check_nonempty(op, self, (d,), explicit=True)
         values = reduce(x, axis=d, keepdims=keepdim)
@@ -263,7 +263,7 @@ def _amextreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Tensor:
     explicit = dim is not None and (isinstance(dim, numbers.Integral) or len(dim) > 0)
     _check_nonempty(op, self, dims, explicit)
     reduce = np.max if op == "amax" else np.min
-    out = from_result(np.asarray(reduce(self.numpy(), axis=dims, keepdims=keepdim)))
+    out = from_result(np.asarray(reduce(self._numpy(), axis=dims, keepdims=keepdim)))
     if needs_grad(self):
         node = (AmaxBackward0 if op == "amax" else AminBackward0)(dims, keepdim)
         record(node, (self,), (out,))

@@ -62,7 +62,7 @@ def _apply(op: str, input: Any, compute: Any, node: SavingNode, out: Any) -> Ten
     target = input.dtype if input.dtype in dtypes.FLOATING else dtypes.DEFAULT_FLOAT
     compute_dtype = dtypes.float32 if target == dtypes.float16 else target
     with np.errstate(all="ignore"):
-        values = np.asarray(compute(input.numpy().astype(compute_dtype, copy=False)))
+        values = np.asarray(compute(input._numpy().astype(compute_dtype, copy=False)))
     result = from_result(values.astype(target, copy=False), target)
     if needs_grad(input):
         record(node, (input,), (result,))

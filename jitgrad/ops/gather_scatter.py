@@ -180,8 +180,8 @@ def _overwrite(
     op: str, node_cls: type, self: Tensor, np_index: tuple[Any, ...], src: Tensor | Any
 ) -> Tensor:
     """A copy of ``self`` with ``src`` (a tensor or a number) written at ``np_index``."""
-    values = self.numpy().copy().reshape(self._sizes or (1,))
-    source = src.numpy() if isinstance(src, Tensor) else src
+    values = self._numpy().copy().reshape(self._sizes or (1,))
+    source = src._numpy() if isinstance(src, Tensor) else src
     values[np_index] = source
     out = from_result(values.reshape(self._sizes), self.dtype)
     src_t = src if isinstance(src, Tensor) else None
@@ -258,12 +258,12 @@ def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src: Any, reduc
         )
         same_dtype(op, input, src)
         _, np_index = scatter_index(op, input, dim, index, src)
-        part = source_part(src, index).numpy()
+        part = source_part(src, index)._numpy()
         part = part.reshape(-1)[: len(np_index[0])] if not input.ndim else part
     else:
         _, np_index = scatter_index(op, input, dim, index, None)
         part = np.asarray(fill_value(op, input, src)).astype(input.dtype)  # type: ignore[assignment]
-    values = np.array(input.numpy().reshape(input._sizes or (1,)), copy=True)
+    values = np.array(input._numpy().reshape(input._sizes or (1,)), copy=True)
     with np.errstate(all="ignore"):
         (np.add if reduce == "add" else np.multiply).at(values, np_index, part)
     out = from_result(values.reshape(input._sizes), input.dtype)

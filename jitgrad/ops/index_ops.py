@@ -39,7 +39,7 @@ def gather(self: Tensor, np_index: tuple[Any, ...]) -> Tensor:
     if self.numel() == 0:  # PyTorch checks no index when there is nothing to gather
         values = np.empty(indexing.result_shape(self._sizes, np_index), self.dtype)
     else:
-        values = np.asarray(indexing.fancy(self.numpy(), np_index))
+        values = np.asarray(indexing.fancy(self._numpy(), np_index))
     out = from_result(values)
     if needs_grad(self):
         record(IndexBackward0(self._sizes, np_index), (self,), (out,))
@@ -49,7 +49,7 @@ def gather(self: Tensor, np_index: tuple[Any, ...]) -> Tensor:
 def index_put_zeros(g: Tensor, sizes: tuple[int, ...], np_index: tuple[Any, ...]) -> Tensor:
     """Zeros of ``sizes`` with ``g`` scatter-added at ``np_index`` (repeated indices add up)."""
     values = np.zeros(sizes, g.dtype)
-    np.add.at(values, np_index, g.numpy())
+    np.add.at(values, np_index, g._numpy())
     out = from_result(values)
     if needs_grad(g):
         record(IndexPutZerosBackward(np_index), (g,), (out,))

@@ -22,7 +22,7 @@ from .. import views
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import gradient_edge, requires_grad
 from ..geometry import Geometry, contiguous_strides, numel
-from ..storage import INFERENCE, allocate
+from ..storage import INFERENCE, Storage, UntypedStorage, allocate
 from ..tensor import Tensor, sizes_arg
 from . import view_meta, view_ops
 from .as_strided import AsStridedBackward0, _as_strided_from_root
@@ -204,3 +204,53 @@ def _storage_elements(shape: tuple[int, ...], offset: int) -> int:
                 f"resize_: Storage size calculation overflowed with sizes={list(shape)}"
             )
     return offset + numel(shape) if n else offset
+
+
+# -- set_ ----------------------------------------------------------------------------------------
+# (the C++ element types PyTorch's message names)
+_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int",
+               "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+               "bool": "bool"}
+
+
+def set_(
+    self: Tensor, source: Any = None, storage_offset: int | None = None,
+    size: Sequence[int] | None = None, stride: Sequence[int] | None = None,
+) -> Tensor:
+    """PyTorch's ``set_``: this tensor takes over the memory of ``source`` (a tensor, or a
+    storage from ``untyped_storage()`` / ``storage()``) with ``source``'s geometry, or with
+    ``storage_offset``, ``size`` and ``stride`` (contiguous by default) when given;
+    ``set_()`` leaves it no memory (size 0). Refused where an in-place write would be (a
+    leaf requiring grad), not recorded. The write bumps the version the tensor's old aliases
+    see; the tensor then shares ``source``'s version counter (PyTorch's keeps its own)."""
+    check_inference("set_", self)
+    check_autograd_inplace("set_", self, (self,))
+    dtype = self._storage.dtype
+    if source is None:
+        storage, geometry = Storage(allocate(0, dtype)), Geometry((0,), (1,), 0)
+    else:
+        if isinstance(source, Tensor):
+            storage, geometry = source._storage, source._geometry
+        elif isinstance(source, UntypedStorage):
+            storage = source._storage
+            geometry = Geometry((storage.size(),), (1,), 0)
+        else:
+            raise TypeError(
+                f"set_(): expected a Tensor or a storage as source, got {type(source).__name__}"
+            )
+        if storage.dtype != dtype:
+            raise RuntimeError(
+                f"Could not set tensor of type {_TYPE_NAMES[storage.dtype.name]} to a tensor of "
+                f"type {_TYPE_NAMES[dtype.name]}"
+            )
+        if size is not None:
+            sizes = tuple(size)
+            strides = contiguous_strides(sizes) if stride is None or not len(stride) else stride
+            geometry = vg.as_strided(geometry, storage.size(), sizes, strides, storage_offset or 0)
+        elif storage_offset is not None:
+            raise TypeError("set_(): storage_offset needs size (and stride)")
+    self._storage.bump("set_")
+    self._storage = storage
+    self._sizes, self._strides, self._offset = geometry
+    self._base = self._view_meta = self._edges = None  # (no longer a view of anything)
+    return self

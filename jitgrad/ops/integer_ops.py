@@ -61,14 +61,14 @@ def gcd(input: Tensor, other: Tensor) -> Tensor:
     """The greatest common divisor (non-negative), elementwise."""
     _tensors("gcd", input, other)
     dtype = _integral("gcd", input, other, op="gcd")
-    return from_result(np.asarray(np.gcd(input.numpy().astype(dtype), other.numpy().astype(dtype))), dtype)
+    return from_result(np.asarray(np.gcd(input._numpy().astype(dtype), other._numpy().astype(dtype))), dtype)
 
 
 def lcm(input: Tensor, other: Tensor) -> Tensor:
     """The least common multiple (non-negative), elementwise."""
     _tensors("lcm", input, other)
     dtype = _integral("lcm", input, other, op="lcm")
-    return from_result(np.asarray(np.lcm(input.numpy().astype(dtype), other.numpy().astype(dtype))), dtype)
+    return from_result(np.asarray(np.lcm(input._numpy().astype(dtype), other._numpy().astype(dtype))), dtype)
 
 
 def _in_place(fn: Any) -> Any:

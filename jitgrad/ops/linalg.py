@@ -44,7 +44,7 @@ def _check(op: str, a: Any, b: Any) -> None:
 def _product(a: Tensor, b: Tensor, sizes: tuple[int, ...]) -> Tensor:
     out, view = new_tensor(sizes, a.dtype)
     with quiet():  # overflow to inf, silently, as in PyTorch
-        np.matmul(a.numpy(), b.numpy(), out=view)
+        np.matmul(a._numpy(), b._numpy(), out=view)
     return out
 
 

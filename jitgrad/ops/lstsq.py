@@ -54,7 +54,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     tol = float(np.finfo(A.dtype).eps) * max(m, n) if rcond is None or rcond < 0 else float(rcond)
     X = pinv(A, rtol=tol).matmul(Bm)  # type: ignore[attr-defined]
     with no_grad():
-        s = svdvals(A).numpy() if min(m, n) else np.zeros(A._sizes[:-2] + (0,), A.dtype)
+        s = svdvals(A)._numpy() if min(m, n) else np.zeros(A._sizes[:-2] + (0,), A.dtype)
     rank = (s > tol * (s[..., :1] if s.shape[-1] else 0)).sum(-1)
     empty = from_result(np.zeros(0, A.dtype))
     residuals = empty

@@ -49,7 +49,7 @@ class SavesLU:
 
     def _lu(self) -> tuple[Tensor, Tensor]:
         A = self.unpack()[0]  # type: ignore[attr-defined]
-        a = A.numpy()
+        a = A._numpy()
         lu, pivots = lu_factor(np.swapaxes(a, -1, -2) if A.is_contiguous() else a)
         return from_result(lu, A.dtype), from_result(pivots, dtypes.int32)
 

@@ -55,8 +55,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     value = fill_value(op, input, value)
     shape = broadcast(op, input._sizes, mask._sizes)
     out, view = new_tensor(shape, input.dtype)
-    np.copyto(view, input.numpy())
-    np.copyto(view, value.numpy() if isinstance(value, Tensor) else value, casting="unsafe", where=mask.numpy())
+    np.copyto(view, input._numpy())
+    np.copyto(view, value._numpy() if isinstance(value, Tensor) else value, casting="unsafe", where=mask._numpy())
     tensor_value = value if isinstance(value, Tensor) else None
     if needs_grad(input, tensor_value):
         node = MaskedFillBackward0() if tensor_value is None else MaskedFillBackward1()
@@ -72,7 +72,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     _mask(op, mask)
     shape = broadcast(op, input._sizes, mask._sizes)
     source = expand(input, shape) if input._sizes != shape else input
-    m = np.broadcast_to(mask.numpy(), shape)
+    m = np.broadcast_to(mask._numpy(), shape)
     if not shape:
         return gather_as(MaskedSelectBackward0, reshape(source, 1), np.nonzero(m.reshape(1)), (input, mask))
     return gather_as(MaskedSelectBackward0, source, np.nonzero(m), (input, mask))
@@ -87,7 +87,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     tensor_arg(op, "source", source)
     same_dtype(op, input, source, "source")
     shape = broadcast(op, input._sizes, mask._sizes)
-    m = np.broadcast_to(mask.numpy(), shape)
+    m = np.broadcast_to(mask._numpy(), shape)
     k = int(np.count_nonzero(m))
     if source.numel() < k:
         raise RuntimeError(
@@ -111,9 +111,9 @@ def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     _mask(op, mask)
     value = fill_value(op, self, value)
     _broadcast_into(op, self, mask)
-    values = self.numpy().copy()
-    np.copyto(values, value.numpy() if isinstance(value, Tensor) else value, casting="unsafe",
-              where=mask.numpy())
+    values = self._numpy().copy()
+    np.copyto(values, value._numpy() if isinstance(value, Tensor) else value, casting="unsafe",
+              where=mask._numpy())
     tensor_value = value if isinstance(value, Tensor) else None
 
     def make_node() -> MaskedFillBackward0:

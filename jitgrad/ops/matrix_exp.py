@@ -58,7 +58,7 @@ class LinalgMatrixExpBackward0(SavingNode):
 def matrix_exp(A: Tensor) -> Tensor:
     """``exp(A)`` of each square matrix of ``A`` (batched over leading dims)."""
     check_square("linalg.matrix_exp", A)
-    a = A.numpy()
+    a = A._numpy()
     if a.size == 0:
         values = a.copy()
     else:

@@ -85,7 +85,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
 
     from .operands import from_result
 
-    x = input.numpy()
+    x = input._numpy()
     if dim is None:
         flat = x.reshape(-1)
         starts = np.ones(flat.shape[0], bool)
@@ -133,7 +133,7 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
     from .operands import from_result, result_type
 
     dtype = result_type(input, other, op="nextafter")
-    out = from_result(np.asarray(np.nextafter(input.numpy().astype(dtype), other.numpy().astype(dtype))), dtype)
+    out = from_result(np.asarray(np.nextafter(input._numpy().astype(dtype), other._numpy().astype(dtype))), dtype)
     if needs_grad(input, other):
         node = NextafterBackward0()
         record(node, (input, other), (out,))

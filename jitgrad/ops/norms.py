@@ -60,10 +60,10 @@ class LinalgVectorNormBackward0(SavingNode):
         if p == 2.0:
             return (mul(g, where(eq(norm, 0), 0.0, div(x, norm))),)
         if math.isinf(p):
-            xa, na = np.abs(x.numpy()), np.asarray(norm.numpy())
+            xa, na = np.abs(x._numpy()), np.asarray(norm._numpy())
             hit = (xa == na) | (np.isnan(xa) & np.isnan(na))
             count = hit.sum(axis=self.dims, keepdims=True)
-            scaled = from_result(np.sign(x.numpy()) * hit, x.dtype)
+            scaled = from_result(np.sign(x._numpy()) * hit, x.dtype)
             return (mul(scaled, div(g, from_result(count, x.dtype))),)
         if p < 1.0:
             scaled = mul(sign_of(x), where(eq(x, 0), 0.0, pow(abs(x), p - 1)))
@@ -92,7 +92,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
             raise RuntimeError(f"{op}: dtype should be floating point, but got {target.name}")
         x = to_dtype(x, target)
     dims = reduce_dims(op, x, dim)
-    a = np.abs(x.numpy())
+    a = np.abs(x._numpy())
     if math.isinf(p) and any(x._sizes[d] == 0 for d in dims) or (math.isinf(p) and x.numel() == 0):
         raise RuntimeError(
             f"{op} cannot compute the {ord} norm on an empty tensor because the operation does "

@@ -151,7 +151,7 @@ def array_of(t: Tensor) -> np.ndarray:
     if n and t._strides == strides:  # a contiguous part of its storage (a row, u[1:-1])
         part = buffer[t._offset:t._offset + n]
         return part if len(sizes) == 1 else part.reshape(sizes)
-    return t.numpy()
+    return t._numpy()
 
 
 # -- the lean path of elementwise ops -----------------------------------------------------------

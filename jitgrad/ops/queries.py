@@ -91,8 +91,8 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
             f"isin(): expected a Tensor for elements or test_elements, got "
             f"{type(elements).__name__} and {type(test_elements).__name__}"
         )
-    values = elements.numpy() if isinstance(elements, Tensor) else np.asarray(elements)
-    tests = test_elements.numpy() if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    values = elements._numpy() if isinstance(elements, Tensor) else np.asarray(elements)
+    tests = test_elements._numpy() if isinstance(test_elements, Tensor) else np.asarray(test_elements)
     return from_result(np.asarray(np.isin(values, tests, invert=bool(invert))))
 
 

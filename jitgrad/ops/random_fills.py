@@ -90,7 +90,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     """Fill with 1 (probability ``p``, a number or a tensor broadcastable to ``self``) or 0."""
     if isinstance(p, Tensor):
-        probs = np.broadcast_to(p.numpy(), tuple(self.shape)).reshape(-1)
+        probs = np.broadcast_to(p._numpy(), tuple(self.shape)).reshape(-1)
         if probs.size and (np.any(probs < 0) or np.any(probs > 1) or np.any(np.isnan(probs))):
             raise RuntimeError("bernoulli_ expects all elements of p to be in [0, 1]")
     else:

@@ -242,7 +242,7 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     if dtype is not None and self.dtype != out_dtype:
         self = self.to(out_dtype)  # type: ignore[attr-defined]
     with quiet():
-        total = np.sum(self.numpy(), axis=dims, keepdims=keepdim, dtype=out_dtype)
+        total = np.sum(self._numpy(), axis=dims, keepdims=keepdim, dtype=out_dtype)
     with np.errstate(invalid="ignore"):
         values = np.true_divide(total, _count(self._sizes, dims), dtype=out_dtype)
     out = from_result(np.asarray(values), out_dtype)
@@ -386,7 +386,7 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
                 node.save(self, out, outputs=(out,))
             return out
     dims = reduce_dims("logsumexp", self, dim)
-    x = self.numpy()
+    x = self._numpy()
     if x.dtype not in dtypes.FLOATING:
         x = x.astype(dtypes.DEFAULT_FLOAT)
     token = QUIET.set(IGNORE_ALL)

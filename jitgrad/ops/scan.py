@@ -87,7 +87,7 @@ def _running(op: str, np_scan: Any, input: Tensor, dim: int, dtype: Any) -> tupl
     d = _axis(op, input, dim)
     x = _scan_dtype(op, input, dtype)
     with quiet():
-        values = np_scan(_lines(x.numpy(), d), axis=d).reshape(x._sizes)
+        values = np_scan(_lines(x._numpy(), d), axis=d).reshape(x._sizes)
     return d, x, from_result(values, x.dtype)
 
 
@@ -121,7 +121,7 @@ def cumprod_backward(g: Tensor, x: Tensor, result: Tensor, d: int) -> Tensor:
     """The gradient of ``cumprod(x, d)`` (see the module docstring)."""
     if x._sizes[d] == 1:
         return g
-    zero = x.numpy() == 0
+    zero = x._numpy() == 0
     if not zero.any():
         return div(reversed_cumsum(mul(g, result), d), x)
     if is_grad_enabled():  # differentiable again: PyTorch's O(n^2) omitted products
@@ -190,7 +190,7 @@ class CummaxBackward0(ScanNode):
         _, indices, _ = self.unpack()
         if not g.ndim:
             return (g,)
-        return (index_put_zeros(g, g._sizes, along_index(indices.numpy(), self.dim)),)
+        return (index_put_zeros(g, g._sizes, along_index(indices._numpy(), self.dim)),)
 
 
 class CumminBackward0(CummaxBackward0):
@@ -199,7 +199,7 @@ class CumminBackward0(CummaxBackward0):
 
 def _cumextreme(op: str, input: Tensor, dim: int) -> Any:
     d = _axis(op, input, dim)
-    x = np.moveaxis(_lines(input.numpy(), d), d, 0)
+    x = np.moveaxis(_lines(input._numpy(), d), d, 0)
     values = np.empty_like(x)
     indices = np.zeros(x.shape, np.int64)
     better = np.greater_equal if op == "cummax" else np.less_equal
@@ -245,8 +245,8 @@ class LogcumsumexpBackward0(ScanNode):
         d = self.dim
         lowest = float(np.finfo(g.dtype).min)
         log_abs = log(abs_(g))
-        positive = where(from_result(g.numpy() > 0), log_abs, lowest)
-        negative = where(from_result(g.numpy() < 0), log_abs, lowest)
+        positive = where(from_result(g._numpy() > 0), log_abs, lowest)
+        negative = where(from_result(g._numpy() < 0), log_abs, lowest)
 
         def part(log_grad: Tensor) -> Tensor:
             return exp(add(flip(logcumsumexp(flip(sub(log_grad, result), d), d), d), x))
@@ -259,7 +259,7 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     d = _axis("logcumsumexp", input, dim)
     x = input if input.dtype in dtypes.FLOATING else to_dtype(input, dtypes.DEFAULT_FLOAT)
     with quiet():
-        values = np.logaddexp.accumulate(_lines(x.numpy(), d), axis=d).reshape(x._sizes)
+        values = np.logaddexp.accumulate(_lines(x._numpy(), d), axis=d).reshape(x._sizes)
     out = from_result(values, x.dtype)
     if needs_grad(x):
         node = LogcumsumexpBackward0(d)

@@ -91,12 +91,12 @@ class ScatterReduceBackward0(SavingNode):
         return (gs if self.needs_input_grad(0) else None, gsrc if self.needs_input_grad(1) else None)
 
     def _extreme(self, g: Tensor, self_: Tensor, src: Tensor, result: Tensor) -> tuple[Tensor, Tensor]:
-        r = result.numpy()
+        r = result._numpy()
         value = r[self.np_index]
-        self_is = self_.numpy() == r
+        self_is = self_._numpy() == r
         if not self.include_self:
             self_is &= ~self.written
-        src_is = src.numpy() == value
+        src_is = src._numpy() == value
         count = self_is.astype(np.float64)
         np.add.at(count, self.np_index, src_is)
         shared = div(g, _const(count, g))
@@ -109,7 +109,7 @@ class ScatterReduceBackward0(SavingNode):
                                type(self))
 
     def _prod(self, g: Tensor, self_: Tensor, src: Tensor, result: Tensor) -> tuple[Tensor, Tensor]:
-        x, s = self_.numpy(), src.numpy()
+        x, s = self_._numpy(), src._numpy()
         self_zero = _mask(x == 0)
         masked_self = masked_fill(self_, self_zero, 1)
         others = self._again(masked_self, src)
@@ -152,9 +152,9 @@ def _scatter_reduce(self: Tensor, dim: int, np_index: tuple[Any, ...], src: Tens
         total = _scatter_reduce(self, dim, np_index, src, "sum", include_self, written)
         count = np.where(count == 0, 1, count)
         if self.dtype.kind != "f":  # integer means round down, as PyTorch
-            return from_result(np.floor_divide(total.numpy(), count.astype(self.dtype)), self.dtype)
+            return from_result(np.floor_divide(total._numpy(), count.astype(self.dtype)), self.dtype)
         return div(total, _const(count, total))
-    values = _raw(self.numpy(), np_index, src.numpy(), reduce, include_self, written)
+    values = _raw(self._numpy(), np_index, src._numpy(), reduce, include_self, written)
     out = from_result(values, self.dtype)
     if needs_grad(self, src):
         node = node_cls(dim, np_index, reduce, include_self, written)
@@ -218,7 +218,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified "
                            f"dimension. Got self.shape = {list(input._sizes)} source.shape = "
                            f"{list(source._sizes)}")
-    idx = index.numpy().reshape(-1).astype(np.int64)
+    idx = index._numpy().reshape(-1).astype(np.int64)
     if idx.size and (idx.min() < 0 or idx.max() >= input._sizes[d]):
         raise IndexError("index out of range in self")
     positions = list(np.indices(source._sizes))

@@ -54,7 +54,7 @@ class FlipBackward0(Node):
 def flip(input: Tensor, *dims: Any) -> Tensor:
     """A copy with the order of elements reversed along ``dims``."""
     d = _dims("flip", input, dims)
-    out = from_result(np.flip(input.numpy(), d) if input.ndim else input.numpy())
+    out = from_result(np.flip(input._numpy(), d) if input.ndim else input._numpy())
     if needs_grad(input):
         record(FlipBackward0(d), (input,), (out,))
     return out
@@ -90,7 +90,7 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     if dims is None:
         if len(shift) != 1:
             raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shift)}, dims: 0")
-        out = from_result(np.roll(input.numpy(), shift[0]).reshape(input._sizes))
+        out = from_result(np.roll(input._numpy(), shift[0]).reshape(input._sizes))
         d: tuple[int, ...] | None = None
     else:
         listed_dims = (dims,) if isinstance(dims, (tuple, list)) else ((dims,),)
@@ -99,7 +99,7 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
             raise RuntimeError(
                 f"roll(): shifts and dimensions must align. shifts: {len(shift)}, dims: {len(d)}"
             )
-        out = from_result(np.roll(input.numpy(), shift, d) if input.ndim else input.numpy())
+        out = from_result(np.roll(input._numpy(), shift, d) if input.ndim else input._numpy())
     if needs_grad(input):
         record(RollBackward0(shift, d), (input,), (out,))
     return out
@@ -144,7 +144,7 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
     if any(r < 0 for r in reps):
         raise RuntimeError(f"repeat(): repeats can not be negative, got {list(reps)}")
     shape = (1,) * (len(reps) - input.ndim) + input._sizes
-    out = from_result(np.tile(input.numpy().reshape(shape), reps))
+    out = from_result(np.tile(input._numpy().reshape(shape), reps))
     if needs_grad(input):
         record(RepeatBackward0(input._sizes, reps, shape), (input,), (out,))
     return out
@@ -194,7 +194,7 @@ def _triangle(op: str, fn: Any, node_cls: type, input: Tensor, diagonal: int) ->
     if input.ndim < 2:
         raise RuntimeError(f"{op}(): input tensor must have at least 2 dimensions, got {input.ndim}")
     k = as_int(op, "diagonal", diagonal)
-    out = from_result(fn(input.numpy(), k))
+    out = from_result(fn(input._numpy(), k))
     if needs_grad(input):
         record(node_cls(k), (input,), (out,))
     return out

@@ -176,7 +176,7 @@ def _softmax_operand(op: str, self: Tensor, dim: Any, dtype: Any) -> tuple[Tenso
             if x is not None and len(x):
                 return self, (x if ndim == 1 else x.reshape(sizes)), dim % ndim, True
     self, d = _softmax_input(op, self, dim, dtype)
-    return self, self.numpy().reshape(self._sizes or (1,)), d, False
+    return self, self._numpy().reshape(self._sizes or (1,)), d, False
 
 
 def _softmax_values(x: np.ndarray, d: int, log: bool) -> tuple[np.ndarray, bool]:

@@ -68,7 +68,7 @@ def _sort(op: str, input: Tensor, dim: int, descending: bool, node: type = SortB
     if not input.ndim:
         return return_types.sort(_gathered(reshape(input, 1), np.zeros(1, np.int64), 0, node=node).reshape(()),
                                  from_result(np.zeros((), np.int64)))
-    order = _order(input.numpy(), d, bool(descending))
+    order = _order(input._numpy(), d, bool(descending))
     indices = from_result(order, dtypes.int64)
     saved = (indices, saved_dim(dim), saved_sizes(input))
     return return_types.sort(_gathered(input, order, d, saved, node), indices)
@@ -91,7 +91,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         raise RuntimeError(f"topk(): selected index k out of range (got k={k} for dimension {d} of size {n})")
     if not input.ndim:
         return return_types.topk(*_sort("topk", input, d, largest))
-    order = np.take(_order(input.numpy(), d, bool(largest)), np.arange(k), axis=d)
+    order = np.take(_order(input._numpy(), d, bool(largest)), np.arange(k), axis=d)
     indices = from_result(order, dtypes.int64)
     values = gather_as(TopkBackward0, input, along_index(order, d), (indices, saved_dim(dim), saved_sizes(input)))
     return return_types.topk(values, indices)
@@ -111,7 +111,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     element went (``return_inverse``) and how many there were (``return_counts``). Without a
     derivative, as in PyTorch: the values require grad when ``input`` does, and backward
     through them raises (``Unique2Backward0``, ``UniqueDimBackward0``)."""
-    x = input.numpy()
+    x = input._numpy()
     if dim is None:
         values, inverse, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)
         inverse = inverse.reshape(input._sizes)
@@ -150,11 +150,11 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     ``sorted_sequence`` to keep it sorted (int64; int32 is not a jitgrad dtype)."""
     op = "searchsorted"
     how = _side(op, right, side)
-    seq = sorted_sequence.numpy()
+    seq = sorted_sequence._numpy()
     if sorter is not None:
-        seq = np.take_along_axis(seq, sorter.numpy(), axis=-1)
+        seq = np.take_along_axis(seq, sorter._numpy(), axis=-1)
     scalar = not isinstance(input, Tensor)
-    values = np.asarray(input) if scalar else input.numpy()
+    values = np.asarray(input) if scalar else input._numpy()
     if seq.ndim == 0:
         raise RuntimeError(f"{op}(): boundaries tensor should have at least 1 dimension, got 0")
     if seq.ndim == 1 or scalar:
@@ -188,7 +188,7 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """The indices of the non-zero elements: an ``(n, ndim)`` int64 tensor, or one 1-D
     tensor per dim (``as_tuple=True``)."""
-    x = input.numpy()
+    x = input._numpy()
     if not input.ndim:
         x = x.reshape(1)
         idx = np.nonzero(x)

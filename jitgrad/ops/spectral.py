@@ -77,7 +77,7 @@ def eigh(A: Tensor, UPLO: str = "L") -> eigh_result:
     check_square("linalg.eigh", A)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    w, v = _lapack("linalg.eigh", np.linalg.eigh, A.numpy(), UPLO)
+    w, v = _lapack("linalg.eigh", np.linalg.eigh, A._numpy(), UPLO)
     L, V = from_result(w, A.dtype), from_result(v, A.dtype)
     if needs_grad(A):
         node = LinalgEighBackward0()
@@ -160,7 +160,7 @@ def svd(A: Tensor, full_matrices: bool = True) -> svd_result:
     check_float("linalg.svd", A, "A")
     if A.ndim < 2:
         raise RuntimeError(f"linalg.svd: The input tensor A must have at least 2 dimensions, got {A.ndim}.")
-    u, s, vh = _lapack("linalg.svd", np.linalg.svd, A.numpy(), full_matrices)
+    u, s, vh = _lapack("linalg.svd", np.linalg.svd, A._numpy(), full_matrices)
     U, S, Vh = (from_result(x, A.dtype) for x in (u, s, vh))
     if needs_grad(A):
         node = LinalgSvdBackward0(full_matrices)
@@ -232,7 +232,7 @@ def qr(A: Tensor, mode: str = "reduced") -> qr_result:
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
             "'r', or 'complete'"
         )
-    a = A.numpy()
+    a = A._numpy()
     if mode == "r":
         r = _lapack("linalg.qr", np.linalg.qr, a, "r")
         q = np.empty((0,), dtype=a.dtype)
@@ -287,7 +287,7 @@ def pinv(A: Tensor, *, atol: float | None = None, rtol: float | None = None,
     check_float("linalg.pinv", A, "A")
     if A.ndim < 2:
         raise RuntimeError(f"linalg.pinv: The input tensor A must have at least 2 dimensions, got {A.ndim}.")
-    u, s, vh = _lapack("linalg.pinv", np.linalg.svd, A.numpy(), False)
+    u, s, vh = _lapack("linalg.pinv", np.linalg.svd, A._numpy(), False)
     tol = _tolerance("linalg.pinv", s, A._sizes, atol, rtol)
     with quiet():
         sinv = np.where(s > tol, 1.0 / np.where(s > tol, s, 1.0), 0.0)
@@ -307,6 +307,6 @@ def matrix_rank(A: Tensor, *, atol: float | None = None, rtol: float | None = No
         raise RuntimeError(
             f"linalg.matrix_rank: The input tensor A must have at least 2 dimensions, got {A.ndim}."
         )
-    s = _lapack("linalg.matrix_rank", np.linalg.svd, A.numpy(), False, False)
+    s = _lapack("linalg.matrix_rank", np.linalg.svd, A._numpy(), False, False)
     tol = _tolerance("linalg.matrix_rank", s, A._sizes, atol, rtol)
     return from_result(np.asarray((s > tol).sum(-1)), np.dtype(np.int64))

@@ -79,7 +79,7 @@ class ProdBackward0(SavingNode):
         else:
             g = _restore(g, sizes, (self.dim,), self.keepdim)
             result = _restore(result, sizes, (self.dim,), self.keepdim)
-        if not (x.numpy() == 0).any():
+        if not (x._numpy() == 0).any():
             return (mul(g, div(result, x)),)
         if self.dim is None:
             return (mul(g, reshape(_others_product(reshape(x, -1), 0), sizes)),)
@@ -113,7 +113,7 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     d = None if dim is None else wrap_dim(dim, input.ndim, "prod")
     with quiet():
         axis = None if d is None or not input.ndim else d
-        values = np.prod(input.numpy(), axis=axis, keepdims=keepdim and d is not None)
+        values = np.prod(input._numpy(), axis=axis, keepdims=keepdim and d is not None)
     out = from_result(np.asarray(values), input.dtype)
     if needs_grad(input):
         node = (ProdBackward0 if d is None else ProdBackward1)(d if input.ndim else None, keepdim)
@@ -157,7 +157,7 @@ class StdBackward0(VarBackward0):
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         x, result = self.unpack()
-        g = where(from_result(result.numpy() == 0), 0.0, div(grads[0], mul(result, 2)))
+        g = where(from_result(result._numpy() == 0), 0.0, div(grads[0], mul(result, 2)))
         return (_var_backward(g, x, self),)
 
 
@@ -197,7 +197,7 @@ def _var_backward(g: Tensor, x: Tensor, node: VarBackward0) -> Tensor:
     dof = n - node.correction  # not clamped at 0 here (the forward clamps), as PyTorch
     g = _restore(g, x._sizes, dims, node.keepdim)
     if node.every_dim and dof <= 0:  # PyTorch's constant: nan where x is its mean, else inf
-        xv = x.numpy()
+        xv = x._numpy()
         flat = np.where(xv == xv.mean(), np.nan, np.inf)
         return mul(g, from_result(flat, g.dtype))
     scale = 2.0 / dof if dof else float("inf")
@@ -217,7 +217,7 @@ def _moments(
     mean_dim = None if isinstance(dim, bool) else dim
     dim, c = _correction(op, dim, unbiased, correction)
     dims = reduce_dims(op, input, dim)
-    x = input.numpy()
+    x = input._numpy()
     n = 1
     for d in dims:
         n *= input._sizes[d]
@@ -275,7 +275,7 @@ def _arg(op: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
     if dim is None:
         if not input.numel():
             raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
-        flat = int(fn(input.numpy().reshape(-1)))
+        flat = int(fn(input._numpy().reshape(-1)))
         shape = (1,) * input.ndim if keepdim else ()
         return from_result(np.full(shape, flat, np.int64))
     d = wrap_dim(dim, input.ndim, op)
@@ -283,7 +283,7 @@ def _arg(op: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
         return from_result(np.zeros((), np.int64))
     if input._sizes[d] == 0:
         raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
-    return from_result(np.asarray(fn(input.numpy(), axis=d, keepdims=keepdim)), dtypes.int64)
+    return from_result(np.asarray(fn(input._numpy(), axis=d, keepdims=keepdim)), dtypes.int64)
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -298,7 +298,7 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 def _logical(op: str, fn: Any, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
     dims = reduce_dims(op, input, dim)
-    values = fn(input.numpy().astype(np.bool_), axis=dims, keepdims=keepdim and dim is not None)
+    values = fn(input._numpy().astype(np.bool_), axis=dims, keepdims=keepdim and dim is not None)
     return from_result(np.asarray(values), dtypes.bool_)
 
 
@@ -313,7 +313,7 @@ def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noq
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     dims = reduce_dims("count_nonzero", input, dim)
-    return from_result(np.asarray(np.count_nonzero(input.numpy(), axis=dims)), dtypes.int64)
+    return from_result(np.asarray(np.count_nonzero(input._numpy(), axis=dims)), dtypes.int64)
 
 
 # -- median, nanmedian, kthvalue -----------------------------------------------------------------
@@ -359,11 +359,11 @@ def _selected(
     op: str, node_cls: type, input: Tensor, d: int, keepdim: bool, k: Any, ignore_nan: bool
 ) -> tuple[Tensor, Tensor]:
     if not input.ndim:
-        values, idx = input.numpy(), np.zeros((), np.int64)
+        values, idx = input._numpy(), np.zeros((), np.int64)
     else:
         if input._sizes[d] == 0:
             raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
-        values, idx = _kth_along(input.numpy(), d, k, ignore_nan)
+        values, idx = _kth_along(input._numpy(), d, k, ignore_nan)
         if not keepdim:
             values, idx = np.squeeze(values, d), np.squeeze(idx, d)
     out = from_result(np.asarray(values), input.dtype)
@@ -376,7 +376,7 @@ def _selected(
 
 
 def _global_median(op: str, node_cls: type, input: Tensor, ignore_nan: bool) -> Tensor:
-    flat = input.numpy().reshape(-1)
+    flat = input._numpy().reshape(-1)
     if flat.size:
         values, _ = _kth_along(flat, 0, lambda m: (m - 1) // 2, ignore_nan)
     else:  # the median of nothing is nan, as in PyTorch
@@ -421,7 +421,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
 
 # -- nansum, nanmean, aminmax ---------------------------------------------------------------------
 def _not_nan(input: Tensor) -> Tensor:
-    return input.masked_fill(from_result(np.isnan(input.numpy())), 0)  # type: ignore[attr-defined]
+    return input.masked_fill(from_result(np.isnan(input._numpy())), 0)  # type: ignore[attr-defined]
 
 
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -435,7 +435,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     if input.dtype not in dtypes.FLOATING:
         raise RuntimeError(f"nanmean(): expected a float input, got {input.dtype.name}")
     dims = reduce_dims("nanmean", input, dim)
-    count = np.sum(~np.isnan(input.numpy()), axis=dims, keepdims=keepdim)
+    count = np.sum(~np.isnan(input._numpy()), axis=dims, keepdims=keepdim)
     total = nansum(input, dim, keepdim, dtype=dtype)
     return div(total, from_result(np.asarray(count), total.dtype))
 

@@ -8,7 +8,8 @@ from typing import Any
 from .. import _tracing, copying, dtypes
 from ..device import check as check_device
 from ..device import is_device_like
-from ..layouts import check_memory_format
+from ..geometry.layout import strides_like_channels_last
+from ..layouts import format_strides
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
 from ..tensor import Tensor
@@ -31,19 +32,20 @@ class ToCopyBackward0(Node):
 
 def clone(self: Tensor, *, memory_format: str | None = None) -> Tensor:
     """A differentiable copy. Like PyTorch's default ``preserve_format`` it keeps a dense
-    tensor's strides; ``memory_format="contiguous_format"`` makes it contiguous."""
-    if memory_format not in (None, "preserve_format", "contiguous_format"):
-        raise ValueError(
-            f"clone(): memory_format must be 'preserve_format' or 'contiguous_format', "
-            f"got {memory_format!r}"
-        )
-    # contiguous: both formats keep its strides (Note [Lean paths]); a 0-d tensor
-    # is copied as cheaply by copying.clone
-    data = lean_data(self) if self._sizes else None
+    tensor's strides; ``memory_format="contiguous_format"`` makes it contiguous, and
+    ``channels_last`` / ``channels_last_3d`` channels-last (a 4-D / 5-D tensor)."""
+    strides = None
+    if memory_format is not None and memory_format != "preserve_format":
+        strides = format_strides("clone", memory_format, self._sizes)
+        if memory_format == "contiguous_format":
+            strides = None  # (copying.clone's contiguous copy)
+    # contiguous: preserve and contiguous formats keep its strides (Note [Lean paths]); a
+    # 0-d tensor is copied as cheaply by copying.clone
+    data = lean_data(self) if self._sizes and strides is None else None
     if data is not None:
         out = fresh_result(data.copy(), self._sizes, self._strides)
     else:
-        out = copying.clone(self, contiguous=memory_format == "contiguous_format")
+        out = copying.clone(self, contiguous=memory_format == "contiguous_format", strides=strides)
     if needs_grad(self):
         record(CloneBackward0(), (self,), (out,))
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
@@ -51,8 +53,17 @@ def clone(self: Tensor, *, memory_format: str | None = None) -> Tensor:
     return out
 
 
-def contiguous(self: Tensor) -> Tensor:
-    return self if self.is_contiguous() else clone(self, memory_format="contiguous_format")
+def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    """``self`` when already contiguous in ``memory_format`` (row-major by default), else a
+    differentiable copy that is."""
+    if memory_format is None or memory_format == "contiguous_format":
+        return self if self.is_contiguous() else clone(self, memory_format="contiguous_format")
+    if memory_format == "preserve_format":  # (PyTorch's message, when a copy is needed)
+        if self.is_contiguous():
+            return self
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    format_strides("contiguous", memory_format, self._sizes)  # (checks it and the rank)
+    return self if self.is_contiguous(memory_format) else clone(self, memory_format=memory_format)
 
 
 def to_dtype(self: Tensor, dtype: Any) -> Tensor:
@@ -91,11 +102,24 @@ def to(
         non_blocking = rest[0]
         copy = rest[1] if len(rest) > 1 else copy
     check_device("to()", device)
-    contiguous = check_memory_format("to", memory_format)
-    out = self if dtype is None else to_dtype(self, dtype)
-    if (copy and out is self) or (contiguous and not out.is_contiguous()):
-        out = clone(out, memory_format="contiguous_format" if contiguous else None)
+    strides = format_strides("to", memory_format, self._sizes)  # (None: preserve the layout)
+    target = self.dtype if dtype is None else dtypes.to_dtype(dtype, "to")
+    if not copy and (strides is None or target == self.dtype and suggest_memory_format(self) == memory_format):
+        return to_dtype(self, target)  # (``self`` when of ``target``: PyTorch's ``to_will_alias``)
+    if _tracing.ACTIVE is not None:  # (jitgrad.compile records the ops it knows)
+        return clone(to_dtype(self, target), memory_format=memory_format)
+    out = copying.to_dtype_copy(self, target, strides)
+    if target in dtypes.FLOATING and needs_grad(self):
+        record(ToCopyBackward0(self.dtype), (self,), (out,))
     return out
+
+
+def suggest_memory_format(self: Tensor) -> str:
+    """PyTorch's ``suggest_memory_format``: the channels-last format whose order the strides
+    follow (4-D or 5-D), else ``contiguous_format``."""
+    if strides_like_channels_last(self._sizes, self._strides):
+        return "channels_last" if len(self._sizes) == 4 else "channels_last_3d"
+    return "contiguous_format"
 
 
 def float_(self: Tensor) -> Tensor:

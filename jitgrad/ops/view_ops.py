@@ -272,7 +272,7 @@ def view_scatter(g: Tensor, input_sizes: tuple[int, ...], rel: Geometry) -> Tens
 def _scatter_add(buffer: np.ndarray, rel: Geometry, g: Tensor) -> None:
     """``buffer[rel] += g`` where ``rel`` maps several elements to one (expand, unfold).
     Dimensions of stride 0 are summed first; the rest is an unbuffered ``np.add.at``."""
-    values = g.numpy()
+    values = g._numpy()
     zero_dims = tuple(d for d, (n, s) in enumerate(zip(rel.sizes, rel.strides)) if s == 0 and n != 1)
     sizes, strides = rel.sizes, rel.strides
     if zero_dims:

@@ -129,7 +129,7 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
 
     def _gather_flat_grad(self) -> np.ndarray:
-        views = [np.zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad.numpy().reshape(-1)
+        views = [np.zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad._numpy().reshape(-1)
                  for p in self._params]
         return np.concatenate(views) if views else np.zeros(0)
 

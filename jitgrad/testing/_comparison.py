@@ -156,13 +156,13 @@ class TensorPair:
         if a.dtype != e.dtype:
             common = promote_types(a.dtype, e.dtype)
             a, e = a.to(common), e.to(common)
-        matches = isclose(a, e, rtol=self.rtol, atol=self.atol, equal_nan=self.equal_nan).numpy()
+        matches = isclose(a, e, rtol=self.rtol, atol=self.atol, equal_nan=self.equal_nan)._numpy()
         if matches.all():
             return
         if a.dim() == 0:
             message = scalar_message(a.item(), e.item(), self.rtol, self.atol)
         else:
-            message = tensor_message(a.numpy(), e.numpy(), matches, self.rtol, self.atol)
+            message = tensor_message(a._numpy(), e._numpy(), matches, self.rtol, self.atol)
         raise Failure(AssertionError, message, self.where)
 
 

@@ -41,6 +41,7 @@ NAMES: dict[str, list[str]] = {
         matrix_exp trapezoid cumulative_trapezoid cartesian_prod block_diag cov corrcoef dist
         float_power quantile nanquantile bitwise_left_shift bitwise_right_shift gcd lcm
         unique_consecutive nextafter mvlgamma
+        channels_last channels_last_3d contiguous_format preserve_format memory_format
     """.split(),
     "Tensor": """
         shape size dim ndim numel dtype device is_leaf requires_grad requires_grad_ grad grad_fn
@@ -62,6 +63,7 @@ NAMES: dict[str, list[str]] = {
         remainder floor_divide __mod__ __rmod__ __floordiv__ __rfloordiv__ __pos__ index_put
         nbytes itemsize is_same_size __contains__ __reversed__ tensor_split unflatten
         __getitem__ __setitem__ __len__ __iter__ __array__ __dlpack__
+        set_
     """.split(),
     "torch.nn": """
         Module Parameter Buffer ModuleList ModuleDict ParameterList ParameterDict Sequential
@@ -78,7 +80,7 @@ NAMES: dict[str, list[str]] = {
     "torch.nn.functional": """
         linear relu leaky_relu elu gelu silu softplus sigmoid tanh hardtanh softmax log_softmax
         dropout pad avg_pool1d max_pool1d conv1d conv2d unfold normalize one_hot embedding
-        layer_norm batch_norm mse_loss l1_loss smooth_l1_loss huber_loss cross_entropy nll_loss
+        layer_norm batch_norm instance_norm mse_loss l1_loss smooth_l1_loss huber_loss cross_entropy nll_loss
         binary_cross_entropy binary_cross_entropy_with_logits kl_div cosine_similarity
         pairwise_distance interpolate bilinear relu6 hardsigmoid hardswish logsigmoid softsign
         tanhshrink selu celu glu softmin threshold hardshrink softshrink rms_norm gaussian_nll_loss

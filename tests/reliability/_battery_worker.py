@@ -34,7 +34,7 @@ def _snapshot(ns: dict) -> dict:
             grad = v.grad
             snap[key] = (v._storage.buffer.copy(), v._version, tuple(v.shape), v.stride(),
                          v.storage_offset(), v.requires_grad, v.dtype,
-                         None if grad is None else grad.numpy().copy(), v.grad_fn)
+                         None if grad is None else grad.detach().numpy().copy(), v.grad_fn)
         elif isinstance(v, np.ndarray):
             snap[key] = (v.copy(), v.flags.writeable)
     return snap

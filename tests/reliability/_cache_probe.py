@@ -4,11 +4,11 @@ import time; t=time.time()
 import numpy as np, jitgrad as jg, os
 x = jg.arange(12.0, dtype=jg.float64).view(3, 4).clone()
 y = x.t().contiguous()
-assert np.array_equal(y.numpy(), np.arange(12.0).reshape(3, 4).T)
+assert np.array_equal(y.detach().numpy(), np.arange(12.0).reshape(3, 4).T)
 x[:, ::2].fill_(-1.0)
 w = jg.tensor(np.ones(6), dtype=jg.float64, requires_grad=True)
 b = w * 2.0; b[1::2].mul_(3.0); (b * b).sum().backward()
-assert np.allclose(w.grad.numpy(), [8, 72, 8, 72, 8, 72]), w.grad
+assert np.allclose(w.grad.detach().numpy(), [8, 72, 8, 72, 8, 72]), w.grad
 # The kernels themselves, whatever route the tensor ops take to them.
 import jitgrad.kernels as jk
 d, s = np.zeros(12), np.arange(12.0)

@@ -28,7 +28,7 @@ def _graph(lib):
 def _expected_grads():
     w1, w2, *_, loss = _graph(torch)
     loss.backward()
-    return w1.grad.numpy().copy(), w2.grad.numpy().copy()
+    return w1.grad.detach().numpy().copy(), w2.grad.detach().numpy().copy()
 
 
 class BadFunction(jitgrad.autograd.Function):
@@ -59,7 +59,7 @@ def test_exception_mid_backward_leaves_grads_and_graph_intact(where):
         g2 = g2 + 1.0
     # A first, successful backward, so the leaves hold gradients to be preserved.
     loss.backward(retain_graph=True) if where != "custom_function" else None
-    before = [None if w.grad is None else w.grad.numpy().copy() for w in (w1, w2)]
+    before = [None if w.grad is None else w.grad.detach().numpy().copy() for w in (w1, w2)]
 
     def boom(*_):
         raise Boom(where)
@@ -76,7 +76,7 @@ def test_exception_mid_backward_leaves_grads_and_graph_intact(where):
         handle = None
     with pytest.raises(Boom):
         loss.backward(retain_graph=True)
-    after = [None if w.grad is None else w.grad.numpy().copy() for w in (w1, w2)]
+    after = [None if w.grad is None else w.grad.detach().numpy().copy() for w in (w1, w2)]
     for b, a, name in zip(before, after, ("w1", "w2")):
         assert (b is None) == (a is None), f"{name}.grad appeared or vanished"
         if b is not None:
@@ -87,8 +87,8 @@ def test_exception_mid_backward_leaves_grads_and_graph_intact(where):
     BadFunction.fail = False
     loss.backward(retain_graph=True)
     k = 2 if where != "custom_function" else 1
-    np.testing.assert_allclose(w1.grad.numpy(), k * g1, rtol=1e-12)
-    np.testing.assert_allclose(w2.grad.numpy(), k * g2, rtol=1e-12)
+    np.testing.assert_allclose(w1.grad.detach().numpy(), k * g1, rtol=1e-12)
+    np.testing.assert_allclose(w2.grad.detach().numpy(), k * g2, rtol=1e-12)
 
 
 def test_version_error_mid_backward_leaves_grads_intact():
@@ -99,10 +99,10 @@ def test_version_error_mid_backward_leaves_grads_intact():
     z = (w * 3.0).sum() + (v * v).sum()   # reaches both leaves without y
     loss = z + (y * y).sum()              # y saved by MulBackward0
     loss.backward(retain_graph=True)
-    before = (w.grad.numpy().copy(), v.grad.numpy().copy())
+    before = (w.grad.detach().numpy().copy(), v.grad.detach().numpy().copy())
     with jitgrad.no_grad():
         y.add_(1.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         loss.backward(retain_graph=True)
-    np.testing.assert_array_equal(w.grad.numpy(), before[0])
-    np.testing.assert_array_equal(v.grad.numpy(), before[1])
+    np.testing.assert_array_equal(w.grad.detach().numpy(), before[0])
+    np.testing.assert_array_equal(v.grad.detach().numpy(), before[1])

@@ -146,7 +146,7 @@ def _assert_same_result(out, t_out, ours_storage, theirs_storage, where):
         assert t_out.untyped_storage().data_ptr() == theirs_storage.untyped_storage().data_ptr(), where
         assert (out.stride(), out.storage_offset()) == (t_out.stride(), t_out.storage_offset()), where
         return
-    np.testing.assert_array_equal(out.numpy(), t_out.numpy(), err_msg=where)
+    np.testing.assert_array_equal(out.detach().numpy(), t_out.detach().numpy(), err_msg=where)
 
 
 @settings(max_examples=budget(300))
@@ -197,7 +197,7 @@ def test_tensor_api_with_hostile_geometry(geometry, op, n):
     if t_err is not None:  # PyTorch refuses order-independent writes through expanded views
         assert op in ORDER_INDEPENDENT and "memory location" in str(t_err), where
         return
-    np.testing.assert_array_equal(buf, theirs_storage.numpy(), err_msg=where)
+    np.testing.assert_array_equal(buf, theirs_storage.detach().numpy(), err_msg=where)
     if isinstance(out, jitgrad.Tensor):
         _assert_same_result(out, t_out, ours_storage, theirs_storage, where)
 
@@ -219,7 +219,7 @@ def test_backward_through_hostile_as_strided(geometry, write, n):
             OPS[write](lib, v)
             loss = (base * lib.arange(float(n), dtype=lib.float64)).sum() + (v * v).sum()
             loss.backward()
-            results.append((None, leaf.grad.numpy().copy(), base.detach().numpy().copy()))
+            results.append((None, leaf.grad.detach().numpy().copy(), base.detach().numpy().copy()))
         except FAMILIES as exc:
             results.append((exc, leaf.grad, None))
     (err, grad, val), (t_err, t_grad, t_val) = results
@@ -284,13 +284,13 @@ def test_kernels_with_hostile_geometry(kernel, dst_geom, src_geom, n, m, dtypes)
 @pytest.mark.parametrize("geometry", [((2**62,), (0,), 0), ((0, 2**62), (1, 0), 0), ((3, 2**61), (1, 0), 1)])
 def test_numpy_of_a_view_numpy_cannot_hold(geometry):
     """More than 2**63 - 1 bytes (stride-0 and empty dims count): NumPy refuses the array in
-    PyTorch's ``.numpy()`` (its bare "array is too big"); jitgrad says which tensor and why."""
+    PyTorch's ``.detach().numpy()`` (its bare "array is too big"); jitgrad says which tensor and why."""
     with pytest.raises(ValueError, match="array is too big"):
-        torch.from_numpy(np.arange(4.0)).as_strided(*geometry).numpy()
+        torch.from_numpy(np.arange(4.0)).as_strided(*geometry).detach().numpy()
     view = jitgrad.from_numpy(np.arange(4.0)).as_strided(*geometry)
     with pytest.raises(ValueError, match=r"numpy: a tensor of sizes \[.*\] and dtype float64 spans"):
-        view.numpy()
-    fits = jitgrad.from_numpy(np.arange(4.0)).as_strided((2**59,), (0,), 1).numpy()
+        view.detach().numpy()
+    fits = jitgrad.from_numpy(np.arange(4.0)).as_strided((2**59,), (0,), 1).detach().numpy()
     assert fits.shape == (2**59,) and fits.strides == (0,) and fits[2**59 - 1] == 1.0
 
 

@@ -22,7 +22,7 @@ def _program(lib, data):
     s = base.as_strided((len(data) // 3,), (3,), 0)
     loss = (base.exp() * s.sum()).sum() + (v * v).sum()
     loss.backward()
-    return w.grad.numpy().copy()
+    return w.grad.detach().numpy().copy()
 
 
 def _run_threads(target, n=THREADS):
@@ -110,7 +110,7 @@ def test_concurrent_backward_on_a_shared_leaf_loses_no_update():
                     assert "thread" in str(exc) or "concurrent" in str(exc), repr(exc)
 
         assert not _run_threads(work)
-        g = w.grad.numpy()
+        g = w.grad.detach().numpy()
         assert g.min() == g.max() == 5.0 * sum(ok), (
             f"trial {trial}: {sum(ok)} successful calls, expected every element to be "
             f"{5.0 * sum(ok)}, got min {g.min()} max {g.max()} (lost in-place accumulations)")
@@ -145,7 +145,7 @@ def test_concurrent_backward_through_one_shared_graph(size):
     errors = _run_threads(work)
     assert not errors, errors
     calls = sum(ok)
-    got = w.grad.numpy() / max(calls, 1)
+    got = w.grad.detach().numpy() / max(calls, 1)
     np.testing.assert_allclose(got, expected, rtol=1e-9, err_msg=(
         f"{calls} successful concurrent backward calls through one graph gave a gradient that "
         f"is not {calls} x the right one (lost or doubled accumulation)"))

@@ -181,7 +181,7 @@ class RNNBase(Module):
         """A packed batch: the initial states are given in the caller's batch order (sorted
         here), the final ones returned in it."""
         data, batch_sizes, sorted_indices, unsorted_indices = input
-        sizes = [int(b) for b in batch_sizes.numpy()]
+        sizes = [int(b) for b in batch_sizes._numpy()]
         if hx is None:
             states = self._zeros(sizes[0], data.dtype)
         else:

@@ -27,7 +27,7 @@ def _index(values: Sequence[int] | np.ndarray) -> Tensor:
 def _inverse(permutation: Tensor | None) -> Tensor | None:
     if permutation is None:
         return None
-    order = permutation.numpy()
+    order = permutation._numpy()
     inverse = np.empty_like(order)
     inverse[order] = np.arange(order.size)
     return _index(inverse)
@@ -90,7 +90,7 @@ def _pad_to(t: Tensor, size: int, value: float, before: bool = False) -> Tensor:
 
 
 def _lengths(lengths: Any) -> np.ndarray:
-    return np.asarray(lengths.numpy() if isinstance(lengths, Tensor) else lengths, dtype=np.int64).reshape(-1)
+    return np.asarray(lengths._numpy() if isinstance(lengths, Tensor) else lengths, dtype=np.int64).reshape(-1)
 
 
 def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
@@ -129,7 +129,7 @@ def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
 def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, padding_value: float = 0.0,
                         total_length: int | None = None) -> tuple[Tensor, Tensor]:
     """The padded batch and the lengths (in the original batch order) of a packed batch."""
-    sizes = [int(b) for b in sequence.batch_sizes.numpy()]
+    sizes = [int(b) for b in sequence.batch_sizes._numpy()]
     if total_length is not None and total_length < len(sizes):
         raise ValueError("Expected total_length to be at least the length of the longest sequence in input, but "
                          f"got total_length={total_length} and max sequence length being {len(sizes)}")
@@ -139,7 +139,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, pad
     lengths = (np.asarray(sizes)[None, :] > np.arange(sizes[0])[:, None]).sum(1)
     if sequence.unsorted_indices is not None:
         padded = padded.index_select(1, sequence.unsorted_indices)  # type: ignore[attr-defined]
-        lengths = lengths[sequence.unsorted_indices.numpy()]
+        lengths = lengths[sequence.unsorted_indices._numpy()]
     return (padded.transpose(0, 1) if batch_first else padded), _index(lengths)  # type: ignore[attr-defined]
 
 
