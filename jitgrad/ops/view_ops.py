@@ -185,7 +185,15 @@ class UnsqueezeBackward0(ViewBackward):
     pass
 
 
-class SqueezeBackward0(ViewBackward):
+class SqueezeBackward0(ViewBackward):  # squeeze()
+    pass
+
+
+class SqueezeBackward1(SqueezeBackward0):  # squeeze(dim)
+    pass
+
+
+class SqueezeBackward2(SqueezeBackward0):  # squeeze(dims)
     pass
 
 
@@ -403,7 +411,9 @@ def unsqueeze(self: Tensor, dim: int) -> Tensor:
 
 
 def squeeze(self: Tensor, dim: Any = None) -> Tensor:
-    return _record(SqueezeBackward0, self, _forward(views.squeeze, self, dim), vg.squeeze, dim)
+    node_type = SqueezeBackward0 if dim is None else (
+        SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1)
+    return _record(node_type, self, _forward(views.squeeze, self, dim), vg.squeeze, dim)
 
 
 def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
@@ -802,6 +812,8 @@ _REPLAY: dict[type[ViewBackward], Callable[..., Tensor]] = {
     TransposeBackward0: transpose,
     UnsqueezeBackward0: unsqueeze,
     SqueezeBackward0: squeeze,
+    SqueezeBackward1: squeeze,
+    SqueezeBackward2: squeeze,
     DiagonalBackward0: diagonal,
     UnfoldBackward0: unfold,
 }
