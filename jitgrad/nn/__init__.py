@@ -14,6 +14,10 @@ from .modules import (
     CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, ReLU6, RMSNorm, Softmin,
     Softshrink, Softsign, Tanhshrink, Threshold,
 )
+from .modules import (
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
+    MaxPool1d, MaxPool2d,
+)
 from .parameter import Buffer, Parameter
 
 __all__ = [
@@ -24,4 +28,6 @@ __all__ = [
     "Softmax", "Softplus", "Tanh", "Unflatten", "functional", "init", "utils", "KLDivLoss",
     "GaussianNLLLoss", "Buffer", "BatchNorm1d", "BatchNorm2d",
     "Bilinear", "Conv1d", "Conv2d", "CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "ReLU6", "RMSNorm", "SELU", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AvgPool1d",
+    "AvgPool2d", "MaxPool1d", "MaxPool2d",
 ]

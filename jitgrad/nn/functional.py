@@ -23,6 +23,10 @@ from ._losses import (
 from ._batch_norm import batch_norm
 from ._conv import conv1d, conv2d, unfold
 from ._interpolate import interpolate
+from ._pool_functional import (
+    adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d, avg_pool1d,
+    avg_pool2d, max_pool1d, max_pool2d,
+)
 from ._more_activations import (
     celu, glu, hardshrink, hardsigmoid, hardswish, logsigmoid, relu6, rms_norm, selu, softmin,
     softshrink, softsign, tanhshrink, threshold,
@@ -37,6 +41,8 @@ __all__ = [
     "softplus", "tanh", "kl_div", "gaussian_nll_loss", "pairwise_distance", "batch_norm", "bilinear", "conv1d", "conv2d", "unfold", "interpolate",
     "celu", "glu", "hardshrink", "hardsigmoid", "hardswish", "logsigmoid", "relu6", "rms_norm", "selu",
     "softmin", "softshrink", "softsign", "tanhshrink", "threshold",
+    "avg_pool2d", "max_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
 ]
 
 
@@ -146,61 +152,6 @@ def _pad_constant(input: Tensor, pairs: list[tuple[int, int, int]], value: float
     out = creation.full(sizes, value, dtype=input.dtype)
     out[tuple(region)] = cropped
     return out
-
-
-def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
-    """Means over windows of the last dim ((N, C, L) or (C, L) input)."""
-    k = _single(kernel_size)
-    s = k if stride is None or stride == [] else _single(stride)
-    p = _single(padding)
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"avg_pool1d: expected 2D or 3D input, got {input.dim()}D")
-    if p > k // 2:
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
-                           f"kernel_size={k}")
-    if ceil_mode:
-        raise NotImplementedError("avg_pool1d: ceil_mode=True is not supported yet")
-    length = input.shape[-1] + 2 * p
-    if length < k:
-        raise RuntimeError(f"avg_pool1d: input length {input.shape[-1]} (padded {length}) is "
-                           f"smaller than kernel_size {k}")
-    padded = _pad_constant(input, [(input.dim() - 1, p, p)], 0.0) if p else input
-    sums = padded.unfold(-1, k, s).sum(-1)  # type: ignore[attr-defined]
-    if count_include_pad or p == 0:
-        return sums / k
-    ones = np.pad(np.ones(input.shape[-1]), p)
-    counts = np.lib.stride_tricks.sliding_window_view(ones, k)[::s].sum(-1)
-    return sums / creation.tensor(counts.astype(input.dtype))
-
-
-def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
-    """Maxima over windows of the last dim; padding is -inf. A tie inside one window shares
-    the gradient evenly (PyTorch gives it to the first maximum)."""
-    k = _single(kernel_size)
-    s = k if stride is None or stride == [] else _single(stride)
-    p = _single(padding)
-    if _single(dilation) != 1 or ceil_mode or return_indices:
-        raise NotImplementedError("max_pool1d: dilation, ceil_mode and return_indices are not supported yet")
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"max_pool1d: expected 2D or 3D input, got {input.dim()}D")
-    if p > k // 2:
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
-                           f"kernel_size={k}")
-    if input.shape[-1] + 2 * p < k:
-        raise RuntimeError(f"max_pool1d: input length {input.shape[-1]} (padded {input.shape[-1] + 2 * p}) "
-                           f"is smaller than kernel_size {k}")
-    padded = _pad_constant(input, [(input.dim() - 1, p, p)], float("-inf")) if p else input
-    return padded.unfold(-1, k, s).amax(-1)  # type: ignore[attr-defined]
-
-
-def _single(x: Any) -> int:
-    if isinstance(x, (tuple, list)):
-        if len(x) != 1:
-            raise RuntimeError(f"avg_pool1d: expected a single int or a 1-tuple, got {x!r}")
-        return int(x[0])
-    return int(x)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:

@@ -18,6 +18,10 @@ from .loss import (
 )
 from .module import Module
 from .normalization import Embedding, LayerNorm, Unflatten
+from .pooling import (
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
+    MaxPool1d, MaxPool2d,
+)
 
 __all__ = [
     "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten",
@@ -27,4 +31,6 @@ __all__ = [
     "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Tanh",
     "Unflatten", "KLDivLoss", "GaussianNLLLoss", "BatchNorm1d", "BatchNorm2d", "Bilinear", "Conv1d", "Conv2d",
     "CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "ReLU6", "RMSNorm", "SELU", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AvgPool1d",
+    "AvgPool2d", "MaxPool1d", "MaxPool2d",
 ]
