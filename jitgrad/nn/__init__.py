@@ -18,6 +18,7 @@ from .modules import (
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
     MaxPool1d, MaxPool2d,
 )
+from .modules import ConvTranspose1d, ConvTranspose2d
 from .parameter import Buffer, Parameter
 
 __all__ = [
@@ -29,5 +30,5 @@ __all__ = [
     "GaussianNLLLoss", "Buffer", "BatchNorm1d", "BatchNorm2d",
     "Bilinear", "Conv1d", "Conv2d", "CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "ReLU6", "RMSNorm", "SELU", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AvgPool1d",
-    "AvgPool2d", "MaxPool1d", "MaxPool2d",
+    "AvgPool2d", "MaxPool1d", "MaxPool2d", "ConvTranspose1d", "ConvTranspose2d",
 ]

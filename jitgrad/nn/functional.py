@@ -22,6 +22,7 @@ from ._losses import (
 )
 from ._batch_norm import batch_norm
 from ._conv import conv1d, conv2d, unfold
+from ._conv_transpose import conv_transpose1d, conv_transpose2d
 from ._interpolate import interpolate
 from ._pool_functional import (
     adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d, avg_pool1d,
@@ -42,7 +43,7 @@ __all__ = [
     "celu", "glu", "hardshrink", "hardsigmoid", "hardswish", "logsigmoid", "relu6", "rms_norm", "selu",
     "softmin", "softshrink", "softsign", "tanhshrink", "threshold",
     "avg_pool2d", "max_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
-    "adaptive_max_pool2d",
+    "adaptive_max_pool2d", "conv_transpose1d", "conv_transpose2d",
 ]
 
 

@@ -18,6 +18,7 @@ from .loss import (
 )
 from .module import Module
 from .normalization import Embedding, LayerNorm, Unflatten
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d
 from .pooling import (
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
     MaxPool1d, MaxPool2d,
@@ -32,5 +33,5 @@ __all__ = [
     "Unflatten", "KLDivLoss", "GaussianNLLLoss", "BatchNorm1d", "BatchNorm2d", "Bilinear", "Conv1d", "Conv2d",
     "CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "ReLU6", "RMSNorm", "SELU", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AvgPool1d",
-    "AvgPool2d", "MaxPool1d", "MaxPool2d",
+    "AvgPool2d", "MaxPool1d", "MaxPool2d", "ConvTranspose1d", "ConvTranspose2d",
 ]

@@ -14,6 +14,16 @@ from .linear import kaiming_reset, weight_and_bias
 from .module import Module
 
 
+def check_groups(in_channels: int, out_channels: int, groups: int) -> None:
+    """A conv module's channel counts against ``groups`` (PyTorch's ValueErrors)."""
+    if groups <= 0:
+        raise ValueError("groups must be a positive integer")
+    if in_channels % groups != 0:
+        raise ValueError("in_channels must be divisible by groups")
+    if out_channels % groups != 0:
+        raise ValueError("out_channels must be divisible by groups")
+
+
 class _ConvNd(Module):
     _n = 0
 
@@ -22,12 +32,7 @@ class _ConvNd(Module):
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         n = self._n
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
+        check_groups(in_channels, out_channels, groups)
         if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
             raise ValueError(
                 f"padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got "
