@@ -19,6 +19,10 @@ from .modules import (
     MaxPool1d, MaxPool2d,
 )
 from .modules import ConvTranspose1d, ConvTranspose2d
+from .modules import (
+    CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,
+    ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d,
+)
 from .parameter import Buffer, Parameter
 
 __all__ = [
@@ -31,4 +35,6 @@ __all__ = [
     "Bilinear", "Conv1d", "Conv2d", "CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "ReLU6", "RMSNorm", "SELU", "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AvgPool1d",
     "AvgPool2d", "MaxPool1d", "MaxPool2d", "ConvTranspose1d", "ConvTranspose2d",
+    "CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d",
+    "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d",
 ]

@@ -6,11 +6,8 @@ structural functions (``linear``, ``pad``, ``avg_pool1d``, ``normalize``) and re
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
-import numpy as np
-
-from .. import creation
 from ..ops.reduction import log_softmax as _log_softmax, softmax as _softmax
 from ..tensor import Tensor
 from ._activations import (
@@ -23,6 +20,7 @@ from ._losses import (
 from ._batch_norm import batch_norm
 from ._conv import conv1d, conv2d, unfold
 from ._conv_transpose import conv_transpose1d, conv_transpose2d
+from ._padding import pad
 from ._interpolate import interpolate
 from ._pool_functional import (
     adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d, avg_pool1d,
@@ -91,68 +89,6 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected {weight.shape[0]}")
     out = einsum("...i,kij,...j->...k", input1, weight, input2)
     return out if bias is None else out + bias
-
-
-def _pad_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
-    """Source positions along one dim of length ``n`` for each padded position."""
-    i = np.arange(-before, n + after)
-    if mode == "replicate":
-        return np.clip(i, 0, n - 1)
-    if mode == "circular":
-        if before > n or after > n:
-            raise ValueError(f"pad: circular padding of {before}/{after} exceeds the size {n}")
-        return i % n
-    if before >= n or after >= n:
-        raise RuntimeError(
-            f"pad: reflect padding ({before}, {after}) must be smaller than the dimension size {n}"
-        )
-    period = 2 * (n - 1)
-    j = np.abs(i) % period if period else np.zeros_like(i)
-    return np.where(j >= n, period - j, j)
-
-
-def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
-    """Pad the last ``len(pad) // 2`` dims; ``pad`` lists (before, after) from the last dim
-    backwards. Modes: constant (negative pads crop), reflect, replicate, circular."""
-    pad = [int(p) for p in pad]
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) // 2 > input.dim():
-        raise RuntimeError(
-            f"Padding length should be less than or equal to two times the input dimension but "
-            f"got padding length {len(pad)} and input of dimension {input.dim()}"
-        )
-    pairs = [(input.dim() - 1 - k, pad[2 * k], pad[2 * k + 1]) for k in range(len(pad) // 2)]
-    if mode == "constant":
-        return _pad_constant(input, pairs, 0.0 if value is None else value)
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"pad: mode {mode!r} is not supported; expected constant, reflect, "
-                                  "replicate or circular")
-    if value is not None and value != 0:
-        raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument')
-    out = input
-    for dim, before, after in pairs:
-        index = creation.tensor(_pad_index(out.shape[dim], before, after, mode))
-        out = out[(slice(None),) * dim + (index,)]
-    return out
-
-
-def _pad_constant(input: Tensor, pairs: list[tuple[int, int, int]], value: float) -> Tensor:
-    cropped = input
-    for dim, before, after in pairs:  # negative pads crop first
-        start, stop = max(-before, 0), cropped.shape[dim] - max(-after, 0)
-        if stop < start:
-            raise RuntimeError(f"pad: padding {(before, after)} leaves a negative size along dim {dim}")
-        cropped = cropped.narrow(dim, start, stop - start)  # type: ignore[attr-defined]
-    sizes = list(cropped.shape)
-    region: list[Any] = [slice(None)] * input.dim()
-    for dim, before, after in pairs:
-        b, a = max(before, 0), max(after, 0)
-        region[dim] = slice(b, b + sizes[dim])
-        sizes[dim] += b + a
-    out = creation.full(sizes, value, dtype=input.dtype)
-    out[tuple(region)] = cropped
-    return out
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:
