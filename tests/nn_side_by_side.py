@@ -15,7 +15,7 @@ LIBS = (jitgrad, torch)
 
 
 def _np(t: Any) -> np.ndarray:
-    return t.detach().numpy()
+    return t.detach().numpy(force=True) if isinstance(t, torch.Tensor) else t.detach().numpy()
 
 
 def run(lib: Any, program: Callable[..., Any], arrays: Sequence[np.ndarray], second: bool) -> dict[str, Any]:

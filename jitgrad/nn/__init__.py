@@ -23,6 +23,12 @@ from .modules import (
     CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,
     ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d,
 )
+from .modules import (
+    AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout, CosineSimilarity, GroupNorm,
+    PairwiseDistance, PixelShuffle, PixelUnshuffle, PReLU, Softmax2d, Upsample,
+    UpsamplingBilinear2d, UpsamplingNearest2d, CosineEmbeddingLoss, HingeEmbeddingLoss,
+    MarginRankingLoss, MultiLabelSoftMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+)
 from .parameter import Buffer, Parameter
 
 __all__ = [
@@ -37,4 +43,9 @@ __all__ = [
     "AvgPool2d", "MaxPool1d", "MaxPool2d", "ConvTranspose1d", "ConvTranspose2d",
     "CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d",
     "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d",
+    "AlphaDropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout",
+    "CosineSimilarity", "GroupNorm", "PairwiseDistance", "PixelShuffle", "PixelUnshuffle", "PReLU",
+    "Softmax2d", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "CosineEmbeddingLoss",
+    "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss",
+    "SoftMarginLoss", "TripletMarginLoss",
 ]

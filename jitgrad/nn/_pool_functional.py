@@ -81,6 +81,9 @@ def _sliding_shape(input: Tensor, k: tuple[int, int], s: tuple[int, int], p: tup
             "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:"
             f"{list(input.shape)}"
         )
+    if k[1] // 2 < p[1] or k[0] // 2 < p[0]:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, "
+                           f"padH = {p[0]}, kW = {k[1]}, kH = {k[0]}")
     if outs[0] < 1 or outs[1] < 1:
         c = input.shape[-3]
         raise RuntimeError(

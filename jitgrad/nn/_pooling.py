@@ -69,9 +69,10 @@ def _offsets(windows: Sequence[Windows], sizes: Sequence[int]) -> Any:
 
 def _first_valid(windows: Sequence[Windows], sizes: Sequence[int]) -> np.ndarray:
     firsts = []
-    for pos, valid in windows:
-        k = valid.argmax(1)  # (every window has an in-bounds element)
-        firsts.append(pos[np.arange(len(pos)), k] if len(pos) else np.zeros(0, np.int64))
+    for (pos, valid), size in zip(windows, sizes):
+        k = valid.argmax(1)  # (a window wholly in the padding, which only max_pool1d lets through, is
+        first = pos[np.arange(len(pos)), k] if len(pos) else np.zeros(0, np.int64)  # -inf at its nearest)
+        firsts.append(np.clip(first, 0, size - 1))
     return firsts[0][:, None] * sizes[1] + firsts[1][None, :]
 
 

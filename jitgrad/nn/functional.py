@@ -21,6 +21,13 @@ from ._batch_norm import batch_norm
 from ._conv import conv1d, conv2d, unfold
 from ._conv_transpose import conv_transpose1d, conv_transpose2d
 from ._padding import pad
+from ._dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
+from ._group_norm import group_norm
+from ._losses_more import (
+    cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss, multilabel_soft_margin_loss,
+    poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
+)
+from ._prelu_shuffle import pixel_shuffle, pixel_unshuffle, prelu
 from ._interpolate import interpolate
 from ._pool_functional import (
     adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d, avg_pool1d,
@@ -41,7 +48,10 @@ __all__ = [
     "celu", "glu", "hardshrink", "hardsigmoid", "hardswish", "logsigmoid", "relu6", "rms_norm", "selu",
     "softmin", "softshrink", "softsign", "tanhshrink", "threshold",
     "avg_pool2d", "max_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
-    "adaptive_max_pool2d", "conv_transpose1d", "conv_transpose2d",
+    "adaptive_max_pool2d", "conv_transpose1d", "conv_transpose2d", "alpha_dropout", "dropout1d",
+    "dropout2d", "dropout3d", "feature_alpha_dropout", "group_norm", "cosine_embedding_loss",
+    "hinge_embedding_loss", "margin_ranking_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
+    "soft_margin_loss", "triplet_margin_loss", "pixel_shuffle", "pixel_unshuffle", "prelu",
 ]
 
 

@@ -23,6 +23,17 @@ from .padding import (
     CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,
     ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d,
 )
+from .dropout import (
+    AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout,
+)
+from .layers_extra import (
+    CosineSimilarity, GroupNorm, PairwiseDistance, PixelShuffle, PixelUnshuffle, PReLU, Softmax2d,
+    Upsample, UpsamplingBilinear2d, UpsamplingNearest2d,
+)
+from .loss_more import (
+    CosineEmbeddingLoss, HingeEmbeddingLoss, MarginRankingLoss, MultiLabelSoftMarginLoss,
+    PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+)
 from .pooling import (
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
     MaxPool1d, MaxPool2d,
@@ -40,4 +51,9 @@ __all__ = [
     "AvgPool2d", "MaxPool1d", "MaxPool2d", "ConvTranspose1d", "ConvTranspose2d",
     "CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d",
     "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d",
+    "AlphaDropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout",
+    "CosineSimilarity", "GroupNorm", "PairwiseDistance", "PixelShuffle", "PixelUnshuffle", "PReLU",
+    "Softmax2d", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "CosineEmbeddingLoss",
+    "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss",
+    "SoftMarginLoss", "TripletMarginLoss",
 ]
