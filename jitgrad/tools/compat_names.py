@@ -71,6 +71,13 @@ NAMES: dict[str, list[str]] = {
         KLDivLoss GaussianNLLLoss init functional utils
         BatchNorm2d ReLU6 Hardsigmoid Hardswish LogSigmoid Softsign Tanhshrink SELU CELU GLU Softmin
         Threshold Hardshrink Softshrink RMSNorm
+        MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveMaxPool1d
+        AdaptiveMaxPool2d ConvTranspose1d ConvTranspose2d ZeroPad1d ZeroPad2d ConstantPad1d ConstantPad2d
+        ReflectionPad1d ReflectionPad2d ReplicationPad1d ReplicationPad2d CircularPad1d CircularPad2d
+        GroupNorm PReLU PixelShuffle PixelUnshuffle Upsample UpsamplingNearest2d UpsamplingBilinear2d
+        Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout CosineSimilarity PairwiseDistance
+        Softmax2d MarginRankingLoss HingeEmbeddingLoss SoftMarginLoss CosineEmbeddingLoss
+        TripletMarginLoss PoissonNLLLoss MultiLabelSoftMarginLoss
     """.split(),
     "torch.nn.functional": """
         linear relu leaky_relu elu gelu silu softplus sigmoid tanh hardtanh softmax log_softmax
@@ -79,6 +86,11 @@ NAMES: dict[str, list[str]] = {
         binary_cross_entropy binary_cross_entropy_with_logits kl_div cosine_similarity
         pairwise_distance interpolate bilinear relu6 hardsigmoid hardswish logsigmoid softsign
         tanhshrink selu celu glu softmin threshold hardshrink softshrink rms_norm gaussian_nll_loss
+        max_pool2d avg_pool2d adaptive_avg_pool1d adaptive_avg_pool2d adaptive_max_pool1d
+        adaptive_max_pool2d conv_transpose1d conv_transpose2d group_norm prelu pixel_shuffle
+        pixel_unshuffle dropout1d dropout2d dropout3d alpha_dropout feature_alpha_dropout
+        margin_ranking_loss hinge_embedding_loss soft_margin_loss cosine_embedding_loss
+        triplet_margin_loss poisson_nll_loss multilabel_soft_margin_loss
     """.split(),
     "torch.nn.init": """
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_
@@ -126,6 +138,10 @@ DIFFERENCES: dict[str, str] = {
     "torch.nn.Embedding": "initial weights come from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.functional.dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.Dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",
+    **{f"torch.nn.{name}": "the mask comes from jitgrad's generator: not PyTorch's numbers"
+       for name in ("Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")},
+    **{f"torch.nn.functional.{name}": "the mask comes from jitgrad's generator: not PyTorch's numbers"
+       for name in ("dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")},
     "torch.from_numpy": "read-only NumPy memory refuses writes (PyTorch only warns)",
     "Tensor.unfold": "in-place writes whose result depends on write order (overlapping windows) "
                      "are refused; order-independent ones get correct gradients",
