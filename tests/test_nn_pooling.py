@@ -307,3 +307,60 @@ def test_modules(name: str, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
     assert repr(mods[0]) == repr(mods[1])
     shape = (2, 3, 7, 6) if name.endswith("2d") else (2, 3, 7)
     compare(lambda L, t: mods[L is torch](t), _input(shape))
+
+
+# --- the window kernels against plain loops over the same tables ----------------------------
+
+def _naive_tables(x: np.ndarray, windows: list[tuple[np.ndarray, np.ndarray]]) -> Any:
+    (p0, v0), (p1, v1) = windows
+    for b, i, j in itertools.product(range(x.shape[0]), range(len(p0)), range(len(p1))):
+        cells = [(p0[i, a], p1[j, e]) for a in range(p0.shape[1]) for e in range(p1.shape[1])
+                 if v0[i, a] and v1[j, e]]
+        yield b, i, j, cells
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+@pytest.mark.parametrize("adaptive", [False, True])
+def test_window_kernels_against_loops(dtype: Any, adaptive: bool) -> None:
+    from jitgrad.nn import _pooling as P
+
+    x = (RNG.standard_normal((3, 5, 7)) * 4).astype(dtype)
+    if adaptive:
+        windows = [P.adaptive_windows(5, 3), P.adaptive_windows(7, 4)]
+    else:
+        windows = [P.sliding_windows(5, 3, 3, 2, 1, 1), P.sliding_windows(7, 3, 2, 2, 1, 3)]
+    best, index = P.max_over_windows(x, windows)
+    total = P.sum_over_windows(x, windows)
+    g = RNG.standard_normal(total.shape)
+    divisor = RNG.integers(1, 5, total.shape[1:]).astype(float)
+    spread = P.spread_over_windows(g, divisor, windows, (5, 7))
+    want = np.zeros((3, 5, 7))
+    for b, i, j, cells in _naive_tables(x, windows):
+        values = [x[b, r, c] for r, c in cells]
+        assert best[b, i, j] == max(values) and total[b, i, j] == sum(values, dtype(0))
+        r, c = cells[int(np.argmax(values))]  # (the first maximum)
+        assert index[b, i, j] == r * 7 + c
+        for r, c in cells:
+            want[b, r, c] += g[b, i, j] / divisor[i, j]
+    np.testing.assert_allclose(spread, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("name, kw", [
+    ("max_pool2d", dict(kernel_size=3, stride=2, padding=1)), ("avg_pool2d", dict(kernel_size=2)),
+    ("adaptive_max_pool2d", dict(output_size=(4, 2))), ("adaptive_avg_pool2d", dict(output_size=(4, 2))),
+    ("max_pool1d", dict(kernel_size=2)), ("avg_pool1d", dict(kernel_size=2)),
+])
+def test_other_dtypes(dtype: str, name: str, kw: dict[str, Any]) -> None:
+    """The dtypes PyTorch's CPU kernels take give its values; the others its error."""
+    x = np.abs(np.round(RNG.standard_normal((2, 3, 6, 5)) * 3))
+    if name.endswith("1d"):
+        x = x[0]
+    try:
+        theirs = getattr(torch.nn.functional, name)(torch.tensor(x).to(getattr(torch, dtype)), **kw)
+    except NotImplementedError:
+        same_error(lambda L: getattr(L.nn.functional, name)(L.tensor(x).to(getattr(L, dtype)), **kw))
+        return
+    ours = getattr(jitgrad.nn.functional, name)(jitgrad.tensor(x).to(getattr(jitgrad, dtype)), **kw)
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    np.testing.assert_allclose(ours.numpy().astype(float), theirs.numpy().astype(float), rtol=1e-3)

@@ -10,8 +10,8 @@ from typing import Any
 from ..tensor import Tensor
 from ._pooling import (
     AdaptiveAvgPool2DBackward0, AdaptiveMaxPool2DBackward0, AvgPool2DBackward0,
-    MaxPool2DWithIndicesBackward0, adaptive_windows, check_float, output_size, pool_avg, pool_max,
-    sliding_windows,
+    MaxPool2DWithIndicesBackward0, adaptive_windows, check_dtype, check_tensor, output_size, pool_avg,
+    pool_max, sliding_windows,
 )
 
 import numpy as np
@@ -46,7 +46,7 @@ def _ctrunc(a: int, b: int) -> int:
 
 
 def _check_1d_input(op: str, input: Tensor) -> None:
-    check_float(op, input)
+    check_tensor(op, input)
     if input.ndim not in (2, 3):
         raise RuntimeError(
             f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 'self' "
@@ -98,7 +98,7 @@ def _sliding_shape(input: Tensor, k: tuple[int, int], s: tuple[int, int], p: tup
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """The maximum of each ``kernel_size`` window (padding never wins; ties: the first)."""
-    check_float("max_pool2d", input)
+    check_tensor("max_pool2d", input)
     k = _pair(kernel_size, "max_pool2d: kernel_size must either be a single int, or a tuple of two ints")
     s = _pair(stride, "max_pool2d: stride must either be omitted, a single int, or a tuple of two ints", k)
     p = _pair(padding, "max_pool2d: padding must either be a single int, or a tuple of two ints")
@@ -106,6 +106,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     outs = _sliding_shape(input, k, s, p, d, ceil_mode)
+    check_dtype("max_pool2d", input, ("uint8", "int8", "int16", "int32", "int64"))
     windows = [sliding_windows(input.shape[-2 + i], outs[i], k[i], s[i], p[i], d[i]) for i in range(2)]
     out, indices = pool_max(input, windows, MaxPool2DWithIndicesBackward0)
     return (out, indices) if return_indices else out
@@ -120,7 +121,7 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         op, "stride", stride, size_1 % "None, an int, list of ints, or tuple of ints")
     p = _one(op, "padding", padding, size_1 % "an int, list of ints, or tuple of ints")
     d = _one(op, "dilation", dilation, size_1 % "an int, list of ints, or tuple of ints")
-    check_float("max_pool1d", input)
+    check_tensor("max_pool1d", input)
     if input.ndim not in (2, 3) or input.shape[-1] == 0 or (input.ndim == 3 and input.shape[1] == 0):
         raise RuntimeError(
             "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, "
@@ -138,6 +139,7 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         raise RuntimeError(f"{op} dilation must be greater than zero, but got {d}")
     if output_size(input.shape[-1], k, s, p, d, ceil_mode) <= 0:
         raise RuntimeError(f"{op} Invalid computed output size: {output_size(input.shape[-1], k, s, p, d, ceil_mode)}")
+    check_dtype("max_pool1d_impl", input, ())
     res = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode, True)  # type: ignore[attr-defined]
     out, indices = res[0].squeeze(-2), res[1].squeeze(-2)
     return (out, indices) if return_indices else out
@@ -163,7 +165,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """The mean of each ``kernel_size`` window (the divisor counts padding unless
     ``count_include_pad=False``; ``divisor_override`` replaces it)."""
-    check_float("avg_pool2d", input)
+    check_tensor("avg_pool2d", input)
     k = _pair(kernel_size, "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints")
     s = _pair(stride, "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints", k)
     p = _pair(padding, "avg_pool2d: padding must either be a single int, or a tuple of two ints")
@@ -173,6 +175,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, "
                          f"{max(input.ndim, 1) - 1}], but got -3)")
     outs = _sliding_shape(input, k, s, p, (1, 1), ceil_mode)
+    check_dtype("avg_pool2d", input, ("int64",))
     sizes = tuple(input.shape[-2:])
     windows = [sliding_windows(sizes[i], outs[i], k[i], s[i], p[i], 1) for i in range(2)]
     divisor = _divisors(windows, sizes, k, p, count_include_pad, divisor_override)
@@ -194,7 +197,7 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 def _adaptive_sizes(op: str, input: Tensor, output_size: Any, length_message: str, dims_message: str
                     ) -> tuple[int, int]:
-    check_float(op, input)
+    check_tensor(op, input)
     if isinstance(output_size, (tuple, list)):
         if len(output_size) != 2:
             raise RuntimeError(length_message)
@@ -209,6 +212,7 @@ def _adaptive_sizes(op: str, input: Tensor, output_size: Any, length_message: st
                 f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input has "
                 f"sizes {list(input.shape)} with dimension {dim} being empty"
             )
+    check_dtype(op, input, ())
     return sizes  # type: ignore[return-value]
 
 

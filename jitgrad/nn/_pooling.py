@@ -4,11 +4,12 @@
 
 Every pool is described per spatial dim by a window table: ``pos[o, k]``, the input position
 the ``k``-th element of output ``o``'s window reads, and ``valid[o, k]`` (False in padding or
-past an adaptive window's end). The forward walks the window offsets in row-major order, one
-NumPy gather of every output per offset, keeping a running maximum (PyTorch's rule: a later
-element wins only when strictly greater or NaN; the index starts at the window's first
-in-bounds element) or a running sum. Backward scatter-adds through ``index_put_zeros``, so
-gradients of gradients come from its own backward (a gather).
+past an adaptive window's end). The Numba kernels (``kernels/_pool_jit.py``) walk each window
+in row-major order keeping a running maximum (PyTorch's rule: a later element wins only when
+strictly greater or NaN; the index starts at the window's first in-bounds element) or a
+running sum. The max pools' backward scatter-adds through ``index_put_zeros`` (whose own
+backward is a gather); the average pools' backward is an op of its own whose backward is
+the average pool again (the two are adjoint), so gradients of any order follow.
 
 The 1-d pools are the 2-d ones on ``input.unsqueeze(-2)``, as in PyTorch (hence the
 ``SqueezeBackward1`` / ``UnsqueezeBackward0`` around their nodes).
@@ -16,7 +17,6 @@ The 1-d pools are the 2-d ones on ``input.unsqueeze(-2)``, as in PyTorch (hence 
 
 from __future__ import annotations
 
-import itertools
 from typing import Any, Sequence
 
 import numpy as np
@@ -24,6 +24,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
+from ..kernels import pooling as kernels
 from ..ops.index_ops import index_put_zeros
 from ..ops.operands import array_of, from_result
 from ..tensor import Tensor
@@ -58,13 +59,13 @@ def adaptive_windows(size: int, out: int) -> Windows:
     return pos, pos < end[:, None]
 
 
-def _offsets(windows: Sequence[Windows], sizes: Sequence[int]) -> Any:
-    """For each window offset (row-major): the gather index per dim, the flat input index
-    ``(o0, o1)`` and the validity ``(o0, o1)``."""
-    (p0, v0), (p1, v1) = windows
-    for k0, k1 in itertools.product(range(p0.shape[1]), range(p1.shape[1])):
-        i0, i1 = np.clip(p0[:, k0], 0, sizes[0] - 1), np.clip(p1[:, k1], 0, sizes[1] - 1)
-        yield (i0[:, None], i1[None, :]), i0[:, None] * sizes[1] + i1[None, :], v0[:, k0][:, None] & v1[:, k1][None, :]
+def _tables(windows: Sequence[Windows], sizes: Sequence[int]) -> list[np.ndarray]:
+    """The kernels' arguments: per dim the positions clipped into the input, and validity."""
+    out = []
+    for (pos, valid), size in zip(windows, sizes):
+        out += [np.ascontiguousarray(np.clip(pos, 0, max(size - 1, 0)), dtype=np.int64),
+                np.ascontiguousarray(valid, dtype=np.bool_)]
+    return out
 
 
 def _first_valid(windows: Sequence[Windows], sizes: Sequence[int]) -> np.ndarray:
@@ -73,50 +74,40 @@ def _first_valid(windows: Sequence[Windows], sizes: Sequence[int]) -> np.ndarray
         k = valid.argmax(1)  # (a window wholly in the padding, which only max_pool1d lets through, is
         first = pos[np.arange(len(pos)), k] if len(pos) else np.zeros(0, np.int64)  # -inf at its nearest)
         firsts.append(np.clip(first, 0, size - 1))
-    return firsts[0][:, None] * sizes[1] + firsts[1][None, :]
+    return np.ascontiguousarray(firsts[0][:, None] * sizes[1] + firsts[1][None, :], dtype=np.int64)
 
 
-# --- forward kernels on plain arrays (batch dims flattened: x is (B, H, W)) ------------------
+def _kernel_dtype(x: np.ndarray) -> np.ndarray:
+    """float16 runs in float32 (exact for a maximum; PyTorch also accumulates half in float)."""
+    return np.ascontiguousarray(x, dtype=np.float32 if x.dtype == np.float16 else x.dtype)
+
+
+# --- forward and backward on plain arrays (batch dims flattened: x is (B, H, W)) ---------------
 
 def max_over_windows(x: np.ndarray, windows: Sequence[Windows]) -> tuple[np.ndarray, np.ndarray]:
-    """Running maximum and its flat input index (``H * W`` numbering)."""
-    sizes = x.shape[1:]
+    """Each window's maximum and its flat input index (``h * W + w``)."""
+    xk = _kernel_dtype(x)
     shape = (x.shape[0], len(windows[0][0]), len(windows[1][0]))
-    best = np.full(shape, -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min, dtype=x.dtype)
-    index = np.broadcast_to(_first_valid(windows, sizes), shape).copy()
-    first = True
-    for gather, flat, valid in _offsets(windows, sizes):
-        v = x[(slice(None),) + gather]
-        if first and valid.all():
-            best[...] = v  # (the first offset of every window is in bounds: its element starts)
-            first = False
-            continue
-        first = False
-        better = (v > best) | np.isnan(v) if x.dtype.kind == "f" else v > best
-        better &= valid
-        np.copyto(best, v, where=better)
-        np.copyto(index, np.broadcast_to(flat, shape), where=better)
-    return best, index
+    best, index = np.empty(shape, xk.dtype), np.empty(shape, np.int64)
+    lowest = xk.dtype.type(-np.inf if xk.dtype.kind == "f" else np.iinfo(xk.dtype).min)
+    kernels.max_windows(xk, *_tables(windows, x.shape[1:]), _first_valid(windows, x.shape[1:]), lowest, best, index)
+    return best.astype(x.dtype, copy=False), index
 
 
 def sum_over_windows(x: np.ndarray, windows: Sequence[Windows]) -> np.ndarray:
-    sizes = x.shape[1:]
-    total = np.zeros((x.shape[0], len(windows[0][0]), len(windows[1][0])), dtype=x.dtype)
-    for gather, _, valid in _offsets(windows, sizes):
-        total += np.where(valid, x[(slice(None),) + gather], 0)
+    xk = _kernel_dtype(x)
+    total = np.zeros((x.shape[0], len(windows[0][0]), len(windows[1][0])), xk.dtype)
+    kernels.sum_windows(xk, *_tables(windows, x.shape[1:]), total)
     return total
 
 
-def window_entries(windows: Sequence[Windows], sizes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """The (output, input) flat index pairs of every in-bounds window element."""
-    outs, ins = [], []
-    n_out = np.arange(len(windows[0][0]) * len(windows[1][0])).reshape(len(windows[0][0]), len(windows[1][0]))
-    for _, flat, valid in _offsets(windows, sizes):
-        outs.append(n_out[valid])
-        ins.append(np.broadcast_to(flat, valid.shape)[valid])
-    if not outs:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return np.concatenate(outs), np.concatenate(ins)
+def spread_over_windows(g: np.ndarray, divisor: np.ndarray, windows: Sequence[Windows],
+                        sizes: tuple[int, int]) -> np.ndarray:
+    """The average pool's backward: ``g / divisor`` added over each window."""
+    gk = _kernel_dtype(g)
+    grad = np.zeros((g.shape[0],) + sizes, gk.dtype)
+    kernels.spread_windows(gk, np.ascontiguousarray(divisor, dtype=gk.dtype), *_tables(windows, sizes), grad)
+    return grad.astype(g.dtype, copy=False)
 
 
 # --- nodes ----------------------------------------------------------------------------------
@@ -141,51 +132,53 @@ class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
     pass
 
 
-class AvgPool2DBackward0(Node):
-    """Each output's gradient, divided by its divisor, added to every in-bounds element of
-    its window."""
-
-    def __init__(self, entries: tuple[np.ndarray, np.ndarray], divisor: np.ndarray,
-                 in_shape: tuple[int, ...]) -> None:
+class _AvgPoolNode(Node):
+    def __init__(self, windows: Sequence[Windows], divisor: np.ndarray, in_shape: tuple[int, ...]) -> None:
         super().__init__()
-        self.entries, self.divisor, self.in_shape = entries, divisor, in_shape
+        self.windows, self.divisor, self.in_shape = windows, divisor, in_shape
+
+
+class AvgPool2DBackward0(_AvgPoolNode):
+    """Each output's gradient, divided by its divisor, added to every in-bounds element of
+    its window (``avg_pool_backward``, differentiable again)."""
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        g = grads[0]
-        outs, ins = self.entries
-        b = int(np.prod(self.in_shape[:-2]))
-        per_output = g.reshape(b, -1) / from_result(self.divisor.reshape(-1), g.dtype)  # type: ignore[attr-defined]
-        spread = per_output[:, from_result(outs)]
-        flat = index_put_zeros(spread, (b, int(np.prod(self.in_shape[-2:]))), (slice(None), ins))
-        return (flat.reshape(self.in_shape),)  # type: ignore[attr-defined]
+        return (avg_pool_backward(grads[0], self.windows, self.divisor, self.in_shape),)  # type: ignore[arg-type]
 
 
 class AdaptiveAvgPool2DBackward0(AvgPool2DBackward0):
     pass
 
 
+class AvgPool2DBackwardBackward0(_AvgPoolNode):
+    """The backward of ``avg_pool_backward``: the average pool itself (they are adjoint)."""
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return (pool_avg(grads[0], self.windows, self.divisor, AvgPool2DBackward0),)  # type: ignore[arg-type]
+
+
 # --- the ops on tensors (2 spatial dims; leading dims (N, C) or (C,)) -------------------------
 
-def _flat_input(input: Tensor) -> np.ndarray:
+def _flat(input: Tensor) -> np.ndarray:
     x = array_of(input)
     return x.reshape((-1,) + x.shape[-2:])
 
 
 def pool_max(input: Tensor, windows: Sequence[Windows], node_type: type[MaxPool2DWithIndicesBackward0]
              ) -> tuple[Tensor, Tensor]:
-    x = _flat_input(input)
+    x = _flat(input)
     best, index = max_over_windows(x, windows)
     lead = tuple(input.shape[:-2])
     out = from_result(best.reshape(lead + best.shape[1:]), input.dtype)
-    indices = from_result(index.reshape(lead + index.shape[1:]).astype(np.int64))
+    indices = from_result(index.reshape(lead + index.shape[1:]))
     if needs_grad(input):
         record(node_type(index.reshape(len(x), best.shape[1] * best.shape[2]), tuple(input.shape)), (input,), (out,))
     return out, indices
 
 
 def pool_avg(input: Tensor, windows: Sequence[Windows], divisor: np.ndarray,
-             node_type: type[AvgPool2DBackward0]) -> Tensor:
-    x = _flat_input(input)
+             node_type: type[_AvgPoolNode]) -> Tensor:
+    x = _flat(input)
     total = sum_over_windows(x, windows)
     if x.dtype.kind == "f":
         mean = total / divisor
@@ -194,13 +187,31 @@ def pool_avg(input: Tensor, windows: Sequence[Windows], divisor: np.ndarray,
     lead = tuple(input.shape[:-2])
     out = from_result(mean.reshape(lead + mean.shape[1:]), input.dtype)
     if needs_grad(input):
-        entries = window_entries(windows, x.shape[1:])
-        record(node_type(entries, divisor, tuple(input.shape)), (input,), (out,))
+        record(node_type(windows, divisor, tuple(input.shape)), (input,), (out,))
     return out
 
 
-def check_float(op: str, input: Tensor) -> None:
+def avg_pool_backward(grad: Tensor, windows: Sequence[Windows], divisor: np.ndarray,
+                      in_shape: tuple[int, ...]) -> Tensor:
+    g = _flat(grad)
+    values = spread_over_windows(g, divisor, windows, (in_shape[-2], in_shape[-1]))
+    out = from_result(values.reshape(in_shape), grad.dtype)
+    if needs_grad(grad):
+        record(AvgPool2DBackwardBackward0(windows, divisor, in_shape), (grad,), (out,))
+    return out
+
+
+_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+               "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double"}
+
+
+def check_tensor(op: str, input: Tensor) -> None:
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if input.dtype == dtypes.bool_:
-        raise RuntimeError(f"\"{op}\" not implemented for 'Bool'")
+
+
+def check_dtype(op: str, input: Tensor, integers: tuple[str, ...]) -> None:
+    """PyTorch's CPU kernels take the floating dtypes and ``integers`` (bool never)."""
+    name = input.dtype.name
+    if input.dtype.kind != "f" and name not in integers:
+        raise NotImplementedError(f"\"{op}\" not implemented for '{_TYPE_NAMES.get(name, name)}'")
