@@ -3,8 +3,8 @@ input, written as a forward convolution: the input spread out by ``stride`` (``s
 zeros between neighbours), padded by ``dilation * (k - 1) - padding`` (plus
 ``output_padding`` at the end; a negative amount crops), convolved with the weight flipped
 in space and with its in/out channels swapped per group. Gradients (and their gradients)
-come from those ops. PyTorch's argument checks and messages (the 1-d op is checked as the
-2-d one on a height of 1, as PyTorch's messages show)."""
+come from those ops, under one ``ConvolutionBackward0``. PyTorch's argument checks and
+messages (the 1-d op is checked as the 2-d one on a height of 1, as PyTorch's messages show)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 
 from ..tensor import Tensor
 from ._conv import _conv, _tuple
+from ._convolution import convolution
 
 
 def _spread(x: Tensor, dim: int, stride: int) -> Tensor:
@@ -58,9 +59,10 @@ def _check(input: Tensor, weight: Tensor, bias: Tensor | None, stride: tuple[int
             f"weight of size [{list(weight.shape)}] instead"
         )
     channels = input.shape[-n - 1]
+    shown = list(input.shape) if input.ndim == n + 2 else [1] + list(input.shape)  # (as it runs: a batch of one)
     if channels != weight.shape[0]:
         raise RuntimeError(
-            f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to "
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected input{shown} to "
             f"have {weight.shape[0]} channels, but got {channels} channels instead"
         )
     c_out = weight.shape[1] * groups
@@ -122,11 +124,13 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     """The transposed 1-d convolution of ``input`` ``(N, C_in, L)`` with ``weight``
     ``(C_in, C_out / groups, k)``."""
-    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
+    return convolution(lambda x: _conv_transpose(x, weight, bias, stride, padding, output_padding, groups,
+                                               dilation, 1), input, weight, bias)
 
 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     """The transposed 2-d convolution of ``input`` ``(N, C_in, H, W)`` with ``weight``
     ``(C_in, C_out / groups, kH, kW)``."""
-    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
+    return convolution(lambda x: _conv_transpose(x, weight, bias, stride, padding, output_padding, groups,
+                                               dilation, 2), input, weight, bias)
