@@ -29,6 +29,10 @@ from .modules import (
     UpsamplingBilinear2d, UpsamplingNearest2d, CosineEmbeddingLoss, HingeEmbeddingLoss,
     MarginRankingLoss, MultiLabelSoftMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
 )
+from .modules import (
+    ChannelShuffle, CircularPad3d, ConstantPad3d, Fold, LPPool1d, LPPool2d, MaxUnpool1d,
+    MaxUnpool2d, ReflectionPad3d, ReplicationPad3d, Unfold, ZeroPad3d,
+)
 from .parameter import Buffer, Parameter
 
 __all__ = [
@@ -48,4 +52,6 @@ __all__ = [
     "Softmax2d", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "CosineEmbeddingLoss",
     "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss",
     "SoftMarginLoss", "TripletMarginLoss",
+    "ChannelShuffle", "CircularPad3d", "ConstantPad3d", "Fold", "LPPool1d", "LPPool2d",
+    "MaxUnpool1d", "MaxUnpool2d", "ReflectionPad3d", "ReplicationPad3d", "Unfold", "ZeroPad3d",
 ]

@@ -28,6 +28,11 @@ from ._losses_more import (
     poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
 )
 from ._prelu_shuffle import pixel_shuffle, pixel_unshuffle, prelu
+from ._fold import channel_shuffle, fold
+from ._pool_extra import (
+    adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, lp_pool1d, lp_pool2d, max_pool1d_with_indices,
+    max_pool2d_with_indices, max_unpool1d, max_unpool2d,
+)
 from ._interpolate import interpolate
 from ._pool_functional import (
     adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d, avg_pool1d,
@@ -52,6 +57,9 @@ __all__ = [
     "dropout2d", "dropout3d", "feature_alpha_dropout", "group_norm", "cosine_embedding_loss",
     "hinge_embedding_loss", "margin_ranking_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
     "soft_margin_loss", "triplet_margin_loss", "pixel_shuffle", "pixel_unshuffle", "prelu",
+    "channel_shuffle", "fold", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "lp_pool1d", "lp_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_unpool1d",
+    "max_unpool2d",
 ]
 
 

@@ -77,7 +77,9 @@ NAMES: dict[str, list[str]] = {
         GroupNorm PReLU PixelShuffle PixelUnshuffle Upsample UpsamplingNearest2d UpsamplingBilinear2d
         Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout CosineSimilarity PairwiseDistance
         Softmax2d MarginRankingLoss HingeEmbeddingLoss SoftMarginLoss CosineEmbeddingLoss
-        TripletMarginLoss PoissonNLLLoss MultiLabelSoftMarginLoss
+        TripletMarginLoss PoissonNLLLoss MultiLabelSoftMarginLoss LPPool1d LPPool2d MaxUnpool1d
+        MaxUnpool2d Fold Unfold ChannelShuffle ZeroPad3d ConstantPad3d ReflectionPad3d ReplicationPad3d
+        CircularPad3d
     """.split(),
     "torch.nn.functional": """
         linear relu leaky_relu elu gelu silu softplus sigmoid tanh hardtanh softmax log_softmax
@@ -90,7 +92,9 @@ NAMES: dict[str, list[str]] = {
         adaptive_max_pool2d conv_transpose1d conv_transpose2d group_norm prelu pixel_shuffle
         pixel_unshuffle dropout1d dropout2d dropout3d alpha_dropout feature_alpha_dropout
         margin_ranking_loss hinge_embedding_loss soft_margin_loss cosine_embedding_loss
-        triplet_margin_loss poisson_nll_loss multilabel_soft_margin_loss
+        triplet_margin_loss poisson_nll_loss multilabel_soft_margin_loss lp_pool1d lp_pool2d
+        max_unpool1d max_unpool2d fold channel_shuffle max_pool1d_with_indices max_pool2d_with_indices
+        adaptive_max_pool1d_with_indices adaptive_max_pool2d_with_indices
     """.split(),
     "torch.nn.init": """
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_

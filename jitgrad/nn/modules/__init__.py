@@ -34,6 +34,8 @@ from .loss_more import (
     CosineEmbeddingLoss, HingeEmbeddingLoss, MarginRankingLoss, MultiLabelSoftMarginLoss,
     PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
 )
+from .pooling_extra import ChannelShuffle, Fold, LPPool1d, LPPool2d, MaxUnpool1d, MaxUnpool2d, Unfold
+from .padding import CircularPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d
 from .pooling import (
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
     MaxPool1d, MaxPool2d,
@@ -56,4 +58,6 @@ __all__ = [
     "Softmax2d", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "CosineEmbeddingLoss",
     "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss",
     "SoftMarginLoss", "TripletMarginLoss",
+    "ChannelShuffle", "CircularPad3d", "ConstantPad3d", "Fold", "LPPool1d", "LPPool2d",
+    "MaxUnpool1d", "MaxUnpool2d", "ReflectionPad3d", "ReplicationPad3d", "Unfold", "ZeroPad3d",
 ]

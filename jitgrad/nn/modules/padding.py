@@ -1,6 +1,6 @@
-"""Padding modules: ``ZeroPad1d/2d``, ``ConstantPad1d/2d``, ``ReflectionPad1d/2d``,
-``ReplicationPad1d/2d``, ``CircularPad1d/2d`` — ``F.pad`` with a fixed ``padding`` (an int
-pads every side; a tuple lists (left, right[, top, bottom]))."""
+"""Padding modules: ``ZeroPad``, ``ConstantPad``, ``ReflectionPad``, ``ReplicationPad``,
+``CircularPad`` in 1, 2 and 3 dims — ``F.pad`` with a fixed ``padding`` (an int pads every
+side; a tuple lists (left, right[, top, bottom[, front, back]]))."""
 
 from __future__ import annotations
 
@@ -46,20 +46,32 @@ class ConstantPad2d(_ConstantPadNd):
     _n = 2
 
 
-class ZeroPad1d(ConstantPad1d):
+class ConstantPad3d(_ConstantPadNd):
+    _n = 3
+
+
+class _ZeroPad:
+    """``ConstantPad`` with 0 (PyTorch's ``ZeroPad`` subclasses the constant pad of its size)."""
+
+    padding: tuple[int, ...]
+
     def __init__(self, padding: Any) -> None:
-        super().__init__(padding, 0.0)
+        super().__init__(padding, 0.0)  # type: ignore[call-arg]
 
     def extra_repr(self) -> str:
         return f"{self.padding}"
 
 
-class ZeroPad2d(ConstantPad2d):
-    def __init__(self, padding: Any) -> None:
-        super().__init__(padding, 0.0)
+class ZeroPad1d(_ZeroPad, ConstantPad1d):
+    pass
 
-    def extra_repr(self) -> str:
-        return f"{self.padding}"
+
+class ZeroPad2d(_ZeroPad, ConstantPad2d):
+    pass
+
+
+class ZeroPad3d(_ZeroPad, ConstantPad3d):
+    pass
 
 
 class ReflectionPad1d(_PadNd):
@@ -70,12 +82,20 @@ class ReflectionPad2d(_PadNd):
     _n, mode = 2, "reflect"
 
 
+class ReflectionPad3d(_PadNd):
+    _n, mode = 3, "reflect"
+
+
 class ReplicationPad1d(_PadNd):
     _n, mode = 1, "replicate"
 
 
 class ReplicationPad2d(_PadNd):
     _n, mode = 2, "replicate"
+
+
+class ReplicationPad3d(_PadNd):
+    _n, mode = 3, "replicate"
 
 
 class _CircularPadNd(_PadNd):
@@ -93,3 +113,7 @@ class CircularPad1d(_CircularPadNd):
 
 class CircularPad2d(_CircularPadNd):
     _n = 2
+
+
+class CircularPad3d(_CircularPadNd):
+    _n = 3
