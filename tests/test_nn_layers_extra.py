@@ -156,6 +156,7 @@ def test_gradcheck() -> None:
 
 # --- dropout variants -------------------------------------------------------------------------
 
+@pytest.mark.filterwarnings("ignore:dropout3d")
 @pytest.mark.parametrize("name, shape, spatial", [
     ("dropout1d", (40, 50, 3), 1), ("dropout2d", (40, 50, 2, 3), 2), ("dropout3d", (50, 40, 2, 1, 3), 3),
     ("dropout2d", (2000, 2, 3), 2), ("dropout1d", (2000, 3), 1), ("dropout3d", (40, 50, 3), 1),

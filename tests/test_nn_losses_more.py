@@ -171,3 +171,93 @@ def test_gradcheck() -> None:
     assert jitgrad.autograd.gradcheck(lambda x, y: F.cosine_embedding_loss(x, y, t[:, 0]), (a, b))
     assert jitgrad.autograd.gradcheck(lambda x, y, z: F.triplet_margin_loss(x, y, z, swap=True), (a, b, c))
     assert jitgrad.autograd.gradcheck(lambda x: F.multilabel_soft_margin_loss(x, (t > 0).double()), (a,))
+
+
+# --- losses over classes, one node each in PyTorch ------------------------------------------
+
+CLASS_TARGETS = [np.array([1, 0, 3, 3, 2]), np.array([2])]
+LABEL_TARGETS = np.array([[2, -1, 0, 1], [0, 1, 3, -1], [3, 3, -1, 2], [-1, 0, 1, 2], [1, 2, 3, 0]])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("kw", [dict(), dict(p=2, margin=0.7), dict(weight=True)])
+@pytest.mark.parametrize("batched", [True, False])
+def test_multi_margin_loss(reduction: str, kw: dict[str, Any], batched: bool) -> None:
+    target = CLASS_TARGETS[0 if batched else 1]
+    x = RNG.standard_normal((5, 4) if batched else (4,))
+    arrays = [x, RNG.random(4) + 0.5] if kw.get("weight") else [x]
+    args = {k: v for k, v in kw.items() if k != "weight"}
+
+    def program(L: Any, t: Any, *w: Any) -> Any:
+        return L.nn.functional.multi_margin_loss(t, L.tensor(target), weight=w[0].detach() if w else None,
+                                                 reduction=reduction, **args)
+
+    compare(program, *arrays, second=False)  # (PyTorch's has no double backward)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multilabel_margin_loss(reduction: str) -> None:
+    compare(lambda L, t: L.nn.functional.multilabel_margin_loss(t, L.tensor(LABEL_TARGETS), reduction=reduction),
+            RNG.standard_normal((5, 4)), second=False)
+    compare(lambda L, t: L.nn.functional.multilabel_margin_loss(t, L.tensor(LABEL_TARGETS[1]), reduction=reduction),
+            RNG.standard_normal(4), second=False)
+
+
+@settings(max_examples=budget(20))
+@given(st.integers(1, 4), st.integers(1, 5), st.data())
+def test_class_margin_losses_hypothesis(n: int, c: int, data: Any) -> None:
+    rng = np.random.default_rng(n * 10 + c)
+    x = np.round(rng.standard_normal((n, c)) * 2) / 2  # (ties and hinge kinks included)
+    target = np.array(data.draw(st.lists(st.integers(0, c - 1), min_size=n, max_size=n)))
+    labels = np.array(data.draw(st.lists(st.lists(st.integers(-1, c - 1), min_size=c, max_size=c),
+                                         min_size=n, max_size=n)))
+    compare(lambda L, t: L.nn.functional.multi_margin_loss(t, L.tensor(target), p=2), x, second=False)
+    compare(lambda L, t: L.nn.functional.multilabel_margin_loss(t, L.tensor(labels)), x, second=False)
+
+
+def test_class_margin_losses_twice_differentiable() -> None:
+    """(PyTorch's have no double backward; jitgrad's compositions do: checked numerically.)"""
+    x = jitgrad.tensor(RNG.standard_normal((3, 4)), requires_grad=True)
+    F = jitgrad.nn.functional
+    assert jitgrad.autograd.gradgradcheck(lambda t: F.multi_margin_loss(t, jitgrad.tensor([0, 3, 1]), p=2), (x,))
+    assert jitgrad.autograd.gradcheck(lambda t: F.multilabel_margin_loss(t, jitgrad.tensor(LABEL_TARGETS[:3])), (x,))
+
+
+def test_triplet_margin_with_distance_loss() -> None:
+    a, b, c = (RNG.standard_normal((4, 3)) for _ in range(3))
+    compare(lambda L, *ts: L.nn.functional.triplet_margin_with_distance_loss(*ts, swap=True), a, b, c)
+
+    def program(L: Any, *ts: Any) -> Any:
+        m = L.nn.TripletMarginWithDistanceLoss(distance_function=lambda u, v: (u - v).abs().sum(-1), margin=0.5,
+                                               reduction="none")
+        return m(*ts)
+
+    compare(program, a, b, c, node=False)  # (ends in clamp_min: see test_clamp_min_node_on_jitgrad)
+
+
+CLASS_ERRORS = {
+    "mm_p": lambda F, x: F.multi_margin_loss(x, F.T([1, 0]), p=3),
+    "mm_range": lambda F, x: F.multi_margin_loss(x, F.T([3, 0])),
+    "mm_size": lambda F, x: F.multi_margin_loss(x, F.T([1])),
+    "mm_dtype": lambda F, x: F.multi_margin_loss(x, F.T([1, 0]).double()),
+    "mm_weight": lambda F, x: F.multi_margin_loss(x, F.T([1, 0]), weight=x.new_ones(2)),
+    "mm_weight_grad": lambda F, x: F.multi_margin_loss(x, F.T([1, 0]), weight=x.new_ones(3).requires_grad_()),
+    "ml_range": lambda F, x: F.multilabel_margin_loss(x, F.T([[3, -1, 0], [0, 1, -1]])),
+    "ml_size": lambda F, x: F.multilabel_margin_loss(x, F.T([1, 0])),
+    "mm_module_p": lambda F, x: F.NN.MultiMarginLoss(p=3),
+    "twd_margin": lambda F, x: F.triplet_margin_with_distance_loss(x, x, x, margin=0),
+    "twd_module_margin": lambda F, x: F.NN.TripletMarginWithDistanceLoss(margin=-1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CLASS_ERRORS))
+def test_class_loss_errors(case: str) -> None:
+    def program(L: Any) -> Any:
+        F = L.nn.functional
+        F.NN, F.T = L.nn, L.tensor
+        try:
+            return CLASS_ERRORS[case](F, L.ones(2, 3, dtype=L.float64, requires_grad=True))
+        finally:
+            del F.NN, F.T
+
+    same_error(program)

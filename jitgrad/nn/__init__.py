@@ -33,6 +33,7 @@ from .modules import (
     ChannelShuffle, CircularPad3d, ConstantPad3d, Fold, LPPool1d, LPPool2d, MaxUnpool1d,
     MaxUnpool2d, ReflectionPad3d, ReplicationPad3d, Unfold, ZeroPad3d,
 )
+from .modules import MultiLabelMarginLoss, MultiMarginLoss, TripletMarginWithDistanceLoss
 from .parameter import Buffer, Parameter
 
 __all__ = [
@@ -54,4 +55,5 @@ __all__ = [
     "SoftMarginLoss", "TripletMarginLoss",
     "ChannelShuffle", "CircularPad3d", "ConstantPad3d", "Fold", "LPPool1d", "LPPool2d",
     "MaxUnpool1d", "MaxUnpool2d", "ReflectionPad3d", "ReplicationPad3d", "Unfold", "ZeroPad3d",
+    "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss",
 ]

@@ -1,7 +1,7 @@
 """``conv1d`` / ``conv2d``: cross-correlation over windows of the (padded) input, read as
 one ``as_strided`` view and contracted with the weight by ``einsum`` (per group), so the
 gradients (and gradients of gradients) come from those two ops, under one
-``ConvolutionBackward0`` node (``_convolution.py``). PyTorch's argument checks and messages."""
+``ConvolutionBackward0`` node (``_composite.py``). PyTorch's argument checks and messages."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import string
 from typing import Any, Sequence
 
 from ..tensor import Tensor
-from ._convolution import convolution
+from ._composite import convolution
 
 
 def _tuple(name: str, value: Any, n: int) -> tuple[int, ...]:

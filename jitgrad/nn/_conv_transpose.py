@@ -12,7 +12,7 @@ from typing import Any
 
 from ..tensor import Tensor
 from ._conv import _conv, _tuple
-from ._convolution import convolution
+from ._composite import convolution
 
 
 def _spread(x: Tensor, dim: int, stride: int) -> Tensor:

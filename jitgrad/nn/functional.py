@@ -24,8 +24,9 @@ from ._padding import pad
 from ._dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 from ._group_norm import group_norm
 from ._losses_more import (
-    cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss, multilabel_soft_margin_loss,
-    poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
+    cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss, multi_margin_loss, multilabel_margin_loss,
+    multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from ._prelu_shuffle import pixel_shuffle, pixel_unshuffle, prelu
 from ._fold import channel_shuffle, fold
@@ -59,7 +60,7 @@ __all__ = [
     "soft_margin_loss", "triplet_margin_loss", "pixel_shuffle", "pixel_unshuffle", "prelu",
     "channel_shuffle", "fold", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "lp_pool1d", "lp_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_unpool1d",
-    "max_unpool2d",
+    "max_unpool2d", "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_with_distance_loss",
 ]
 
 

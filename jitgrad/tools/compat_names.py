@@ -79,7 +79,7 @@ NAMES: dict[str, list[str]] = {
         Softmax2d MarginRankingLoss HingeEmbeddingLoss SoftMarginLoss CosineEmbeddingLoss
         TripletMarginLoss PoissonNLLLoss MultiLabelSoftMarginLoss LPPool1d LPPool2d MaxUnpool1d
         MaxUnpool2d Fold Unfold ChannelShuffle ZeroPad3d ConstantPad3d ReflectionPad3d ReplicationPad3d
-        CircularPad3d
+        CircularPad3d MultiMarginLoss MultiLabelMarginLoss TripletMarginWithDistanceLoss
     """.split(),
     "torch.nn.functional": """
         linear relu leaky_relu elu gelu silu softplus sigmoid tanh hardtanh softmax log_softmax
@@ -94,7 +94,8 @@ NAMES: dict[str, list[str]] = {
         margin_ranking_loss hinge_embedding_loss soft_margin_loss cosine_embedding_loss
         triplet_margin_loss poisson_nll_loss multilabel_soft_margin_loss lp_pool1d lp_pool2d
         max_unpool1d max_unpool2d fold channel_shuffle max_pool1d_with_indices max_pool2d_with_indices
-        adaptive_max_pool1d_with_indices adaptive_max_pool2d_with_indices
+        adaptive_max_pool1d_with_indices adaptive_max_pool2d_with_indices multi_margin_loss
+        multilabel_margin_loss triplet_margin_with_distance_loss
     """.split(),
     "torch.nn.init": """
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_

@@ -34,6 +34,7 @@ from .loss_more import (
     CosineEmbeddingLoss, HingeEmbeddingLoss, MarginRankingLoss, MultiLabelSoftMarginLoss,
     PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
 )
+from .loss_more import MultiLabelMarginLoss, MultiMarginLoss, TripletMarginWithDistanceLoss
 from .pooling_extra import ChannelShuffle, Fold, LPPool1d, LPPool2d, MaxUnpool1d, MaxUnpool2d, Unfold
 from .padding import CircularPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d
 from .pooling import (
@@ -60,4 +61,5 @@ __all__ = [
     "SoftMarginLoss", "TripletMarginLoss",
     "ChannelShuffle", "CircularPad3d", "ConstantPad3d", "Fold", "LPPool1d", "LPPool2d",
     "MaxUnpool1d", "MaxUnpool2d", "ReflectionPad3d", "ReplicationPad3d", "Unfold", "ZeroPad3d",
+    "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss",
 ]

@@ -1,10 +1,11 @@
 """Margin and count loss modules: ``MarginRankingLoss``, ``HingeEmbeddingLoss``,
-``SoftMarginLoss``, ``CosineEmbeddingLoss``, ``TripletMarginLoss``, ``PoissonNLLLoss``,
-``MultiLabelSoftMarginLoss`` (its ``weight`` a buffer, as PyTorch's)."""
+``SoftMarginLoss``, ``CosineEmbeddingLoss``, ``TripletMarginLoss``,
+``TripletMarginWithDistanceLoss``, ``PoissonNLLLoss``, ``MultiLabelSoftMarginLoss``,
+``MultiMarginLoss``, ``MultiLabelMarginLoss`` (a ``weight`` is a buffer, as PyTorch's)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ...tensor import Tensor
 from .. import _losses_more as L
@@ -69,3 +70,36 @@ class PoissonNLLLoss(_Loss):
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return L.multilabel_soft_margin_loss(input, target, self.weight, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    def __init__(self, *, distance_function: Callable[[Tensor, Tensor], Tensor] | None = None, margin: float = 1.0,
+                 swap: bool = False, reduction: str = "mean") -> None:
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                             "instead")
+        self.distance_function, self.margin, self.swap = distance_function, margin, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return L.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
+                                                   margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None, size_average: Any = None,
+                 reduce: Any = None, reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.ndim}D instead")
+        self.p, self.margin = p, margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return L.multi_margin_loss(input, target, self.p, self.margin, self.weight, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return L.multilabel_margin_loss(input, target, reduction=self.reduction)

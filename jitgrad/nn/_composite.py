@@ -1,14 +1,13 @@
-"""The one node of a convolution, PyTorch's ``ConvolutionBackward0``.
+"""One node for an op composed from jitgrad ops, under the name PyTorch's single kernel has
+(``ConvolutionBackward0``, ``MultiMarginLossBackward0``, ...).
 
-``conv1d/2d`` and ``conv_transpose1d/2d`` are composed from jitgrad ops (an ``as_strided``
-window view contracted by ``einsum``; see ``_conv.py``, ``_conv_transpose.py``). Their
-gradients come from that composition: it is recorded as usual (its graph reaches the input,
-weight and bias), and the result the caller gets is a copy whose only node is
-``ConvolutionBackward0``, with the input, weight and bias as its next functions, as in
-PyTorch. Its ``apply`` runs the composition's backward (``autograd.grad``, keeping that
-graph until this node is released), with ``create_graph`` when the outer backward has it,
-so gradients of gradients follow; the composition's saved tensors keep their version
-checks."""
+The composition (e.g. conv: an ``as_strided`` window view contracted by ``einsum``; see
+``_conv.py``) is recorded as usual, its graph reaching the op's inputs; the result the caller
+gets is a copy whose only node is a ``CompositeBackward``, with the op's inputs as its next
+functions, as in PyTorch. Its ``apply`` runs the composition's backward (``autograd.grad``,
+keeping that graph until this node is released), with ``create_graph`` when the outer
+backward has it, so gradients of gradients follow. The node also saves the inputs PyTorch's
+saves, for the same version checks."""
 
 from __future__ import annotations
 
@@ -22,15 +21,14 @@ from ..ops.operands import array_of, from_result
 from ..tensor import Tensor
 
 
-class ConvolutionBackward0(SavingNode):
-    """Saves the input and weight (as PyTorch: their in-place writes after the forward are
-    refused) and holds the composition's output, whose graph computes the gradients."""
+class CompositeBackward(SavingNode):
+    """Holds the composition's output, whose graph computes the gradients."""
 
-    def __init__(self, inner: Tensor, inputs: tuple[Tensor | None, ...], batched: bool) -> None:
+    def __init__(self, inner: Tensor, inputs: tuple[Tensor | None, ...], batched: bool = True) -> None:
         super().__init__()
         self.inner: Tensor | None = inner
         self.inputs = inputs
-        self.batched = batched  # (else the node's input is ``inputs[0].unsqueeze(0)``)
+        self.batched = batched  # (else the node's input is ``inputs[0].unsqueeze(0)``: see ``convolution``)
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         self.unpack()  # (the version checks)
@@ -49,6 +47,31 @@ class ConvolutionBackward0(SavingNode):
         super().release_variables()
         self.inner = None
         self.inputs = (None,) * len(self.inputs)
+
+
+class ConvolutionBackward0(CompositeBackward):
+    pass
+
+
+class MultiMarginLossBackward0(CompositeBackward):
+    pass
+
+
+class MultilabelMarginLossBackward0(CompositeBackward):
+    pass
+
+
+def one_node(node_type: type[CompositeBackward], compute: Callable[[], Tensor], inputs: tuple[Tensor | None, ...],
+             saved: tuple[Tensor | None, ...] = ()) -> Tensor:
+    """``compute()``, recorded as one ``node_type`` over ``inputs`` when a gradient is needed."""
+    inner = compute()
+    if not needs_grad(*inputs):
+        return inner
+    out = from_result(array_of(inner), inner.dtype)
+    node = node_type(inner, inputs)
+    record(node, inputs, (out,))
+    node.save(*saved)
+    return out
 
 
 def convolution(compute: Callable[[Tensor], Tensor], input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
