@@ -96,6 +96,21 @@ def test_upsample(kw: dict[str, Any]) -> None:
         compare(lambda L, t: pair[L is torch](t), RNG.standard_normal((1, 2, 3, 3)), node=False)
 
 
+@pytest.mark.parametrize("name, kw", [("upsample", dict(scale_factor=2, mode="bilinear")),
+                                      ("upsample_nearest", dict(size=(5, 3))), ("upsample_bilinear", dict(scale_factor=2))])
+def test_deprecated_upsample_functions(name: str, kw: dict[str, Any]) -> None:
+    x = RNG.standard_normal((1, 2, 3, 3))
+    messages = []
+    for L in (jitgrad, torch):
+        with pytest.warns(UserWarning) as caught:
+            getattr(L.nn.functional, name)(L.tensor(x), **kw)
+        messages.append(str(caught[0].message))
+    assert messages[0] == messages[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compare(lambda L, t: getattr(L.nn.functional, name)(t, **kw), x, node=False)
+
+
 def test_softmax2d_cosine_pairwise() -> None:
     compare(lambda L, t: L.nn.Softmax2d()(t), RNG.standard_normal((2, 3, 2, 2)))
     compare(lambda L, t: L.nn.Softmax2d()(t), RNG.standard_normal((3, 2, 2)))

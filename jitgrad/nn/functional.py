@@ -30,6 +30,7 @@ from ._losses_more import (
 )
 from ._prelu_shuffle import pixel_shuffle, pixel_unshuffle, prelu
 from ._fold import channel_shuffle, fold
+from ._upsample import upsample, upsample_bilinear, upsample_nearest
 from ._pool_extra import (
     adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, lp_pool1d, lp_pool2d, max_pool1d_with_indices,
     max_pool2d_with_indices, max_unpool1d, max_unpool2d,
@@ -61,6 +62,7 @@ __all__ = [
     "channel_shuffle", "fold", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "lp_pool1d", "lp_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_unpool1d",
     "max_unpool2d", "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_with_distance_loss",
+    "upsample", "upsample_bilinear", "upsample_nearest",
 ]
 
 

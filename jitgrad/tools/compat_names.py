@@ -95,7 +95,7 @@ NAMES: dict[str, list[str]] = {
         triplet_margin_loss poisson_nll_loss multilabel_soft_margin_loss lp_pool1d lp_pool2d
         max_unpool1d max_unpool2d fold channel_shuffle max_pool1d_with_indices max_pool2d_with_indices
         adaptive_max_pool1d_with_indices adaptive_max_pool2d_with_indices multi_margin_loss
-        multilabel_margin_loss triplet_margin_with_distance_loss
+        multilabel_margin_loss triplet_margin_with_distance_loss upsample upsample_nearest upsample_bilinear
     """.split(),
     "torch.nn.init": """
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_
