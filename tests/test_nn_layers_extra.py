@@ -89,11 +89,18 @@ def test_pixel_shuffle(shape: tuple[int, ...], r: int) -> None:
 def test_upsample(kw: dict[str, Any]) -> None:
     mods = [L.nn.Upsample(**kw) for L in (jitgrad, torch)]
     assert repr(mods[0]) == repr(mods[1])
-    compare(lambda L, t: mods[L is torch](t), RNG.standard_normal((2, 3, 4, 4)), node=False)
+    compare(lambda L, t: mods[L is torch](t), RNG.standard_normal((2, 3, 4, 4)))
     for name, args in (("UpsamplingNearest2d", (None, 2)), ("UpsamplingBilinear2d", ((3, 6),))):
         pair = [getattr(L.nn, name)(*args) for L in (jitgrad, torch)]
         assert repr(pair[0]) == repr(pair[1])
-        compare(lambda L, t: pair[L is torch](t), RNG.standard_normal((1, 2, 3, 3)), node=False)
+        compare(lambda L, t: pair[L is torch](t), RNG.standard_normal((1, 2, 3, 3)))
+
+
+@pytest.mark.parametrize("n, mode", [(n, m) for n, linear in ((1, "linear"), (2, "bilinear"), (3, "trilinear"))
+                                     for m in ("nearest", "nearest-exact", linear)])
+def test_interpolate_nodes(n: int, mode: str) -> None:
+    """One node per resize under PyTorch's name (``UpsampleBilinear2DBackward0``, ...)."""
+    compare(lambda L, t: L.nn.functional.interpolate(t, scale_factor=2, mode=mode), RNG.standard_normal((1, 2) + (3,) * n))
 
 
 @pytest.mark.parametrize("name, kw", [("upsample", dict(scale_factor=2, mode="bilinear")),
@@ -108,7 +115,7 @@ def test_deprecated_upsample_functions(name: str, kw: dict[str, Any]) -> None:
     assert messages[0] == messages[1]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        compare(lambda L, t: getattr(L.nn.functional, name)(t, **kw), x, node=False)
+        compare(lambda L, t: getattr(L.nn.functional, name)(t, **kw), x)
 
 
 def test_softmax2d_cosine_pairwise() -> None:
