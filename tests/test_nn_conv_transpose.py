@@ -170,3 +170,42 @@ def outcome_of(f: Any) -> tuple[str, str]:
     except RuntimeError as e:
         return "RuntimeError", str(e)
     return "ok", ""
+
+
+# --- 3-d ------------------------------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore:Using padding='same'")
+@pytest.mark.parametrize("op, xs, ws, kw", [
+    ("conv3d", (2, 4, 4, 5, 3), (6, 2, 2, 3, 2), dict(stride=(1, 2, 1), padding=1, dilation=(1, 1, 2), groups=2)),
+    ("conv3d", (2, 4, 5, 3), (3, 2, 2, 2, 2), dict(padding="same")),
+    ("conv_transpose3d", (2, 4, 3, 2, 3), (4, 3, 2, 3, 2), dict(stride=2, padding=(0, 1, 1), output_padding=(1, 0, 1))),
+    ("conv_transpose3d", (4, 2, 3, 2), (4, 1, 2, 2, 2), dict(groups=2, dilation=2)),
+])
+def test_3d_against_pytorch(op: str, xs: tuple[int, ...], ws: tuple[int, ...], kw: dict[str, Any]) -> None:
+    c_out = ws[0] if op == "conv3d" else ws[1] * kw.get("groups", 1)
+    compare(lambda L, x, w, b: getattr(L.nn.functional, op)(x, w, b, **kw), RNG.standard_normal(xs),
+            RNG.standard_normal(ws), RNG.standard_normal(c_out), second=False)
+
+
+@pytest.mark.parametrize("name, kw", [("Conv3d", dict(padding=1, padding_mode="reflect", groups=2)),
+                                      ("ConvTranspose3d", dict(stride=2, output_padding=1, groups=2))])
+def test_3d_modules_with_pytorchs_weights(name: str, kw: dict[str, Any]) -> None:
+    theirs = getattr(torch.nn, name)(4, 6, 2, **kw).double()
+    ours = getattr(jitgrad.nn, name)(4, 6, 2, **kw).double()
+    assert repr(ours) == repr(theirs)
+    ours.load_state_dict({k: jitgrad.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    compare(lambda L, x: (ours if L is jitgrad else theirs)(x), RNG.standard_normal((2, 4, 3, 4, 3)), second=False)
+
+
+ERRORS_3D = {
+    "outpad": lambda F, x, w: F.conv_transpose3d(x, w, stride=2, output_padding=2),
+    "dilation": lambda F, x, w: F.conv_transpose3d(x, w, dilation=0),
+    "too_small": lambda F, x, w: F.conv_transpose3d(x, w, padding=3),
+    "conv_channels": lambda F, x, w: F.conv3d(x, w[:, :1]),
+    "conv_dims": lambda F, x, w: F.conv3d(x[0, 0], w),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS_3D))
+def test_3d_errors(case: str) -> None:
+    same_error(lambda L: ERRORS_3D[case](L.nn.functional, L.ones(1, 2, 3, 3, 3), L.ones(2, 2, 2, 2, 2)))

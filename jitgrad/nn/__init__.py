@@ -18,7 +18,7 @@ from .modules import (
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
     MaxPool1d, MaxPool2d,
 )
-from .modules import ConvTranspose1d, ConvTranspose2d
+from .modules import Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .modules import (
     CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,
     ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d,
@@ -56,4 +56,5 @@ __all__ = [
     "ChannelShuffle", "CircularPad3d", "ConstantPad3d", "Fold", "LPPool1d", "LPPool2d",
     "MaxUnpool1d", "MaxUnpool2d", "ReflectionPad3d", "ReplicationPad3d", "Unfold", "ZeroPad3d",
     "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss",
+    "Conv3d", "ConvTranspose3d",
 ]

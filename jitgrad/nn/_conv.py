@@ -5,7 +5,6 @@ gradients (and gradients of gradients) come from those two ops, under one
 
 from __future__ import annotations
 
-import string
 from typing import Any, Sequence
 
 from ..tensor import Tensor
@@ -94,7 +93,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
         x.storage_offset(),  # type: ignore[attr-defined]
     )
     w = weight.reshape((groups, c_out // groups, c_in_group) + kernel)  # type: ignore[attr-defined]
-    o, k = string.ascii_lowercase[:n], string.ascii_lowercase[10:10 + n]
+    o, k = "def"[:n], "klm"[:n]  # (clear of the z, g, c, p of batch, group, channels)
     y = einsum(f"zgc{o}{k},gpc{k}->zgp{o}", windows, w).reshape((x.shape[0], c_out) + out)  # type: ignore[attr-defined]
     if bias is not None:
         y = y + bias.reshape((1, c_out) + (1,) * n)  # type: ignore[attr-defined]
@@ -114,6 +113,14 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     """2-D cross-correlation of ``input`` ``(N, C_in, H, W)`` (or unbatched) with ``weight``
     ``(C_out, C_in / groups, kH, kW)``."""
     return convolution(lambda x: _conv(x, weight, bias, stride, padding, dilation, groups, 2),
+                       input, weight, bias)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    """3-D cross-correlation of ``input`` ``(N, C_in, D, H, W)`` (or unbatched) with ``weight``
+    ``(C_out, C_in / groups, kD, kH, kW)``."""
+    return convolution(lambda x: _conv(x, weight, bias, stride, padding, dilation, groups, 3),
                        input, weight, bias)
 
 

@@ -44,13 +44,15 @@ def _check(input: Tensor, weight: Tensor, bias: Tensor | None, stride: tuple[int
         raise RuntimeError("negative padding is not supported")
     if any(p < 0 for p in output_padding):
         raise RuntimeError("negative output_padding is not supported")
+
     def two(t: tuple[int, ...], fill: int = 1) -> tuple[int, ...]:  # (a 1-d op is checked as 2-d)
-        return t if n == 2 else (fill,) + t
+        return t if n > 1 else (fill,) + t
+
+    def named(what: str, t: tuple[int, ...], sep: str, fill: int = 1) -> str:
+        return sep.join(f"{what}_{dim}: {v}" for dim, v in zip(("depth", "height", "width")[-max(n, 2):], two(t, fill)))
 
     if any(d <= 0 for d in dilation):
-        dh, dw = two(dilation)
-        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {dh}, "
-                           f"dilation_width: {dw}")
+        raise RuntimeError(f"dilation should be greater than zero, but got {named('dilation', dilation, ', ')}")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if weight.shape[0] % groups:
@@ -72,11 +74,10 @@ def _check(input: Tensor, weight: Tensor, bias: Tensor | None, stride: tuple[int
             f"with {c_out} elements, but got bias of size {list(bias.shape)} instead"
         )
     if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
-        (oh, ow), (sh, sw), (dh, dw) = two(output_padding, 0), two(stride), two(dilation)
         raise RuntimeError(
-            f"output padding must be smaller than either stride or dilation, but got output_padding_height: "
-            f"{oh} output_padding_width: {ow} stride_height: {sh} stride_width: {sw} dilation_height: {dh} "
-            f"dilation_width: {dw}"
+            f"output padding must be smaller than either stride or dilation, but got "
+            f"{named('output_padding', output_padding, ' ', 0)} {named('stride', stride, ' ')} "
+            f"{named('dilation', dilation, ' ')}"
         )
     kernel = tuple(weight.shape[2:])
     spatial = tuple(input.shape[-n:])
@@ -134,3 +135,11 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     ``(C_in, C_out / groups, kH, kW)``."""
     return convolution(lambda x: _conv_transpose(x, weight, bias, stride, padding, output_padding, groups,
                                                dilation, 2), input, weight, bias)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    """The transposed 3-d convolution of ``input`` ``(N, C_in, D, H, W)`` with ``weight``
+    ``(C_in, C_out / groups, kD, kH, kW)``."""
+    return convolution(lambda x: _conv_transpose(x, weight, bias, stride, padding, output_padding, groups,
+                                                 dilation, 3), input, weight, bias)

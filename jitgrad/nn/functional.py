@@ -18,8 +18,8 @@ from ._losses import (
     huber_loss, kl_div, l1_loss, mse_loss, nll_loss, smooth_l1_loss,
 )
 from ._batch_norm import batch_norm
-from ._conv import conv1d, conv2d, unfold
-from ._conv_transpose import conv_transpose1d, conv_transpose2d
+from ._conv import conv1d, conv2d, conv3d, unfold
+from ._conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from ._padding import pad
 from ._dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 from ._group_norm import group_norm
@@ -62,7 +62,7 @@ __all__ = [
     "channel_shuffle", "fold", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "lp_pool1d", "lp_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_unpool1d",
     "max_unpool2d", "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_with_distance_loss",
-    "upsample", "upsample_bilinear", "upsample_nearest",
+    "upsample", "upsample_bilinear", "upsample_nearest", "conv3d", "conv_transpose3d",
 ]
 
 

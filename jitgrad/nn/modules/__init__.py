@@ -9,7 +9,7 @@ from .activation_more import (
     Softshrink, Softsign, Tanhshrink, Threshold,
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .conv import Conv1d, Conv2d
+from .conv import Conv1d, Conv2d, Conv3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .linear import Bilinear, Flatten, Identity, Linear
 from .loss import (
@@ -18,7 +18,7 @@ from .loss import (
 )
 from .module import Module
 from .normalization import Embedding, LayerNorm, Unflatten
-from .conv_transpose import ConvTranspose1d, ConvTranspose2d
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .padding import (
     CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,
     ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d,
@@ -62,4 +62,5 @@ __all__ = [
     "ChannelShuffle", "CircularPad3d", "ConstantPad3d", "Fold", "LPPool1d", "LPPool2d",
     "MaxUnpool1d", "MaxUnpool2d", "ReflectionPad3d", "ReplicationPad3d", "Unfold", "ZeroPad3d",
     "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss",
+    "Conv3d", "ConvTranspose3d",
 ]

@@ -1,4 +1,4 @@
-"""``ConvTranspose1d``, ``ConvTranspose2d``: ``conv_transpose1d/2d`` with a weight
+"""``ConvTranspose1d``, ``ConvTranspose2d``, ``ConvTranspose3d``: ``conv_transpose1d/2d/3d`` with a weight
 ``(C_in, C_out / groups, *k)`` initialised as PyTorch's (Kaiming-uniform, ``a = sqrt(5)``, on
 that weight; bias uniform in ``±1/sqrt(fan_in)``); ``forward(input, output_size)`` picks the
 ``output_padding`` that reaches ``output_size``."""
@@ -10,9 +10,9 @@ from typing import Any, Sequence
 from ... import creation
 from ...tensor import Tensor
 from .._conv import _tuple
-from .._conv_transpose import conv_transpose1d, conv_transpose2d
+from .._conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from ..parameter import Parameter
-from .conv import check_groups
+from .conv import check_groups, conv_repr
 from .linear import kaiming_reset
 from .module import Module
 
@@ -66,24 +66,12 @@ class _ConvTransposeNd(Module):
         return tuple(s - lo for s, lo in zip(sizes, smallest))
 
     def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
-        conv = conv_transpose1d if self._n == 1 else conv_transpose2d
+        conv = (conv_transpose1d, conv_transpose2d, conv_transpose3d)[self._n - 1]
         return conv(input, self.weight, self.bias, self.stride, self.padding,
                     self._output_padding(input, output_size), self.groups, self.dilation)
 
     def extra_repr(self) -> str:
-        n = self._n
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != (0,) * n:
-            s += f", padding={self.padding}"
-        if self.dilation != (1,) * n:
-            s += f", dilation={self.dilation}"
-        if self.output_padding != (0,) * n:
-            s += f", output_padding={self.output_padding}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
+        return conv_repr(self, self._n)
 
 
 class ConvTranspose1d(_ConvTransposeNd):
@@ -92,3 +80,7 @@ class ConvTranspose1d(_ConvTransposeNd):
 
 class ConvTranspose2d(_ConvTransposeNd):
     _n = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _n = 3
