@@ -34,6 +34,7 @@ from .modules import (
     MaxUnpool2d, ReflectionPad3d, ReplicationPad3d, Unfold, ZeroPad3d,
 )
 from .modules import MultiLabelMarginLoss, MultiMarginLoss, TripletMarginWithDistanceLoss
+from .modules import AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, MaxPool3d
 from .parameter import Buffer, Parameter
 
 __all__ = [
@@ -57,4 +58,5 @@ __all__ = [
     "MaxUnpool1d", "MaxUnpool2d", "ReflectionPad3d", "ReplicationPad3d", "Unfold", "ZeroPad3d",
     "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss",
     "Conv3d", "ConvTranspose3d",
+    "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d",
 ]

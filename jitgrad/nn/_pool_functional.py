@@ -147,18 +147,22 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 # --- average ----------------------------------------------------------------------------------
 
-def _divisors(windows: list[tuple[np.ndarray, np.ndarray]], sizes: tuple[int, ...], k: tuple[int, int],
-              p: tuple[int, int], count_include_pad: bool, divisor_override: Any) -> np.ndarray:
+def window_divisors(windows: list[tuple[np.ndarray, np.ndarray]], sizes: tuple[int, ...], k: tuple[int, ...],
+                    p: tuple[int, ...], count_include_pad: bool, divisor_override: Any) -> np.ndarray:
+    """Each average window's divisor: ``divisor_override``, else the window's size clipped to
+    the padded input (``count_include_pad``) or its count of in-bounds elements."""
+    shape = tuple(len(pos) for pos, _ in windows)
     if divisor_override:
-        return np.full((len(windows[0][0]), len(windows[1][0])), float(divisor_override))
-    per_dim = []
+        return np.full(shape, float(divisor_override))
+    divisor = np.ones((), np.int64)
     for i, (pos, valid) in enumerate(windows):
-        if count_include_pad:  # the window clipped to the padded input (not past its padding)
-            start = pos[:, 0]
-            per_dim.append(np.minimum(start + k[i], sizes[i] + p[i]) - start)
+        if count_include_pad:
+            start = pos[:, 0] if pos.shape[1] else np.zeros(len(pos), np.int64)
+            per_dim = np.minimum(start + k[i], sizes[i] + p[i]) - start
         else:
-            per_dim.append(valid.sum(1))
-    return (per_dim[0][:, None] * per_dim[1][None, :]).astype(np.float64)
+            per_dim = valid.sum(1)
+        divisor = np.multiply.outer(divisor, per_dim)
+    return divisor.astype(np.float64).reshape(shape)
 
 
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
@@ -178,7 +182,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     check_dtype("avg_pool2d", input, ("int64",))
     sizes = tuple(input.shape[-2:])
     windows = [sliding_windows(sizes[i], outs[i], k[i], s[i], p[i], 1) for i in range(2)]
-    divisor = _divisors(windows, sizes, k, p, count_include_pad, divisor_override)
+    divisor = window_divisors(windows, sizes, k, p, count_include_pad, divisor_override)
     return pool_avg(input, windows, divisor, AvgPool2DBackward0)
 
 
@@ -195,16 +199,18 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 # --- adaptive ---------------------------------------------------------------------------------
 
-def _adaptive_sizes(op: str, input: Tensor, output_size: Any, length_message: str, dims_message: str
-                    ) -> tuple[int, int]:
+def adaptive_sizes(op: str, input: Tensor, output_size: Any, length_message: str, dims_message: str,
+                   n: int = 2) -> tuple[int, ...]:
+    """An adaptive pool's checks (PyTorch's order) and output size over the last ``n`` dims
+    (``None`` keeps the input's size)."""
     check_tensor(op, input)
     if isinstance(output_size, (tuple, list)):
-        if len(output_size) != 2:
+        if len(output_size) != n:
             raise RuntimeError(length_message)
-        sizes = tuple(input.shape[-2 + i] if o is None else int(o) for i, o in enumerate(output_size))
+        sizes = tuple(input.shape[-n + i] if o is None else int(o) for i, o in enumerate(output_size))
     else:
-        sizes = (int(output_size),) * 2
-    if input.ndim not in (3, 4):
+        sizes = (int(output_size),) * n
+    if input.ndim not in (n + 1, n + 2):
         raise RuntimeError(dims_message + f"{list(input.shape)}")
     for dim in range(1, input.ndim):
         if input.shape[dim] == 0:
@@ -212,15 +218,15 @@ def _adaptive_sizes(op: str, input: Tensor, output_size: Any, length_message: st
                 f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input has "
                 f"sizes {list(input.shape)} with dimension {dim} being empty"
             )
-    check_dtype(op, input, ())
-    return sizes  # type: ignore[return-value]
+    return sizes
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """The mean over ``output_size`` windows that tile the input (``[floor(i L / n), ceil((i + 1) L / n))``)."""
     op = "adaptive_avg_pool2d"
-    outs = _adaptive_sizes(op, input, output_size, f"{op}: output_size must be 2",
-                           f"{op}(): Expected 3D or 4D tensor, but got ")
+    outs = adaptive_sizes(op, input, output_size, f"{op}: output_size must be 2",
+                          f"{op}(): Expected 3D or 4D tensor, but got ")
+    check_dtype(op, input, ())
     if outs[0] < 0 or outs[1] < 0:
         raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 but received "
                            f"{{{outs[0]}, {outs[1]}}}")
@@ -234,8 +240,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """The maximum over ``output_size`` windows that tile the input."""
     op = "adaptive_max_pool2d"
-    outs = _adaptive_sizes(op, input, output_size, f"{op}(): internal error: output_size.size() must be 2",
-                           f"{op}(): Expected 3D or 4D tensor, but got: ")
+    outs = adaptive_sizes(op, input, output_size, f"{op}(): internal error: output_size.size() must be 2",
+                          f"{op}(): Expected 3D or 4D tensor, but got: ")
+    check_dtype(op, input, ())
     if outs[0] < 0 or outs[1] < 0:
         shape = list(input.shape[:-2]) + list(outs)
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(outs)}: {shape}")

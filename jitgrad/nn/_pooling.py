@@ -59,6 +59,16 @@ def adaptive_windows(size: int, out: int) -> Windows:
     return pos, pos < end[:, None]
 
 
+_DEPTH_ONE: Windows = (np.zeros((1, 1), np.int64), np.ones((1, 1), np.bool_))  # (a 2-d pool's depth)
+
+
+def _three(windows: Sequence[Windows], sizes: Sequence[int]) -> tuple[list[Windows], tuple[int, ...]]:
+    """The windows and input sizes over 3 dims (a 2-d pool gets a depth of 1)."""
+    if len(windows) == 3:
+        return list(windows), tuple(sizes)
+    return [_DEPTH_ONE, *windows], (1, *sizes)
+
+
 def _tables(windows: Sequence[Windows], sizes: Sequence[int]) -> list[np.ndarray]:
     """The kernels' arguments: per dim the positions clipped into the input, and validity."""
     out = []
@@ -69,12 +79,13 @@ def _tables(windows: Sequence[Windows], sizes: Sequence[int]) -> list[np.ndarray
 
 
 def _first_valid(windows: Sequence[Windows], sizes: Sequence[int]) -> np.ndarray:
-    firsts = []
+    """Each window's first in-bounds element (flat): where PyTorch's running maximum starts."""
+    flat: Any = np.zeros((), np.int64)
     for (pos, valid), size in zip(windows, sizes):
         k = valid.argmax(1)  # (a window wholly in the padding, which only max_pool1d lets through, is
         first = pos[np.arange(len(pos)), k] if len(pos) else np.zeros(0, np.int64)  # -inf at its nearest)
-        firsts.append(np.clip(first, 0, size - 1))
-    return np.ascontiguousarray(firsts[0][:, None] * sizes[1] + firsts[1][None, :], dtype=np.int64)
+        flat = flat[..., None] * size + np.clip(first, 0, size - 1)
+    return np.ascontiguousarray(flat, dtype=np.int64)
 
 
 def _kernel_dtype(x: np.ndarray) -> np.ndarray:
@@ -82,32 +93,42 @@ def _kernel_dtype(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x, dtype=np.float32 if x.dtype == np.float16 else x.dtype)
 
 
-# --- forward and backward on plain arrays (batch dims flattened: x is (B, H, W)) ---------------
+# --- forward and backward on plain arrays (batch dims flattened: x is (B, *spatial)) ----------
+
+def _out_shape(batch: int, windows: Sequence[Windows]) -> tuple[int, ...]:
+    return (batch,) + tuple(len(pos) for pos, _ in windows)
+
 
 def max_over_windows(x: np.ndarray, windows: Sequence[Windows]) -> tuple[np.ndarray, np.ndarray]:
-    """Each window's maximum and its flat input index (``h * W + w``)."""
+    """Each window's maximum and its flat input index (``h * W + w``, ``(d * H + h) * W + w``)."""
     xk = _kernel_dtype(x)
-    shape = (x.shape[0], len(windows[0][0]), len(windows[1][0]))
-    best, index = np.empty(shape, xk.dtype), np.empty(shape, np.int64)
+    w3, sizes = _three(windows, x.shape[1:])
+    best, index = np.empty(_out_shape(len(x), w3), xk.dtype), np.empty(_out_shape(len(x), w3), np.int64)
     lowest = xk.dtype.type(-np.inf if xk.dtype.kind == "f" else np.iinfo(xk.dtype).min)
-    kernels.max_windows(xk, *_tables(windows, x.shape[1:]), _first_valid(windows, x.shape[1:]), lowest, best, index)
-    return best.astype(x.dtype, copy=False), index
+    kernels.max_windows(xk.reshape((len(x),) + sizes), *_tables(w3, sizes), _first_valid(w3, sizes), lowest,
+                        best, index)
+    shape = _out_shape(len(x), windows)
+    return best.astype(x.dtype, copy=False).reshape(shape), index.reshape(shape)
 
 
 def sum_over_windows(x: np.ndarray, windows: Sequence[Windows]) -> np.ndarray:
     xk = _kernel_dtype(x)
-    total = np.zeros((x.shape[0], len(windows[0][0]), len(windows[1][0])), xk.dtype)
-    kernels.sum_windows(xk, *_tables(windows, x.shape[1:]), total)
-    return total
+    w3, sizes = _three(windows, x.shape[1:])
+    total = np.zeros(_out_shape(len(x), w3), xk.dtype)
+    kernels.sum_windows(xk.reshape((len(x),) + sizes), *_tables(w3, sizes), total)
+    return total.reshape(_out_shape(len(x), windows))
 
 
 def spread_over_windows(g: np.ndarray, divisor: np.ndarray, windows: Sequence[Windows],
-                        sizes: tuple[int, int]) -> np.ndarray:
+                        sizes: tuple[int, ...]) -> np.ndarray:
     """The average pool's backward: ``g / divisor`` added over each window."""
     gk = _kernel_dtype(g)
-    grad = np.zeros((g.shape[0],) + sizes, gk.dtype)
-    kernels.spread_windows(gk, np.ascontiguousarray(divisor, dtype=gk.dtype), *_tables(windows, sizes), grad)
-    return grad.astype(g.dtype, copy=False)
+    w3, sizes3 = _three(windows, sizes)
+    grad = np.zeros((len(g),) + sizes3, gk.dtype)
+    kernels.spread_windows(gk.reshape(_out_shape(len(g), w3)),
+                           np.ascontiguousarray(divisor, dtype=gk.dtype).reshape(_out_shape(1, w3)[1:]),
+                           *_tables(w3, sizes3), grad)
+    return grad.astype(g.dtype, copy=False).reshape((len(g),) + tuple(sizes))
 
 
 # --- nodes ----------------------------------------------------------------------------------
@@ -115,20 +136,28 @@ def spread_over_windows(g: np.ndarray, divisor: np.ndarray, windows: Sequence[Wi
 class MaxPool2DWithIndicesBackward0(Node):
     """The gradient goes to each window's maximum (scatter-added by the saved indices)."""
 
-    def __init__(self, indices: np.ndarray, in_shape: tuple[int, ...]) -> None:
+    def __init__(self, indices: np.ndarray, in_shape: tuple[int, ...], n: int) -> None:
         super().__init__()
-        self.indices, self.in_shape = indices, in_shape  # indices: (B, P), flat over H * W
+        self.indices, self.in_shape, self.n = indices, in_shape, n  # indices: (B, P), flat over the spatial dims
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         b, p = self.indices.shape
         rows = np.arange(b)[:, None]
-        flat = index_put_zeros(g.reshape(b, p), (b, int(np.prod(self.in_shape[-2:]))),  # type: ignore[attr-defined]
+        flat = index_put_zeros(g.reshape(b, p), (b, int(np.prod(self.in_shape[-self.n:]))),  # type: ignore[attr-defined]
                                (rows, self.indices))
         return (flat.reshape(self.in_shape),)  # type: ignore[attr-defined]
 
 
 class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
+    pass
+
+
+class MaxPool3DWithIndicesBackward0(MaxPool2DWithIndicesBackward0):
+    pass
+
+
+class AdaptiveMaxPool3DBackward0(MaxPool2DWithIndicesBackward0):
     pass
 
 
@@ -150,6 +179,14 @@ class AdaptiveAvgPool2DBackward0(AvgPool2DBackward0):
     pass
 
 
+class AvgPool3DBackward0(AvgPool2DBackward0):
+    pass
+
+
+class AdaptiveAvgPool3DBackward0(AvgPool2DBackward0):
+    pass
+
+
 class AvgPool2DBackwardBackward0(_AvgPoolNode):
     """The backward of ``avg_pool_backward``: the average pool itself (they are adjoint)."""
 
@@ -157,35 +194,37 @@ class AvgPool2DBackwardBackward0(_AvgPoolNode):
         return (pool_avg(grads[0], self.windows, self.divisor, AvgPool2DBackward0),)  # type: ignore[arg-type]
 
 
-# --- the ops on tensors (2 spatial dims; leading dims (N, C) or (C,)) -------------------------
+# --- the ops on tensors (2 or 3 spatial dims, one window table each; leading dims (N, C) or (C,))
 
-def _flat(input: Tensor) -> np.ndarray:
+def _flat(input: Tensor, n: int) -> np.ndarray:
     x = array_of(input)
-    return x.reshape((-1,) + x.shape[-2:])
+    return x.reshape((-1,) + x.shape[-n:])
 
 
 def pool_max(input: Tensor, windows: Sequence[Windows], node_type: type[MaxPool2DWithIndicesBackward0]
              ) -> tuple[Tensor, Tensor]:
-    x = _flat(input)
+    n = len(windows)
+    x = _flat(input, n)
     best, index = max_over_windows(x, windows)
-    lead = tuple(input.shape[:-2])
+    lead = tuple(input.shape[:-n])
     out = from_result(best.reshape(lead + best.shape[1:]), input.dtype)
     indices = from_result(index.reshape(lead + index.shape[1:]))
     if needs_grad(input):
-        record(node_type(index.reshape(len(x), best.shape[1] * best.shape[2]), tuple(input.shape)), (input,), (out,))
+        record(node_type(index.reshape(len(x), -1) if len(x) else index.reshape(0, int(np.prod(best.shape[1:]))),
+                         tuple(input.shape), n), (input,), (out,))
     return out, indices
 
 
 def pool_avg(input: Tensor, windows: Sequence[Windows], divisor: np.ndarray,
              node_type: type[_AvgPoolNode]) -> Tensor:
-    x = _flat(input)
+    n = len(windows)
+    x = _flat(input, n)
     total = sum_over_windows(x, windows)
     if x.dtype.kind == "f":
         mean = total / divisor
     else:  # (integer division truncating toward zero, as C++)
         mean = np.sign(total) * (np.abs(total) // divisor.astype(total.dtype))
-    lead = tuple(input.shape[:-2])
-    out = from_result(mean.reshape(lead + mean.shape[1:]), input.dtype)
+    out = from_result(mean.reshape(tuple(input.shape[:-n]) + mean.shape[1:]), input.dtype)
     if needs_grad(input):
         record(node_type(windows, divisor, tuple(input.shape)), (input,), (out,))
     return out
@@ -193,8 +232,8 @@ def pool_avg(input: Tensor, windows: Sequence[Windows], divisor: np.ndarray,
 
 def avg_pool_backward(grad: Tensor, windows: Sequence[Windows], divisor: np.ndarray,
                       in_shape: tuple[int, ...]) -> Tensor:
-    g = _flat(grad)
-    values = spread_over_windows(g, divisor, windows, (in_shape[-2], in_shape[-1]))
+    n = len(windows)
+    values = spread_over_windows(_flat(grad, n), divisor, windows, tuple(in_shape[-n:]))
     out = from_result(values.reshape(in_shape), grad.dtype)
     if needs_grad(grad):
         record(AvgPool2DBackwardBackward0(windows, divisor, in_shape), (grad,), (out,))

@@ -31,6 +31,10 @@ from ._losses_more import (
 from ._prelu_shuffle import pixel_shuffle, pixel_unshuffle, prelu
 from ._fold import channel_shuffle, fold
 from ._upsample import upsample, upsample_bilinear, upsample_nearest
+from ._pool3d import (
+    adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool3d, max_pool3d,
+    max_pool3d_with_indices,
+)
 from ._pool_extra import (
     adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, lp_pool1d, lp_pool2d, max_pool1d_with_indices,
     max_pool2d_with_indices, max_unpool1d, max_unpool2d,
@@ -62,7 +66,8 @@ __all__ = [
     "channel_shuffle", "fold", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "lp_pool1d", "lp_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_unpool1d",
     "max_unpool2d", "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_with_distance_loss",
-    "upsample", "upsample_bilinear", "upsample_nearest", "conv3d", "conv_transpose3d",
+    "upsample", "upsample_bilinear", "upsample_nearest", "conv3d", "conv_transpose3d", "adaptive_avg_pool3d",
+    "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool3d", "max_pool3d", "max_pool3d_with_indices",
 ]
 
 

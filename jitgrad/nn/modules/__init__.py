@@ -37,6 +37,7 @@ from .loss_more import (
 from .loss_more import MultiLabelMarginLoss, MultiMarginLoss, TripletMarginWithDistanceLoss
 from .pooling_extra import ChannelShuffle, Fold, LPPool1d, LPPool2d, MaxUnpool1d, MaxUnpool2d, Unfold
 from .padding import CircularPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d
+from .pooling import AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, MaxPool3d
 from .pooling import (
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
     MaxPool1d, MaxPool2d,
@@ -63,4 +64,5 @@ __all__ = [
     "MaxUnpool1d", "MaxUnpool2d", "ReflectionPad3d", "ReplicationPad3d", "Unfold", "ZeroPad3d",
     "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss",
     "Conv3d", "ConvTranspose3d",
+    "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d",
 ]

@@ -1,5 +1,5 @@
-"""Pooling modules: ``MaxPool1d/2d``, ``AvgPool1d/2d``, ``AdaptiveAvgPool1d/2d``,
-``AdaptiveMaxPool1d/2d``, keeping their arguments as PyTorch's do (``AvgPool1d`` as
+"""Pooling modules: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``,
+``AdaptiveMaxPool1d/2d/3d``, keeping their arguments as PyTorch's do (``AvgPool1d`` as
 1-tuples, the others as given)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...tensor import Tensor
-from .. import _pool_functional as P
+from .. import _pool3d as P3, _pool_functional as P
 from .module import Module
 
 
@@ -39,6 +39,12 @@ class MaxPool2d(_MaxPoolNd):
     def forward(self, input: Tensor) -> Any:
         return P.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxPool3d(_MaxPoolNd):
+    def forward(self, input: Tensor) -> Any:
+        return P3.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
 class AvgPool1d(Module):
@@ -75,6 +81,12 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
+class AvgPool3d(AvgPool2d):
+    def forward(self, input: Tensor) -> Tensor:
+        return P3.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                             self.count_include_pad, self.divisor_override)
+
+
 class _AdaptivePoolNd(Module):
     def __init__(self, output_size: Any) -> None:
         super().__init__()
@@ -94,6 +106,11 @@ class AdaptiveAvgPool2d(_AdaptivePoolNd):
         return P.adaptive_avg_pool2d(input, self.output_size)
 
 
+class AdaptiveAvgPool3d(_AdaptivePoolNd):
+    def forward(self, input: Tensor) -> Tensor:
+        return P3.adaptive_avg_pool3d(input, self.output_size)
+
+
 class _AdaptiveMaxPoolNd(_AdaptivePoolNd):
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
         super().__init__(output_size)
@@ -108,3 +125,8 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     def forward(self, input: Tensor) -> Any:
         return P.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    def forward(self, input: Tensor) -> Any:
+        return P3.adaptive_max_pool3d(input, self.output_size, self.return_indices)
