@@ -119,6 +119,32 @@ def test_modules(name: str, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
     compare(lambda L, t: mods[L is torch](t), X)
 
 
+def test_unpool_and_lp_pool() -> None:
+    def program(L: Any, t: Any) -> Any:
+        pooled, indices = L.nn.functional.max_pool3d(t, 2, return_indices=True)
+        return L.nn.functional.max_unpool3d(pooled * 3, indices, 2, output_size=(5, 7, 5))
+
+    compare(program, X)
+    compare(lambda L, t: L.nn.functional.lp_pool3d(t, 2, (2, 3, 2), stride=1), np.abs(X) + 0.5, rtol=1e-9)
+    for name, args in (("LPPool3d", (2, 3)), ("MaxUnpool3d", (2,))):
+        assert repr(getattr(jitgrad.nn, name)(*args)) == repr(getattr(torch.nn, name)(*args))
+    from nn_side_by_side import outcome
+
+    got = []
+    for L in (jitgrad, torch):  # (which invalid index PyTorch names depends on its loop: not compared)
+        y, i = L.nn.functional.max_pool3d(L.tensor(X), 2, return_indices=True)
+        kind, message = outcome(lambda: L.nn.functional.max_unpool3d(y, i * 10, 2))
+        got.append((kind, message.split(":")[0], message.split("(")[-1]))
+    assert got[0] == got[1]
+    for case in (lambda F, y, i: F.max_unpool3d(y[0, 0], i[0, 0], 2),
+                 lambda F, y, i: F.max_unpool3d(y, i, 2, output_size=(9, 9, 9))):
+        def errs(L: Any, case: Any = case) -> Any:
+            y, i = L.nn.functional.max_pool3d(L.tensor(X), 2, return_indices=True)
+            return case(L.nn.functional, y, i)
+
+        same_error(errs)
+
+
 def test_gradcheck() -> None:
     F = jitgrad.nn.functional
     x = jitgrad.tensor(RNG.standard_normal((1, 1, 3, 4, 3)), requires_grad=True)

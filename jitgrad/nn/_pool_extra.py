@@ -1,4 +1,4 @@
-"""``lp_pool1d/2d`` (the ``p``-norm of each window, from ``avg_pool``), ``max_unpool1d/2d``
+"""``lp_pool1d/2d/3d`` (the ``p``-norm of each window, from ``avg_pool``), ``max_unpool1d/2d/3d``
 (each value put back at the index its max pool found; ``MaxUnpool2DBackward0``, whose backward
 gathers the gradient at those indices) and the ``*_with_indices`` spellings of the max pools.
 PyTorch's argument checks and messages; the 1-d ops run as the 2-d ones on a height of 1."""
@@ -52,6 +52,8 @@ def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_ind
 # --- max_unpool -------------------------------------------------------------------------------
 
 class MaxUnpool2DBackward0(Node):
+    """The gradient gathered at the indices the values were put at."""
+
     def __init__(self, indices: Tensor, in_shape: tuple[int, ...]) -> None:
         super().__init__()
         self.indices, self.in_shape = indices, in_shape  # indices: (B, P) flat over the output plane
@@ -81,7 +83,12 @@ def _unpool_size(op: str, input: Tensor, kernel: tuple[int, ...], stride: tuple[
     return tuple(int(s) for s in sizes)
 
 
-def _unpool(input: Tensor, indices: Tensor, size: tuple[int, int]) -> Tensor:
+class MaxUnpool3DBackward0(MaxUnpool2DBackward0):
+    pass
+
+
+def _unpool(input: Tensor, indices: Tensor, size: tuple[int, ...]) -> Tensor:
+    n = len(size)
     if indices.dtype != np.dtype(np.int64):
         raise RuntimeError(f"elements in indices should be type int64 but got: {_type_name(indices)}")
     if tuple(indices.shape) != tuple(input.shape):
@@ -89,23 +96,24 @@ def _unpool(input: Tensor, indices: Tensor, size: tuple[int, int]) -> Tensor:
             f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
             f"indices tensor with shape: {list(indices.shape)}"
         )
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with "
-                           f"{input.ndim} dimensions.")
-    plane = size[0] * size[1]
-    x = array_of(input).reshape(-1, int(np.prod(input.shape[-2:])))
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"Input to max_unpooling{n}d should be a {n + 1}d or {n + 2}d Tensor, but got a tensor "
+                           f"with {input.ndim} dimensions.")
+    plane = int(np.prod(size))
+    x = array_of(input).reshape(-1, int(np.prod(input.shape[-n:])))
     idx = array_of(indices).reshape(x.shape)
     invalid = (idx < 0) | (idx >= plane)
     if invalid.any():  # (PyTorch names the last invalid index of the first plane holding one)
         row = int(invalid.any(1).argmax())
         bad = idx[row][invalid[row]]
         raise RuntimeError(f"Found an invalid max index: {int(bad[-1])} (output volumes are of size "
-                           f"{size[0]}x{size[1]})")
+                           f"{'x'.join(map(str, size))})")
     values = np.zeros((x.shape[0], plane), x.dtype)
     np.put_along_axis(values, idx, x, axis=1)
-    out = from_result(values.reshape(tuple(input.shape[:-2]) + size), input.dtype)
+    out = from_result(values.reshape(tuple(input.shape[:-n]) + size), input.dtype)
     if needs_grad(input):
-        record(MaxUnpool2DBackward0(from_result(idx), tuple(input.shape)), (input,), (out,))
+        node_type = MaxUnpool3DBackward0 if n == 3 else MaxUnpool2DBackward0
+        record(node_type(from_result(idx), tuple(input.shape)), (input,), (out,))
     return out
 
 
@@ -135,3 +143,20 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
     (length,) = _unpool_size("max_unpool1d", input, k, s, _ints(padding, 1), output_size)
     out = _unpool(input.unsqueeze(-2), indices.unsqueeze(-2), (1, length))  # type: ignore[attr-defined]
     return out.squeeze(-2)  # type: ignore[attr-defined,no-any-return]
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Sequence[int] | None = None) -> Tensor:
+    """Zeros of the unpooled size with each ``input`` value at its ``indices`` (flat ``(d * H + h) * W + w``)."""
+    k = _ints(kernel_size, 3)
+    s = k if stride is None else _ints(stride, 3)
+    size = _unpool_size("max_unpool3d", input, k, s, _ints(padding, 3), output_size)
+    return _unpool(input, indices, size)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    from ._pool3d import avg_pool3d
+
+    kd, kh, kw = (kernel_size,) * 3 if isinstance(kernel_size, int) else tuple(kernel_size)
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)  # type: ignore[attr-defined]
+    return (out.sign() * relu(out.abs())).mul(kd * kh * kw).pow(1.0 / norm_type)  # type: ignore[attr-defined,no-any-return]

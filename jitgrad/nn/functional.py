@@ -36,8 +36,8 @@ from ._pool3d import (
     max_pool3d_with_indices,
 )
 from ._pool_extra import (
-    adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, lp_pool1d, lp_pool2d, max_pool1d_with_indices,
-    max_pool2d_with_indices, max_unpool1d, max_unpool2d,
+    adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, lp_pool1d, lp_pool2d, lp_pool3d,
+    max_pool1d_with_indices, max_pool2d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d,
 )
 from ._interpolate import interpolate
 from ._pool_functional import (
@@ -68,6 +68,7 @@ __all__ = [
     "max_unpool2d", "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_with_distance_loss",
     "upsample", "upsample_bilinear", "upsample_nearest", "conv3d", "conv_transpose3d", "adaptive_avg_pool3d",
     "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool3d", "max_pool3d", "max_pool3d_with_indices",
+    "lp_pool3d", "max_unpool3d",
 ]
 
 

@@ -80,7 +80,7 @@ NAMES: dict[str, list[str]] = {
         TripletMarginLoss PoissonNLLLoss MultiLabelSoftMarginLoss LPPool1d LPPool2d MaxUnpool1d
         MaxUnpool2d Fold Unfold ChannelShuffle ZeroPad3d ConstantPad3d ReflectionPad3d ReplicationPad3d
         CircularPad3d MultiMarginLoss MultiLabelMarginLoss TripletMarginWithDistanceLoss Conv3d
-        ConvTranspose3d MaxPool3d AvgPool3d AdaptiveAvgPool3d AdaptiveMaxPool3d
+        ConvTranspose3d MaxPool3d AvgPool3d AdaptiveAvgPool3d AdaptiveMaxPool3d LPPool3d MaxUnpool3d
     """.split(),
     "torch.nn.functional": """
         linear relu leaky_relu elu gelu silu softplus sigmoid tanh hardtanh softmax log_softmax
@@ -98,7 +98,7 @@ NAMES: dict[str, list[str]] = {
         adaptive_max_pool1d_with_indices adaptive_max_pool2d_with_indices multi_margin_loss
         multilabel_margin_loss triplet_margin_with_distance_loss upsample upsample_nearest upsample_bilinear
         conv3d conv_transpose3d max_pool3d avg_pool3d adaptive_avg_pool3d adaptive_max_pool3d
-        max_pool3d_with_indices adaptive_max_pool3d_with_indices
+        max_pool3d_with_indices adaptive_max_pool3d_with_indices lp_pool3d max_unpool3d
     """.split(),
     "torch.nn.init": """
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_

@@ -36,6 +36,7 @@ from .loss_more import (
 )
 from .loss_more import MultiLabelMarginLoss, MultiMarginLoss, TripletMarginWithDistanceLoss
 from .pooling_extra import ChannelShuffle, Fold, LPPool1d, LPPool2d, MaxUnpool1d, MaxUnpool2d, Unfold
+from .pooling_extra import LPPool3d, MaxUnpool3d
 from .padding import CircularPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d
 from .pooling import AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, MaxPool3d
 from .pooling import (
@@ -65,4 +66,5 @@ __all__ = [
     "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss",
     "Conv3d", "ConvTranspose3d",
     "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d",
+    "LPPool3d", "MaxUnpool3d",
 ]

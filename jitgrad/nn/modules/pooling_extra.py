@@ -1,4 +1,4 @@
-"""``LPPool1d/2d``, ``MaxUnpool1d/2d``, ``Fold``, ``Unfold``, ``ChannelShuffle``, keeping
+"""``LPPool1d/2d/3d``, ``MaxUnpool1d/2d/3d``, ``Fold``, ``Unfold``, ``ChannelShuffle``, keeping
 their arguments as PyTorch's do."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any, Sequence
 from ...tensor import Tensor
 from .._conv import unfold
 from .._fold import channel_shuffle, fold
-from .._pool_extra import lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d
+from .._pool_extra import lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d
 from .module import Module
 
 
@@ -30,6 +30,11 @@ class LPPool1d(_LPPoolNd):
 class LPPool2d(_LPPoolNd):
     def forward(self, input: Tensor) -> Tensor:
         return lp_pool2d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    def forward(self, input: Tensor) -> Tensor:
+        return lp_pool3d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
 
 
 class _MaxUnpoolNd(Module):
@@ -61,6 +66,13 @@ class MaxUnpool2d(_MaxUnpoolNd):
 
     def forward(self, input: Tensor, indices: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
         return max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _n = 3
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+        return max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
 class Fold(Module):
