@@ -151,3 +151,18 @@ def test_gradcheck() -> None:
     for f in (lambda t: F.max_pool3d(t, 2, 1, 1), lambda t: F.avg_pool3d(t, 2, 1, 1, count_include_pad=False),
               lambda t: F.adaptive_avg_pool3d(t, (2, 3, 2)), lambda t: F.adaptive_max_pool3d(t, 2)):
         assert jitgrad.autograd.gradcheck(f, (x,))
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_3d_with_pytorchs_state(training: bool) -> None:
+    mods = [L.nn.BatchNorm3d(2, momentum=0.3).double() for L in (jitgrad, torch)]
+    assert repr(mods[0]) == repr(mods[1])
+    mods[1].weight.data.uniform_(0.5, 1.5)
+    mods[0].load_state_dict({k: jitgrad.tensor(v.detach().numpy()) for k, v in mods[1].state_dict().items()})
+    for m in mods:
+        m.train(training)
+    # (batch_norm is composed: jitgrad's node is AddBackward0, PyTorch's NativeBatchNormBackward0)
+    compare(lambda L, t: mods[L is torch](t), X, rtol=1e-9, node=False)
+    for a, b in zip(mods[0].state_dict().values(), mods[1].state_dict().values()):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-9)
+    same_error(lambda L: L.nn.BatchNorm3d(2)(L.ones(2, 2, 3, 3)))

@@ -36,6 +36,7 @@ from .modules import (
 from .modules import MultiLabelMarginLoss, MultiMarginLoss, TripletMarginWithDistanceLoss
 from .modules import AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, MaxPool3d
 from .modules import LPPool3d, MaxUnpool3d
+from .modules import BatchNorm3d
 from .parameter import Buffer, Parameter
 
 __all__ = [
@@ -61,4 +62,5 @@ __all__ = [
     "Conv3d", "ConvTranspose3d",
     "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d",
     "LPPool3d", "MaxUnpool3d",
+    "BatchNorm3d",
 ]

@@ -81,6 +81,7 @@ NAMES: dict[str, list[str]] = {
         MaxUnpool2d Fold Unfold ChannelShuffle ZeroPad3d ConstantPad3d ReflectionPad3d ReplicationPad3d
         CircularPad3d MultiMarginLoss MultiLabelMarginLoss TripletMarginWithDistanceLoss Conv3d
         ConvTranspose3d MaxPool3d AvgPool3d AdaptiveAvgPool3d AdaptiveMaxPool3d LPPool3d MaxUnpool3d
+        BatchNorm3d
     """.split(),
     "torch.nn.functional": """
         linear relu leaky_relu elu gelu silu softplus sigmoid tanh hardtanh softmax log_softmax

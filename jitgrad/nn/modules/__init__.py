@@ -8,7 +8,7 @@ from .activation_more import (
     CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, ReLU6, RMSNorm, Softmin,
     Softshrink, Softsign, Tanhshrink, Threshold,
 )
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .conv import Conv1d, Conv2d, Conv3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .linear import Bilinear, Flatten, Identity, Linear
@@ -67,4 +67,5 @@ __all__ = [
     "Conv3d", "ConvTranspose3d",
     "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d",
     "LPPool3d", "MaxUnpool3d",
+    "BatchNorm3d",
 ]
