@@ -237,3 +237,19 @@ def test_alpha_dropout_values_for_a_fixed_mask() -> None:
         dropped = np.isclose(y, _dropped_value(0.3), rtol=1e-15, atol=0)
         assert 0.25 < dropped.mean() < 0.35
         np.testing.assert_allclose(y[~dropped], x[~dropped] * a + 1.7580993408473766 * a * 0.3, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name, args", [("relu_", ()), ("elu_", (0.5,)), ("leaky_relu_", (0.2,)), ("hardtanh_", (-0.5, 0.7)),
+                                        ("threshold_", (0.1, -2.0)), ("selu_", ()), ("celu_", (1.5,))])
+def test_inplace_activation_spellings(name: str, args: tuple[Any, ...]) -> None:
+    """``F.relu_(t)`` writes ``t`` and returns it, with the gradient of the activation."""
+
+    def program(L: Any, x: Any) -> Any:
+        t = x * 1.0
+        out = getattr(L.nn.functional, name)(t, *args)
+        assert out is t
+        return out
+
+    # (jitgrad's inplace=True activations write with copy_: CopyBackwards / EluBackward0 where
+    # PyTorch's in-place kernels record EluBackward1, LeakyReluBackward1, ...; relu_, hardtanh_ agree)
+    compare(program, RNG.standard_normal((3, 4)), node=name in ("relu_", "hardtanh_"))

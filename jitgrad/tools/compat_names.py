@@ -99,7 +99,8 @@ NAMES: dict[str, list[str]] = {
         adaptive_max_pool1d_with_indices adaptive_max_pool2d_with_indices multi_margin_loss
         multilabel_margin_loss triplet_margin_with_distance_loss upsample upsample_nearest upsample_bilinear
         conv3d conv_transpose3d max_pool3d avg_pool3d adaptive_avg_pool3d adaptive_max_pool3d
-        max_pool3d_with_indices adaptive_max_pool3d_with_indices lp_pool3d max_unpool3d
+        max_pool3d_with_indices adaptive_max_pool3d_with_indices lp_pool3d max_unpool3d relu_ elu_
+        leaky_relu_ hardtanh_ threshold_ selu_ celu_
     """.split(),
     "torch.nn.init": """
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_
