@@ -253,3 +253,49 @@ def test_inplace_activation_spellings(name: str, args: tuple[Any, ...]) -> None:
     # (jitgrad's inplace=True activations write with copy_: CopyBackwards / EluBackward0 where
     # PyTorch's in-place kernels record EluBackward1, LeakyReluBackward1, ...; relu_, hardtanh_ agree)
     compare(program, RNG.standard_normal((3, 4)), node=name in ("relu_", "hardtanh_"))
+
+
+@pytest.mark.parametrize("shape, size", [((2, 6, 5), 3), ((2, 6, 3, 4), 2), ((1, 5, 2, 2, 3), 4), ((0, 3, 4), 2)])
+def test_local_response_norm(shape: tuple[int, ...], size: int) -> None:
+    x = RNG.standard_normal(shape)
+    compare(lambda L, t: L.nn.functional.local_response_norm(t, size, alpha=0.1, beta=0.6, k=1.5), x,
+            second=bool(x.size), rtol=1e-9)
+    mods = [L.nn.LocalResponseNorm(size, k=2.0) for L in (jitgrad, torch)]
+    assert repr(mods[0]) == repr(mods[1])
+    if x.size:
+        compare(lambda L, t: mods[L is torch](t), x, rtol=1e-9)
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.5, 0.0])
+def test_pdist(p: float) -> None:
+    compare(lambda L, t: L.nn.functional.pdist(t, p), RNG.standard_normal((5, 3)), second=False, rtol=1e-9)
+
+
+def test_rrelu_and_mish() -> None:
+    x = RNG.standard_normal((4, 5))
+    compare(lambda L, t: L.nn.functional.rrelu(t, 0.1, 0.3), x)
+    mods = [L.nn.RReLU(0.2, 0.4).eval() for L in (jitgrad, torch)]
+    assert repr(mods[0]) == repr(mods[1])
+    compare(lambda L, t: mods[L is torch](t), x)
+    jitgrad.manual_seed(0)
+    t = jitgrad.tensor(np.abs(x) * -1 - 0.1, requires_grad=True)
+    y = jitgrad.nn.functional.rrelu(t, 0.1, 0.3, training=True)
+    slopes = (y / t).detach().numpy()
+    assert slopes.min() >= 0.1 and slopes.max() <= 0.3 and slopes.std() > 0.01
+    y.sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), slopes, rtol=1e-12)
+    mish = [L.nn.Mish() for L in (jitgrad, torch)]
+    assert repr(mish[0]) == repr(mish[1])
+    compare(lambda L, u: mish[L is torch](u), x, node=False)
+
+
+EXTRA_ERRORS = {
+    "lrn_dims": lambda L: L.nn.functional.local_response_norm(L.ones(4), 3),
+    "pdist_dims": lambda L: L.nn.functional.pdist(L.ones(2, 3, 4)),
+    "pdist_p": lambda L: L.nn.functional.pdist(L.ones(2, 3), p=-1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EXTRA_ERRORS))
+def test_extra_errors(case: str) -> None:
+    same_error(EXTRA_ERRORS[case])

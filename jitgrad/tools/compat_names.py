@@ -81,7 +81,7 @@ NAMES: dict[str, list[str]] = {
         MaxUnpool2d Fold Unfold ChannelShuffle ZeroPad3d ConstantPad3d ReflectionPad3d ReplicationPad3d
         CircularPad3d MultiMarginLoss MultiLabelMarginLoss TripletMarginWithDistanceLoss Conv3d
         ConvTranspose3d MaxPool3d AvgPool3d AdaptiveAvgPool3d AdaptiveMaxPool3d LPPool3d MaxUnpool3d
-        BatchNorm3d
+        BatchNorm3d LocalResponseNorm Mish RReLU
     """.split(),
     "torch.nn.functional": """
         linear relu leaky_relu elu gelu silu softplus sigmoid tanh hardtanh softmax log_softmax
@@ -100,7 +100,7 @@ NAMES: dict[str, list[str]] = {
         multilabel_margin_loss triplet_margin_with_distance_loss upsample upsample_nearest upsample_bilinear
         conv3d conv_transpose3d max_pool3d avg_pool3d adaptive_avg_pool3d adaptive_max_pool3d
         max_pool3d_with_indices adaptive_max_pool3d_with_indices lp_pool3d max_unpool3d relu_ elu_
-        leaky_relu_ hardtanh_ threshold_ selu_ celu_
+        leaky_relu_ hardtanh_ threshold_ selu_ celu_ local_response_norm pdist rrelu rrelu_
     """.split(),
     "torch.nn.init": """
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_
@@ -152,6 +152,9 @@ DIFFERENCES: dict[str, str] = {
        for name in ("Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")},
     **{f"torch.nn.functional.{name}": "the mask comes from jitgrad's generator: not PyTorch's numbers"
        for name in ("dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")},
+    "torch.nn.RReLU": "the training slopes come from jitgrad's generator: not PyTorch's numbers",
+    "torch.nn.functional.rrelu": "the training slopes come from jitgrad's generator: not PyTorch's numbers",
+    "torch.nn.functional.rrelu_": "the training slopes come from jitgrad's generator: not PyTorch's numbers",
     "torch.from_numpy": "read-only NumPy memory refuses writes (PyTorch only warns)",
     "Tensor.unfold": "in-place writes whose result depends on write order (overlapping windows) "
                      "are refused; order-independent ones get correct gradients",

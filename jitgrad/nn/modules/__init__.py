@@ -26,6 +26,7 @@ from .padding import (
 from .dropout import (
     AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout,
 )
+from .layers_extra import LocalResponseNorm, Mish, RReLU
 from .layers_extra import (
     CosineSimilarity, GroupNorm, PairwiseDistance, PixelShuffle, PixelUnshuffle, PReLU, Softmax2d,
     Upsample, UpsamplingBilinear2d, UpsamplingNearest2d,
@@ -68,4 +69,5 @@ __all__ = [
     "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d",
     "LPPool3d", "MaxUnpool3d",
     "BatchNorm3d",
+    "LocalResponseNorm", "Mish", "RReLU",
 ]

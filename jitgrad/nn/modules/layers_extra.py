@@ -1,6 +1,6 @@
 """``GroupNorm``, ``PReLU``, ``PixelShuffle``, ``PixelUnshuffle``, ``Upsample`` (and
 ``UpsamplingNearest2d`` / ``UpsamplingBilinear2d``), ``Softmax2d``, ``CosineSimilarity``,
-``PairwiseDistance``: the functional ops with their arguments kept as PyTorch's modules keep
+``PairwiseDistance``, ``Mish``, ``RReLU``, ``LocalResponseNorm``: the functional ops with their arguments kept as PyTorch's modules keep
 them. ``GroupNorm``'s affine parameters start at ones and zeros, ``PReLU``'s weight at ``init``."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 from ... import creation
 from ...tensor import Tensor
 from .. import functional as F
+from .._extra_functional import local_response_norm, rrelu
 from .._group_norm import group_norm
 from .._prelu_shuffle import pixel_shuffle, pixel_unshuffle, prelu
 from ..parameter import Parameter
@@ -143,3 +144,42 @@ class PairwiseDistance(Module):
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class Mish(Module):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.mish(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class RReLU(Module):
+    """Leaky ReLU with a random negative slope in ``U(lower, upper)`` while training (jitgrad's
+    generator), their mean in ``eval()``."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
+class LocalResponseNorm(Module):
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
