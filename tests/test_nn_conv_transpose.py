@@ -39,7 +39,7 @@ def test_functional_against_pytorch(xs: tuple[int, ...], ws: tuple[int, ...], kw
     compare(_program(len(ws) - 2, kw), RNG.standard_normal(xs), RNG.standard_normal(ws), RNG.standard_normal(c_out))
 
 
-@settings(max_examples=budget(25))
+@settings(max_examples=budget(15))
 @given(st.integers(1, 2), st.integers(1, 3), st.integers(1, 3), st.integers(1, 2), st.integers(1, 3),
        st.integers(0, 2), st.integers(1, 2), st.data())
 def test_hypothesis(n: int, stride: int, k: int, dilation: int, length: int, padding: int, groups: int,

@@ -38,7 +38,7 @@ def test_functional_against_pytorch(name: str, kw: dict[str, Any], batched: bool
     compare(lambda L, t: getattr(L.nn.functional, name)(t, **kw), X if batched else X[0])
 
 
-@settings(max_examples=budget(25))
+@settings(max_examples=budget(20))
 @given(st.lists(st.integers(1, 3), min_size=3, max_size=3), st.lists(st.integers(1, 2), min_size=3, max_size=3),
        st.booleans(), st.booleans(), st.data())
 def test_hypothesis(k: list[int], s: list[int], ceil_mode: bool, avg: bool, data: Any) -> None:

@@ -228,7 +228,7 @@ def compare_or_same_error(name: str, x: np.ndarray, kw: dict[str, Any]) -> None:
     compare(lambda L, t: getattr(L.nn.functional, name)(t, **kw), x, second=False)
 
 
-@settings(max_examples=budget(40))
+@settings(max_examples=budget(25))
 @given(windows())
 def test_max_pool2d_hypothesis(case: tuple[np.ndarray, dict[str, Any]]) -> None:
     x, kw = case
@@ -244,7 +244,7 @@ def test_max_pool2d_hypothesis(case: tuple[np.ndarray, dict[str, Any]]) -> None:
     np.testing.assert_array_equal(ours["extra"][0], idx)
 
 
-@settings(max_examples=budget(40))
+@settings(max_examples=budget(25))
 @given(windows(), st.booleans(), st.sampled_from([None, 3]))
 def test_avg_pool2d_hypothesis(case: tuple[np.ndarray, dict[str, Any]], include: bool, divisor: Any) -> None:
     x, kw = case
@@ -253,7 +253,7 @@ def test_avg_pool2d_hypothesis(case: tuple[np.ndarray, dict[str, Any]], include:
     compare_or_same_error("avg_pool2d", x, kw)
 
 
-@settings(max_examples=budget(25))
+@settings(max_examples=budget(15))
 @given(windows())
 def test_pools_1d_hypothesis(case: tuple[np.ndarray, dict[str, Any]]) -> None:
     x, kw = case
@@ -266,7 +266,7 @@ def test_pools_1d_hypothesis(case: tuple[np.ndarray, dict[str, Any]]) -> None:
     compare_or_same_error("avg_pool1d", x, kw)
 
 
-@settings(max_examples=budget(30))
+@settings(max_examples=budget(20))
 @given(st.integers(1, 9), st.integers(1, 9), st.integers(1, 10), st.integers(1, 10))
 def test_adaptive_hypothesis(h: int, w: int, oh: int, ow: int) -> None:
     x = np.round(RNG.standard_normal((2, 2, h, w)) * 2)
