@@ -50,6 +50,8 @@ from .ops.power import pow, square  # noqa: A004
 from . import nn  # nn.functional: the activations (softplus, elu, gelu, silu, mish, hardtanh, ...)
 from . import optim  # torch.optim's counterpart: SGD, Adam
 from . import special  # torch.special's counterpart: erf, erfinv, expit, logit, xlogy, xlog1py, ...
+from . import func  # torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call
+from .func import vmap  # (torch.vmap)
 from . import viz  # to_dot / draw: the autograd graph as Graphviz
 
 __all__ = [
@@ -309,3 +311,16 @@ __all__ += [
 from .compiler import compile  # noqa: E402  (loads the compiler, and Numba, on first use)
 
 __all__ += ["compile"]
+
+# -- torch.testing, torch.utils (.data) and torch.random's counterparts: loaded on first use --
+_LAZY_SUBMODULES = frozenset({"random", "testing", "utils"})
+
+
+def __getattr__(name: str) -> object:
+    """``jitgrad.testing``, ``jitgrad.utils`` and ``jitgrad.random`` load when first reached, so
+    ``import jitgrad`` does not pay for them."""
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

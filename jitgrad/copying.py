@@ -158,23 +158,37 @@ def scalar_value(op: str, value: object) -> bool | int | float:
     )
 
 
-def fill_into(self: Tensor, value: object, op: str, checked: bool = False) -> Tensor:
+def fill_scalar(op: str, value: object, dtype: np.dtype, count: int) -> bool | int | float | np.generic:
+    """The scalar ``fill_`` writes into ``count`` elements of ``dtype``: a number checked
+    against the dtype (PyTorch's overflow error; one float16 element is unchecked: inf), a
+    0-d tensor's element converted as a copy converts it, unchecked (PyTorch reads it with
+    ``item()`` into a Scalar of the tensor's type: 300 fills an int8 tensor with 44)."""
     scalar = scalar_value(op, value)
-    dtype = self.dtype
+    if isinstance(value, Tensor):
+        cell = np.empty(1, dtype)
+        regions.copy_region(cell, 0, (1,), value._storage.buffer, value._offset, (1,), (1,))
+        return cell[0]
     if type(scalar) is int and dtype.kind == "u" and -int(np.iinfo(dtype).max) <= scalar < 0:
-        scalar += int(np.iinfo(dtype).max) + 1  # PyTorch wraps it (``fill_(-1)``: 255 in uint8)
-    if dtype == dtypes.float16 and numel(self._sizes) == 1 and not isinstance(scalar, bool):
-        with np.errstate(over="ignore"):  # PyTorch fills one float16 element unchecked: inf
-            scalar = float(np.float16(scalar))
-    else:
-        dtypes.check_scalar_fits(op, scalar, dtype)  # (65505 in float16: beyond, though it rounds)
-        with np.errstate(invalid="raise", over="raise"):
-            try:
-                self.dtype.type(scalar)
-            except (ValueError, OverflowError, FloatingPointError):
-                raise RuntimeError(
-                    f"{op}: value {scalar!r} cannot be converted to {self.dtype.name} without overflow"
-                ) from None
+        return scalar + int(np.iinfo(dtype).max) + 1  # PyTorch wraps it (``fill_(-1)``: 255 in uint8)
+    if dtype == dtypes.float16 and count == 1 and not isinstance(scalar, bool):
+        with np.errstate(over="ignore"):
+            return float(np.float16(scalar))
+    dtypes.check_scalar_fits(op, scalar, dtype)  # (65505 in float16: beyond, though it rounds)
+    with np.errstate(invalid="raise", over="raise"):
+        try:
+            dtype.type(scalar)
+        except (ValueError, OverflowError, FloatingPointError):
+            raise RuntimeError(
+                f"{op}: value {scalar!r} cannot be converted to {dtype.name} without overflow"
+            ) from None
+    return scalar
+
+
+def fill_into(self: Tensor, value: object, op: str, checked: bool = False, wrapped: bool = False) -> Tensor:
+    """``fill_``: the value ``fill_scalar`` gives, written everywhere; ``wrapped``: a number
+    indexing assignment first makes a 0-d tensor of ``self``'s dtype (converted as one
+    element: ``x[1:] = 1e300`` fills float16 with inf)."""
+    scalar = fill_scalar(op, value, self.dtype, 1 if wrapped else numel(self._sizes))
     if not checked:
         check_inplace(self, op, order_dependent=False)
     if numel(self._sizes):  # an empty view may sit past the end of its storage

@@ -401,11 +401,43 @@ def value_tensor(value: Any, dtype: np.dtype) -> Tensor:
 
 def whole_slice(part: slice, length: int) -> bool:
     """Whether PyTorch's slicing skips ``part`` on a dim of ``length``: from 0 (as written) to
-    at least the end, step 1."""
+    at least the end, step 1 (bounds read as PyTorch reads them: any int, NumPy's too)."""
     start, stop, step = part.start, part.stop, part.step
-    return (start is None or (start.__class__ is int and start == 0)) \
-        and (step is None or (step.__class__ is int and step == 1)) \
-        and (stop is None or (stop.__class__ is int and stop >= length))
+    return (start is None or (start == 0 if start.__class__ is int else _bound(start) == 0)) \
+        and (step is None or (step == 1 if step.__class__ is int else _bound(step) == 1)) \
+        and (stop is None or (stop >= length if stop.__class__ is int else (
+            (bound := _bound(stop)) is not None and bound >= length)))
+
+
+def _bound(value: Any) -> int | None:
+    """A slice bound that is an integer of another type (``np.int64(0)``, ``True``) as an
+    int, else None."""
+    return int(value) if isinstance(value, numbers.Integral) else None
+
+
+def advanced_on_whole(sizes: tuple[int, ...], index: Any) -> bool:
+    """Whether ``index`` has advanced parts (index tensors, lists, masks) and its basic part
+    leaves the tensor itself: every other item is ``...`` or a slice PyTorch's slicing skips
+    (``whole_slice``). ``self[index] = v`` is then PyTorch's ``index_put_`` on ``self``
+    itself (IndexPutBackward0), not on a view of it (CopySlices)."""
+    items = [_classify(it) for it in as_tuple(index)]
+    consumed = sum(_dims_used(kind, value) for kind, value in items)
+    if consumed > len(sizes):
+        return False  # (too many indices: the general path raises)
+    dim, advanced = 0, False
+    for kind, value in items:
+        if kind == "ellipsis":
+            dim += len(sizes) - consumed
+        elif kind == "slice":
+            if not whole_slice(value, sizes[dim]):
+                return False
+            dim += 1
+        elif kind in ("array", "mask"):
+            dim += _dims_used(kind, value)
+            advanced = True
+        else:  # (None, an int or a bool: a view PyTorch makes)
+            return False
+    return advanced
 
 
 def whole_index(sizes: tuple[int, ...], index: Any) -> bool:
@@ -416,7 +448,7 @@ def whole_index(sizes: tuple[int, ...], index: Any) -> bool:
         return True
     if index.__class__ is slice:  # (a stepper's ``u[1:-1] = ...``: the start decides, inline)
         start = index.start
-        return (start is None or start.__class__ is int and start == 0) and bool(sizes) \
+        return (start is None or (start == 0 if start.__class__ is int else _bound(start) == 0)) and bool(sizes) \
             and whole_slice(index, sizes[0])
     if index.__class__ is not tuple or index and index[0].__class__ is int:  # (``R[i, j]``)
         return False
@@ -424,7 +456,7 @@ def whole_index(sizes: tuple[int, ...], index: Any) -> bool:
     for part in index:  # (slices and ``...`` only; a start other than 0 rejects at once)
         if part.__class__ is slice:
             start = part.start
-            if start is not None and (start.__class__ is not int or start != 0):
+            if start is not None and (start != 0 if start.__class__ is int else _bound(start) != 0):
                 return False
             specified += 1
         elif part is not Ellipsis:

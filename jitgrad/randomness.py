@@ -4,7 +4,7 @@ makes them reproducible."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -28,7 +28,16 @@ class Generator:
         self._seed: int | None = None
 
     def manual_seed(self, seed: int) -> Generator:
-        self._seed = int(seed)
+        """Reseed: ``seed`` an integer in ``[-2**63, 2**64)``; a negative one is taken modulo
+        ``2**64``, as PyTorch does (``manual_seed(-1)`` is ``manual_seed(2**64 - 1)``)."""
+        if isinstance(seed, (bool, float, str)):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        if not isinstance(seed, int):  # (NumPy integers too, as PyTorch; jitgrad.manual_seed converts)
+            raise TypeError(f"manual_seed(): an integer is required, got {type(seed).__name__}")
+        value = int(seed)
+        if not -2**63 <= value < 2**64:
+            raise ValueError(f"manual_seed(): seed {value} is out of range: expected [-2**63, 2**64)")
+        self._seed = value % 2**64
         self._rng = np.random.default_rng(self._seed)
         return self
 
@@ -40,18 +49,26 @@ _default = Generator()
 
 
 def manual_seed(seed: int) -> Generator:
-    """Seed the default generator behind ``rand``/``randn``/``randint``; returns it."""
-    return _default.manual_seed(seed)
+    """Seed the default generator behind ``rand``/``randn``/``randint``; returns it. ``seed``
+    is converted with ``int()`` first (as PyTorch's: ``manual_seed(1.5)`` seeds 1)."""
+    return _default.manual_seed(int(seed))
+
+
+# checks run before each draw from the default generator (``vmap(randomness="error")``
+# pushes one that raises)
+GUARDS: list[Callable[[], None]] = []
 
 
 def default_rng() -> np.random.Generator:
     """The NumPy generator behind the default ``Generator`` (re-made by ``manual_seed``)."""
+    for guard in GUARDS:
+        guard()
     return _default._rng
 
 
 def _rng(op: str, generator: Any) -> np.random.Generator:
     if generator is None:
-        return _default._rng
+        return default_rng()
     if not isinstance(generator, Generator):
         raise TypeError(f"{op}(): generator must be a jitgrad.Generator, got {type(generator).__name__}")
     return generator._rng

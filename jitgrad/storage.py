@@ -272,7 +272,9 @@ class UntypedStorage:
         self._storage = storage
 
     def data_ptr(self) -> int:
-        return int(self._storage.buffer.ctypes.data)
+        """The memory's address; 0 for a storage of no bytes (PyTorch allocates nothing)."""
+        buffer = self._storage.buffer
+        return int(buffer.ctypes.data) if buffer.nbytes else 0
 
     def nbytes(self) -> int:
         return int(self._storage.buffer.nbytes)

@@ -4,14 +4,17 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Sequence
 
-from . import copying
+import numpy as np
+
+from . import copying, dtypes
+from ._warn_once import warn_once
 from .geometry import views as vg
 from .geometry.broadcast import infer_size
 from .geometry.strided import contiguous_strides
 from .geometry.strided import as_int, wrap_dim
+from .storage import Storage
 from .tensor import Tensor, sizes_arg
 
 
@@ -36,21 +39,22 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     return self._alias(vg.transpose(self._geometry, dim0, dim1))
 
 
-def t(self: Tensor) -> Tensor:
+def t(self: Tensor, op: str = "t") -> Tensor:
     if self.ndim > 2:
         raise RuntimeError(
-            f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
+            f"{op}() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
         )
     return transpose(self, 0, -1) if self.ndim == 2 else self._alias(self._geometry)
 
 
 def T(self: Tensor) -> Tensor:
     if self.ndim != 2:
-        warnings.warn(
+        warn_once(  # (PyTorch's message and TORCH_WARN_ONCE)
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
-            "deprecated (as in PyTorch); use x.permute(*reversed(range(x.ndim))) instead",
-            UserWarning,
-            stacklevel=3,
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
+            "to reverse the dimensions of a tensor.",
+            stacklevel=4,
         )
     return permute(self, *reversed(range(self.ndim)))
 
@@ -167,3 +171,54 @@ def _pieces(self: Tensor, dim: int, lengths: Sequence[int]) -> tuple[Tensor, ...
 def detach(self: Tensor) -> Tensor:
     """Same storage and version counter, but not a view and outside autograd."""
     return Tensor._make(self._storage, self._sizes, self._strides, self._offset)
+
+
+# PyTorch's names of the scalar types, as its view(dtype) errors spell them
+_SCALAR_TYPE_NAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+    "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
+}
+
+
+def view_dtype(self: Tensor, dtype: object) -> Tensor:
+    """PyTorch's ``view(dtype)``: the same bytes read as ``dtype``. With another element size
+    the last dimension (stride 1) is cut into, or merged from, that many elements. The result
+    shares the memory and the version counter but is not a view for autograd (``_base`` is
+    None) and is not differentiable (it never requires grad), as PyTorch's."""
+    new = dtypes.to_dtype(dtype, "view")
+    old = self.dtype
+    sizes, strides, offset = self._sizes, self._strides, self._offset
+    if new.itemsize != old.itemsize:
+        what = f"to view {_SCALAR_TYPE_NAMES[old.name]} as {_SCALAR_TYPE_NAMES[new.name]} (different element sizes)"
+        if not sizes:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if old.itemsize > new.itemsize:
+            ratio = old.itemsize // new.itemsize
+            if strides[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+            sizes = (*sizes[:-1], sizes[-1] * ratio)
+            strides = (*(s * ratio for s in strides[:-1]), 1)
+            offset *= ratio
+        else:
+            ratio = new.itemsize // old.itemsize
+            if sizes[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {sizes[-1]}")
+            if offset % ratio:
+                raise RuntimeError(
+                    f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}"
+                )
+            if strides[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+            for d, s in enumerate(strides[:-1]):
+                if s % ratio:
+                    raise RuntimeError(f"self.stride({d}) must be divisible by {ratio} {what}, but got {s}")
+            sizes = (*sizes[:-1], sizes[-1] // ratio)
+            strides = (*(s // ratio for s in strides[:-1]), 1)
+            offset //= ratio
+    old_storage = self._storage
+    raw = old_storage.buffer.view(np.uint8)
+    buffer = raw[: raw.shape[0] - raw.shape[0] % new.itemsize].view(new)
+    storage = Storage(buffer, old_storage.counter)  # (one memory, one version counter)
+    storage.inference = old_storage.inference
+    storage.resizable = old_storage.resizable = False
+    return Tensor._make(storage, sizes, strides, offset)

@@ -1585,14 +1585,6 @@ def _memory_formats(lib):
     assert not x.is_contiguous(memory_format=lib.contiguous_format)
 
 
-def _setitem_with_tensor_index_records_index_put(lib):
-    h = vec(lib, [1.0, 2.0, 3.0]).clone()
-    h[lib.tensor([0, 2])] = vec(lib, [5.0, 6.0], grad=False)
-    assert h.grad_fn.name() == "IndexPutBackward0"
-    h[h > 4] = 0.0
-    assert h.grad_fn.name() == "IndexPutBackward0"
-
-
 def _unique_output_requires_grad_without_formula(lib):
     u = vec(lib, [0.5, 1.5, 0.5]).unique()
     assert u.requires_grad
@@ -1646,8 +1638,6 @@ KNOWN = {
     _dtype_knows_it_is_floating: "missing API: dtype.is_floating_point (dtypes are NumPy's)",
     _tensor_set_: "missing API: Tensor.set_",
     _memory_formats: "missing API: channels_last / contiguous_format memory formats",
-    _setitem_with_tensor_index_records_index_put:
-        "setitem with a tensor or mask index records CopySlices, PyTorch IndexPutBackward0 (ops/assignment.py)",
 }
 
 

@@ -58,7 +58,9 @@ def is_inference(self: Tensor) -> bool:
 
 
 def data_ptr(self: Tensor) -> int:
-    """The address of the tensor's first element."""
+    """The address of the tensor's first element; 0 when it has none (as PyTorch's)."""
+    if not self.numel():
+        return 0
     buffer = self._storage.buffer
     return int(buffer.ctypes.data) + self._offset * buffer.itemsize
 

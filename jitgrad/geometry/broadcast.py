@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from .strided import as_int
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
@@ -28,7 +29,10 @@ def infer_size(op: str, shape: Sequence[int], total: int) -> tuple[int, ...]:
     """Replace a single ``-1`` in ``shape`` so that it holds ``total`` elements."""
     infer = None
     known = 1
-    for i, s in enumerate(shape):
+    out = list(shape)
+    for i, s in enumerate(out):
+        if s.__class__ is not int:  # (NumPy integers become ints; None, floats, bools are refused)
+            s = out[i] = as_int(op, "shape", s)
         if s == -1:
             if infer is not None:
                 raise RuntimeError(f"{op}: only one dimension can be inferred, got shape {list(shape)}")
@@ -37,7 +41,6 @@ def infer_size(op: str, shape: Sequence[int], total: int) -> tuple[int, ...]:
             raise RuntimeError(f"{op}: invalid shape dimension {s} in shape {list(shape)}")
         else:
             known *= s
-    out = list(shape)
     if infer is not None:
         if known == 0:
             raise RuntimeError(

@@ -303,7 +303,12 @@ def split_sizes(op: str, dim_size: int, split_size: int | Ints) -> list[int]:
     """The lengths of the pieces ``split``/``chunk`` cut a dimension of ``dim_size`` into."""
     if isinstance(split_size, (list, tuple)):
         sections = as_int_tuple(op, "split_sizes", split_size)
-        if sum(sections) != dim_size or any(s < 0 for s in sections):
+        if any(s < 0 for s in sections):
+            raise RuntimeError(
+                f"{op}_with_sizes expects split_sizes have only non-negative entries, but got "
+                f"split_sizes={list(sections)}"
+            )
+        if sum(sections) != dim_size:
             raise RuntimeError(
                 f"{op}_with_sizes expects split_sizes to sum exactly to {dim_size} (input tensor's "
                 f"size at dimension), but got split_sizes={list(sections)}"

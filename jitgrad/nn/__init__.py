@@ -15,6 +15,10 @@ from .modules import (
     Softshrink, Softsign, Tanhshrink, Threshold,
 )
 from .modules import (
+    GRU, LSTM, RNN, GRUCell, LSTMCell, MultiheadAttention, RNNBase, RNNCell, RNNCellBase, Transformer,
+    TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
+)
+from .modules import (
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
     MaxPool1d, MaxPool2d,
 )
@@ -65,4 +69,7 @@ __all__ = [
     "LPPool3d", "MaxUnpool3d",
     "BatchNorm3d",
     "LocalResponseNorm", "Mish", "RReLU",
+    "GRU", "LSTM", "RNN", "RNNBase", "GRUCell", "LSTMCell", "RNNCell", "RNNCellBase",
+    "MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+    "TransformerEncoderLayer",
 ]

@@ -17,6 +17,7 @@ from ._losses import (
     binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, gaussian_nll_loss,
     huber_loss, kl_div, l1_loss, mse_loss, nll_loss, smooth_l1_loss,
 )
+from ._attention import scaled_dot_product_attention
 from ._batch_norm import batch_norm
 from ._conv import conv1d, conv2d, conv3d, unfold
 from ._conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
@@ -72,6 +73,7 @@ __all__ = [
     "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool3d", "max_pool3d", "max_pool3d_with_indices",
     "lp_pool3d", "max_unpool3d", "celu_", "elu_", "hardtanh_", "leaky_relu_", "relu_", "selu_", "threshold_",
     "local_response_norm", "pdist", "rrelu", "rrelu_",
+    "scaled_dot_product_attention",
 ]
 
 

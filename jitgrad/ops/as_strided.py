@@ -155,6 +155,10 @@ def region_within(inp: Geometry, view: Geometry) -> Geometry | None:
 
 def as_strided_backward(grad: Tensor, input_geometry: Geometry, geometry: Geometry) -> Tensor:
     inp = input_geometry
+    if 0 in geometry.sizes:  # no elements: zeros not connected to ``grad`` (as PyTorch's)
+        zeros, _ = new_tensor(inp.sizes, grad.dtype)
+        zeros._storage.buffer.fill(0)
+        return zeros
     overlapping = regions.has_overlap(inp.sizes, inp.strides)
     return restride(grad, geometry, inp, inp if overlapping else None)
 

@@ -143,7 +143,7 @@ def _fill(self: Tensor, value: Any, op: str, wrapped: bool = False) -> Tensor:
     else:
         inputs, node_type = (self,), FillBackward2
     out = inplace_write(
-        op, self, inputs, lambda: copying.fill_into(self, value, op), node_type,
+        op, self, inputs, lambda: copying.fill_into(self, value, op, wrapped=wrapped), node_type,
         order_dependent=False, write_bumps=True,
     )
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
@@ -151,51 +151,59 @@ def _fill(self: Tensor, value: Any, op: str, wrapped: bool = False) -> Tensor:
     return out
 
 
-def _write_whole(self: Tensor, value: Any) -> None:
-    """``self[index] = value`` for a ``whole_index``: PyTorch writes ``self`` itself, with no
-    view (``copy_to``): ``copy_`` from a source of its shape (a number wrapped as a 0-d
-    tensor: ``self`` 0-d), ``fill_`` from a 0-d one (a wrapped number), else ``copy_``
-    from the source without its leading size-1 dims, broadcast."""
+def _copy_to(dst: Tensor, value: Any) -> None:
+    """``dst`` gets ``value`` as PyTorch's ``copy_to`` gives it (``dst`` is the tensor itself
+    for a ``whole_index``, else the view the index selects): a number is a 0-d tensor of
+    ``dst``'s dtype, checked as ``fill_`` checks it; ``copy_`` from a source of ``dst``'s
+    shape, ``fill_`` from a 0-d one, else ``copy_`` from the source without its leading
+    size-1 dims, broadcast."""
     op = "__setitem__"
     if isinstance(value, Tensor):
         src = value
     elif isinstance(value, (numbers.Number, np.bool_)):
-        if self._sizes:
-            _fill(self, value, op, wrapped=True)
+        if dst._sizes or _tracing.ACTIVE is not None:  # (jitgrad.compile records the fill:
+            _fill(dst, value, op, wrapped=True)         # one element, the same value)
             return
-        src = _wrapped_number(op, value, self.dtype)  # type: ignore[arg-type]
+        scalar = copying.fill_scalar(op, value, dst.dtype, 1)
+        src = Tensor._from_buffer(np.array([scalar], dtype=dst.dtype), ())
     else:
-        src = indexing.value_tensor(value, self.dtype)
-    if src._sizes == self._sizes:
-        _copy(self, src, op)
+        src = indexing.value_tensor(value, dst.dtype)
+    if src._sizes == dst._sizes:
+        _copy(dst, src, op)
     elif not src._sizes:
-        _fill(self, src, op)
+        _fill(dst, src, op)
     else:
         k = indexing.leading_ones(src)
-        _copy(self, src.view(src._sizes[k:]) if k else src, op)  # type: ignore[attr-defined]
+        _copy(dst, src.view(src._sizes[k:]) if k else src, op)  # type: ignore[attr-defined]
+
+
+_INT64_END = 2**63
 
 
 def setitem(self: Tensor, index: Any, value: Any) -> None:
-    """``self[index] = value``: a write into the (differentiable) view the basic part of the
-    index selects, then — for advanced indices — an ``index_put_`` on that view; for an
-    index that selects all of ``self`` (``whole_index``), a write into ``self`` itself."""
+    """``self[index] = value`` as PyTorch's indexing does it: ``copy_to`` the (differentiable)
+    view the basic part of the index selects, or — with advanced parts — ``index_put_`` on
+    that view. Where the basic part selects all of ``self`` (whole slices and ``...``,
+    which PyTorch's slicing skips) the write goes to ``self`` itself, with no view."""
+    if value.__class__ is int and not -_INT64_END <= value < _INT64_END:
+        raise ValueError(  # (PyTorch reads the number as a C long long: "Overflow when unpacking")
+            f"__setitem__: int too big to convert: got {value}, expected a Python int in "
+            "[-2**63, 2**63) (use a float for a larger number)"
+        )
     if indexing.whole_index(self._sizes, index):
-        _write_whole(self, value)
+        _copy_to(self, value)
         return
     if _tracing.ACTIVE is None:  # (jitgrad.compile records the general path's write)
         plain = indexing.plain_index(self._sizes, self._strides, self._offset, index)
         if plain is not None and _plain_setitem(self, plain, index, value):
             return
+    if indexing.advanced_on_whole(self._sizes, index):
+        _, advanced = indexing.split_index(self._geometry, index)
+        _index_put(self, indexing.numpy_index(len(self._sizes), advanced), value, False, "__setitem__")
+        return
     view, advanced = basic_view(self, index)
-    is_scalar = not isinstance(value, Tensor) and isinstance(value, (numbers.Number, np.bool_))
     if not advanced:
-        if is_scalar:
-            _fill(view, value, "__setitem__", wrapped=True)
-            return
-        src = value if isinstance(value, Tensor) else indexing.value_tensor(value, self.dtype)
-        k = indexing.leading_ones(src)
-        # (PyTorch drops them only from a source whose shape is not the view's: ``copy_to``)
-        _copy(view, src.view(src._sizes[k:]) if k and src._sizes != view._sizes else src, "__setitem__")  # type: ignore[attr-defined]
+        _copy_to(view, value)
         return
     np_index = indexing.numpy_index(len(view._sizes), advanced)
     _index_put(view, np_index, value, False, "__setitem__")
@@ -264,7 +272,9 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
         # The node's first edge stands for the view's old history; CopySlices replaces it
         # by the base's (its own first edge) and never follows the node's.
         base_edge = gradient_edge(base)
-        node: Node = FillBackward3() if src is None else CopyBackwards()  # (a wrapped number)
+        # ``copy_to``'s choice: ``fill_`` from a 0-d source (a wrapped number) into a view
+        # with dims, else ``copy_``
+        node: Node = FillBackward3() if sizes and (src is None or not src._sizes) else CopyBackwards()
         node.next_functions = (base_edge, gradient_edge(src))
         node.input_metadata = single_metadata(sizes, buffer.dtype)
     if element:
@@ -280,7 +290,7 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
     else:
         view = Tensor._make(storage, sizes, strides, offset, base)
         if src is None:
-            copying.fill_into(view, value, op, checked=True)
+            copying.fill_into(view, value, op, checked=True, wrapped=True)
         else:
             copying.copy_into(view, src, op, checked=True)
     if record:

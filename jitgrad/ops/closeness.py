@@ -13,6 +13,8 @@ from ..tensor import Tensor
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     a, b = _broadcastable("allclose", input, other)
+    if a.dtype == b.dtype == np.float16:  # (PyTorch's float16 roundings: see _allowed_error)
+        return bool(isclose(input, other, rtol, atol, equal_nan).numpy().all())
     return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
@@ -63,8 +65,18 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         if rtol != 0 or atol != 0:
             fa, fb = (a, b) if floating else (a.astype(np.float64), b.astype(np.float64))
             error = np.abs(fa - fb)
-            close = close | (np.isfinite(error) & (error <= atol + np.abs(rtol * fb)))
+            close = close | (np.isfinite(error) & (error <= _allowed_error(fb, rtol, atol)))
     return from_result(np.asarray(close, dtype=np.bool_), np.dtype(np.bool_))
+
+
+def _allowed_error(other: np.ndarray, rtol: float, atol: float) -> np.ndarray:
+    """``atol + |rtol * other|`` rounded as PyTorch rounds it: for float16, the product is
+    rounded to float16, then ``atol`` (itself rounded to float16) added and rounded again;
+    NumPy would round ``rtol`` first, and differ at the boundary."""
+    if other.dtype != np.float16:
+        return atol + np.abs(rtol * other)
+    product = np.abs(np.float32(rtol) * other.astype(np.float32)).astype(np.float16)
+    return (np.float32(np.float16(atol)) + product.astype(np.float32)).astype(np.float16)
 
 
 def equal(input: Tensor, other: Tensor) -> bool:

@@ -105,7 +105,7 @@ def _view_node(node_type: type[ViewBackward], self: Tensor, geometry_fn: Callabl
 
 
 def t_(self: Tensor) -> Tensor:
-    new = views.t(self)
+    new = views.t(self, "t_")
     geometry_fn = (lambda g: vg.transpose(g, 0, -1)) if self.ndim == 2 else _same
     return _restride_in_place("t_", self, new, _view_node(TBackward1, self, geometry_fn), (view_ops.t, ()))
 
@@ -194,6 +194,8 @@ def resize_as_(self: Tensor, other: Tensor) -> Tensor:
 
 
 def _storage_elements(shape: tuple[int, ...], offset: int) -> int:
+    if numel(shape) > 2**63 - 1:  # (PyTorch checks the element count before the bytes)
+        raise RuntimeError("resize_: numel: integer multiplication overflow")
     n = 1
     for d in shape:
         n *= d

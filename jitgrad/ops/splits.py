@@ -88,6 +88,8 @@ def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
 
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Dim ``dim`` of ``input`` viewed as ``sizes`` (one of them may be -1, inferred)."""
+    if input.ndim == 0:  # (PyTorch wraps no dim of a 0-d tensor here, and says RuntimeError)
+        raise RuntimeError(f"unflatten: Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, input.ndim, "unflatten")
     sizes = tuple(int(s) for s in sizes)
     if not sizes:

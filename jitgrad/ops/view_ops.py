@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import indexing, regions, views
+from .._warn_once import warn_once
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import (
@@ -28,6 +29,7 @@ from ..geometry import Geometry, contiguous_strides
 from ..geometry import views as vg
 from ..geometry.broadcast import infer_size
 from ..geometry.strided import wrap_dim
+from ..dtypes import UnsupportedDtype
 from ..tensor import Tensor, sizes_arg
 from ..storage import INFERENCE
 from .copy_slices import CopySlices
@@ -341,6 +343,7 @@ def t(self: Tensor) -> Tensor:
 
 def T(self: Tensor) -> Tensor:
     if self.ndim == 0:  # the identity, as a view (as PyTorch's)
+        warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
         return alias(self)
     out = _forward(views.T, self)
     dims = tuple(reversed(range(self.ndim)))
@@ -361,9 +364,15 @@ def movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
     )
 
 
-def view(self: Tensor, *shape: Any) -> Tensor:
+def view(self: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
+    """``view(*sizes)``, or ``view(dtype)``: the same bytes as another dtype (``views.view_dtype``)."""
     if not shape:  # Python argument parsing: before any history error, as in PyTorch
+        if dtype is not None:
+            return views.view_dtype(self, dtype)
         raise TypeError('view() missing 1 required positional arguments: "size"')
+    first = shape[0]
+    if first.__class__ is not int and len(shape) == 1 and isinstance(first, (np.dtype, UnsupportedDtype)):
+        return views.view_dtype(self, first)
     out = _forward(views.view, self, *shape)
     return _record(ViewBackward0, self, out, vg.view, out._sizes, step=(view, (out._sizes,)))
 
@@ -844,19 +853,21 @@ def conj(self: Tensor) -> Tensor:
 def _matrix_transpose(name: str, batches: bool) -> Callable[[Tensor], Tensor]:
     """``mT``/``mH``/``adjoint()`` (batches of matrices) and ``H`` (matrices only): the last
     two dimensions swapped (conjugation is the identity on real dtypes); a 0-d tensor is
-    returned as it is, with PyTorch's deprecation warning."""
+    returned as it is, with PyTorch's deprecation warning (once per process, as its
+    ``TORCH_WARN_ONCE``)."""
     what = "matrices or batches of matrices" if batches else "matrices (2-D tensors)"
+    who = "adjoint()" if name == "adjoint()" else f"Tensor.{name}"
+    advice = ("This function is the identity in these cases." if name == "mT"
+              else "Consider using x.conj().")
 
     def op(self: Tensor) -> Tensor:
         if self.ndim == 0:
-            import warnings
-
-            warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors; it is the identity "
-                          "there (use x.conj())", UserWarning, stacklevel=2)
+            warn_once(f"{who} is deprecated on 0-D tensors. {advice}")
             return self
         if self.ndim < 2 if batches else self.ndim != 2:
+            hint = "" if batches or self.ndim < 2 else " For batches of matrices, consider using tensor.mH"
             raise RuntimeError(
-                f"tensor.{name} is only supported on {what}. Got {self.ndim}-D tensor."
+                f"tensor.{name} is only supported on {what}. Got {self.ndim}-D tensor.{hint}"
             )
         return transpose(self, -2, -1)
 

@@ -82,6 +82,9 @@ NAMES: dict[str, list[str]] = {
         CircularPad3d MultiMarginLoss MultiLabelMarginLoss TripletMarginWithDistanceLoss Conv3d
         ConvTranspose3d MaxPool3d AvgPool3d AdaptiveAvgPool3d AdaptiveMaxPool3d LPPool3d MaxUnpool3d
         BatchNorm3d LocalResponseNorm Mish RReLU
+        RNN LSTM GRU RNNCell LSTMCell GRUCell RNNBase RNNCellBase MultiheadAttention
+        TransformerEncoderLayer TransformerEncoder TransformerDecoderLayer TransformerDecoder
+        Transformer
     """.split(),
     "torch.nn.functional": """
         linear relu leaky_relu elu gelu silu softplus sigmoid tanh hardtanh softmax log_softmax
@@ -101,12 +104,17 @@ NAMES: dict[str, list[str]] = {
         conv3d conv_transpose3d max_pool3d avg_pool3d adaptive_avg_pool3d adaptive_max_pool3d
         max_pool3d_with_indices adaptive_max_pool3d_with_indices lp_pool3d max_unpool3d relu_ elu_
         leaky_relu_ hardtanh_ threshold_ selu_ celu_ local_response_norm pdist rrelu rrelu_
+        scaled_dot_product_attention
     """.split(),
     "torch.nn.init": """
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_
         kaiming_uniform_ kaiming_normal_ orthogonal_ trunc_normal_ calculate_gain
     """.split(),
-    "torch.nn.utils": "clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters".split(),
+    "torch.nn.utils": "clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters rnn".split(),
+    "torch.nn.utils.rnn": """
+        PackedSequence pack_padded_sequence pad_packed_sequence pad_sequence pack_sequence
+        unpad_sequence unpack_sequence
+    """.split(),
     "torch.linalg": """
         norm vector_norm matrix_norm det slogdet inv solve lstsq cholesky qr eigh eigvalsh svd
         svdvals pinv matrix_exp matrix_power matrix_rank cross
@@ -117,6 +125,14 @@ NAMES: dict[str, list[str]] = {
     """.split(),
     "torch.optim": "Optimizer SGD Adam AdamW RMSprop Adagrad LBFGS lr_scheduler".split(),
     "torch.special": "erf erfc erfinv expm1 log1p logit expit xlogy xlog1py gammaln digamma logsumexp softmax log_softmax".split(),
+    "torch.func": "grad grad_and_value vjp jvp jacrev jacfwd hessian vmap functional_call".split(),
+    "torch.utils.data": """
+        Dataset IterableDataset TensorDataset StackDataset ConcatDataset ChainDataset Subset
+        random_split DataLoader Sampler SequentialSampler RandomSampler SubsetRandomSampler
+        WeightedRandomSampler BatchSampler default_collate default_convert get_worker_info
+    """.split(),
+    "torch.testing": "assert_close make_tensor assert_allclose".split(),
+    "torch.random": "manual_seed seed initial_seed get_rng_state set_rng_state fork_rng".split(),
 }
 
 _REAL_DTYPES = ("real dtypes only (bool, uint8, int8, int16, int32, int64, float16, float32, "
@@ -146,6 +162,16 @@ DIFFERENCES: dict[str, str] = {
                  "returns zeros there)",
     "torch.nn.Linear": "initial weights come from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.Embedding": "initial weights come from jitgrad's generator: not PyTorch's numbers",
+    **{f"torch.nn.{name}": "initial weights come from jitgrad's generator: not PyTorch's numbers"
+       for name in ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
+                    "TransformerEncoderLayer", "TransformerDecoderLayer", "Transformer")},
+    "torch.nn.TransformerEncoder": "no nested-tensor fast path: in eval mode without gradients, with a "
+                                   "src_key_padding_mask and no mask, PyTorch outputs zeros at padded "
+                                   "positions (before the final norm); jitgrad computes them as PyTorch "
+                                   "does while training. enable_nested_tensor is kept and changes "
+                                   "nothing (no warning)",
+    "torch.nn.utils.rnn.unpad_sequence": "leaves its argument as it was (PyTorch transposes a "
+                                         "batch_first=False argument in place)",
     "torch.nn.functional.dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.Dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",
     **{f"torch.nn.{name}": "the mask comes from jitgrad's generator: not PyTorch's numbers"
@@ -182,6 +208,21 @@ DIFFERENCES: dict[str, str] = {
     "torch.seed": "seeds jitgrad's NumPy generator: reproducible, but not PyTorch's numbers",
     "torch.get_rng_state": "the state of jitgrad's NumPy generator (PCG64, 40 bytes), not PyTorch's",
     "torch.set_rng_state": "takes only a state from jitgrad's get_rng_state",
+    "torch.func.vmap": "runs the function once per index of the mapped dimension and stacks the "
+    "results (the same values; a mapped dimension of size 0 is refused)",
+    "torch.func.jacfwd": "computed in reverse mode (the same Jacobian up to rounding)",
+    "torch.func.jvp": "computed in reverse mode, by the double-vjp trick (the same values up to rounding)",
     **{f"Tensor.{name}": "draws from jitgrad's generator: not PyTorch's numbers"
        for name in ("uniform_", "normal_", "bernoulli_", "exponential_")},
+    # torch.utils.data, torch.testing, torch.random
+    "torch.utils.data.DataLoader": "num_workers > 0 loads in the main process, with a warning (the "
+                                   "same batches; refused for an IterableDataset); shuffled orders "
+                                   "come from jitgrad's generator: not PyTorch's",
+    "torch.utils.data.get_worker_info": "always None: no worker processes",
+    **{f"torch.utils.data.{name}": "orders come from jitgrad's generator: not PyTorch's"
+       for name in ("random_split", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler")},
+    "torch.testing.make_tensor": "values come from jitgrad's generator: not PyTorch's numbers",
 }
+# torch.random's functions are jitgrad's top-level ones: the same differences
+DIFFERENCES.update({f"torch.random.{name}": DIFFERENCES[f"torch.{name}"]
+                    for name in ("manual_seed", "seed", "get_rng_state", "set_rng_state")})

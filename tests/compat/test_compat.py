@@ -27,6 +27,9 @@ PROGRAMS: dict[str, str | None] = {
     "probit_special": None,
     "segment_sum": None,
     "conv_checkpoint": None,
+    "sequence_tagger": None,
+    "causal_transformer": None,
+    "minibatch_sgd": None,
 }
 
 

@@ -1,16 +1,18 @@
-"""``jitgrad.nn.utils``: gradient clipping and flattening parameters into one vector."""
+"""``jitgrad.nn.utils``: gradient clipping and flattening parameters into one vector;
+``rnn`` (padding sequences) is a submodule, as in PyTorch."""
 
 from __future__ import annotations
 
 import math
 from typing import Iterable
 
-from .. import creation
-from ..autograd import no_grad
-from ..ops.stacking import cat
-from ..tensor import Tensor
+from ... import creation
+from ...autograd import no_grad
+from ...ops.stacking import cat
+from ...tensor import Tensor
+from . import rnn
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters", "rnn"]
 
 
 def _as_list(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
