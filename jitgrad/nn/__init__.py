@@ -41,7 +41,7 @@ from .modules import MultiLabelMarginLoss, MultiMarginLoss, TripletMarginWithDis
 from .modules import AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, MaxPool3d
 from .modules import LPPool3d, MaxUnpool3d
 from .modules import BatchNorm3d
-from .modules import LocalResponseNorm, Mish, RReLU
+from .modules import EmbeddingBag, LocalResponseNorm, Mish, RReLU
 from .parameter import Buffer, Parameter
 
 __all__ = [
@@ -68,7 +68,7 @@ __all__ = [
     "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d",
     "LPPool3d", "MaxUnpool3d",
     "BatchNorm3d",
-    "LocalResponseNorm", "Mish", "RReLU",
+    "LocalResponseNorm", "Mish", "RReLU", "EmbeddingBag",
     "GRU", "LSTM", "RNN", "RNNBase", "GRUCell", "LSTMCell", "RNNCell", "RNNCellBase",
     "MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
     "TransformerEncoderLayer",

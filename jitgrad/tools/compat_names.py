@@ -81,7 +81,7 @@ NAMES: dict[str, list[str]] = {
         MaxUnpool2d Fold Unfold ChannelShuffle ZeroPad3d ConstantPad3d ReflectionPad3d ReplicationPad3d
         CircularPad3d MultiMarginLoss MultiLabelMarginLoss TripletMarginWithDistanceLoss Conv3d
         ConvTranspose3d MaxPool3d AvgPool3d AdaptiveAvgPool3d AdaptiveMaxPool3d LPPool3d MaxUnpool3d
-        BatchNorm3d LocalResponseNorm Mish RReLU
+        BatchNorm3d LocalResponseNorm Mish RReLU EmbeddingBag
         RNN LSTM GRU RNNCell LSTMCell GRUCell RNNBase RNNCellBase MultiheadAttention
         TransformerEncoderLayer TransformerEncoder TransformerDecoderLayer TransformerDecoder
         Transformer
@@ -104,6 +104,7 @@ NAMES: dict[str, list[str]] = {
         conv3d conv_transpose3d max_pool3d avg_pool3d adaptive_avg_pool3d adaptive_max_pool3d
         max_pool3d_with_indices adaptive_max_pool3d_with_indices lp_pool3d max_unpool3d relu_ elu_
         leaky_relu_ hardtanh_ threshold_ selu_ celu_ local_response_norm pdist rrelu rrelu_
+        embedding_bag
         scaled_dot_product_attention
     """.split(),
     "torch.nn.init": """
@@ -162,6 +163,7 @@ DIFFERENCES: dict[str, str] = {
                  "returns zeros there)",
     "torch.nn.Linear": "initial weights come from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.Embedding": "initial weights come from jitgrad's generator: not PyTorch's numbers",
+    "torch.nn.EmbeddingBag": "initial weights come from jitgrad's generator: not PyTorch's numbers",
     **{f"torch.nn.{name}": "initial weights come from jitgrad's generator: not PyTorch's numbers"
        for name in ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
                     "TransformerEncoderLayer", "TransformerDecoderLayer", "Transformer")},

@@ -27,6 +27,7 @@ from .padding import (
 from .dropout import (
     AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout,
 )
+from .embedding_bag import EmbeddingBag
 from .layers_extra import LocalResponseNorm, Mish, RReLU
 from .layers_extra import (
     CosineSimilarity, GroupNorm, PairwiseDistance, PixelShuffle, PixelUnshuffle, PReLU, Softmax2d,
@@ -75,7 +76,7 @@ __all__ = [
     "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d",
     "LPPool3d", "MaxUnpool3d",
     "BatchNorm3d",
-    "LocalResponseNorm", "Mish", "RReLU",
+    "LocalResponseNorm", "Mish", "RReLU", "EmbeddingBag",
     "GRU", "LSTM", "RNN", "RNNBase", "GRUCell", "LSTMCell", "RNNCell", "RNNCellBase",
     "MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
     "TransformerEncoderLayer",
