@@ -299,3 +299,25 @@ EXTRA_ERRORS = {
 @pytest.mark.parametrize("case", sorted(EXTRA_ERRORS))
 def test_extra_errors(case: str) -> None:
     same_error(EXTRA_ERRORS[case])
+
+
+@pytest.mark.parametrize("dim", [-1, 0, 1])
+def test_gumbel_softmax(dim: int) -> None:
+    """Samples are distributions along ``dim``; ``hard`` gives one-hots with the soft gradient;
+    the argmax frequencies follow softmax(logits) (the Gumbel-max trick)."""
+    jitgrad.manual_seed(3)
+    logits = jitgrad.tensor(np.log(np.array([[0.1, 0.2, 0.7]] * 4000)), requires_grad=True)
+    if dim == 0:
+        logits = jitgrad.tensor(np.log(np.array([[0.1, 0.2, 0.7]] * 4000)).T.copy(), requires_grad=True)
+    soft = jitgrad.nn.functional.gumbel_softmax(logits, tau=0.5, dim=dim)
+    np.testing.assert_allclose(soft.detach().numpy().sum(dim), 1.0, rtol=1e-12)
+    hard = jitgrad.nn.functional.gumbel_softmax(logits, hard=True, dim=dim)
+    values = hard.detach().numpy()
+    assert set(np.unique(values)) == {0.0, 1.0} and np.all(values.sum(dim) == 1)
+    freq = values.mean(1 if dim == 0 else 0)
+    np.testing.assert_allclose(freq, [0.1, 0.2, 0.7], atol=0.03)
+    (g,) = jitgrad.autograd.grad((hard * jitgrad.tensor(np.arange(3.0).reshape((3, 1) if dim == 0 else (1, 3)))).sum(),
+                                 logits)
+    assert np.abs(g.numpy()).sum() > 0  # (straight-through: the soft sample's gradient)
+    with pytest.warns(UserWarning, match="`eps` parameter is deprecated"):
+        jitgrad.nn.functional.gumbel_softmax(logits, eps=1e-5)

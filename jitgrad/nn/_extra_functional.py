@@ -2,16 +2,19 @@
 channels with ``avg_pool``), ``pdist`` (the distances between every pair of rows ``i < j``;
 one ``PdistBackward0`` over the composition) and ``rrelu`` (leaky ReLU whose negative slope
 is drawn per element from ``U(lower, upper)`` in training — jitgrad's generator — and is
-their mean otherwise; ``RreluWithNoiseBackward0``)."""
+their mean otherwise; ``RreluWithNoiseBackward0``) and ``gumbel_softmax`` (its noise also
+from jitgrad's generator)."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
 from .. import creation, randomness
 from ..ops.compare import where
 from ..ops.norms import vector_norm
-from ..ops.operands import from_result
+from ..ops.operands import array_of, from_result
 from ..tensor import Tensor
 from ._activations import _inplace
 from ._composite import CompositeBackward, one_node
@@ -70,3 +73,20 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
     return rrelu(input, lower, upper, training, inplace=True)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """``softmax((logits + g) / tau)`` with Gumbel(0, 1) noise ``g`` (jitgrad's generator);
+    ``hard``: the one-hot of its argmax, with the soft sample's gradient (straight-through)."""
+    from ..ops.reduction import softmax
+
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    noise = -np.log(randomness.default_rng().exponential(1.0, tuple(logits.shape)))
+    soft = softmax((logits + creation.from_numpy(noise.astype(logits.dtype))) / tau, dim)
+    if not hard:
+        return soft
+    values = array_of(soft)
+    one_hot = np.zeros_like(values)
+    np.put_along_axis(one_hot, np.expand_dims(values.argmax(dim), dim), 1.0, axis=dim)
+    return from_result(one_hot) - soft.detach() + soft  # type: ignore[attr-defined,no-any-return]

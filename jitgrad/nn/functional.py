@@ -32,7 +32,7 @@ from ._losses_more import (
 from ._prelu_shuffle import pixel_shuffle, pixel_unshuffle, prelu
 from ._fold import channel_shuffle, fold
 from ._upsample import upsample, upsample_bilinear, upsample_nearest
-from ._extra_functional import local_response_norm, pdist, rrelu, rrelu_
+from ._extra_functional import gumbel_softmax, local_response_norm, pdist, rrelu, rrelu_
 from ._embedding_bag import embedding_bag
 from ._inplace_activations import celu_, elu_, hardtanh_, leaky_relu_, relu_, selu_, threshold_
 from ._pool3d import (
@@ -73,7 +73,7 @@ __all__ = [
     "upsample", "upsample_bilinear", "upsample_nearest", "conv3d", "conv_transpose3d", "adaptive_avg_pool3d",
     "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool3d", "max_pool3d", "max_pool3d_with_indices",
     "lp_pool3d", "max_unpool3d", "celu_", "elu_", "hardtanh_", "leaky_relu_", "relu_", "selu_", "threshold_",
-    "local_response_norm", "pdist", "rrelu", "rrelu_", "embedding_bag",
+    "local_response_norm", "pdist", "rrelu", "rrelu_", "embedding_bag", "gumbel_softmax",
     "scaled_dot_product_attention",
 ]
 

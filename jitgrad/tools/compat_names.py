@@ -183,6 +183,7 @@ DIFFERENCES: dict[str, str] = {
     "torch.nn.RReLU": "the training slopes come from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.functional.rrelu": "the training slopes come from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.functional.rrelu_": "the training slopes come from jitgrad's generator: not PyTorch's numbers",
+    "torch.nn.functional.gumbel_softmax": "the noise comes from jitgrad's generator: not PyTorch's numbers",
     "torch.from_numpy": "read-only NumPy memory refuses writes (PyTorch only warns)",
     "Tensor.unfold": "in-place writes whose result depends on write order (overlapping windows) "
                      "are refused; order-independent ones get correct gradients",
