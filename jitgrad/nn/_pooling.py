@@ -1,6 +1,6 @@
-"""Max, average and adaptive pooling over 1 or 2 spatial dims, with PyTorch's nodes
-(``MaxPool2DWithIndicesBackward0``, ``AvgPool2DBackward0``, ``AdaptiveAvgPool2DBackward0``,
-``AdaptiveMaxPool2DBackward0``) and argument checks.
+"""The machinery of the max, average and adaptive pools over 2 or 3 spatial dims (the
+functions and their argument checks: ``_pool_functional.py``, ``_pool3d.py``), with PyTorch's
+nodes (``MaxPool2DWithIndicesBackward0``, ``AvgPool3DBackward0``, ...).
 
 Every pool is described per spatial dim by a window table: ``pos[o, k]``, the input position
 the ``k``-th element of output ``o``'s window reads, and ``valid[o, k]`` (False in padding or
@@ -12,7 +12,8 @@ backward is a gather); the average pools' backward is an op of its own whose bac
 the average pool again (the two are adjoint), so gradients of any order follow.
 
 The 1-d pools are the 2-d ones on ``input.unsqueeze(-2)``, as in PyTorch (hence the
-``SqueezeBackward1`` / ``UnsqueezeBackward0`` around their nodes).
+``SqueezeBackward1`` / ``UnsqueezeBackward0`` around their nodes); the 2-d pools run the 3-d
+kernels with a depth of 1.
 """
 
 from __future__ import annotations
