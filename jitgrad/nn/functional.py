@@ -34,6 +34,7 @@ from ._fold import channel_shuffle, fold
 from ._upsample import upsample, upsample_bilinear, upsample_nearest
 from ._extra_functional import gumbel_softmax, local_response_norm, pdist, rrelu, rrelu_
 from ._embedding_bag import embedding_bag
+from ._grid_sample import affine_grid, grid_sample
 from ._inplace_activations import celu_, elu_, hardtanh_, leaky_relu_, relu_, selu_, threshold_
 from ._pool3d import (
     adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool3d, max_pool3d,
@@ -74,6 +75,7 @@ __all__ = [
     "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool3d", "max_pool3d", "max_pool3d_with_indices",
     "lp_pool3d", "max_unpool3d", "celu_", "elu_", "hardtanh_", "leaky_relu_", "relu_", "selu_", "threshold_",
     "local_response_norm", "pdist", "rrelu", "rrelu_", "embedding_bag", "gumbel_softmax",
+    "affine_grid", "grid_sample",
     "scaled_dot_product_attention",
 ]
 

@@ -104,7 +104,7 @@ NAMES: dict[str, list[str]] = {
         conv3d conv_transpose3d max_pool3d avg_pool3d adaptive_avg_pool3d adaptive_max_pool3d
         max_pool3d_with_indices adaptive_max_pool3d_with_indices lp_pool3d max_unpool3d relu_ elu_
         leaky_relu_ hardtanh_ threshold_ selu_ celu_ local_response_norm pdist rrelu rrelu_
-        embedding_bag gumbel_softmax
+        embedding_bag gumbel_softmax affine_grid grid_sample
         scaled_dot_product_attention
     """.split(),
     "torch.nn.init": """
