@@ -32,11 +32,13 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
         return input
     div = (input * input).unsqueeze(1)  # type: ignore[attr-defined]
     if input.ndim == 3:
-        div = avg_pool2d(pad(div, (0, 0, size // 2, (size - 1) // 2)), (size, 1), stride=1).squeeze(1)  # type: ignore[attr-defined]
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)  # type: ignore[attr-defined]
     else:
         sizes = tuple(input.shape)
         div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)  # type: ignore[attr-defined]
-        div = avg_pool3d(pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2)), (size, 1, 1), stride=1).squeeze(1)  # type: ignore[attr-defined]
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)  # type: ignore[attr-defined]
         div = div.reshape(sizes)  # type: ignore[attr-defined]
     return input / (div * alpha + k) ** beta  # type: ignore[no-any-return]
 
