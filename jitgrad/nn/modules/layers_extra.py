@@ -1,8 +1,8 @@
 """``GroupNorm``, ``PReLU``, ``PixelShuffle``, ``PixelUnshuffle``, ``Upsample`` (and
 ``UpsamplingNearest2d`` / ``UpsamplingBilinear2d``), ``Softmax2d``, ``CosineSimilarity``,
 ``PairwiseDistance``, ``Mish``, ``RReLU``, ``LocalResponseNorm``: the functional ops with
-their arguments kept as PyTorch's modules keep
-them. ``GroupNorm``'s affine parameters start at ones and zeros, ``PReLU``'s weight at ``init``."""
+their arguments kept as PyTorch's modules keep them. ``GroupNorm``'s affine parameters start
+at ones and zeros, ``PReLU``'s weight at ``init``."""
 
 from __future__ import annotations
 
