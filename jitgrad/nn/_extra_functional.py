@@ -80,12 +80,10 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
 def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
     """``softmax((logits + g) / tau)`` with Gumbel(0, 1) noise ``g`` (jitgrad's generator);
     ``hard``: the one-hot of its argmax, with the soft sample's gradient (straight-through)."""
-    from ..ops.reduction import softmax
-
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     noise = -np.log(randomness.default_rng().exponential(1.0, tuple(logits.shape)))
-    soft = softmax((logits + creation.from_numpy(noise.astype(logits.dtype))) / tau, dim)
+    soft = ((logits + creation.from_numpy(noise.astype(logits.dtype))) / tau).softmax(dim)  # type: ignore[attr-defined]
     if not hard:
         return soft
     values = array_of(soft)
