@@ -35,7 +35,9 @@ from .tensor import Tensor
 
 # -- reductions, softmax family, matrix products, joins ---------------------------------------
 from .ops.linalg import bmm, dot, matmul, mm, mv
-from .ops.reduction import amax, amin, log_softmax, logsumexp, max, mean, min, softmax, sum  # noqa: A004
+from .ops.extremes import amax, amin, max, min  # noqa: A004
+from .ops.reduction import logsumexp, mean, sum  # noqa: A004
+from .ops.softmax import log_softmax, softmax
 from .ops.stacking import cat, stack
 
 # -- elementwise arithmetic, pointwise functions, comparisons, where --------------------------
@@ -312,13 +314,14 @@ from .compiler import compile  # noqa: E402  (loads the compiler, and Numba, on 
 
 __all__ += ["compile"]
 
-# -- torch.testing, torch.utils (.data) and torch.random's counterparts: loaded on first use --
-_LAZY_SUBMODULES = frozenset({"random", "testing", "utils"})
+# -- torch.testing, torch.utils (.data), torch.random and torch.distributions' counterparts:
+# loaded on first use, so ``import jitgrad`` does not pay for them --
+_LAZY_SUBMODULES = frozenset({"random", "testing", "utils", "distributions"})
 
 
 def __getattr__(name: str) -> object:
-    """``jitgrad.testing``, ``jitgrad.utils`` and ``jitgrad.random`` load when first reached, so
-    ``import jitgrad`` does not pay for them."""
+    """``jitgrad.testing``, ``jitgrad.utils``, ``jitgrad.random`` and ``jitgrad.distributions``
+    load when first reached."""
     if name in _LAZY_SUBMODULES:
         import importlib
 

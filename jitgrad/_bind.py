@@ -268,17 +268,17 @@ Tensor.copy_ = assignment.copy_
 Tensor.fill_ = assignment.fill_
 Tensor.zero_ = assignment.zero_
 
-# -- reductions, softmax family, matrix products (ops/reduction.py, ops/linalg.py) ----------
-from .ops import linalg  # noqa: E402
+# -- reductions, softmax family, matrix products (ops/reduction.py, extremes.py, softmax.py, linalg.py)
+from .ops import extremes, linalg, softmax  # noqa: E402
 
 Tensor.mean = reduction.mean_method  # (the fused per-op path, fused.py, first)
-Tensor.max = reduction.max
-Tensor.min = reduction.min
-Tensor.amax = reduction.amax
-Tensor.amin = reduction.amin
+Tensor.max = extremes.max
+Tensor.min = extremes.min
+Tensor.amax = extremes.amax
+Tensor.amin = extremes.amin
 Tensor.logsumexp = reduction.logsumexp
-Tensor.softmax = reduction.softmax
-Tensor.log_softmax = reduction.log_softmax
+Tensor.softmax = softmax.softmax
+Tensor.log_softmax = softmax.log_softmax
 Tensor.matmul = linalg.matmul
 Tensor.__matmul__ = linalg.matmul
 Tensor.__rmatmul__ = lambda self, other: linalg.matmul(other, self)

@@ -11,7 +11,8 @@ from .ops.pointwise import sigmoid as expit
 __all__ = ["erf", "erfc", "erfinv", "exp2", "expit", "expm1", "log1p", "logit", "xlog1py", "xlogy"]
 
 # -- reductions under torch.special's names (ops/reduction.py) --
-from .ops.reduction import log_softmax, logsumexp, softmax  # noqa: E402
+from .ops.reduction import logsumexp  # noqa: E402
+from .ops.softmax import log_softmax, softmax  # noqa: E402
 
 __all__ += ["log_softmax", "logsumexp", "softmax"]
 

@@ -280,6 +280,12 @@ class Tensor:
             self.numpy(), default_dtype=default, dtype_name=dtype.name, suffixes=self._repr_suffixes()
         )
 
+    def __format__(self, format_spec: str) -> str:
+        """A 0-dim tensor formats as its Python number (``f"{loss:.4f}"``); others as repr."""
+        if self.dim() == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
     def _repr_suffixes(self) -> list[str]:
         """Extra ``key=value`` parts of the repr; autograd adds ``requires_grad``/``grad_fn``."""
         return []

@@ -1,4 +1,4 @@
-"""The fused per-op path (the fused per-op path, ``jitgrad/ops/fused.py``'s docstring) builds exactly
+"""The fused per-op path (``jitgrad/ops/fused.py``'s docstring; its templates in ``fused_binary.py``, ``fused_unary.py``, ``fused_total.py``) builds exactly
 what the general code builds: every slot of the result's Tensor and Storage, of the node
 (``Node.__init__``'s fields, the ones ``record`` sets, the saved values), the edges, the
 AccumulateGrad of a leaf, and the same values, errors and gradients; and what PyTorch gives.
@@ -24,7 +24,7 @@ from conftest import budget
 from jitgrad.autograd import graph
 from jitgrad.autograd.graph import AccumulateGrad
 from jitgrad.autograd.node import Node, SavedTensor
-from jitgrad.ops import fused, operands
+from jitgrad.ops import fused, fused_binary, fused_total, fused_unary, operands
 from jitgrad.storage import Storage
 from jitgrad.tensor import Tensor
 
@@ -48,6 +48,20 @@ def fused_only() -> Iterator[None]:
         for name in ("lean_data", "lean_binary"):
             for module in _binding(getattr(operands, name), name):
                 stack.enter_context(mock.patch.object(module, name, lambda *args: None))
+        yield
+
+
+_TEMPLATES = (fused_binary, fused_total, fused_unary)  # (the modules that make fused functions)
+
+
+@contextlib.contextmanager
+def everywhere(name: str, stand_in: Any) -> Iterator[None]:
+    """``stand_in`` for ``name`` in every template module that uses it (each imported its
+    own binding: ``_new``, ``record``, ``needs_grad``, ``lean_binary``)."""
+    with contextlib.ExitStack() as stack:
+        for module in _TEMPLATES:
+            if name in vars(module):
+                stack.enter_context(mock.patch.object(module, name, stand_in))
         yield
 
 
@@ -271,14 +285,14 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
     y = jitgrad.ones(4, dtype=jitgrad.float64)
     zero_d = jitgrad.tensor(2.0, dtype=jitgrad.float64, requires_grad=True)
     calls = []
-    real = fused._new
+    real = fused._new  # (object.__new__: every template's)
 
     def spy(cls: type) -> Any:
         if cls is not AccumulateGrad:  # (made again when the leaf's last graph is gone)
             calls.append(cls.__name__)
         return real(cls)
 
-    with mock.patch.object(fused, "_new", spy):
+    with everywhere("_new", spy):
         for make in (lambda: x * 1.5, lambda: x + y, lambda: 2.0 - x, lambda: x / y, lambda: -x,
                      lambda: x.exp(), lambda: x.sum(), lambda: x.mean(), lambda: x.sin(), lambda: y - x,
                      lambda: x * zero_d, lambda: zero_d * x, lambda: x + jitgrad.ones(1, dtype=jitgrad.float64),
@@ -297,10 +311,11 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
     rows, stale = (x * 1.0)[1:], x * 1.0
     row = stale[1:]
     stale[0] = 2.0  # (written after ``row`` was taken: its history is regenerated)
-    with mock.patch.object(fused, "record", side_effect=AssertionError("record")):
+    with everywhere("record", mock.Mock(side_effect=AssertionError("record"))):
         for make in (lambda: rows * 2.0, lambda: -rows, lambda: rows.sum(), lambda: rows + rows):
             assert make().grad_fn is not None  # (views with up-to-date history: written out)
-    with mock.patch.object(fused, "record", wraps=fused.record) as record:
+    record = mock.Mock(wraps=graph.record)
+    with everywhere("record", record):
         assert (row * 2.0).grad_fn is not None
         assert record.call_count == 1
     table, pair = (x * 1.0).reshape(2, 2), jitgrad.ones(2, dtype=jitgrad.float64)
@@ -308,8 +323,8 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
     a, b = grid[2:, 1:-1], grid[:-2, 1:-1]  # blocks of a table (heat_2d's)
     column, matrix = (x * 1.0)[:, None], jitgrad.rand(4, 4, dtype=jitgrad.float64) * 1.0  # (hmm's)
     block, total = a * 1.0, pair.sum()
-    with mock.patch.object(fused, "_new", spy), \
-            mock.patch.object(fused, "lean_binary", side_effect=AssertionError("lean_binary")):
+    with everywhere("_new", spy), \
+            everywhere("lean_binary", mock.Mock(side_effect=AssertionError("lean_binary"))):
         # strided operands and broadcasting, written out: every piece made here
         for make in (lambda: x.reshape(2, 2) * jitgrad.ones(1, dtype=jitgrad.float64), lambda: x[::2] * 2.0,
                      lambda: table[:, 1] + pair, lambda: x[:2].reshape(2, 1) - jitgrad.ones(1, 4, dtype=jitgrad.float64),
@@ -320,15 +335,15 @@ def test_fused_path_is_taken_for_the_common_operands() -> None:
             out = make()
             assert calls[:2] == ["Storage", "Tensor"], calls
             assert len(calls) == 3 and calls[2].endswith(("Backward0", "Backward1")), calls
-    with mock.patch.object(fused, "_new", spy), \
-            mock.patch.object(fused, "lean_binary", wraps=fused.lean_binary) as lean:
+    with everywhere("_new", spy), \
+            everywhere("lean_binary", lean := mock.Mock(wraps=operands.lean_binary)):
         # computed by ``lean_binary`` (a reflected op of a strided tensor), the node made here
         for make in (lambda: 2.0 - x[::2], lambda: 2.0 - a):
             calls.clear()
             lean.reset_mock()
             out = make()
             assert lean.call_count == 1 and calls == [type(out.grad_fn).__name__], calls
-    with mock.patch.object(fused, "_new", spy):  # not fused: other dtypes, numbers, a trace
+    with everywhere("_new", spy):  # not fused: other dtypes, numbers, a trace
         for make in (lambda: x * True, lambda: x.to(jitgrad.float16) * 2.0, lambda: x * 2**63,
                      lambda: 2.0 - x.to(jitgrad.float16), lambda: x.t() * 2.0 if False else x * "a"):
             calls.clear()
@@ -345,8 +360,8 @@ def test_views_without_history_take_the_written_out_edges() -> None:
     x = jitgrad.ones(4, dtype=jitgrad.float64, requires_grad=True)
     plain, column = jitgrad.ones(2, 4, dtype=jitgrad.float64)[1], jitgrad.ones(4, dtype=jitgrad.float64)[:, None]
     matrix = jitgrad.ones(4, 4, dtype=jitgrad.float64, requires_grad=True) * 1.0
-    with mock.patch.object(fused, "needs_grad", side_effect=AssertionError("needs_grad")), \
-            mock.patch.object(fused, "record", side_effect=AssertionError("record")):
+    with everywhere("needs_grad", mock.Mock(side_effect=AssertionError("needs_grad"))), \
+            everywhere("record", mock.Mock(side_effect=AssertionError("record"))):
         for make, grad in ((lambda: plain * 2.0, False), (lambda: x + plain, True), (lambda: plain - x, True),
                            (lambda: column + matrix, True), (lambda: column * column, False),
                            (lambda: 2.0 - plain, False), (lambda: plain / x, True), (lambda: plain.exp(), False),
@@ -354,7 +369,8 @@ def test_views_without_history_take_the_written_out_edges() -> None:
             assert (make().grad_fn is not None) is grad
     with jitgrad.no_grad():
         row = x[1:]
-    with mock.patch.object(fused, "record", wraps=fused.record) as record:
+    record = mock.Mock(wraps=graph.record)
+    with everywhere("record", record):
         assert (row * 2.0).grad_fn is not None and (plain[1:] + row).grad_fn is not None
         assert record.call_count == 2
 
@@ -369,7 +385,7 @@ def test_the_general_path_does_not_ask_the_lean_path_again() -> None:
     for make, calls in ((lambda: m.t() * m, 1), (lambda: m.t() - 2.0, 0), (lambda: x * True, 0),
                         (lambda: x.to(jitgrad.float16) / 2.0, 1), (lambda: 2.0 - m.t(), 1),
                         (lambda: x * x.to(jitgrad.float32), 0), (lambda: x + 2**63, 0)):
-        with mock.patch.object(fused, "lean_binary", wraps=fused.lean_binary) as lean, \
+        with everywhere("lean_binary", lean := mock.Mock(wraps=operands.lean_binary)), \
                 mock.patch.object(elementwise, "lean_binary", wraps=elementwise.lean_binary) as again:
             try:
                 out = make()
@@ -646,8 +662,8 @@ def test_numbers_as_cached_arrays_give_the_python_numbers_results(dtype: str) ->
                         slow = op(x)
                     assert fast.dtype == slow.dtype
                     assert fast.detach().numpy().tobytes() == slow.detach().numpy().tobytes(), (c, dtype)
-    assert all(not a.flags.writeable and a.ndim == 0 for a in fused._NUMBERS.values())
-    assert 0.0 not in fused._NUMBERS
+    assert all(not a.flags.writeable and a.ndim == 0 for a in fused_binary._NUMBERS.values())
+    assert 0.0 not in fused_binary._NUMBERS
 
 
 @pytest.mark.parametrize("make", [
@@ -658,7 +674,7 @@ def test_numbers_as_cached_arrays_give_the_python_numbers_results(dtype: str) ->
 def test_the_first_op_of_a_dtype_makes_its_plans(make: Callable[[Any], Any]) -> None:
     """(``_PLANS`` has no entry for a dtype's sizes before their first fused op.)"""
     x = jitgrad.tensor([1.0, 2.0, 3.0, 4.0], dtype=jitgrad.float64, requires_grad=True)
-    with mock.patch.object(fused, "_PLANS", {np.dtype(np.float32): {}, np.dtype(np.float64): {}}):
+    with mock.patch.dict(fused._PLANS, {dtype: {} for dtype in fused._PLANS}, clear=True):
         out = make(x)
     with general():
         slow = make(x)
@@ -1050,15 +1066,15 @@ def test_lean_max_and_min_of_every_element_as_the_general_path(call: str, fill: 
     values = {"values": np.array([[0.5, -1.5, 2.0], [3.0, 0.25, -4.0]]),
               "nan": np.array([[0.5, np.nan, 2.0], [-np.nan, 0.25, -4.0]]),
               "zeros": np.array([[0.0, -0.0, -0.0], [0.0, -0.0, 0.0]])}[fill]
-    from jitgrad.ops import reduction
+    from jitgrad.ops import extremes
 
     results = []
     for path in (contextlib.nullcontext, general):  # (the lean path on, then off)
         x = jitgrad.tensor(values, dtype=getattr(jitgrad, dtype), requires_grad=True)
         fused_max, fused_min = (lambda t: None, lambda t: None) if layer == "lean" else \
-            (reduction._fused_max, reduction._fused_min)
-        with path(), mock.patch.object(reduction, "fresh_result", wraps=reduction.fresh_result) as lean, \
-                mock.patch.multiple(reduction, _fused_max=fused_max, _fused_min=fused_min):
+            (extremes._fused_max, extremes._fused_min)
+        with path(), mock.patch.object(extremes, "fresh_result", wraps=extremes.fresh_result) as lean, \
+                mock.patch.multiple(extremes, _fused_max=fused_max, _fused_min=fused_min):
             try:
                 out = eval(call, {}, {"x": x})
             except RuntimeError as e:

@@ -410,14 +410,14 @@ def test_strided_binary_matches_general_path_and_pytorch(spec: dict[str, Any]) -
 
 
 def test_strided_binary_is_taken_for_the_heat_stencil() -> None:
-    """The stencil's blocks are viewed by the fused path itself (the fused per-op path (``fused.py``):
+    """The stencil's blocks are viewed by the fused path itself (the fused per-op path (``fused_binary.py``):
     ``lean_strided``'s rule, written out), never handed to ``lean_binary``."""
     from unittest import mock
 
-    from jitgrad.ops import fused
+    from jitgrad.ops import fused_binary
 
     u = jitgrad.arange(36, dtype=jitgrad.float64).reshape(6, 6).requires_grad_() * 1.0
-    with mock.patch.object(fused, "lean_binary", side_effect=AssertionError("lean_binary")):
+    with mock.patch.object(fused_binary, "lean_binary", side_effect=AssertionError("lean_binary")):
         lap = u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * u[1:-1, 1:-1]
     a = np.arange(36.0).reshape(6, 6)
     expected = a[2:, 1:-1] + a[:-2, 1:-1] + a[1:-1, 2:] + a[1:-1, :-2] - 4 * a[1:-1, 1:-1]

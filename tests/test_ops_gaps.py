@@ -351,3 +351,23 @@ def test_special_reductions_match_torch():
     check(lambda lib, a: lib.special.softmax(a, 0), _r(3, 4))
     check(lambda lib, a: lib.special.log_softmax(a, -1), _r(3, 4))
     check(lambda lib, a: lib.special.softmax(a, 1, dtype=lib.float32), _r(2, 3), rtol=1e-6)
+
+
+def test_broadcast_tensors_of_0_dim_and_same_shape_tensors():
+    """0-dim inputs broadcast to 0-dim views; an input already of the broadcast shape is
+    returned itself (PyTorch's ``x is a``), so a leaf stays a leaf."""
+    for lib in (jitgrad, torch):
+        a, b = lib.tensor(0.5, requires_grad=True), lib.tensor(1.5)
+        x, y = lib.broadcast_tensors(a, b)
+        assert x is a and y is b and x.shape == () and lib.broadcast_to(a, ()).shape == ()
+        c = lib.ones(2, 1)
+        x, y = lib.broadcast_tensors(a, c)
+        assert y is c and x.grad_fn is not None and tuple(x.shape) == (2, 1)
+
+
+def test_0_dim_tensor_formats_as_its_number():
+    for lib in (jitgrad, torch):
+        x = lib.tensor(0.25, requires_grad=True)
+        assert f"{x:.3f}|{x}|{lib.tensor(3)}|{lib.tensor(True)}" == "0.250|0.25|3|True"
+        with pytest.raises(TypeError, match="unsupported format string"):
+            f"{lib.tensor([1.0, 2.0]):.3f}"

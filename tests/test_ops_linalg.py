@@ -154,7 +154,7 @@ def _chain(out):
 )
 def test_graph_nodes_match_pytorch(sa, sb):
     """The same backward nodes, down to the product. (1-D @ 2-D differs in one name only:
-    PyTorch squeezes in place, ``SqueezeBackward4``; jitgrad's squeeze is ``SqueezeBackward0``.
+    PyTorch squeezes in place, ``SqueezeBackward4``; jitgrad's squeeze is ``SqueezeBackward1``.
     2-D @ 3-D is computed as a broadcast bmm, where PyTorch folds it into a transposed mm.)"""
     ours = jitgrad.randn(*sa, requires_grad=True) @ jitgrad.randn(*sb, requires_grad=True)
     theirs = torch.randn(*sa, requires_grad=True) @ torch.randn(*sb, requires_grad=True)

@@ -45,6 +45,7 @@ from .grad_mode import is_grad_enabled, no_grad
 from .hook_results import typename
 from .graph import _NO_EDGE, OPS, gradient_edge, record, requires_grad
 from .node import Grads, Node, SavedTensor, _FREED
+from .variable import requires_grad as requires_grad_flag
 
 _ACCESSED_ONCE = (
     "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on "
@@ -250,10 +251,10 @@ class Function:
         tensor_inputs = tuple(k for k, a in enumerate(args) if isinstance(a, Tensor))
         ctx._num_args = len(args)
         ctx._tensor_inputs = tensor_inputs
-        ctx.needs_input_grad = tuple(
-            isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None) for a in args
-        )
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and requires_grad_flag(a) for a in args)
         executable = is_grad_enabled() and any(ctx.needs_input_grad)
+        if executable:  # (as in PyTorch, before forward: a write it makes cannot change them)
+            ctx.next_functions = tuple(gradient_edge(args[k]) for k in tensor_inputs)
         with no_grad():
             if separate_setup:
                 outputs = cls.forward(*args)
@@ -292,8 +293,6 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, e
                 "Some elements marked as dirty during the forward method were not returned as output. "
                 "The inputs that are modified inplace must all be outputs of the Function."
             )
-    if executable:
-        ctx.next_functions = tuple(gradient_edge(args[k]) for k in ctx._tensor_inputs)
     info: list[tuple[tuple[int, ...], Any] | None] = []
     meta: list[tuple[tuple[int, ...], Any]] = []
     views: list[Tensor] = []  # outputs that are views, now with this node as their history

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import regions
-from ..geometry.strided import numel
+from ..geometry.strided import is_contiguous, is_non_overlapping_and_dense, numel
 from ..storage import allocate
 from ..tensor import Tensor
 from .grad_mode import _state as _grad_state
@@ -293,11 +293,21 @@ class AccumulateGrad(Node):
 
 def accumulate_grad(variable: Tensor, new: Tensor, owned: bool, create_graph: bool) -> None:
     """PyTorch's AccumulateGrad rules: steal an unreferenced buffer, else copy; later
-    gradients add in place, or out of place when building a graph (``create_graph``)."""
+    gradients add in place, or out of place when building a graph (``create_graph``). A
+    leaf that stopped requiring grad after the graph was built (``detach_()``,
+    ``requires_grad_(False)``) gets nothing, as in PyTorch; its hooks still run."""
+    if not (variable._requires_grad or variable.requires_grad):
+        return
     old = variable._grad
     if old is None:
         if create_graph:
             variable._grad = OPS.clone_obey_contract(new, variable)
+        elif new._sizes != variable._sizes or not is_contiguous(variable._sizes, variable._strides):
+            # PyTorch's layout contract: the gradient has the leaf's strides (a transposed
+            # leaf's too), and its sizes should an in-place view op under no_grad have changed
+            # them since the graph was built (the gradient is broadcast into them)
+            stolen = owned and obeys_layout_contract(new, variable)
+            variable._grad = new if stolen else OPS.clone_obey_contract(new, variable)
         elif owned:
             variable._grad = new
         else:
@@ -310,6 +320,19 @@ def accumulate_grad(variable: Tensor, new: Tensor, owned: bool, create_graph: bo
         old._storage.check_writable("AccumulateGrad")
         add_inplace(old, new)
         old._storage.bump("AccumulateGrad")
+
+
+def obeys_layout_contract(grad: Tensor, variable: Tensor) -> bool:
+    """PyTorch's rule for keeping ``grad`` as ``variable.grad`` without a copy: a dense
+    ``variable``'s strides (size-1 dimensions aside, but never a stride 0), else contiguous."""
+    if not is_non_overlapping_and_dense(variable._sizes, variable._strides):
+        return grad.is_contiguous()
+    if len(grad._sizes) != len(variable._sizes):
+        return False
+    for size, stride, wanted in zip(grad._sizes, grad._strides, variable._strides):
+        if stride != wanted if size != 1 else stride == 0:
+            return False
+    return True
 
 
 # -- saved tensor hooks, increment_version --------------------------------------------------------

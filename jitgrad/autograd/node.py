@@ -283,7 +283,7 @@ class SavedTensor:
         if data._storage.version != before:
             raise RuntimeError(
                 "A saved tensor pack hook is modifying its input in place. Tensors provided as "
-                "input to pack hook can not be modified by in-place operations as this can lead "
+                "input to pack hook cannot be modified by in-place operations as this can lead "
                 "to unexpected side-effects. Please open an issue if you need to perform "
                 "in-place operations on the input to a pack hook."
             )
@@ -321,6 +321,12 @@ class SavedTensor:
         if self._unpack_hook is not None:
             return self._unpack_with_hook()
         data = self._data
+        if self._node is None and data._view_meta is not None:
+            from .graph import grad_fn_of  # (graph imports this module)
+
+            # PyTorch reads the saved view's grad_fn first: the refusals of regenerating a
+            # stale view's history come before the version check (which then fails too)
+            grad_fn_of(data)
         if self._had_history and data._grad_fn is None:
             raise RuntimeError(
                 f"{owner.name()}: Trying to use a saved tensor that has been detached in-place, "
@@ -391,15 +397,26 @@ def _saved_result(node: Node, storage: Any, sizes: tuple[int, ...], strides: tup
     return s
 
 
+def forward_op_name(node: Node) -> str:
+    """The op a node is the backward of, as PyTorch's messages name it: ``name()`` without a
+    ``Backward<N>`` suffix, keeping N unless it is 0 (``UnbindBackward0`` -> ``Unbind``,
+    ``SelectBackward1`` -> ``Select1``, a custom ``AliasBackward`` -> ``Alias``)."""
+    name = node.name()
+    head, sep, number = name.rpartition("Backward")
+    if not sep or (number and not number.isdigit()):
+        return name
+    return head if number in ("", "0") else head + number
+
+
 def version_error(data: Tensor, saved: SavedTensor, owner: Node) -> str:
     """PyTorch's message, plus which in-place write moved the version and where it ran."""
     shape = list(data._sizes)
     producer = ""
     if saved._node is not None:
-        producer = f", which is output {saved._output_nr} of {owner.name()},"
+        producer = f", which is output {saved._output_nr} of {forward_op_name(owner)},"
     elif data._grad_fn is not None:
         # the tensor's history *now* (an in-place op rebased it), as PyTorch reports it
-        producer = f", which is output {data._output_nr} of {data._grad_fn.name()},"
+        producer = f", which is output {data._output_nr} of {forward_op_name(data._grad_fn)},"
     msg = (
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [{data.dtype.name} {shape}]{producer} is at version "

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from .. import dtypes
 from ..tensor import Tensor
-from . import engine, graph, post_accumulate
+from . import engine, post_accumulate
 from .graph import grad_accumulator, grad_fn_of
 from .node import Node, RemovableHandle, add_hook
 
@@ -111,13 +111,17 @@ def retains_grad(self: Tensor) -> bool:
 
 
 def retain_grad(self: Tensor) -> None:
-    """Keep ``.grad`` for a non-leaf tensor (a no-op on leaves)."""
-    if grad_fn_of(self) is None:  # a leaf (also a no_grad view of a tensor requiring grad)
-        if not graph.requires_grad(self):
+    """Keep ``.grad`` for a non-leaf tensor (a no-op on leaves). A leaf here is a tensor
+    without a history of its own, as PyTorch's C++ ``is_leaf`` sees it: a view made under
+    no_grad or in inference mode is one, even after a write into its base (no regeneration,
+    so none of a stale view's refusals)."""
+    if self._grad_fn is None:
+        if not requires_grad(self):
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         return
     if self._retains_grad:
         return
+    grad_fn_of(self)  # (a stale view's history brought up to date: the hook goes on it)
     self._retains_grad = True
     _install_retains_grad_hook(self)
 
@@ -180,8 +184,9 @@ def backward(
 
 
 def detach_(self: Tensor) -> Tensor:
-    """Make this tensor a leaf that does not require grad (refused on views)."""
-    if self._base is not None and requires_grad(self._base):
+    """Make this tensor a leaf that does not require grad (refused on every view, as in
+    PyTorch, whether or not its base requires grad)."""
+    if self._base is not None:
         raise RuntimeError(
             "Can't detach views in-place. Use detach() instead: it returns a new tensor that "
             "shares memory but not history."

@@ -14,18 +14,22 @@ then loads, or compiles, each signature on the first call with it.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+import inspect
+from typing import Any, Callable
+
+import numpy as np
 
 
 class LazyKernel:
     """Stands for the jitted dispatcher ``name`` of ``jitgrad.kernels.<module>``."""
 
-    __slots__ = ("module", "name", "_dispatcher")
+    __slots__ = ("module", "name", "_dispatcher", "_entries")
 
     def __init__(self, module: str, name: str) -> None:
         self.module = module
         self.name = name
         self._dispatcher: Any = None
+        self._entries: dict[Any, Callable[..., Any]] = {}
 
     def load(self) -> Any:
         """The dispatcher, importing its module (and numba) the first time."""
@@ -39,6 +43,23 @@ class LazyKernel:
         if dispatcher is None:
             dispatcher = self.load()
         return dispatcher(*args)
+
+    def entry(self, dtype: Any) -> Callable[..., Any]:
+        """The kernel's compiled function for C-contiguous 1-D arrays of ``dtype`` (its
+        parameters but the last) and an int (the last), called without Numba's dispatch:
+        ~0.3 us less per call (measured: ~0.6 us through the dispatcher, ~0.3 us direct),
+        for kernels that small ops call on a few elements. The dispatch is what checks the
+        arguments' types, so the caller passes exactly such arrays (a wrong one would be
+        read as one). Compiled, or loaded from the cache, on first use."""
+        function = self._entries.get(dtype)
+        if function is None:
+            dispatcher = self.load()
+            count = len(inspect.signature(dispatcher.py_func).parameters) - 1
+            arrays = [np.zeros(1, dtype) for _ in range(count)]
+            dispatcher(*arrays, 1)  # (compiles or loads the signature)
+            signature = tuple(dispatcher.typeof_pyval(value) for value in (*arrays, 1))
+            function = self._entries[dtype] = dispatcher.overloads[signature].entry_point
+        return function
 
     def __repr__(self) -> str:
         state = "loaded" if self._dispatcher is not None else "not loaded yet"

@@ -14,7 +14,7 @@ import warnings
 from typing import Any
 
 from .. import creation, dtypes
-from ..ops.reduction import softmax
+from ..ops.softmax import softmax
 from ..ops.stacking import cat
 from ..tensor import Tensor
 from ._activations import dropout as _dropout

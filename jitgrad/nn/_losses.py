@@ -17,7 +17,7 @@ from .. import creation, dtypes, ranges
 from ..autograd.grad_mode import no_grad
 from ..ops.binary_math import xlogy
 from ..ops.compare import where
-from ..ops.reduction import log_softmax
+from ..ops.softmax import log_softmax
 from ..ops.pointwise import abs as _abs, exp, log
 from ..tensor import Tensor
 from ._activations import softplus

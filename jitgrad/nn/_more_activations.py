@@ -12,7 +12,7 @@ import numpy as np
 
 from ..ops.compare import where
 from ..ops.pointwise import exp, tanh
-from ..ops.reduction import softmax
+from ..ops.softmax import softmax
 from ..tensor import Tensor
 from ._activations import _inplace, hardtanh, softplus
 

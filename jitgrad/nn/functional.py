@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ops.reduction import log_softmax as _log_softmax, softmax as _softmax
+from ..ops.softmax import log_softmax as _log_softmax, softmax as _softmax
 from ..tensor import Tensor
 from ._activations import (
     dropout, elu, gelu, hardtanh, leaky_relu, mish, relu, sigmoid, silu, softplus, tanh,

@@ -33,6 +33,8 @@ def _rebase_dirty_view(t: Tensor, node: _graph.Node, base_edge: _graph.Edge, op:
     """A view a custom Function modified in place (``ctx.mark_dirty``): PyTorch's checks for
     any in-place write through a view (no_grad / custom-Function views, views of leaves),
     then CopySlices on its base."""
+    if t._view_meta.creation != view_meta.DEFAULT:  # (refused whether or not t requires grad)
+        view_meta.handle_view_on_rebase(t, indirect=False)
     inplace.check_autograd_inplace(op, t, (t,))
     inplace.rebase_history(t, node, base_edge)
 

@@ -12,17 +12,30 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
-from ..autograd.graph import needs_grad, record
-from ..autograd.node import Grads, SavingNode
+from .. import _tracing, dtypes
+from .._quiet import quiet_call
+from ..autograd import anomaly_mode
+from ..autograd.grad_mode import _state as _grad_state
+from ..autograd.graph import _NO_EDGE, grad_accumulator, needs_grad, record
+from ..autograd.node import SAVED_HOOKS, Grads, SavingNode, _next_sequence_nr
 from ..geometry import broadcast_shapes
+from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
+from . import operands
+from .fused import _PLANS, _plan
 from .operands import (
     array_of, as_array, binary, broadcast_shape, fresh_result, lean_data, new_output, new_tensor, result_type,
     shape_of, wrapped_operand,
 )
 
 _BOOL = dtypes.bool_
+_BOOL_DTYPE = np.dtype(np.bool_)
+_new = object.__new__
+try:  # NumPy's C ``where`` itself: ``np.where`` first calls its ``__array_function__``
+    # dispatcher, a Python function (~0.3 us of a small ``where``)
+    from numpy._core._multiarray_umath import where as _np_where
+except ImportError:  # pragma: no cover - another NumPy
+    _np_where = np.where
 
 
 def compare(ufunc: np.ufunc, a: Any, b: Any) -> Tensor:
@@ -34,12 +47,12 @@ def compare(ufunc: np.ufunc, a: Any, b: Any) -> Tensor:
             return fresh_result(ufunc(x, y), a._sizes, a._strides)
     dtype = result_type(a, b, op=ufunc.__name__)
     out, view = new_output(broadcast_shape(a, b), _BOOL, (a, b))  # laid out as its operands
-    try:
-        ufunc(as_array(a), as_array(b), out=view, signature=(dtype, dtype, _BOOL), casting="unsafe")
+    try:  # (quietly: a Python float beyond float32's range becomes inf, silently as PyTorch)
+        quiet_call(ufunc, as_array(a), as_array(b), out=view, signature=(dtype, dtype, _BOOL), casting="unsafe")
     except OverflowError:  # a Python int beyond an integer dtype's range: PyTorch wraps it
         op = ufunc.__name__
-        ufunc(wrapped_operand(a, dtype, op), wrapped_operand(b, dtype, op), out=view,
-              signature=(dtype, dtype, _BOOL), casting="unsafe")
+        quiet_call(ufunc, wrapped_operand(a, dtype, op), wrapped_operand(b, dtype, op), out=view,
+                   signature=(dtype, dtype, _BOOL), casting="unsafe")
     return out
 
 
@@ -109,6 +122,50 @@ def operator(ufunc: np.ufunc) -> Any:
     reflected form: Python calls ``t > 2``.)"""
 
     def method(self: Tensor, other: Any) -> Any:
+        # the fused per-op path (``fused.py``): a lean tensor (Note [Lean paths] in
+        # ``operands.py``) and a tensor of its dtype, sizes and strides or a number that
+        # ``_lean_operand`` takes, compared on the flat buffers, the result written out
+        if self.__class__ is Tensor and _tracing.ACTIVE is None:
+            buffer = self._storage.buffer
+            dtype = buffer.dtype
+            if dtype in operands.LEAN_DTYPES:
+                sizes = self._sizes
+                strides, n = (_PLANS[dtype].get(sizes) or _plan(sizes, dtype))[:2]
+                kind = other.__class__
+                if self._strides == strides and n and (
+                        kind is Tensor and other._sizes == sizes and other._strides == strides
+                        and other._storage.buffer.dtype is dtype
+                        or kind is float and -_FLOAT32_MAX <= other <= _FLOAT32_MAX
+                        or kind is int and -(2**24) <= other <= 2**24):
+                    start = self._offset
+                    x = buffer if start == 0 and len(buffer) == n else buffer[start:start + n]
+                    if kind is Tensor:
+                        data = other._storage.buffer
+                        start = other._offset
+                        y = data if start == 0 and len(data) == n else data[start:start + n]
+                    else:
+                        y = other
+                    # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
+                    storage = _new(Storage)
+                    storage.buffer = ufunc(x, y)
+                    storage._counter = None
+                    storage.inference = INFERENCE.enabled
+                    storage.resizable = True
+                    out = _new(Tensor)
+                    out._storage = storage
+                    out._sizes = sizes
+                    out._strides = strides
+                    out._offset = 0
+                    out._base = None
+                    out._requires_grad = False
+                    out._grad = None
+                    out._grad_fn = None
+                    out._output_nr = 0
+                    out._grad_accumulator = None
+                    out._hooks = None
+                    out._retains_grad = False
+                    out._view_meta = None
+                    return out
         if not _is_operand(other):
             return NotImplemented
         return compare(ufunc, self, other)
@@ -220,6 +277,9 @@ def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING) -> An
         return tuple(_index_tensor(ix) for ix in np.nonzero(np.atleast_1d(array_of(condition))))
     if input is _MISSING or other is _MISSING:
         raise TypeError("where(): expected a condition alone or with both input and other (got only one of them)")
+    out = _fused_where(condition, input, other)
+    if out is not None:
+        return out
     if condition.dtype != _BOOL:
         raise RuntimeError(
             "where expected condition to be a boolean tensor, but got a tensor with dtype "
@@ -241,6 +301,110 @@ def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING) -> An
         node = WhereBackward0()
         record(node, (_tensor(input), _tensor(other)), (out,))
         node.save(condition)
+    return out
+
+
+def _fused_where(condition: Any, input: Any, other: Any) -> Tensor | None:
+    """``where`` on the fused per-op path (``fused.py``): a bool condition and a lean tensor
+    (Note [Lean paths] in ``operands.py``) of its sizes and strides, contiguous, and the
+    other value a tensor of those and its dtype or a number ``_lean_operand`` takes (either
+    way round: the backward's ``where(c, 0.0, g)``), selected by ``np.where`` on the flat
+    buffers (``_lean_where``'s call), with the result, the node, its edges and the saved
+    condition written out. Operands that are views go through ``needs_grad``/``record``.
+    None otherwise (the general path)."""
+    if condition.__class__ is not Tensor or _tracing.ACTIVE is not None:
+        return None
+    t = input if input.__class__ is Tensor else other
+    if t.__class__ is not Tensor:
+        return None
+    buffer = t._storage.buffer
+    dtype = buffer.dtype
+    if dtype not in operands.LEAN_DTYPES:
+        return None
+    sizes = t._sizes
+    plan = _PLANS[dtype].get(sizes) or _plan(sizes, dtype)
+    strides, n = plan[0], plan[1]
+    if t._strides != strides or not n or condition._sizes != sizes or condition._strides != strides:
+        return None
+    mask = condition._storage.buffer
+    if mask.dtype is not _BOOL_DTYPE:
+        return None  # (the general path's error)
+    operands_: list[Any] = []
+    for value in (input, other):
+        kind = value.__class__
+        if kind is Tensor:
+            data = value._storage.buffer
+            if value._sizes != sizes or value._strides != strides or data.dtype is not dtype:
+                return None
+            start = value._offset
+            operands_.append(data if start == 0 and len(data) == n else data[start:start + n])
+        elif kind is float and -_FLOAT32_MAX <= value <= _FLOAT32_MAX or kind is int and -(2**24) <= value <= 2**24:
+            operands_.append(value)
+        else:
+            return None
+    start = condition._offset
+    if start or len(mask) != n:
+        mask = mask[start:start + n]
+    # ``Storage._fresh`` and ``Tensor._make``, written out (every slot set)
+    storage = _new(Storage)
+    storage.buffer = _np_where(mask, operands_[0], operands_[1])
+    storage._counter = None
+    storage.inference = INFERENCE.enabled
+    storage.resizable = True
+    out = _new(Tensor)
+    out._storage = storage
+    out._sizes = sizes
+    out._strides = strides
+    out._offset = 0
+    out._base = None
+    out._requires_grad = False
+    out._grad = None
+    out._grad_fn = None
+    out._output_nr = 0
+    out._grad_accumulator = None
+    out._hooks = None
+    out._retains_grad = False
+    out._view_meta = None
+    if not _grad_state.enabled:
+        return out
+    a = input if input.__class__ is Tensor else None
+    b = other if other.__class__ is Tensor else None
+    if a is not None and a._view_meta is not None or b is not None and b._view_meta is not None:
+        if needs_grad(input, other):  # (views: ``record`` brings their history up to date)
+            node = WhereBackward0()
+            record(node, (a, b), (out,))
+            node.save(condition)
+        return out
+    # ``needs_grad``, ``Node.__init__`` and ``record``, written out for operands that are not views
+    edges = []
+    for value in (a, b):
+        if value is None:
+            edges.append(_NO_EDGE)
+        elif value._grad_fn is not None:
+            edges.append((value._grad_fn, value._output_nr))
+        elif value._requires_grad:
+            ref = value._grad_accumulator
+            acc = ref() if ref is not None else None
+            edges.append((grad_accumulator(value) if acc is None else acc, 0))
+        else:
+            edges.append(_NO_EDGE)
+    if edges[0] is _NO_EDGE and edges[1] is _NO_EDGE:
+        return out
+    node = _new(WhereBackward0)
+    node.sequence_nr = _next_sequence_nr()
+    if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
+        anomaly_mode.record_creation(node.metadata)
+    node.next_functions = (edges[0], edges[1])
+    node.input_metadata = plan[2]
+    out._grad_fn = node
+    # ``SavingNode.save(condition)``'s compact form, written out
+    if anomaly_mode.enabled or SAVED_HOOKS.stack or condition._storage.inference:
+        node.save(condition)
+        return out
+    counter = condition._storage._counter
+    node._saved = None
+    node._compact = (condition,)
+    node._codes = ((0 if counter is None else 2 * counter.value) + (condition._grad_fn is not None),)
     return out
 
 

@@ -32,7 +32,8 @@ from .operands import (
 )
 from .inplace import apply_inplace, check_inplace_operands, original
 from . import fused
-from .fused import fused_binary, fused_unary
+from .fused_binary import fused_binary
+from .fused_unary import fused_unary
 
 # what the derivative formulas read (bit flags)
 NOTHING, SELF, RESULT = 0, 1, 2

@@ -32,7 +32,8 @@ from .compare import bitwise_and, bitwise_or, bitwise_xor, compare, where
 from .declare import NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise, call_pointwise, call_pointwise_
 from .lean_grads import div_grads, mul_grads, negated, scaled
 from .inplace import apply_inplace, check_inplace_operands, compute, lean_inplace, original
-from .fused import PRODUCT, QUOTIENT, fused_binary
+from .fused import PRODUCT, QUOTIENT
+from .fused_binary import fused_binary
 
 
 def _zero_grad(g: Tensor, *inputs: Any, **params: Any) -> Tensor:

@@ -19,8 +19,9 @@ import numpy as np
 from .. import _tracing
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import _SINGLE_METADATA, gradient_edge, requires_grad, single_metadata
+from ..autograd.graph import _SINGLE_METADATA, gradient_edge, single_metadata
 from ..autograd.node import Node, _next_sequence_nr
+from ..autograd.variable import requires_grad as requires_grad_flag
 from ..autograd.view_mode import _mode as _VIEW_MODE
 from ..copying import check_inplace
 from ..geometry import Geometry, broadcast_shapes, is_non_overlapping_and_dense
@@ -48,8 +49,13 @@ def check_autograd_inplace(op: str, self: Tensor, inputs: Sequence[Tensor | None
     self_requires_grad = None
     for t in inputs:
         if t is not None:
-            # (requires_grad, inlined for a tensor that is not a view)
-            needed = (t._requires_grad or t._grad_fn is not None) if t._view_meta is None else requires_grad(t)
+            # (requires_grad, inlined for a tensor that is not a view; for a view, the flag
+            # without regenerating a stale history: as in PyTorch, a write into a view that
+            # refuses writes says so before what a write elsewhere did is looked at)
+            if t._view_meta is None:
+                needed = t._requires_grad or t._grad_fn is not None
+            else:
+                needed = requires_grad_flag(t)
             if t is self:
                 self_requires_grad = needed
             if needed:
@@ -61,7 +67,7 @@ def check_autograd_inplace(op: str, self: Tensor, inputs: Sequence[Tensor | None
         if vm.creation != view_meta.DEFAULT:
             view_meta.handle_view_on_rebase(self, indirect=False)
         if self_requires_grad is None:
-            self_requires_grad = requires_grad(self)
+            self_requires_grad = requires_grad_flag(self)
         if self_requires_grad and vm.base._grad_fn is None:
             raise RuntimeError(
                 f"{op}: a view of a leaf Variable that requires grad is being used in an "

@@ -79,7 +79,6 @@ def _restride_in_place(
         node = make_node()
         node.next_functions = (gradient_edge(self),)
         node.input_metadata = ((new._sizes, new.dtype),)
-    old = self._grad_fn
     self._storage.before_write()  # a saved ``self`` keeps its geometry (allow_mutation_...)
     self._sizes, self._strides, self._offset = new._sizes, new._strides, new._offset
     self._storage.bump(op)
@@ -92,9 +91,10 @@ def _restride_in_place(
             meta.attr_version = vm.attr_version  # stale: regenerated from the base when read
         self._view_meta = meta
     if node is not None:
+        # (unlike other in-place ops, a retained grad stays with the old node: PyTorch's
+        # in-place view ops set the new history without moving retains_grad's hook)
         self._grad_fn = node
         self._output_nr = 0
-        view_meta.move_hooks(self, old, node, keep_tensor_hooks=False)
     return self
 
 

@@ -127,7 +127,7 @@ def broadcast_to(input: Tensor, size: Any) -> Tensor:
     """``input.expand(size)``: a view (``-1`` keeps a dim)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"broadcast_to(): argument 'input' must be a Tensor, got {type(input).__name__}")
-    return input.expand(*tuple(size))  # type: ignore[attr-defined,no-any-return]
+    return input.expand(tuple(size))  # type: ignore[attr-defined,no-any-return]
 
 
 def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
@@ -137,7 +137,8 @@ def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
         shape = broadcast_shapes(*(t.shape for t in items))
     except RuntimeError as e:
         raise RuntimeError(str(e).replace("broadcast_shapes()", "broadcast_tensors()")) from None
-    return tuple(t.expand(*shape) for t in items)  # type: ignore[attr-defined]
+    # (a tensor already of that shape is returned itself, as PyTorch does)
+    return tuple(t if t.shape == shape else t.expand(tuple(shape)) for t in items)  # type: ignore[attr-defined]
 
 
 def inner(input: Tensor, other: Tensor) -> Tensor:

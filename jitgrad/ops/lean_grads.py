@@ -27,11 +27,18 @@ from typing import Any
 
 import numpy as np
 
+from .. import _tracing
+from ..kernels import sigmoid as _sigmoid_kernels
 from .._quiet import IGNORE_ALL, QUIET
+from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.node import Node
 from ..storage import Storage
 from ..tensor import Tensor
 from .operands import lean_data
+from .view_meta import make_view
+from .view_ops import expand
+
+_new = object.__new__
 
 
 def _operand(t: Any, g: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray | None:
@@ -155,3 +162,55 @@ def div_grads(node: Node, g: Tensor, a: Any, b: Any, first: bool, second: bool) 
     finally:
         QUIET.reset(token)
     return da, db
+
+
+# ``(0,) * ndim`` by ndim: an expanded 0-d gradient's strides
+_ZERO_STRIDES = [(0,) * n for n in range(65)]
+
+
+def expanded_total(g: Any, sizes: tuple[int, ...]) -> Tensor | None:
+    """``g.expand(sizes)`` of a 0-d gradient outside grad mode (``SumBackward0`` of every
+    element, as the engine runs it), with ``views.expand``'s alias (every stride 0) and
+    ``Tensor._make`` written out, and ``make_view``'s tracking (the same view, base and
+    creation mode as the general path's); None in grad mode (``create_graph``: the view's
+    node is recorded), for a tensor that is not exactly ``Tensor`` or not 0-d, or while
+    tracing."""
+    if _grad_state.enabled or g.__class__ is not Tensor or g._sizes or _tracing.ACTIVE is not None \
+            or len(sizes) > 64:
+        return None
+    out = _new(Tensor)
+    out._storage = g._storage
+    out._sizes = sizes
+    out._strides = _ZERO_STRIDES[len(sizes)]
+    out._offset = g._offset
+    out._base = g if g._base is None else g._base
+    out._requires_grad = False
+    out._grad = None
+    out._grad_fn = None
+    out._output_nr = 0
+    out._grad_accumulator = None
+    out._hooks = None
+    out._retains_grad = False
+    out._view_meta = None
+    return make_view(g, out, (expand, (sizes,)))
+
+
+def sigmoid_grad(g: Any, r: Any) -> Tensor | None:
+    """``(g * (1 - r)) * r``, sigmoid's gradient from its result ``r``, by the backward
+    kernel (``kernels/_sigmoid_jit.py``: the formula's operations in the buffers' dtype, so
+    the same bits as ``mul(mul(g, sub(1, r)), r)``) when no graph is recorded and ``g`` and
+    ``r`` are lean tensors of one dtype and sizes; None otherwise."""
+    if _grad_state.enabled or r.__class__ is not Tensor or g.__class__ is not Tensor or g._sizes != r._sizes:
+        return None
+    gd = lean_data(g)
+    if gd is None:
+        return None
+    rd = lean_data(r)
+    if rd is None or rd.dtype is not gd.dtype:
+        return None
+    n = len(gd)
+    out = np.empty(n, gd.dtype)
+    kernel = _sigmoid_kernels.backward
+    (kernel._entries.get(out.dtype) or kernel.entry(out.dtype))(gd, rd, out, n)
+    return Tensor._make(Storage._fresh(out), g._sizes, g._strides)
+

@@ -24,7 +24,8 @@ from .compare import eq, where
 from .decompositions import check_float
 from .elementwise import div, mul
 from .power import pow
-from .reduction import amax, amin, keepdim_shape, reduce_dims
+from .extremes import amax, amin
+from .reduction import keepdim_shape, reduce_dims
 from .reduction import sum as sum_
 from .spectral import svdvals
 from .structure import to_dtype

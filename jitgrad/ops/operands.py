@@ -185,11 +185,14 @@ def array_of(t: Tensor) -> np.ndarray:
 # The paths:
 # - Elementwise (this file: ``lean_data``, ``lean_binary``, ``lean_strided``): described
 #   below. tests/test_lean_paths.py, test_lean_broadcast.py.
-# - Fused per-op (``fused.py``): add/sub/rsub/mul/div and the declared binary ops of two
-#   tensors, the declared unary ops (with number arguments: ``x ** 2``, ``clamp``), sums,
-#   means and max/min of every element or over one dim, softmax: each one function made
-#   from a template that writes the elementwise path and the graph bookkeeping out.
-#   tests/test_fused_ops.py.
+# - Fused per-op (``fused.py``, one module per template: ``fused_binary.py``,
+#   ``fused_unary.py``, ``fused_total.py``): add/sub/rsub/mul/div and the declared binary
+#   ops of two tensors, the declared unary ops (with number arguments: ``x ** 2``,
+#   ``clamp``), sums, means and max/min of every element or over one dim, softmax: each one
+#   function made from a template that writes the elementwise path and the graph
+#   bookkeeping out. tests/test_fused_ops.py. Comparisons
+#   (``compare.operator``) and ``where`` (``compare._fused_where``) are written out the same
+#   way by hand. tests/test_fused_small_ops.py.
 # - Joins (``stacking.py``): ``cat`` and ``stack`` of small same-dtype tensors, with a plan
 #   per inputs' sizes. tests/test_fused_join.py.
 # - Plain views (``view_ops._plain_view``, ``getitem``): ``x[i, j]``, ``x[1:, 2:]``,
@@ -199,7 +202,15 @@ def array_of(t: Tensor) -> np.ndarray:
 #   a row or cell assigned into a tensor (``assignment._lean_recorded_write``;
 #   tests/test_row_writes.py).
 # - Backward formulas on data (``lean_grads.py``): Mul/Div/Sub gradients without
-#   ``create_graph`` as the forward's NumPy calls on buffers. tests/test_lean_grads.py.
+#   ``create_graph`` as the forward's NumPy calls on buffers, and ``SumBackward0``'s
+#   expanded 0-d gradient written out (``expanded_total``). tests/test_lean_grads.py,
+#   tests/test_softmax_kernels.py.
+# - Softmax (``softmax.py``) and sigmoid (``pointwise._np_sigmoid``): one kernel call
+#   (``kernels/_softmax_jit.py``: small contiguous rows; ``kernels/_sigmoid_jit.py``: any
+#   float32/float64 input, strided ones copied) on every path alike, so the values never
+#   depend on the path (the first call imports Numba: ~0.3 s, ~70 MB); without
+#   ``create_graph`` their backward formulas run on data (the formulas' operations in
+#   their order: the same bits). tests/test_softmax_kernels.py, test_fused_small_ops.py.
 #
 # The elementwise path. Most elementwise ops in such a loop combine a floating tensor with a
 # Python number, or two floating tensors of one dtype and one shape (or one of them 0-d, or
@@ -216,8 +227,8 @@ def array_of(t: Tensor) -> np.ndarray:
 # a row-major one keeps them. Other dtypes, transposed or expanded operands and numbers
 # NumPy refuses take the general path. The same holds for declared unary ops
 # (``declare.call_pointwise``), ``sum``/``mean`` of every element,
-# ``max``/``min`` of every element, ``logsumexp``/``softmax``/``log_softmax`` over one dim
-# (``reduction.py``), comparisons and ``where`` with a tensor of that shape or a number
+# ``max``/``min`` of every element (``extremes.py``), ``logsumexp`` over one dim
+# (``reduction.py``), ``softmax``/``log_softmax`` (``softmax.py``), comparisons and ``where`` with a tensor of that shape or a number
 # (``compare.py``: a bool result, or ``np.where``'s copy of either operand's elements). What is left
 # per op is Python's: the result's Tensor and Storage, the node, its edges (``record``),
 # and the NumPy call; the fused per-op path writes those out for the commonest cases.

@@ -19,11 +19,12 @@ import numpy as np
 
 from .. import dtypes
 from ..creation import zeros, zeros_like
-from ..kernels import special as _special
+from ..kernels import sigmoid as _sigmoid_kernels, special as _special
 from .compare import eq as compare_eq
 from .compare import where
 from .declare import BOOL, FLOAT_ONLY, NO_BOOL, NOTHING, RESULT, SAME, SELF, Pointwise
 from .elementwise import add, div, mul, neg, sub
+from .lean_grads import sigmoid_grad
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -56,12 +57,21 @@ ZERO_ONE = {np.dtype(t): _constants(t) for t in (np.float32, np.float64)}
 
 
 def _np_sigmoid(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
-    """``1 / (1 + exp(-x))``, the way PyTorch computes it."""
-    if x.dtype is dtype and out.dtype is dtype and dtype in ZERO_ONE:
-        np.negative(x, out)
-        np.exp(out, out)
-        np.add(out, ZERO_ONE[dtype][1], out)
-        return np.reciprocal(out, out)
+    """``1 / (1 + exp(-x))``, the way PyTorch computes it: in float32 and float64 by the
+    sigmoid kernel (``kernels/_sigmoid_jit.py``: one call instead of four; on every path and
+    layout alike, through a contiguous copy where needed: the values never depend on the
+    path), in float16 by NumPy's calls."""
+    if dtype in ZERO_ONE and out.dtype is dtype:
+        kernel = _sigmoid_kernels.forward
+        function = kernel._entries.get(dtype) or kernel.entry(dtype)
+        if x.dtype is dtype and x.ndim == 1 and out.ndim == 1 and x.flags.c_contiguous and out.flags.c_contiguous:
+            function(x, out, len(x))  # (the fused and lean paths' flat buffers)
+            return out
+        flat = np.ascontiguousarray(x, dtype).reshape(-1)  # (``casting="unsafe"``: NumPy's cast)
+        values = np.empty(flat.size, dtype)
+        function(flat, values, flat.size)
+        out[...] = values.reshape(out.shape)
+        return out
     np.negative(x, out=out, dtype=dtype, casting=casting)
     np.exp(out, out=out)
     np.add(out, 1, out=out)
@@ -195,7 +205,17 @@ erfc, erfc_ = ERFC.fn, ERFC.fn_
 erfinv, erfinv_ = ERFINV.fn, ERFINV.fn_
 
 # -- sigmoid, abs, sign, rounding ----------------------------------------------------------
-SIGMOID = Pointwise("sigmoid", _np_sigmoid, lambda g, x, r: mul(mul(g, sub(1, r)), r), RESULT)
+_np_sigmoid.flat = _sigmoid_kernels.forward  # type: ignore[attr-defined]  # (the fused path's call)
+
+
+def _sigmoid_grad(g: Any, x: Any, r: Any) -> Any:
+    """``g * (1 - r) * r``: on data by the backward kernel (``lean_grads.sigmoid_grad``, the
+    same operations in the same dtype) when no graph is recorded, else in jitgrad ops."""
+    out = sigmoid_grad(g, r)
+    return mul(mul(g, sub(1, r)), r) if out is None else out
+
+
+SIGMOID = Pointwise("sigmoid", _np_sigmoid, _sigmoid_grad, RESULT)
 def _contiguous_zeros(g: Any, *inputs: Any, **params: Any) -> Any:
     """PyTorch's ``sgn`` derivative of a real input: a ZeroTensor, which is contiguous."""
     return zeros(g._sizes, dtype=g.dtype)

@@ -25,7 +25,8 @@ from .elementwise import check_inplace_operands, compute, mul, original, sub
 from .inplace import apply_inplace
 from .structure import to_dtype
 from .pointwise import log
-from .fused import INPUT, fused_unary
+from .fused import INPUT
+from .fused_unary import fused_unary
 
 _INT32 = 2**31
 

@@ -1,5 +1,6 @@
-"""Reductions: ``sum`` (and ``sum_to``, the engine's un-broadcast), ``mean``, ``max``/``min``
-(with and without ``dim``), ``amax``/``amin``, ``logsumexp``, ``softmax``, ``log_softmax``.
+"""Reductions: ``sum`` (and ``sum_to``, the engine's un-broadcast), ``mean``, ``logsumexp``
+(``max``/``min``/``amax``/``amin``: ``extremes.py``; ``softmax``/``log_softmax``:
+``softmax.py``).
 
 Every backward is written with differentiable jitgrad ops, so ``create_graph=True`` works
 through all of them.
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 import numbers
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -21,9 +22,9 @@ from ..geometry.strided import numel, wrap_dim
 from .._quiet import IGNORE_ALL, QUIET, QUIET_RUN, quiet, quiet_call
 from ..tensor import Tensor
 from .operands import array_of, fresh_result, from_result, layout, lean_data
-from .fused import RESULT, fused_total, fused_unary
-from .elementwise import div, maximum, minimum, mul, sub
-from .index_ops import index_put_zeros
+from .fused_total import fused_total
+from .elementwise import div, mul, sub
+from .lean_grads import expanded_total
 from .pointwise import exp
 
 
@@ -95,6 +96,10 @@ class SumBackward0(Node):
         # PyTorch's sum_backward: a full sum's 0-d gradient expands as is; a sum over ``dim``
         # unsqueezes the reduced dims one at a time (create_graph's graph has those nodes)
         g = grads[0]
+        if self._dims is None:  # (every element: a 0-d gradient, expanded without a trace)
+            out = expanded_total(g, self.input_sizes)
+            if out is not None:
+                return (out,)
         if self._over_dims and not self.keepdim and self.input_sizes:
             for d in sorted(self.dims):
                 g = g.unsqueeze(d)  # type: ignore[union-attr]
@@ -120,7 +125,6 @@ def _lean_total(self: Tensor) -> Tensor | None:
 
 
 _add_reduce, _true_divide, _multiply, _subtract = np.add.reduce, np.true_divide, np.multiply, np.subtract
-_maximum_reduce, _minimum_reduce = np.maximum.reduce, np.minimum.reduce
 
 
 def _all_dims(ndim: int) -> tuple[int, ...]:
@@ -252,193 +256,6 @@ def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
 
 # ``Tensor.mean``: the fused per-op path (``fused.py``) first, in the method itself (``x.mean()``)
 mean_method = fused_total(MeanBackward0, mean=True, otherwise=mean, by_dim=MeanBackward1)
-
-
-# -- max / min -------------------------------------------------------------------------------
-class return_types:
-    """The named results of ``max(dim)``/``min(dim)``, as PyTorch's ``torch.return_types``."""
-
-    class max(NamedTuple):
-        values: Tensor
-        indices: Tensor
-
-    class min(NamedTuple):
-        values: Tensor
-        indices: Tensor
-
-
-class MaxBackward0(SavingNode):
-    """Backward of ``max(dim)``/``min(dim)``: the gradient goes to the selected index only
-    (PyTorch's ``value_selecting_reduction_backward``); its own backward gathers there."""
-
-    def __init__(self, input_sizes: tuple[int, ...], dim: int, keepdim: bool) -> None:
-        super().__init__()
-        self.input_sizes = input_sizes
-        self.dim = dim
-        self.keepdim = keepdim
-
-    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        g = grads[0]
-        assert g is not None
-        sizes = self.input_sizes
-        if not sizes:
-            return (g,)
-        (indices,) = self.unpack()
-        d = self.dim
-        reduced = sizes[:d] + sizes[d + 1 :]
-        if self.keepdim:
-            g = g.reshape(reduced)  # type: ignore[attr-defined]
-        np_index = []
-        for axis, size in enumerate(sizes):
-            if axis == d:
-                np_index.append(indices.numpy().reshape(reduced))
-                continue
-            shape = [1] * len(reduced)
-            shape[axis if axis < d else axis - 1] = size
-            np_index.append(np.arange(size).reshape(shape))
-        return (index_put_zeros(g, sizes, tuple(np_index)),)
-
-
-class MinBackward0(MaxBackward0):
-    pass
-
-
-class MaxBackward1(SavingNode):
-    """Backward of the full ``max()``/``min()``: the gradient shared evenly among every
-    element equal to the result (or every nan, when the result is nan), as PyTorch's
-    ``evenly_distribute_backward``."""
-
-    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        self_, result = self.unpack()
-        x, r = self_.numpy(), result.numpy()
-        mask = np.isnan(x) if np.isnan(r) else x == r
-        share = div(grads[0], int(np.count_nonzero(mask)))
-        return (mul(share, _constant(mask, share)),)
-
-
-class MinBackward1(MaxBackward1):
-    pass
-
-
-class AmaxBackward0(SavingNode):
-    """Backward of ``amax``/``amin``: along the reduced dims, the gradient is shared evenly
-    among the elements equal to the result (PyTorch's ``scale_grad_by_count``; a nan result
-    matches nothing and gives nan, as in PyTorch)."""
-
-    def __init__(self, dims: tuple[int, ...], keepdim: bool) -> None:
-        super().__init__()
-        self.dims = dims
-        self.keepdim = keepdim
-
-    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        self_, result = self.unpack()
-        sizes = self_._sizes
-        r = result.numpy().reshape(keepdim_shape(sizes, self.dims))
-        mask = self_.numpy() == r
-        g = _restore(grads[0], sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
-        count = np.sum(mask, axis=self.dims, keepdims=True)
-        return (mul(div(g, _constant(count, g)), _constant(mask, g)),)
-
-
-class AminBackward0(AmaxBackward0):
-    pass
-
-
-def _check_nonempty(op: str, self: Tensor, dims: tuple[int, ...], explicit: bool) -> None:
-    if self.numel():
-        return
-    if not explicit:
-        raise RuntimeError(
-            f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
-            "the reduction dim with the 'dim' argument."
-        )
-    for d in dims:
-        if self._sizes[d] == 0:
-            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
-
-
-def _extreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
-    """``max``/``min``: the 0-d extreme with no ``dim``, else ``(values, indices)``; with a
-    tensor in place of ``dim``, the elementwise ``maximum``/``minimum``, as PyTorch."""
-    if isinstance(dim, Tensor):
-        return (maximum if op == "max" else minimum)(self, dim)
-    reduce, arg = (np.max, np.argmax) if op == "max" else (np.min, np.argmin)
-    if dim is None:
-        x = lean_data(self)
-        if x is not None and len(x):  # Note [Lean paths]: the flat buffer, its one
-            # loop (``np.max`` of a contiguous array collapses its dims into it), into the
-            # result's own one-element buffer
-            extreme = _maximum_reduce if op == "max" else _minimum_reduce
-            out = fresh_result(extreme(x, 0, None, None, True), (), ())
-        else:
-            _check_nonempty(op, self, (), explicit=False)
-            out = from_result(np.asarray(reduce(self.numpy())))
-        if needs_grad(self):
-            node = (MaxBackward1 if op == "max" else MinBackward1)()
-            record(node, (self,), (out,))
-            node.save(self, out, outputs=(out,))
-        return out
-    if not isinstance(dim, numbers.Integral) or isinstance(dim, (bool, np.bool_)):
-        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
-    d = wrap_dim(dim, self.ndim, op)
-    x = self.numpy()
-    if self.ndim:
-        _check_nonempty(op, self, (d,), explicit=True)
-        values = reduce(x, axis=d, keepdims=keepdim)
-        indices = arg(x, axis=d, keepdims=keepdim)
-    else:
-        values, indices = x, np.zeros((), np.int64)
-    out = from_result(np.asarray(values))
-    idx = from_result(np.asarray(indices), dtypes.int64)
-    if needs_grad(self):
-        node = (MaxBackward0 if op == "max" else MinBackward0)(self._sizes, d, keepdim)
-        record(node, (self,), (out,))
-        node.save(idx)
-    return (return_types.max if op == "max" else return_types.min)(out, idx)
-
-
-def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    """``max()`` (a 0-d tensor) or ``max(dim)`` (``(values, indices)``: on ties the first
-    index of the maximum; the first nan, if there is one, wins)."""
-    if dim is None and keepdim is False:
-        out = _fused_max(self)  # the fused per-op path (``fused.py``)
-        if out is not None:
-            return out
-    return _extreme("max", self, dim, keepdim)
-
-
-def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    if dim is None and keepdim is False:
-        out = _fused_min(self)  # the fused per-op path (``fused.py``)
-        if out is not None:
-            return out
-    return _extreme("min", self, dim, keepdim)
-
-
-# (the lean path's reduction, ``_extreme``'s, written out)
-_fused_max = fused_total(MaxBackward1, extreme=np.maximum)
-_fused_min = fused_total(MinBackward1, extreme=np.minimum)
-
-
-def _amextreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Tensor:
-    dims = reduce_dims(op, self, dim)
-    explicit = dim is not None and (isinstance(dim, numbers.Integral) or len(dim) > 0)
-    _check_nonempty(op, self, dims, explicit)
-    reduce = np.max if op == "amax" else np.min
-    out = from_result(np.asarray(reduce(self.numpy(), axis=dims, keepdims=keepdim)))
-    if needs_grad(self):
-        node = (AmaxBackward0 if op == "amax" else AminBackward0)(dims, keepdim)
-        record(node, (self,), (out,))
-        node.save(self, out, outputs=(out,))
-    return out
-
-
-def amax(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    return _amextreme("amax", self, dim, keepdim)
-
-
-def amin(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    return _amextreme("amin", self, dim, keepdim)
 
 
 # -- logsumexp, softmax, log_softmax ---------------------------------------------------------
@@ -589,149 +406,3 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.reduce("logsumexp", out, self, dims, keepdim)
     return out
-
-
-class SoftmaxBackward0(SavingNode):
-    """``y * (grad - sum(grad * y, dim))`` with ``y`` the softmax (PyTorch's
-    ``_softmax_backward_data``)."""
-
-    dim: int = 0  # the softmax's dim: set on the node when another (no __init__ call)
-
-    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        (y,) = self.unpack()
-        g = grads[0]
-        dot = sum(mul(g, y), self.dim, keepdim=True)
-        return (mul(y, sub(g, dot)),)
-
-
-class LogSoftmaxBackward0(SavingNode):
-    """``grad - exp(y) * sum(grad, dim)`` with ``y`` the log-softmax."""
-
-    dim: int = 0  # the softmax's dim: set on the node when another (no __init__ call)
-
-    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        (y,) = self.unpack()
-        g = grads[0]
-        return (sub(g, mul(exp(y), sum(g, self.dim, keepdim=True))),)
-
-
-def _softmax_input(op: str, self: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, int]:
-    if not isinstance(dim, numbers.Integral) or isinstance(dim, (bool, np.bool_)):
-        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
-    d = wrap_dim(dim, self.ndim, op)
-    if dtype is not None:
-        self = self.to(dtypes.to_dtype(dtype, op))  # type: ignore[attr-defined]
-    if self.dtype not in dtypes.FLOATING:
-        raise NotImplementedError(
-            f"{op}: not implemented for {self.dtype.name} tensors; expected float32 or "
-            f"float64 (pass dtype=jitgrad.float32 to convert)"
-        )
-    return self, d
-
-
-def _softmax_out(
-    node_type: type[SavingNode], self: Tensor, d: int, values: np.ndarray, fresh: bool = False
-) -> Tensor:
-    """The result (``values`` itself when ``fresh``: a C-contiguous array of ``self``'s
-    shape and dtype that NumPy has just made), its node and what it saves."""
-    if fresh:
-        sizes = self._sizes
-        out = fresh_result(values.ravel(), sizes, layout(sizes)[0])
-    else:
-        out = from_result(values.reshape(self._sizes), self.dtype)
-    if needs_grad(self):
-        node = node_type()
-        if d:
-            node.dim = d  # type: ignore[attr-defined]
-        record(node, (self,), (out,))
-        node.save_result(out)  # (a fresh result; the fused path's form)
-    return out
-
-
-def _softmax_operand(op: str, self: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, np.ndarray, int, bool]:
-    """``(input, its N-d NumPy view, the wrapped dim, lean)`` for ``softmax``/``log_softmax``.
-    A contiguous floating tensor with no ``dtype``, an int ``dim`` in range and at least one
-    dim takes the lean path (Note [Lean paths] in ``operands.py``): its flat
-    buffer, reshaped, and a result without a copy. Anything else is converted, checked and
-    refused (``_softmax_input``) as PyTorch does."""
-    if dtype is None and dim.__class__ is int:
-        sizes = self._sizes
-        ndim = len(sizes)
-        if ndim and -ndim <= dim < ndim:
-            x = lean_data(self)
-            if x is not None and len(x):
-                return self, (x if ndim == 1 else x.reshape(sizes)), dim % ndim, True
-    self, d = _softmax_input(op, self, dim, dtype)
-    return self, self.numpy().reshape(self._sizes or (1,)), d, False
-
-
-def _log_softmax_values(x: np.ndarray, d: int, lean: bool, out: np.ndarray | None = None) -> np.ndarray:
-    """``log_softmax``'s NumPy calls (run quietly); into ``out`` if given."""
-    shifted = x - _softmax_max(x, d, lean)
-    return _subtract(shifted, np.log(np.add.reduce(np.exp(shifted), d, None, None, True)), out)
-
-
-def _softmax_max(x: np.ndarray, d: int, lean: bool) -> Any:
-    """The max along ``d``, to subtract: a Python float for a 1-D tensor of a few elements
-    on the lean path (``_few_max``), else ``np.max`` with ``initial=-inf`` and the dim kept
-    as size 1, undispatched."""
-    m = _few_max(x) if lean and x.ndim == 1 else None
-    return np.maximum.reduce(x, d, None, None, True, -np.inf) if m is None else m
-
-
-def _softmax_flat(x: np.ndarray, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
-    """``softmax`` of a 1-D flat buffer on the lean path, into ``out`` (``fused_unary``'s
-    forward)."""
-    return _softmax_values(x, 0, True, out)
-
-
-def _log_softmax_flat(x: np.ndarray, out: np.ndarray, dtype: Any, casting: str = "unsafe") -> np.ndarray:
-    """``log_softmax`` of a 1-D flat buffer on the lean path, into ``out``."""
-    return _log_softmax_values(x, 0, True, out)
-
-
-# the fused per-op path (fused.py): a 1-D input (its dim 0: no ``dim`` field on the node)
-_fused_softmax = fused_unary(_softmax_flat, SoftmaxBackward0, RESULT, None)
-_fused_log_softmax = fused_unary(_log_softmax_flat, LogSoftmaxBackward0, RESULT, None)
-
-
-def softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    """``exp(x) / sum(exp(x), dim)``, computed after subtracting the max along ``dim``."""
-    if dtype is None and (dim == 0 or dim == -1) and dim.__class__ is int and self.__class__ is Tensor \
-            and len(self._sizes) == 1:
-        out = _fused_softmax(self)
-        if out is not None:
-            return out
-    self, x, d, lean = _softmax_operand("softmax", self, dim, dtype)
-    try:  # (nan and inf silently, as PyTorch)
-        values = QUIET_RUN(_softmax_values, x, d, lean)
-    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
-        values = quiet_call(_softmax_values, x, d, lean)
-    return _softmax_out(SoftmaxBackward0, self, d, values, lean)
-
-
-def _softmax_values(x: np.ndarray, d: int, lean: bool, out: np.ndarray | None = None) -> np.ndarray:
-    """``softmax``'s NumPy calls (run quietly); into ``out`` if given."""
-    e = np.exp(x - _softmax_max(x, d, lean))
-    if lean and x.ndim == 1:
-        # the reciprocal of the sum in Python (float32's too: a float32 quotient rounded
-        # from float64's is float32's own), saving an array; NumPy's for a nan sum
-        total = np.add.reduce(e).item()
-        if total > 0:
-            return _multiply(e, 1 / total, out)
-    return _multiply(e, 1 / np.add.reduce(e, d, None, None, True), out)  # PyTorch multiplies too
-
-
-def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    """``x - max - log(sum(exp(x - max), dim))`` along ``dim``."""
-    if dtype is None and (dim == 0 or dim == -1) and dim.__class__ is int and self.__class__ is Tensor \
-            and len(self._sizes) == 1:
-        out = _fused_log_softmax(self)
-        if out is not None:
-            return out
-    self, x, d, lean = _softmax_operand("log_softmax", self, dim, dtype)
-    try:
-        values = QUIET_RUN(_log_softmax_values, x, d, lean)
-    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
-        values = quiet_call(_log_softmax_values, x, d, lean)
-    return _softmax_out(LogSoftmaxBackward0, self, d, values, lean)

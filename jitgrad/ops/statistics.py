@@ -27,7 +27,8 @@ from ..tensor import Tensor
 from .operands import from_result
 from .compare import where
 from .elementwise import add, div, mul, sub
-from .reduction import MaxBackward0, MaxBackward1, _restore, amax, amin, mean, reduce_dims
+from .extremes import MaxBackward0, MaxBackward1, amax, amin
+from .reduction import _restore, mean, reduce_dims
 from .reduction import sum as sum_
 from .scan import cumprod
 from .shape_ops import flip

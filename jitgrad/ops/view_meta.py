@@ -28,6 +28,7 @@ from typing import Any, Callable
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.grad_mode import set_grad_enabled
 from ..autograd.graph import ScatterGrad, gradient_edge, requires_grad, single_metadata
+from ..autograd.node import forward_op_name
 from ..autograd.view_mode import is_view_replay
 from ..storage import INFERENCE
 from ..tensor import Tensor
@@ -99,8 +100,8 @@ def make_view(self: Tensor, out: Tensor, step: Step, creation: str = DEFAULT) ->
         creation = NO_GRAD_MODE
     parent_meta = self._view_meta
     if parent_meta is not None:
-        if creation == DEFAULT:
-            creation = parent_meta.creation
+        if creation == DEFAULT or parent_meta.creation == INFERENCE_MODE:
+            creation = parent_meta.creation  # (PyTorch's propagate_creation_meta)
         out._view_meta = ViewMeta(parent_meta.base, self, step, creation)
     else:
         out._view_meta = ViewMeta(self if self._base is None else self._base, None, step, creation)
@@ -197,7 +198,7 @@ def handle_view_on_rebase(t: Tensor, indirect: bool) -> None:
     modified = "its base or another view of its base has been" if indirect else "is being"
     if vm.creation in (NO_GRAD_MODE, INFERENCE_MODE) or grad_fn is None:
         prefix = (
-            f"Output {t._output_nr} of {grad_fn.name()} is a view of a view which was created in"
+            f"Output {t._output_nr} of {forward_op_name(grad_fn)} is a view of a view which was created in"
             if grad_fn is not None else "A view was created in"
         )
         if vm.creation == INFERENCE_MODE:
@@ -205,7 +206,8 @@ def handle_view_on_rebase(t: Tensor, indirect: bool) -> None:
         else:
             msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
     else:
-        msg = f"Output {t._output_nr} of {grad_fn.name()} is a view and {modified} modified inplace."
+        name = forward_op_name(grad_fn)
+        msg = f"Output {t._output_nr} of {name} is a view and {modified} modified inplace."
     if vm.creation == MULTI_OUTPUT_NODE:
         msg += (
             " This view is the output of a function that returns multiple views. Such functions "

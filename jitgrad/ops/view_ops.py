@@ -421,7 +421,8 @@ def unsqueeze(self: Tensor, dim: int) -> Tensor:
 
 def squeeze(self: Tensor, dim: Any = None) -> Tensor:
     node_type = SqueezeBackward0 if dim is None else (
-        SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1)
+        SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
+    )
     return _record(node_type, self, _forward(views.squeeze, self, dim), vg.squeeze, dim)
 
 

@@ -134,6 +134,16 @@ NAMES: dict[str, list[str]] = {
     """.split(),
     "torch.testing": "assert_close make_tensor assert_allclose".split(),
     "torch.random": "manual_seed seed initial_seed get_rng_state set_rng_state fork_rng".split(),
+    "torch.distributions": """
+        Distribution Normal LogNormal Uniform Laplace Exponential Poisson Gamma Chi2 Beta Bernoulli
+        Binomial Categorical OneHotCategorical OneHotCategoricalStraightThrough Multinomial
+        Geometric Dirichlet Cauchy HalfNormal StudentT MultivariateNormal Independent
+        MixtureSameFamily kl_divergence register_kl
+        constraints transforms TransformedDistribution biject_to transform_to NegativeBinomial
+        Gumbel Weibull Pareto HalfCauchy RelaxedBernoulli RelaxedOneHotCategorical
+        ExponentialFamily LowRankMultivariateNormal VonMises ContinuousBernoulli Kumaraswamy
+        LogisticNormal InverseGamma FisherSnedecor LKJCholesky Wishart
+    """.split(),
 }
 
 _REAL_DTYPES = ("real dtypes only (bool, uint8, int8, int16, int32, int64, float16, float32, "
@@ -225,6 +235,20 @@ DIFFERENCES: dict[str, str] = {
     **{f"torch.utils.data.{name}": "orders come from jitgrad's generator: not PyTorch's"
        for name in ("random_split", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler")},
     "torch.testing.make_tensor": "values come from jitgrad's generator: not PyTorch's numbers",
+    **{f"torch.distributions.{name}": "samples come from jitgrad's generator: not PyTorch's "
+                                      "numbers" for name in (
+        "Normal", "LogNormal", "Uniform", "Laplace", "Exponential", "Poisson", "Bernoulli", "Binomial",
+        "Categorical", "OneHotCategorical", "Multinomial", "Geometric", "Cauchy", "HalfNormal",
+        "MultivariateNormal", "MixtureSameFamily", "NegativeBinomial", "Gumbel", "Weibull", "Pareto",
+        "HalfCauchy", "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution",
+        "LogisticNormal", "LowRankMultivariateNormal", "Kumaraswamy", "ContinuousBernoulli",
+        "OneHotCategoricalStraightThrough")},
+    **{f"torch.distributions.{name}": f"rsample refuses a gradient with respect to {param} (sample "
+                                      "works); samples are not PyTorch's numbers" + more
+       for name, param, more in (
+        ("Gamma", "concentration", ""), ("Chi2", "df", ""),
+        ("Beta", "a concentration", ""), ("Dirichlet", "concentration", ""), ("StudentT", "df", ""),
+        ("InverseGamma", "concentration", ""), ("FisherSnedecor", "df1 or df2", ""))},
 }
 # torch.random's functions are jitgrad's top-level ones: the same differences
 DIFFERENCES.update({f"torch.random.{name}": DIFFERENCES[f"torch.{name}"]

@@ -1,0 +1,279 @@
+"""``max``/``min`` (of every element, or over one dim with their indices; with a tensor, the
+elementwise ``maximum``/``minimum``) and ``amax``/``amin``, with their backward nodes.
+``max()``/``min()`` of every element take the fused per-op path (``fused_total.py``) first,
+and their node keeps its input and result compactly (``MaxBackward1.save_input_result``).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd import anomaly_mode
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import _RELEASED, SAVED_HOOKS, Grads, SavingNode, _saved_from_code, _saved_result
+from ..geometry.strided import wrap_dim
+from ..tensor import Tensor
+from .elementwise import div, maximum, minimum, mul
+from .fused_total import fused_total
+from .index_ops import index_put_zeros
+from .operands import fresh_result, from_result, lean_data
+from .reduction import _constant, _restore, keepdim_shape, reduce_dims
+
+_maximum_reduce, _minimum_reduce = np.maximum.reduce, np.minimum.reduce
+
+
+# -- max / min -------------------------------------------------------------------------------
+class return_types:
+    """The named results of ``max(dim)``/``min(dim)``, as PyTorch's ``torch.return_types``."""
+
+    class max(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
+    class min(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
+
+class MaxBackward0(SavingNode):
+    """Backward of ``max(dim)``/``min(dim)``: the gradient goes to the selected index only
+    (PyTorch's ``value_selecting_reduction_backward``); its own backward gathers there."""
+
+    def __init__(self, input_sizes: tuple[int, ...], dim: int, keepdim: bool) -> None:
+        super().__init__()
+        self.input_sizes = input_sizes
+        self.dim = dim
+        self.keepdim = keepdim
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        assert g is not None
+        sizes = self.input_sizes
+        if not sizes:
+            return (g,)
+        (indices,) = self.unpack()
+        d = self.dim
+        reduced = sizes[:d] + sizes[d + 1 :]
+        if self.keepdim:
+            g = g.reshape(reduced)  # type: ignore[attr-defined]
+        np_index = []
+        for axis, size in enumerate(sizes):
+            if axis == d:
+                np_index.append(indices.numpy().reshape(reduced))
+                continue
+            shape = [1] * len(reduced)
+            shape[axis if axis < d else axis - 1] = size
+            np_index.append(np.arange(size).reshape(shape))
+        return (index_put_zeros(g, sizes, tuple(np_index)),)
+
+
+class MinBackward0(MaxBackward0):
+    pass
+
+
+# the last of ``_codes`` when a node saved its input and its fresh result compactly
+# (``MaxBackward1.save_input_result``)
+_INPUT_RESULT = ("input", "result")
+
+
+class MaxBackward1(SavingNode):
+    """Backward of the full ``max()``/``min()``: the gradient shared evenly among every
+    element equal to the result (or every nan, when the result is nan), as PyTorch's
+    ``evenly_distribute_backward``.
+
+    It saves its input and its result (``_saved_self``, ``_saved_result``). In the common
+    case (no saved tensor hooks, no anomaly mode, nothing in inference mode) both are kept
+    compactly, as ``SavingNode.save`` keeps an input and ``save_result`` a fresh result:
+    ``_compact = (input, result's storage, sizes, strides)`` and ``_codes = (the input's
+    code, _INPUT_RESULT)``; ``unpack``, ``saved`` and ``release_variables`` read that form
+    here and hand anything irregular to the ``SavedTensor``s ``save`` would have made."""
+
+    def save_input_result(self, input: Tensor, out: Tensor) -> None:
+        """``save(input, out, outputs=(out,))`` for ``out``, this node's one output, a fresh
+        tensor owning its whole storage (offset 0, no base, version 0)."""
+        storage = input._storage
+        if anomaly_mode.enabled or SAVED_HOOKS.stack or storage.inference or out._storage.inference \
+                or input.__class__ is not Tensor:
+            self.save(input, out, outputs=(out,))
+            return
+        counter = storage._counter
+        self._saved = None
+        self._compact = (input, out._storage, out._sizes, out._strides)
+        self._codes = ((0 if counter is None else 2 * counter.value) + (input._grad_fn is not None),
+                       _INPUT_RESULT)
+
+    def _materialize(self) -> None:
+        """The ``SavedTensor``s ``save`` would have made, from the compact form."""
+        input, storage, sizes, strides = self._compact
+        self._saved = (_saved_from_code(input, self._codes[0]), _saved_result(self, storage, sizes, strides))
+        self._compact = self._codes = None
+
+    @property
+    def saved(self) -> tuple[Any, ...]:
+        codes = self._codes
+        if codes is not None and codes[-1] is _INPUT_RESULT:
+            self._materialize()
+        return SavingNode.saved.fget(self)  # type: ignore[attr-defined,no-any-return]
+
+    @saved.setter
+    def saved(self, values: tuple[Any, ...]) -> None:
+        SavingNode.saved.fset(self, values)  # type: ignore[attr-defined]
+
+    def unpack(self) -> tuple[Any, ...]:
+        codes = self._codes
+        if codes is not None and codes[-1] is _INPUT_RESULT:
+            input, storage, sizes, strides = self._compact
+            if input is not _RELEASED and storage is not _RELEASED:
+                code = codes[0]
+                counter = input._storage._counter
+                result_counter = storage._counter
+                if (0 if counter is None else counter.value) == code >> 1 and not (code & 1 and input._grad_fn is None) \
+                        and (result_counter is None or result_counter.value == 0):
+                    out = Tensor._make(storage, sizes, strides)
+                    out._grad_fn = self
+                    return (input, out)
+            self._materialize()  # (their checks raise the errors)
+        return SavingNode.unpack(self)
+
+    def release_variables(self) -> None:
+        codes = self._codes
+        if codes is not None and codes[-1] is _INPUT_RESULT:
+            self._compact = (_RELEASED, _RELEASED, *self._compact[2:])
+            return
+        SavingNode.release_variables(self)
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        self_, result = self.unpack()
+        x, r = self_.numpy(), result.numpy()
+        mask = np.isnan(x) if np.isnan(r) else x == r
+        share = div(grads[0], int(np.count_nonzero(mask)))
+        return (mul(share, _constant(mask, share)),)
+
+
+class MinBackward1(MaxBackward1):
+    pass
+
+
+class AmaxBackward0(SavingNode):
+    """Backward of ``amax``/``amin``: along the reduced dims, the gradient is shared evenly
+    among the elements equal to the result (PyTorch's ``scale_grad_by_count``; a nan result
+    matches nothing and gives nan, as in PyTorch)."""
+
+    def __init__(self, dims: tuple[int, ...], keepdim: bool) -> None:
+        super().__init__()
+        self.dims = dims
+        self.keepdim = keepdim
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        self_, result = self.unpack()
+        sizes = self_._sizes
+        r = result.numpy().reshape(keepdim_shape(sizes, self.dims))
+        mask = self_.numpy() == r
+        g = _restore(grads[0], sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
+        count = np.sum(mask, axis=self.dims, keepdims=True)
+        return (mul(div(g, _constant(count, g)), _constant(mask, g)),)
+
+
+class AminBackward0(AmaxBackward0):
+    pass
+
+
+def _check_nonempty(op: str, self: Tensor, dims: tuple[int, ...], explicit: bool) -> None:
+    if self.numel():
+        return
+    if not explicit:
+        raise RuntimeError(
+            f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+            "the reduction dim with the 'dim' argument."
+        )
+    for d in dims:
+        if self._sizes[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _extreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
+    """``max``/``min``: the 0-d extreme with no ``dim``, else ``(values, indices)``; with a
+    tensor in place of ``dim``, the elementwise ``maximum``/``minimum``, as PyTorch."""
+    if isinstance(dim, Tensor):
+        return (maximum if op == "max" else minimum)(self, dim)
+    reduce, arg = (np.max, np.argmax) if op == "max" else (np.min, np.argmin)
+    if dim is None:
+        x = lean_data(self)
+        if x is not None and len(x):  # Note [Lean paths]: the flat buffer, its one
+            # loop (``np.max`` of a contiguous array collapses its dims into it), into the
+            # result's own one-element buffer
+            extreme = _maximum_reduce if op == "max" else _minimum_reduce
+            out = fresh_result(extreme(x, 0, None, None, True), (), ())
+        else:
+            _check_nonempty(op, self, (), explicit=False)
+            out = from_result(np.asarray(reduce(self.numpy())))
+        if needs_grad(self):
+            node = (MaxBackward1 if op == "max" else MinBackward1)()
+            record(node, (self,), (out,))
+            node.save_input_result(self, out)
+        return out
+    if not isinstance(dim, numbers.Integral) or isinstance(dim, (bool, np.bool_)):
+        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
+    d = wrap_dim(dim, self.ndim, op)
+    x = self.numpy()
+    if self.ndim:
+        _check_nonempty(op, self, (d,), explicit=True)
+        values = reduce(x, axis=d, keepdims=keepdim)
+        indices = arg(x, axis=d, keepdims=keepdim)
+    else:
+        values, indices = x, np.zeros((), np.int64)
+    out = from_result(np.asarray(values))
+    idx = from_result(np.asarray(indices), dtypes.int64)
+    if needs_grad(self):
+        node = (MaxBackward0 if op == "max" else MinBackward0)(self._sizes, d, keepdim)
+        record(node, (self,), (out,))
+        node.save(idx)
+    return (return_types.max if op == "max" else return_types.min)(out, idx)
+
+
+def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """``max()`` (a 0-d tensor) or ``max(dim)`` (``(values, indices)``: on ties the first
+    index of the maximum; the first nan, if there is one, wins)."""
+    if dim is None and keepdim is False:
+        out = _fused_max(self)  # the fused per-op path (``fused.py``)
+        if out is not None:
+            return out
+    return _extreme("max", self, dim, keepdim)
+
+
+def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    if dim is None and keepdim is False:
+        out = _fused_min(self)  # the fused per-op path (``fused.py``)
+        if out is not None:
+            return out
+    return _extreme("min", self, dim, keepdim)
+
+
+# (the lean path's reduction, ``_extreme``'s, written out)
+_fused_max = fused_total(MaxBackward1, extreme=np.maximum)
+_fused_min = fused_total(MinBackward1, extreme=np.minimum)
+
+
+def _amextreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    dims = reduce_dims(op, self, dim)
+    explicit = dim is not None and (isinstance(dim, numbers.Integral) or len(dim) > 0)
+    _check_nonempty(op, self, dims, explicit)
+    reduce = np.max if op == "amax" else np.min
+    out = from_result(np.asarray(reduce(self.numpy(), axis=dims, keepdims=keepdim)))
+    if needs_grad(self):
+        node = (AmaxBackward0 if op == "amax" else AminBackward0)(dims, keepdim)
+        record(node, (self,), (out,))
+        node.save(self, out, outputs=(out,))
+    return out
+
+
+def amax(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return _amextreme("amax", self, dim, keepdim)
+
+
+def amin(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return _amextreme("amin", self, dim, keepdim)
