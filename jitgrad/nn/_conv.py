@@ -1,14 +1,14 @@
 """``conv1d`` / ``conv2d``: cross-correlation over windows of the (padded) input, read as
 one ``as_strided`` view and contracted with the weight by ``einsum`` (per group), so the
-gradients (and gradients of gradients) come from those two ops. PyTorch's argument checks
-and messages."""
+gradients (and gradients of gradients) come from those two ops, under one
+``ConvolutionBackward0`` node (``_composite.py``). PyTorch's argument checks and messages."""
 
 from __future__ import annotations
 
-import string
 from typing import Any, Sequence
 
 from ..tensor import Tensor
+from ._composite import convolution
 
 
 def _tuple(name: str, value: Any, n: int) -> tuple[int, ...]:
@@ -68,7 +68,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
             f"weight of size [{list(weight.shape)}] instead"
         )
     if x.shape[1] != c_in_group * groups:
-        shown = list(input.shape)
+        shown = list(x.shape)  # (an unbatched input as the batch of one it runs as, as PyTorch shows it)
         raise RuntimeError(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected input{shown} to have "
             f"{c_in_group * groups} channels, but got {input.shape[0 if not batched else 1]} channels instead"
@@ -93,7 +93,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
         x.storage_offset(),  # type: ignore[attr-defined]
     )
     w = weight.reshape((groups, c_out // groups, c_in_group) + kernel)  # type: ignore[attr-defined]
-    o, k = string.ascii_lowercase[:n], string.ascii_lowercase[10:10 + n]
+    o, k = "def"[:n], "klm"[:n]  # (clear of the z, g, c, p of batch, group, channels)
     y = einsum(f"zgc{o}{k},gpc{k}->zgp{o}", windows, w).reshape((x.shape[0], c_out) + out)  # type: ignore[attr-defined]
     if bias is not None:
         y = y + bias.reshape((1, c_out) + (1,) * n)  # type: ignore[attr-defined]
@@ -104,14 +104,24 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """1-D cross-correlation of ``input`` ``(N, C_in, L)`` (or ``(C_in, L)``) with ``weight``
     ``(C_out, C_in / groups, k)``."""
-    return _conv(input, weight, bias, stride, padding, dilation, groups, 1)
+    return convolution(lambda x: _conv(x, weight, bias, stride, padding, dilation, groups, 1),
+                       input, weight, bias)
 
 
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """2-D cross-correlation of ``input`` ``(N, C_in, H, W)`` (or unbatched) with ``weight``
     ``(C_out, C_in / groups, kH, kW)``."""
-    return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
+    return convolution(lambda x: _conv(x, weight, bias, stride, padding, dilation, groups, 2),
+                       input, weight, bias)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    """3-D cross-correlation of ``input`` ``(N, C_in, D, H, W)`` (or unbatched) with ``weight``
+    ``(C_out, C_in / groups, kD, kH, kW)``."""
+    return convolution(lambda x: _conv(x, weight, bias, stride, padding, dilation, groups, 3),
+                       input, weight, bias)
 
 
 def reversed_padding(padding: Sequence[int]) -> list[int]:

@@ -1,7 +1,8 @@
 """``interpolate`` for the modes ``nearest``, ``nearest-exact``, ``linear``, ``bilinear`` and
 ``trilinear``: separable along each spatial dim, a gather of source indices (nearest) or of
 two neighbours mixed by their weights (linear), with ATen's index arithmetic (the scale in
-the input's float type); gradients through ``index_select``."""
+the input's float type); gradients through ``index_select``, under one node named as
+PyTorch's (``_composite.py``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 
 from .. import creation, dtypes
 from ..tensor import Tensor
+from ._composite import CompositeBackward, one_node
 
 _LINEAR_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3}
 _MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
@@ -47,10 +49,63 @@ def _linear(in_size: int, out_size: int, scale: float | None, align_corners: boo
     return i0, i1, lam1
 
 
+class UpsampleNearest1DBackward0(CompositeBackward):
+    pass
+
+
+class UpsampleNearest2DBackward0(CompositeBackward):
+    pass
+
+
+class UpsampleNearest3DBackward0(CompositeBackward):
+    pass
+
+
+class UpsampleNearestExact1DBackward0(CompositeBackward):
+    pass
+
+
+class UpsampleNearestExact2DBackward0(CompositeBackward):
+    pass
+
+
+class UpsampleNearestExact3DBackward0(CompositeBackward):
+    pass
+
+
+class UpsampleLinear1DBackward0(CompositeBackward):
+    pass
+
+
+class UpsampleBilinear2DBackward0(CompositeBackward):
+    pass
+
+
+class UpsampleTrilinear3DBackward0(CompositeBackward):
+    pass
+
+
+_NODES: dict[tuple[str, int], type[CompositeBackward]] = {
+    ("nearest", 1): UpsampleNearest1DBackward0, ("nearest", 2): UpsampleNearest2DBackward0,
+    ("nearest", 3): UpsampleNearest3DBackward0, ("nearest-exact", 1): UpsampleNearestExact1DBackward0,
+    ("nearest-exact", 2): UpsampleNearestExact2DBackward0, ("nearest-exact", 3): UpsampleNearestExact3DBackward0,
+    ("linear", 1): UpsampleLinear1DBackward0, ("bilinear", 2): UpsampleBilinear2DBackward0,
+    ("trilinear", 3): UpsampleTrilinear3DBackward0,
+}
+
+
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
-    """Resize the spatial dims (all after the first two) to ``size``, or by ``scale_factor``."""
+    """Resize the spatial dims (all after the first two) to ``size``, or by ``scale_factor``;
+    one node under PyTorch's name (``UpsampleBilinear2DBackward0``, ...: ``_composite.py``)."""
+    node_type = _NODES.get((mode, input.ndim - 2), CompositeBackward)  # (other modes raise in _resize)
+    return one_node(node_type, lambda: _resize(input, size, scale_factor, mode, align_corners,
+                                               recompute_scale_factor, antialias), (input,))
+
+
+def _resize(input: Tensor, size: Any, scale_factor: Any, mode: str, align_corners: bool | None,
+            recompute_scale_factor: bool | None, antialias: bool) -> Tensor:
     if mode not in _MODES:
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the modes: "

@@ -6,11 +6,8 @@ structural functions (``linear``, ``pad``, ``avg_pool1d``, ``normalize``) and re
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
-import numpy as np
-
-from .. import creation
 from ..ops.softmax import log_softmax as _log_softmax, softmax as _softmax
 from ..tensor import Tensor
 from ._activations import (
@@ -22,8 +19,36 @@ from ._losses import (
 )
 from ._attention import scaled_dot_product_attention
 from ._batch_norm import batch_norm, instance_norm
-from ._conv import conv1d, conv2d, unfold
+from ._conv import conv1d, conv2d, conv3d, unfold
+from ._conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
+from ._padding import pad
+from ._dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
+from ._group_norm import group_norm
+from ._losses_more import (
+    cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss, multi_margin_loss, multilabel_margin_loss,
+    multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+)
+from ._prelu_shuffle import pixel_shuffle, pixel_unshuffle, prelu
+from ._fold import channel_shuffle, fold
+from ._upsample import upsample, upsample_bilinear, upsample_nearest
+from ._extra_functional import gumbel_softmax, local_response_norm, pdist, rrelu, rrelu_
+from ._embedding_bag import embedding_bag
+from ._grid_sample import affine_grid, grid_sample
+from ._inplace_activations import celu_, elu_, hardtanh_, leaky_relu_, relu_, selu_, threshold_
+from ._pool3d import (
+    adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool3d, max_pool3d,
+    max_pool3d_with_indices,
+)
+from ._pool_extra import (
+    adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices, lp_pool1d, lp_pool2d, lp_pool3d,
+    max_pool1d_with_indices, max_pool2d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d,
+)
 from ._interpolate import interpolate
+from ._pool_functional import (
+    adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d, avg_pool1d,
+    avg_pool2d, max_pool1d, max_pool2d,
+)
 from ._more_activations import (
     celu, glu, hardshrink, hardsigmoid, hardswish, logsigmoid, relu6, rms_norm, selu, softmin,
     softshrink, softsign, tanhshrink, threshold,
@@ -38,6 +63,19 @@ __all__ = [
     "softplus", "tanh", "kl_div", "gaussian_nll_loss", "pairwise_distance", "batch_norm", "instance_norm", "bilinear", "conv1d", "conv2d", "unfold", "interpolate",
     "celu", "glu", "hardshrink", "hardsigmoid", "hardswish", "logsigmoid", "relu6", "rms_norm", "selu",
     "softmin", "softshrink", "softsign", "tanhshrink", "threshold",
+    "avg_pool2d", "max_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
+    "adaptive_max_pool2d", "conv_transpose1d", "conv_transpose2d", "alpha_dropout", "dropout1d",
+    "dropout2d", "dropout3d", "feature_alpha_dropout", "group_norm", "cosine_embedding_loss",
+    "hinge_embedding_loss", "margin_ranking_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
+    "soft_margin_loss", "triplet_margin_loss", "pixel_shuffle", "pixel_unshuffle", "prelu",
+    "channel_shuffle", "fold", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "lp_pool1d", "lp_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_unpool1d",
+    "max_unpool2d", "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_with_distance_loss",
+    "upsample", "upsample_bilinear", "upsample_nearest", "conv3d", "conv_transpose3d", "adaptive_avg_pool3d",
+    "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool3d", "max_pool3d", "max_pool3d_with_indices",
+    "lp_pool3d", "max_unpool3d", "celu_", "elu_", "hardtanh_", "leaky_relu_", "relu_", "selu_", "threshold_",
+    "local_response_norm", "pdist", "rrelu", "rrelu_", "embedding_bag", "gumbel_softmax",
+    "affine_grid", "grid_sample",
     "scaled_dot_product_attention",
 ]
 
@@ -86,123 +124,6 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected {weight.shape[0]}")
     out = einsum("...i,kij,...j->...k", input1, weight, input2)
     return out if bias is None else out + bias
-
-
-def _pad_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
-    """Source positions along one dim of length ``n`` for each padded position."""
-    i = np.arange(-before, n + after)
-    if mode == "replicate":
-        return np.clip(i, 0, n - 1)
-    if mode == "circular":
-        if before > n or after > n:
-            raise ValueError(f"pad: circular padding of {before}/{after} exceeds the size {n}")
-        return i % n
-    if before >= n or after >= n:
-        raise RuntimeError(
-            f"pad: reflect padding ({before}, {after}) must be smaller than the dimension size {n}"
-        )
-    period = 2 * (n - 1)
-    j = np.abs(i) % period if period else np.zeros_like(i)
-    return np.where(j >= n, period - j, j)
-
-
-def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
-    """Pad the last ``len(pad) // 2`` dims; ``pad`` lists (before, after) from the last dim
-    backwards. Modes: constant (negative pads crop), reflect, replicate, circular."""
-    pad = [int(p) for p in pad]
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) // 2 > input.dim():
-        raise RuntimeError(
-            f"Padding length should be less than or equal to two times the input dimension but "
-            f"got padding length {len(pad)} and input of dimension {input.dim()}"
-        )
-    pairs = [(input.dim() - 1 - k, pad[2 * k], pad[2 * k + 1]) for k in range(len(pad) // 2)]
-    if mode == "constant":
-        return _pad_constant(input, pairs, 0.0 if value is None else value)
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"pad: mode {mode!r} is not supported; expected constant, reflect, "
-                                  "replicate or circular")
-    if value is not None and value != 0:
-        raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument')
-    out = input
-    for dim, before, after in pairs:
-        index = creation.tensor(_pad_index(out.shape[dim], before, after, mode))
-        out = out[(slice(None),) * dim + (index,)]
-    return out
-
-
-def _pad_constant(input: Tensor, pairs: list[tuple[int, int, int]], value: float) -> Tensor:
-    cropped = input
-    for dim, before, after in pairs:  # negative pads crop first
-        start, stop = max(-before, 0), cropped.shape[dim] - max(-after, 0)
-        if stop < start:
-            raise RuntimeError(f"pad: padding {(before, after)} leaves a negative size along dim {dim}")
-        cropped = cropped.narrow(dim, start, stop - start)  # type: ignore[attr-defined]
-    sizes = list(cropped.shape)
-    region: list[Any] = [slice(None)] * input.dim()
-    for dim, before, after in pairs:
-        b, a = max(before, 0), max(after, 0)
-        region[dim] = slice(b, b + sizes[dim])
-        sizes[dim] += b + a
-    out = creation.full(sizes, value, dtype=input.dtype)
-    out[tuple(region)] = cropped
-    return out
-
-
-def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
-    """Means over windows of the last dim ((N, C, L) or (C, L) input)."""
-    k = _single(kernel_size)
-    s = k if stride is None or stride == [] else _single(stride)
-    p = _single(padding)
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"avg_pool1d: expected 2D or 3D input, got {input.dim()}D")
-    if p > k // 2:
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
-                           f"kernel_size={k}")
-    if ceil_mode:
-        raise NotImplementedError("avg_pool1d: ceil_mode=True is not supported yet")
-    length = input.shape[-1] + 2 * p
-    if length < k:
-        raise RuntimeError(f"avg_pool1d: input length {input.shape[-1]} (padded {length}) is "
-                           f"smaller than kernel_size {k}")
-    padded = _pad_constant(input, [(input.dim() - 1, p, p)], 0.0) if p else input
-    sums = padded.unfold(-1, k, s).sum(-1)  # type: ignore[attr-defined]
-    if count_include_pad or p == 0:
-        return sums / k
-    ones = np.pad(np.ones(input.shape[-1]), p)
-    counts = np.lib.stride_tricks.sliding_window_view(ones, k)[::s].sum(-1)
-    return sums / creation.tensor(counts.astype(input.dtype))
-
-
-def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
-    """Maxima over windows of the last dim; padding is -inf. A tie inside one window shares
-    the gradient evenly (PyTorch gives it to the first maximum)."""
-    k = _single(kernel_size)
-    s = k if stride is None or stride == [] else _single(stride)
-    p = _single(padding)
-    if _single(dilation) != 1 or ceil_mode or return_indices:
-        raise NotImplementedError("max_pool1d: dilation, ceil_mode and return_indices are not supported yet")
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"max_pool1d: expected 2D or 3D input, got {input.dim()}D")
-    if p > k // 2:
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
-                           f"kernel_size={k}")
-    if input.shape[-1] + 2 * p < k:
-        raise RuntimeError(f"max_pool1d: input length {input.shape[-1]} (padded {input.shape[-1] + 2 * p}) "
-                           f"is smaller than kernel_size {k}")
-    padded = _pad_constant(input, [(input.dim() - 1, p, p)], float("-inf")) if p else input
-    return padded.unfold(-1, k, s).amax(-1)  # type: ignore[attr-defined]
-
-
-def _single(x: Any) -> int:
-    if isinstance(x, (tuple, list)):
-        if len(x) != 1:
-            raise RuntimeError(f"avg_pool1d: expected a single int or a 1-tuple, got {x!r}")
-        return int(x[0])
-    return int(x)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:

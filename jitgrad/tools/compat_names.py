@@ -73,6 +73,17 @@ NAMES: dict[str, list[str]] = {
         KLDivLoss GaussianNLLLoss init functional utils
         BatchNorm2d ReLU6 Hardsigmoid Hardswish LogSigmoid Softsign Tanhshrink SELU CELU GLU Softmin
         Threshold Hardshrink Softshrink RMSNorm
+        MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveMaxPool1d
+        AdaptiveMaxPool2d ConvTranspose1d ConvTranspose2d ZeroPad1d ZeroPad2d ConstantPad1d ConstantPad2d
+        ReflectionPad1d ReflectionPad2d ReplicationPad1d ReplicationPad2d CircularPad1d CircularPad2d
+        GroupNorm PReLU PixelShuffle PixelUnshuffle Upsample UpsamplingNearest2d UpsamplingBilinear2d
+        Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout CosineSimilarity PairwiseDistance
+        Softmax2d MarginRankingLoss HingeEmbeddingLoss SoftMarginLoss CosineEmbeddingLoss
+        TripletMarginLoss PoissonNLLLoss MultiLabelSoftMarginLoss LPPool1d LPPool2d MaxUnpool1d
+        MaxUnpool2d Fold Unfold ChannelShuffle ZeroPad3d ConstantPad3d ReflectionPad3d ReplicationPad3d
+        CircularPad3d MultiMarginLoss MultiLabelMarginLoss TripletMarginWithDistanceLoss Conv3d
+        ConvTranspose3d MaxPool3d AvgPool3d AdaptiveAvgPool3d AdaptiveMaxPool3d LPPool3d MaxUnpool3d
+        BatchNorm3d LocalResponseNorm Mish RReLU EmbeddingBag
         RNN LSTM GRU RNNCell LSTMCell GRUCell RNNBase RNNCellBase MultiheadAttention
         TransformerEncoderLayer TransformerEncoder TransformerDecoderLayer TransformerDecoder
         Transformer
@@ -84,6 +95,18 @@ NAMES: dict[str, list[str]] = {
         binary_cross_entropy binary_cross_entropy_with_logits kl_div cosine_similarity
         pairwise_distance interpolate bilinear relu6 hardsigmoid hardswish logsigmoid softsign
         tanhshrink selu celu glu softmin threshold hardshrink softshrink rms_norm gaussian_nll_loss
+        max_pool2d avg_pool2d adaptive_avg_pool1d adaptive_avg_pool2d adaptive_max_pool1d
+        adaptive_max_pool2d conv_transpose1d conv_transpose2d group_norm prelu pixel_shuffle
+        pixel_unshuffle dropout1d dropout2d dropout3d alpha_dropout feature_alpha_dropout
+        margin_ranking_loss hinge_embedding_loss soft_margin_loss cosine_embedding_loss
+        triplet_margin_loss poisson_nll_loss multilabel_soft_margin_loss lp_pool1d lp_pool2d
+        max_unpool1d max_unpool2d fold channel_shuffle max_pool1d_with_indices max_pool2d_with_indices
+        adaptive_max_pool1d_with_indices adaptive_max_pool2d_with_indices multi_margin_loss
+        multilabel_margin_loss triplet_margin_with_distance_loss upsample upsample_nearest upsample_bilinear
+        conv3d conv_transpose3d max_pool3d avg_pool3d adaptive_avg_pool3d adaptive_max_pool3d
+        max_pool3d_with_indices adaptive_max_pool3d_with_indices lp_pool3d max_unpool3d relu_ elu_
+        leaky_relu_ hardtanh_ threshold_ selu_ celu_ local_response_norm pdist rrelu rrelu_
+        embedding_bag gumbel_softmax affine_grid grid_sample
         scaled_dot_product_attention
     """.split(),
     "torch.nn.init": """
@@ -152,6 +175,7 @@ DIFFERENCES: dict[str, str] = {
                  "returns zeros there)",
     "torch.nn.Linear": "initial weights come from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.Embedding": "initial weights come from jitgrad's generator: not PyTorch's numbers",
+    "torch.nn.EmbeddingBag": "initial weights come from jitgrad's generator: not PyTorch's numbers",
     **{f"torch.nn.{name}": "initial weights come from jitgrad's generator: not PyTorch's numbers"
        for name in ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
                     "TransformerEncoderLayer", "TransformerDecoderLayer", "Transformer")},
@@ -164,6 +188,14 @@ DIFFERENCES: dict[str, str] = {
                                          "batch_first=False argument in place)",
     "torch.nn.functional.dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.Dropout": "the mask comes from jitgrad's generator: not PyTorch's numbers",
+    **{f"torch.nn.{name}": "the mask comes from jitgrad's generator: not PyTorch's numbers"
+       for name in ("Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")},
+    **{f"torch.nn.functional.{name}": "the mask comes from jitgrad's generator: not PyTorch's numbers"
+       for name in ("dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")},
+    "torch.nn.RReLU": "the training slopes come from jitgrad's generator: not PyTorch's numbers",
+    "torch.nn.functional.rrelu": "the training slopes come from jitgrad's generator: not PyTorch's numbers",
+    "torch.nn.functional.rrelu_": "the training slopes come from jitgrad's generator: not PyTorch's numbers",
+    "torch.nn.functional.gumbel_softmax": "the noise comes from jitgrad's generator: not PyTorch's numbers",
     "torch.from_numpy": "read-only NumPy memory refuses writes (PyTorch only warns)",
     "Tensor.unfold": "in-place writes whose result depends on write order (overlapping windows) "
                      "are refused; order-independent ones get correct gradients",

@@ -79,3 +79,7 @@ class BatchNorm1d(_BatchNorm):
 
 class BatchNorm2d(_BatchNorm):
     _dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    _dims = (5,)

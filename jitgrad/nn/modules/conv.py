@@ -1,4 +1,4 @@
-"""``Conv1d``, ``Conv2d``: ``conv1d``/``conv2d`` with a weight ``(C_out, C_in / groups, *k)``
+"""``Conv1d``, ``Conv2d``, ``Conv3d``: ``conv1d``/``conv2d``/``conv3d`` with a weight ``(C_out, C_in / groups, *k)``
 and bias initialised as PyTorch (Kaiming-uniform with ``a = sqrt(5)``; bias uniform in
 ``±1/sqrt(fan_in)``) from jitgrad's generator; ``padding_mode`` other than zeros pads with
 ``F.pad`` first, as PyTorch's modules."""
@@ -14,6 +14,16 @@ from .linear import kaiming_reset, weight_and_bias
 from .module import Module
 
 
+def check_groups(in_channels: int, out_channels: int, groups: int) -> None:
+    """A conv module's channel counts against ``groups`` (PyTorch's ValueErrors)."""
+    if groups <= 0:
+        raise ValueError("groups must be a positive integer")
+    if in_channels % groups != 0:
+        raise ValueError("in_channels must be divisible by groups")
+    if out_channels % groups != 0:
+        raise ValueError("out_channels must be divisible by groups")
+
+
 class _ConvNd(Module):
     _n = 0
 
@@ -22,12 +32,7 @@ class _ConvNd(Module):
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         n = self._n
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
+        check_groups(in_channels, out_channels, groups)
         if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
             raise ValueError(
                 f"padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got "
@@ -53,25 +58,32 @@ class _ConvNd(Module):
         kaiming_reset(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
-        conv = F.conv1d if self._n == 1 else F.conv2d
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self._n - 1]
         if self.padding_mode != "zeros" and not isinstance(self.padding, str):
             padded = F.pad(input, reversed_padding(self.padding), mode=self.padding_mode)
             return conv(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
         return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != (0,) * self._n:
-            s += f", padding={self.padding}"
-        if self.dilation != (1,) * self._n:
-            s += f", dilation={self.dilation}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        if self.padding_mode != "zeros":
-            s += f", padding_mode={self.padding_mode}"
-        return s
+        return conv_repr(self, self._n)
+
+
+def conv_repr(m: Any, n: int) -> str:
+    """A conv module's ``extra_repr`` (PyTorch's: the arguments that differ from the defaults)."""
+    s = f"{m.in_channels}, {m.out_channels}, kernel_size={m.kernel_size}, stride={m.stride}"
+    if m.padding != (0,) * n:
+        s += f", padding={m.padding}"
+    if m.dilation != (1,) * n:
+        s += f", dilation={m.dilation}"
+    if getattr(m, "output_padding", (0,) * n) != (0,) * n:
+        s += f", output_padding={m.output_padding}"
+    if m.groups != 1:
+        s += f", groups={m.groups}"
+    if m.bias is None:
+        s += ", bias=False"
+    if m.padding_mode != "zeros":
+        s += f", padding_mode={m.padding_mode}"
+    return s
 
 
 class Conv1d(_ConvNd):
@@ -80,3 +92,7 @@ class Conv1d(_ConvNd):
 
 class Conv2d(_ConvNd):
     _n = 2
+
+
+class Conv3d(_ConvNd):
+    _n = 3
