@@ -58,20 +58,24 @@ def _check(name: str, shape: tuple[int, ...], reduction: str, second: bool = Tru
         ts = tuple(t.detach() if i in targets else t for i, t in enumerate(ts))
         return program(L.nn.functional, reduction, *ts)
 
-    # (reduction "none" ends in clamp_min: jitgrad's node is ClampBackward1, see the xfail below)
-    compare(run, *arrays, second=second, node=not (reduction == "none" and name.split("_")[0] in CLAMPED))
+    compare(run, *arrays, second=second)
 
 
-CLAMPED = ("margin", "triplet")
-
-
-def test_clamp_min_node_is_pytorchs() -> None:
-    assert type(torch.ones(2, requires_grad=True).clamp_min(0).grad_fn).__name__ == "ClampMinBackward0"
-
-
-@pytest.mark.xfail(strict=True, reason="jitgrad's clamp_min(number) records ClampBackward1 (ops/clamp.py)")
-def test_clamp_min_node_on_jitgrad() -> None:
-    assert type(jitgrad.ones(2, requires_grad=True).clamp_min(0).grad_fn).__name__ == "ClampMinBackward0"
+@pytest.mark.parametrize("call", [
+    lambda x: x.clamp_min(0.5), lambda x: x.clamp_max(0.5), lambda x: x.clamp(min=0.5),
+    lambda x: x.clamp(0.2, 0.5), lambda x: (x * 1).clamp_min_(0.5), lambda x: (x * 1).clamp_max_(0.5),
+    lambda x: x.clip(max=0.5),
+], ids=["clamp_min", "clamp_max", "clamp_min_kw", "clamp", "clamp_min_", "clamp_max_", "clip"])
+def test_clamp_nodes_are_pytorchs(call: Any) -> None:
+    """clamp_min/clamp_max with a number record their own nodes (ClampMinBackward0,
+    ClampMaxBackward0), clamp ClampBackward1; the gradients are the same."""
+    got = []
+    for lib in (torch, jitgrad):
+        x = lib.tensor([0.1, 0.5, 0.9], dtype=lib.float64, requires_grad=True)
+        out = call(x)
+        out.sum().backward()
+        got.append((type(out.grad_fn).__name__, x.grad.tolist(), out.tolist()))
+    assert got[1] == got[0]
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -232,7 +236,7 @@ def test_triplet_margin_with_distance_loss() -> None:
                                                reduction="none")
         return m(*ts)
 
-    compare(program, a, b, c, node=False)  # (ends in clamp_min: see test_clamp_min_node_on_jitgrad)
+    compare(program, a, b, c)
 
 
 CLASS_ERRORS = {

@@ -108,6 +108,14 @@ class ClampBackward1(SavingNode):
         return (where(_clamp_mask(x, self.min, self.max), g, 0.0),)
 
 
+class ClampMinBackward0(ClampBackward1):
+    """Backward of ``clamp_min`` with a number bound (PyTorch's node for it)."""
+
+
+class ClampMaxBackward0(ClampBackward1):
+    """Backward of ``clamp_max`` with a number bound (PyTorch's node for it)."""
+
+
 def _clamp_grad_on_data(g: Any, x: Tensor, min: Any, max: Any) -> Tensor | None:
     """``where(min <= x <= max, g, 0.0)`` on data when no graph is recorded and ``g`` and
     ``x`` are lean tensors (Note [Lean paths] in ``operands.py``) of one dtype and sizes:
@@ -165,19 +173,26 @@ def _tensor_or_none(x: Any) -> Tensor | None:
 
 # the fused per-op path (fused.py): number bounds of a float tensor that fit float32 (no
 # overflow error), ints exactly (|b| <= 2**24): NumPy converts them to the loop's dtype
-_fused_clamp = fused_unary(_np_clamp, ClampBackward1, INPUT, None, fields=("min", "max"))
+_FUSED = {node: fused_unary(_np_clamp, node, INPUT, None, fields=("min", "max"))
+          for node in (ClampBackward1, ClampMinBackward0, ClampMaxBackward0)}
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _EXACT = 2**24
 
 
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    return _clamp(input, min, max, ClampBackward1)
+
+
+def _clamp(input: Tensor, min: Any, max: Any, number_node: type[ClampBackward1]) -> Tensor:
+    """``clamp``; ``number_node``: the node for number bounds (``clamp_min``/``clamp_max``
+    have their own, as in PyTorch)."""
     lo, hi = min.__class__, max.__class__
     if (min is not None or max is not None) and (
             min is None or lo is float and -_FLOAT32_MAX <= min <= _FLOAT32_MAX
             or lo is int and -_EXACT <= min <= _EXACT) and (
             max is None or hi is float and -_FLOAT32_MAX <= max <= _FLOAT32_MAX
             or hi is int and -_EXACT <= max <= _EXACT):
-        out = _fused_clamp(input, min, max)
+        out = _FUSED[number_node](input, min, max)
         if out is not None:
             return out
     elif lo is Tensor or hi is Tensor:
@@ -198,7 +213,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         node = record(ClampBackward0(), (input, _tensor_or_none(min), _tensor_or_none(max)), (out,))
         node.save(input, min, max)  # type: ignore[attr-defined]
     elif not tensors and needs_grad(input):
-        node = record(ClampBackward1(min, max), (input,), (out,))
+        node = record(number_node(min, max), (input,), (out,))
         node.save(input)  # type: ignore[attr-defined]
     return out
 
@@ -236,6 +251,10 @@ def _lean_clamp(input: Any, min: Any, max: Any) -> Tensor | None:
 
 
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    return _clamp_(self, min, max, ClampBackward1)
+
+
+def _clamp_(self: Tensor, min: Any, max: Any, number_node: type[ClampBackward1]) -> Tensor:
     tensors, dtype = _clamp_args("clamp_", self, min, max)
     check_inplace_operands("clamp_", self, dtype, min, max)
 
@@ -245,7 +264,7 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
             node = ClampBackward0()
             node.save(original(self), min, max)
         else:
-            node = ClampBackward1(min, max)
+            node = number_node(min, max)
             node.save(original(self))
         return node
 
@@ -260,19 +279,19 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:
-    return clamp(input, min=min)
+    return _clamp(input, min, None, ClampMinBackward0)
 
 
 def clamp_min_(self: Tensor, min: Any) -> Tensor:
-    return clamp_(self, min=min)
+    return _clamp_(self, min, None, ClampMinBackward0)
 
 
 def clamp_max(input: Tensor, max: Any) -> Tensor:
-    return clamp(input, max=max)
+    return _clamp(input, None, max, ClampMaxBackward0)
 
 
 def clamp_max_(self: Tensor, max: Any) -> Tensor:
-    return clamp_(self, max=max)
+    return _clamp_(self, None, max, ClampMaxBackward0)
 
 
 clip, clip_ = clamp, clamp_  # PyTorch's aliases
