@@ -12,6 +12,7 @@ from typing import Any, Sequence
 from .. import autograd
 from ..autograd import node as _node
 from ..autograd.graph import AccumulateGrad
+from ..creation import zeros_like
 from ..tensor import Tensor
 from . import _pytree
 
@@ -73,16 +74,10 @@ def grads_of(outputs: Sequence[Tensor], inputs: Sequence[Tensor], cotangents: Se
     """``autograd.grad`` with ``create_graph=True`` (the graph kept: an outer level may
     differentiate through it); inputs the outputs do not depend on get zeros (``torch.func``
     never returns None)."""
-    needs = [o for o in outputs if o.requires_grad]
-    if not needs:
-        return [_zeros(x) for x in inputs]
     pairs = [(o, c) for o, c in zip(outputs, cotangents or [None] * len(outputs)) if o.requires_grad]
+    if not pairs:
+        return [zeros_like(x) for x in inputs]
     got = autograd.grad([o for o, _ in pairs], list(inputs),
                         grad_outputs=None if cotangents is None else [c for _, c in pairs],
                         retain_graph=True, create_graph=True, allow_unused=True)
-    return [_zeros(x) if g is None else g for g, x in zip(got, inputs)]
-
-
-def _zeros(x: Tensor) -> Tensor:
-    from ..creation import zeros_like
-    return zeros_like(x)
+    return [zeros_like(x) if g is None else g for g, x in zip(got, inputs)]

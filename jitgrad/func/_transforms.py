@@ -10,6 +10,8 @@ import functools
 from typing import Any, Callable
 
 from ..autograd import grad_mode
+from ..creation import zeros, zeros_like
+from ..ops.stacking import stack
 from ..tensor import Tensor
 from . import _pytree
 from ._levels import Level, grads_of
@@ -176,7 +178,6 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
         entered = [level.enter(x, "jvp(f, primals, tangents)") for x in p_leaves]
         output, aux = _split_aux(func(*_pytree.tree_unflatten(entered, p_spec)), has_aux, "jvp")
         out_leaves, out_spec = _pytree.tree_flatten(output)
-        from ..creation import zeros_like
         # the double-vjp trick: u -> J^T u is linear in u; its vjp with the tangents is J t
         dummies = [zeros_like(o).requires_grad_() for o in out_leaves]  # type: ignore[attr-defined]
         level.private.update(id(d) for d in dummies)
@@ -215,7 +216,6 @@ def jacrev(func: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
 
 def _jacobian(o: Tensor, inputs: list[Tensor]) -> list[Tensor]:
     """d o / d input for each input: ``o.shape + input.shape``, one backward per element."""
-    from ..ops.stacking import stack
     n = o.numel()  # type: ignore[attr-defined]
     flat_o = o.reshape(-1)  # type: ignore[attr-defined]
     rows: list[list[Tensor]] = [[] for _ in inputs]
@@ -227,7 +227,6 @@ def _jacobian(o: Tensor, inputs: list[Tensor]) -> list[Tensor]:
         if n:
             jac = stack(r).reshape(tuple(o.shape) + tuple(x.shape))  # type: ignore[attr-defined]
         else:
-            from ..creation import zeros
             jac = zeros(tuple(o.shape) + tuple(x.shape), dtype=x.dtype)
         out.append(jac)
     return out

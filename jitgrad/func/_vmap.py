@@ -13,6 +13,8 @@ from typing import Any, Callable, Iterator
 
 from .. import randomness as _randomness
 from .. import rng_state
+from ..ops.closeness import equal
+from ..ops.stacking import stack
 from ..tensor import Tensor
 from . import _pytree
 
@@ -123,8 +125,6 @@ def _random_mode(randomness: str) -> Iterator[None]:
 
 
 def _stack_outputs(outputs: list[Any], out_dims: Any, func: Callable[..., Any]) -> Any:
-    from ..ops.closeness import equal
-    from ..ops.stacking import stack
     flat = [_pytree.tree_flatten(o) for o in outputs]
     leaves0, spec = flat[0]
     for leaves, s in flat:
