@@ -107,7 +107,7 @@ def _add_node(root: Node, ids: dict[Node, str], lines: list[str]) -> None:
         me = ids[node]
         label, fill = _node_label(node)
         lines.append(f'  {me} [label="{_escape(label)}", fillcolor="{fill}"];')
-        for nxt, nr in node.next_functions:
+        for nxt, nr in zip(node._next, node._nrs):
             if nxt is None:
                 continue
             if nxt not in ids:

@@ -63,8 +63,8 @@ def node_slots(node: Any) -> dict[str, Any]:
             if name in ("__weakref__", "__dict__"):
                 continue
             value = getattr(node, name)
-            if name == "next_functions":
-                value = tuple((type(f).__name__, nr) for f, nr in value)
+            if name == "_next":
+                value = tuple(type(f).__name__ for f in value)
             elif name == "fn":
                 value = node_slots(value)
             elif name == "sequence_nr":

@@ -258,7 +258,7 @@ def test_lean_meta_has_every_slot_and_state() -> None:
         assert a.grad_fn.rel == b.grad_fn.rel and type(a.grad_fn.rel) is type(b.grad_fn.rel)
         assert a.grad_fn.__dict__ == b.grad_fn.__dict__ == {}
         for name in Tensor.__slots__:  # every slot set, as Tensor._make sets it
-            if name in ("__weakref__", "_grad_fn", "_view_meta", "_edges"):
+            if name in ("__weakref__", "_grad_fn", "_view_meta", "_views_next"):
                 continue
             assert getattr(a, name) is getattr(b, name) or getattr(a, name) == getattr(b, name), name
         assert a.grad_fn.input_metadata == b.grad_fn.input_metadata
@@ -411,7 +411,7 @@ def test_slice_views_share_their_slice() -> None:
 
 def test_views_of_a_base_share_its_edge_while_it_is_current() -> None:
     """The views of a tensor that is not a view, written through its views (its grad_fn a
-    CopySlices), share one ``next_functions`` tuple (``Tensor._edges``) while its history
+    CopySlices), share one ``_next`` tuple (``Tensor._views_next``) while its history
     stays; a new history (another write) gets its own, other tensors' views and other
     output numbers their own edges, and ``detach_`` lets the old history go."""
     import gc
@@ -425,10 +425,11 @@ def test_views_of_a_base_share_its_edge_while_it_is_current() -> None:
     u[1:3] += x[:2]  # (the lean write: the base's views then share the regenerated edge)
     c = u[2:]
     assert c.grad_fn.next_functions == ((u.grad_fn, 0),) and u.grad_fn is not old
-    assert c.grad_fn.next_functions is u[:1].grad_fn.next_functions is u[1:3].grad_fn.next_functions
+    assert c.grad_fn._next is u[:1].grad_fn._next is u[1:3].grad_fn._next
     written = u.grad_fn
     u[0] = x[5] * 2.0  # (another write: its views share another edge)
-    assert u[1:].grad_fn.next_functions is u[0].grad_fn.next_functions == ((u.grad_fn, 0),)
+    assert u[1:].grad_fn._next is u[0].grad_fn._next
+    assert u[0].grad_fn.next_functions == ((u.grad_fn, 0),)
     assert u.grad_fn is not written
     values, order = jitgrad.sort(u * 1.0)
     second = jitgrad.max(u.reshape(2, 3), 1)[0]

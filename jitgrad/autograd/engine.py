@@ -49,15 +49,15 @@ def validate_outputs(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor 
     This is the one place where gradients of broadcast inputs are summed back to the
     input's shape and converted to its dtype. (``execute`` inlines the common case: a
     gradient that already has the right shape and dtype.)"""
-    edges = node.next_functions
-    if len(grads) != len(edges):
+    nexts = node._next
+    if len(grads) != len(nexts):
         raise RuntimeError(
             f"Function {node.name()} returned an invalid number of gradients - expected "
-            f"{len(edges)}, but got {len(grads)}"
+            f"{len(nexts)}, but got {len(grads)}"
         )
     return [
         None if grad is None or nxt is None else _validate(node, i, grad, nxt.input_metadata[nr])
-        for i, (grad, (nxt, nr)) in enumerate(zip(grads, edges))
+        for i, (grad, nxt, nr) in enumerate(zip(grads, nexts, node._nrs))
     ]
 
 
@@ -162,10 +162,11 @@ class Capture:
             for k in self.slots.get((node, nr), ()):
                 self.captured[k] = g
 
-    def needed(self, edges: Sequence[Edge]) -> tuple[bool, ...]:
-        """``needs_input_grad`` of a node with these edges: only the paths to the inputs."""
+    def needed(self, nexts: Sequence[Node | None]) -> tuple[bool, ...]:
+        """``needs_input_grad`` of a node whose edges lead to ``nexts`` (its ``_next``):
+        only the paths to the inputs."""
         run, nodes = self.run, self.nodes
-        return tuple([nxt is not None and (run.get(nxt, False) or nxt in nodes) for nxt, _ in edges])
+        return tuple([nxt is not None and (run.get(nxt, False) or nxt in nodes) for nxt in nexts])
 
 
 def _nodes_to_run(roots: Sequence[Node], targets: set[Node]) -> dict[Node, bool]:
@@ -177,10 +178,10 @@ def _nodes_to_run(roots: Sequence[Node], targets: set[Node]) -> dict[Node, bool]
         node, i = stack.pop()
         if i == 0 and node in run:
             continue
-        edges = node.next_functions
-        n = len(edges)
+        nexts = node._next
+        n = len(nexts)
         while i < n:  # the next edge into a node not yet known: walk it first
-            nxt = edges[i][0]
+            nxt = nexts[i]
             i += 1
             if nxt is not None and nxt not in run:
                 stack.append((node, i))
@@ -188,7 +189,7 @@ def _nodes_to_run(roots: Sequence[Node], targets: set[Node]) -> dict[Node, bool]
                 break
         else:
             needed = False
-            for nxt, _ in edges:
+            for nxt in nexts:
                 if nxt is not None and (nxt in targets or run[nxt]):
                     needed = True
                     break
@@ -204,7 +205,7 @@ def _count_dependencies(roots: Sequence[Edge]) -> dict[Node, int]:
     starts = set(stack)  # a node is walked from when first counted, unless it is a root
     get = deps.get
     while stack:
-        for nxt, _ in stack.pop().next_functions:
+        for nxt in stack.pop()._next:
             if nxt is not None:
                 count = get(nxt)
                 if count is None:
@@ -325,16 +326,16 @@ class GraphTask:
         if not node._hooks:
             # call_function without what it would skip (post-hooks)
             if capture is not None:
-                node._needed = capture.needed(node.next_functions)
+                node._needed = capture.needed(node._next)
             try:
                 if grads[0] is not None or node._run_without_grads or any(g is not None for g in grads):
                     outputs = node.apply_owned(grads, flags) if flags and node.takes_owned else node.apply(grads)
                 else:
-                    outputs = [None] * len(node.next_functions)
+                    outputs = [None] * len(node._next)
             finally:
                 if capture is not None:
                     node._needed = None
-            if len(outputs) != len(node.next_functions):
+            if len(outputs) != len(node._next):
                 validate_outputs(node, outputs)  # raises the error
         else:  # post-hooks see the gradients in and out and may keep them: the node writes
             flags = None  # into none, and passes none on owned (a list back)
@@ -360,23 +361,23 @@ class GraphTask:
         self, node: Node, grads: list[Tensor | None], flags: list[bool] | None
     ) -> Sequence[Tensor | None]:
         """``node.apply``, then its post-hooks (PyTorch's ``call_function``)."""
-        edges = node.next_functions
+        nexts = node._next
         capture = self.capture
         if capture is not None:
-            node._needed = capture.needed(edges)
+            node._needed = capture.needed(nexts)
         try:
             if grads[0] is not None or node._run_without_grads or any(g is not None for g in grads):
                 outputs: Sequence[Tensor | None] = (
                     node.apply_owned(grads, flags) if flags and node.takes_owned else node.apply(grads)
                 )
             else:
-                outputs = [None] * len(edges)
+                outputs = [None] * len(nexts)
         finally:
             if capture is not None:
                 node._needed = None
         if node._hooks:
             return _call_post_hooks(node, outputs, grads)
-        if len(outputs) != len(edges):
+        if len(outputs) != len(nexts):
             validate_outputs(node, outputs)  # raises the error
         return outputs
 
@@ -395,7 +396,7 @@ class GraphTask:
         mine = not buffers.create_graph  # (buffers may own what they are handed)
         following = None
         i = 0
-        for nxt, nr in node.next_functions:
+        for nxt, nr in zip(node._next, node._nrs):
             if nxt is not None:
                 grad = outputs[i]
                 if grad is not None:

@@ -254,7 +254,7 @@ class Function:
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and requires_grad_flag(a) for a in args)
         executable = is_grad_enabled() and any(ctx.needs_input_grad)
         if executable:  # (as in PyTorch, before forward: a write it makes cannot change them)
-            ctx.next_functions = tuple(gradient_edge(args[k]) for k in tensor_inputs)
+            ctx._set_edges(tuple(gradient_edge(args[k]) for k in tensor_inputs))
         with no_grad():
             if separate_setup:
                 outputs = cls.forward(*args)
@@ -494,7 +494,7 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
             else:
                 inputs.append(None)
                 wrapped.append(o)
-        err.next_functions = tuple(_NO_EDGE if a is None else gradient_edge(a) for a in inputs)
+        err._set_edges(tuple(_NO_EDGE if a is None else gradient_edge(a) for a in inputs))
         err.input_metadata = tuple((o._sizes, o.dtype) if isinstance(o, Tensor) else ((), None) for o in outs)
         return wrapped[0] if single else tuple(wrapped)
 

@@ -22,7 +22,7 @@ from ..tensor import Tensor
 from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled
 from . import anomaly_mode
-from .node import Edge, Grads, Node
+from .node import ZERO_NRS, Edge, Grads, Node, edge_numbers
 
 # ``rebase_history(tensor, node, base_edge, op)``: make ``node`` the history of an input a custom
 # Function modified in place (``ctx.mark_dirty``); ops install it with the view machinery
@@ -100,7 +100,7 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
     if node is None:
         # ``AccumulateGrad(t)``, written out: a loop over ``leaf * c`` makes one per op
         node = _new(AccumulateGrad)
-        node.next_functions = ()
+        node._next = node._nrs = ()
         node.variable = t
         node.sequence_nr = _RUNS_FIRST
         dtype = t._storage.buffer.dtype
@@ -141,12 +141,19 @@ def single_metadata(sizes: tuple[int, ...], dtype: Any) -> tuple[tuple[Any, Any]
     return meta
 
 
+def _input_numbers(inputs: Sequence[Tensor | None], nodes: Sequence[Node | None]) -> tuple[int, ...]:
+    """``record``'s ``_nrs`` when an edge leads to an input other than 0 of its node."""
+    return edge_numbers(tuple([0 if t is None or fn is None or fn.__class__ is AccumulateGrad else t._output_nr
+                               for t, fn in zip(inputs, nodes)]))
+
+
 def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor]) -> Node:
     """Make ``node`` the ``grad_fn`` of ``outputs``, with edges to ``inputs``."""
-    edges = []
+    nodes: list[Node | None] = []
+    numbered = False  # whether an edge leads to an input other than 0 of its node
     for t in inputs:  # gradient_edge, inlined: this runs once per recorded op
         if t is None:
-            edges.append(_NO_EDGE)
+            nodes.append(None)
             continue
         fn = t._grad_fn
         vm = t._view_meta
@@ -155,14 +162,17 @@ def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor
             if vm.attr_version != (0 if counter is None else counter.value) and OPS.current_grad_fn is not None:
                 fn = OPS.current_grad_fn(t)
         if fn is not None:
-            edges.append((fn, t._output_nr))
+            nodes.append(fn)
+            if t._output_nr:
+                numbered = True
         elif t._requires_grad:
             ref = t._grad_accumulator  # (grad_accumulator, inlined for a leaf that has one)
             acc = ref() if ref is not None else None
-            edges.append((grad_accumulator(t) if acc is None else acc, 0))
+            nodes.append(grad_accumulator(t) if acc is None else acc)
         else:
-            edges.append(_NO_EDGE)
-    node.next_functions = tuple(edges)
+            nodes.append(None)
+    node._next = tuple(nodes)
+    node._nrs = _input_numbers(inputs, nodes) if numbered or len(nodes) >= 9 else ZERO_NRS[len(nodes)]
     if len(outputs) == 1:  # the common case, without a loop
         out = outputs[0]
         out._grad_fn = node
@@ -269,7 +279,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable: Tensor) -> None:
         # Node.__init__ written out (``grad_accumulator`` writes this out again)
-        self.next_functions = ()
+        self._next = self._nrs = ()
         self.variable = variable
         self.sequence_nr = _RUNS_FIRST  # runs as soon as it is ready, as in PyTorch
         self.input_metadata = single_metadata(variable._sizes, variable._storage.buffer.dtype)

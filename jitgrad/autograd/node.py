@@ -2,7 +2,9 @@
 
 A node is the backward of one forward operation. ``next_functions[i]`` is the edge
 ``(node, input_nr)`` along which the gradient for the forward's i-th input flows (``None``
-when that input needs no gradient). ``input_metadata[k]`` is the shape and dtype of the
+when that input needs no gradient); a node stores it as two tuples, ``_next`` (the nodes)
+and ``_nrs`` (the input numbers, shared between nodes), and builds ``next_functions`` when
+asked (see ``Node.next_functions``). ``input_metadata[k]`` is the shape and dtype of the
 forward's k-th output: the engine checks, reduces (un-broadcasts) and casts every gradient
 against it in one place (``engine.validate_outputs``), so nodes return local gradients only.
 """
@@ -76,13 +78,34 @@ class OwnedGrads(tuple):
         return out
 
 
+# The ``_nrs`` of nodes whose edges all lead to input 0 of the next node (nearly every
+# node), by number of edges: shared, so that storing them costs no object.
+ZERO_NRS = tuple((0,) * k for k in range(9))
+
+
+def split_edges(edges: Sequence[Edge]) -> tuple[tuple[Node | None, ...], tuple[int, ...]]:
+    """``(nodes, input numbers)`` of ``edges`` (``_next`` and ``_nrs``); the numbers shared."""
+    nrs = tuple([nr for _, nr in edges])
+    return tuple([fn for fn, _ in edges]), (
+        ZERO_NRS[len(nrs)] if len(nrs) < 9 and not any(nrs) else nrs)
+
+
+def edge_numbers(nrs: tuple[int, ...]) -> tuple[int, ...]:
+    """``nrs`` as a ``_nrs``: the shared tuple when every number is 0."""
+    return ZERO_NRS[len(nrs)] if len(nrs) < 9 and not any(nrs) else nrs
+
+
 class Node:
     """The backward of one forward operation; subclasses implement ``apply``."""
 
-    # Every node has these three; what only some nodes ever get (hooks, the engine's
+    # Every node has these four; what only some nodes ever get (hooks, the engine's
     # ``_needed``, a subclass's own fields) is a class-level default written into the
     # instance only when set: constructing a node is one of the costs of every op.
-    __slots__ = ("next_functions", "input_metadata", "sequence_nr", "__weakref__", "__dict__")
+    # The edges are ``_next`` and ``_nrs`` rather than a tuple of ``(node, nr)`` pairs: a
+    # graph kept alive (a DP table, a time stepper's history) then holds one tuple per
+    # node where pairs would add one per edge, each an object Python's collector walks on
+    # every collection; it is most of what a kept graph costs the collector.
+    __slots__ = ("_next", "_nrs", "input_metadata", "sequence_nr", "__weakref__", "__dict__")
 
     _hooks: dict[int, Callable[..., Any]] | None = None
     _pre_hooks: dict[int, Callable[..., Any]] | None = None
@@ -112,11 +135,26 @@ class Node:
     writes_strided: bool = False
 
     def __init__(self) -> None:
-        self.next_functions: tuple[Edge, ...] = ()
+        self._next: tuple[Node | None, ...] = ()
+        self._nrs: tuple[int, ...] = ()
         self.input_metadata: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
         self.sequence_nr = _next_sequence_nr()
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
             anomaly_mode.record_creation(self.metadata)
+
+    @property
+    def next_functions(self) -> tuple[Edge, ...]:
+        """``(node, input_nr)`` per forward input, PyTorch's ``next_functions`` (a new tuple
+        on each access, as PyTorch's)."""
+        return tuple(zip(self._next, self._nrs))
+
+    @next_functions.setter
+    def next_functions(self, edges: Any) -> None:
+        raise AttributeError(f"attribute 'next_functions' of '{type(self).__name__}' objects is not writable")
+
+    def _set_edges(self, edges: Sequence[Edge]) -> None:
+        """Give the node these edges (``(node, input_nr)`` per forward input)."""
+        self._next, self._nrs = split_edges(edges)
 
     def name(self) -> str:
         return type(self).__name__
@@ -150,7 +188,7 @@ class Node:
             if g is not None and not isinstance(g, Tensor):
                 raise TypeError(f"argument {k} is not a Variable (got {type(g).__name__})")
         if all(g is None for g in grads) and not self._run_without_grads:
-            out: Sequence[Tensor | None] = [None] * len(self.next_functions)  # as the engine
+            out: Sequence[Tensor | None] = [None] * len(self._next)  # as the engine
         else:
             out = self.apply(list(grads))
         return out[0] if len(out) == 1 else tuple(out)
@@ -159,7 +197,7 @@ class Node:
         """Whether the gradient for forward input ``i`` is wanted by this backward pass."""
         if self._needed is not None:
             return self._needed[i]
-        return self.next_functions[i][0] is not None
+        return self._next[i] is not None
 
     def release_variables(self) -> None:
         """Free what the node saved for backward (after a backward without retain_graph)."""

@@ -194,7 +194,7 @@ def detach_(self: Tensor) -> Tensor:
     self._grad_fn = None
     self._requires_grad = False
     self._output_nr = 0
-    self._edges = None  # (its views' shared edge: the old history must not outlive this)
+    self._views_next = None  # (its views' shared ``_next``: the old history must not outlive this)
     return self
 
 

@@ -424,7 +424,7 @@ def _saved_checks(inputs: Sequence[Tensor], outputs: Sequence[Tensor]) -> tuple[
                 stale = version_error(data, s, node)
             if id(data._storage) in where:
                 watched[(*where[id(data._storage)], data._sizes, data._strides, data._offset)] = None
-        stack.extend(fn for fn, _ in node.next_functions if fn is not None)
+        stack.extend(fn for fn in node._next if fn is not None)
     return stale, list(watched)
 
 

@@ -65,7 +65,7 @@ class Level:
                 continue
             if node.sequence_nr < self.start:
                 return True
-            stack.extend(edge[0] for edge in node.next_functions)
+            stack.extend(node._next)
         return False
 
 

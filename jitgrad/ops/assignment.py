@@ -17,7 +17,7 @@ from ..creation import zeros_like
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd import anomaly_mode
 from ..autograd.graph import _SINGLE_METADATA, gradient_edge, requires_grad, single_metadata
-from ..autograd.node import Grads, Node, _next_sequence_nr
+from ..autograd.node import ZERO_NRS, Grads, Node, _next_sequence_nr
 from ..autograd.view_mode import _mode as _VIEW_MODE, is_view_replay
 from ..copying import check_inplace_geometry
 from ..geometry import Geometry, numel
@@ -275,7 +275,7 @@ def _plain_setitem(self: Tensor, plain: tuple[Any, ...], index: Any, value: Any)
         # ``copy_to``'s choice: ``fill_`` from a 0-d source (a wrapped number) into a view
         # with dims, else ``copy_``
         node: Node = FillBackward3() if sizes and (src is None or not src._sizes) else CopyBackwards()
-        node.next_functions = (base_edge, gradient_edge(src))
+        node._set_edges((base_edge, gradient_edge(src)))
         node.input_metadata = single_metadata(sizes, buffer.dtype)
     if element:
         buffer[offset] = src._storage.buffer[src._offset]  # type: ignore[union-attr]
@@ -329,10 +329,15 @@ def _lean_recorded_write(
         check_inplace_geometry(storage, sizes, strides, op, True)  # (raises)
     # ``CopyBackwards()`` and its edges: the base's history, then the source's
     base_fn = self._grad_fn
-    base_edge = (base_fn, self._output_nr) if base_fn is not None else gradient_edge(self)
+    if base_fn is not None:
+        first, nr = base_fn, self._output_nr
+    else:
+        first, nr = gradient_edge(self)
+    second, src_nr = gradient_edge(src)
     node = _new(CopyBackwards)
     node.sequence_nr = _next_sequence_nr()
-    edges = node.next_functions = (base_edge, gradient_edge(src))
+    node._next = (first, second)
+    node._nrs = ZERO_NRS[2] if nr == 0 and src_nr == 0 else (nr, src_nr)
     dtype = buffer.dtype
     by_sizes = _SINGLE_METADATA.get(dtype.type)  # (single_metadata's cache)
     meta = None if by_sizes is None else by_sizes.get(sizes)
@@ -367,7 +372,7 @@ def _lean_recorded_write(
     copy_slices.view = view
     copy_slices.view_fn = None
     copy_slices.fn = node
-    copy_slices.next_functions = edges
+    copy_slices._next, copy_slices._nrs = node._next, node._nrs
     meta = None if previous is None else previous.input_metadata
     copy_slices.input_metadata = meta if meta is not None and meta[0][0] == base_sizes \
         and meta[0][1] is dtype else single_metadata(base_sizes, dtype)

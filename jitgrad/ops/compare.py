@@ -16,8 +16,8 @@ from .. import _tracing, dtypes
 from .._quiet import quiet_call
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import _NO_EDGE, grad_accumulator, needs_grad, record
-from ..autograd.node import SAVED_HOOKS, Grads, SavingNode, _next_sequence_nr
+from ..autograd.graph import grad_accumulator, needs_grad, record
+from ..autograd.node import SAVED_HOOKS, ZERO_NRS, Grads, Node, SavingNode, _next_sequence_nr
 from ..geometry import broadcast_shapes
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
@@ -376,25 +376,31 @@ def _fused_where(condition: Any, input: Any, other: Any) -> Tensor | None:
             node.save(condition)
         return out
     # ``needs_grad``, ``Node.__init__`` and ``record``, written out for operands that are not views
-    edges = []
+    nexts: list[Node | None] = []
+    nrs: list[int] = []
     for value in (a, b):
         if value is None:
-            edges.append(_NO_EDGE)
+            nexts.append(None)
+            nrs.append(0)
         elif value._grad_fn is not None:
-            edges.append((value._grad_fn, value._output_nr))
+            nexts.append(value._grad_fn)
+            nrs.append(value._output_nr)
         elif value._requires_grad:
             ref = value._grad_accumulator
             acc = ref() if ref is not None else None
-            edges.append((grad_accumulator(value) if acc is None else acc, 0))
+            nexts.append(grad_accumulator(value) if acc is None else acc)
+            nrs.append(0)
         else:
-            edges.append(_NO_EDGE)
-    if edges[0] is _NO_EDGE and edges[1] is _NO_EDGE:
+            nexts.append(None)
+            nrs.append(0)
+    if nexts[0] is None and nexts[1] is None:
         return out
     node = _new(WhereBackward0)
     node.sequence_nr = _next_sequence_nr()
     if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
         anomaly_mode.record_creation(node.metadata)
-    node.next_functions = (edges[0], edges[1])
+    node._next = (nexts[0], nexts[1])
+    node._nrs = ZERO_NRS[2] if nrs[0] == 0 and nrs[1] == 0 else (nrs[0], nrs[1])
     node.input_metadata = plan[2]
     out._grad_fn = node
     # ``SavingNode.save(condition)``'s compact form, written out

@@ -98,7 +98,7 @@ class CopySlices(Node):
 
     def __init__(self, base: Tensor, view: Geometry, view_fn: tuple[Step, ...] | None, fn: Node) -> None:
         # Node.__init__, written out (one frame less on every write through a view)
-        self.next_functions = ()
+        self._next = self._nrs = ()
         self.input_metadata = ()
         self.sequence_nr = _next_sequence_nr()
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
@@ -131,7 +131,7 @@ class CopySlices(Node):
         if fn is None:
             raise RuntimeError(_FREED)
         if grad is None:
-            return (None,) * len(self.next_functions)
+            return (None,) * len(self._next)
         if not _grad_state.enabled:  # (is_grad_enabled)
             return self._apply_data(fn, grad, bool(owned and owned[0]))
         result = self._result(grad)
@@ -178,14 +178,14 @@ class CopySlices(Node):
         offset = result._offset + view.storage_offset - base.storage_offset
         sizes, strides = view.sizes, view.strides
         mine = self._needed  # (_needed_for_fn: CopySlices's edges are fn's, the first the base's)
-        edges = self.next_functions
-        n = len(fn.next_functions)
+        nexts = self._next
+        n = len(fn._next)
         if mine is not None:
             needed = mine[:n]
         elif n == 2:
-            needed = (edges[0][0] is not None, edges[1][0] is not None)
+            needed = (nexts[0] is not None, nexts[1] is not None)
         else:
-            needed = tuple([nxt is not None for nxt, _ in edges[:n]])
+            needed = tuple([nxt is not None for nxt in nexts[:n]])
         base_wanted = needed[0]  # (self.needs_input_grad(0))
         overwrites = fn.overwrites_view
         if overwrites:  # fn's first output would be zeros: fill the slice instead (below)
@@ -263,7 +263,7 @@ class CopySlices(Node):
         zero(region)
 
     def _needed_for_fn(self) -> tuple[bool, ...]:
-        n = len(self.fn.next_functions)  # type: ignore[union-attr]
+        n = len(self.fn._next)  # type: ignore[union-attr]
         return (self.needs_input_grad(0),) + tuple(self.needs_input_grad(i) for i in range(1, n))
 
     def _result(self, grad: Tensor) -> Tensor:

@@ -423,7 +423,7 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
             if decl.reads is None:
                 node.save(*args)  # type: ignore[attr-defined]
             else:
-                node.save(*_read(decl, args, [fn is not None for fn, _ in node.next_functions]))  # type: ignore[attr-defined]
+                node.save(*_read(decl, args, [fn is not None for fn in node._next]))  # type: ignore[attr-defined]
         elif saves == RESULT:
             node.save_result(out)  # type: ignore[attr-defined]  # (a fresh result)
         elif saves == BOTH:

@@ -54,8 +54,8 @@ def _needed(node: Node) -> tuple[bool, bool]:
     needed = node._needed
     if needed is not None:
         return needed[0], needed[1]
-    first, second = node.next_functions
-    return first[0] is not None, second[0] is not None
+    first, second = node._next
+    return first is not None, second is not None
 
 
 # -- add / sub ---------------------------------------------------------------------------------
@@ -331,8 +331,8 @@ def _mul(input: Any, other: Any, *, lean: bool = True) -> Tensor:
     if needs_grad(input, other):
         node = record(MulBackward0(), _tensors(input, other), (out,))
         # d(out)/d(input) needs other and vice versa: save only what will be used
-        to_input, to_other = node.next_functions
-        node.save(input if to_other[0] is not None else None, other if to_input[0] is not None else None)
+        to_input, to_other = node._next
+        node.save(input if to_other is not None else None, other if to_input is not None else None)
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.op("mul", out, input, other)
     return out

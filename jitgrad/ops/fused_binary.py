@@ -30,8 +30,8 @@ from .. import _tracing
 from .._quiet import QUIET_RUN, quiet_call
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import _NO_EDGE, _RUNS_FIRST, AccumulateGrad, grad_accumulator, needs_grad, record
-from ..autograd.node import SAVED_HOOKS, Node, _next_sequence_nr
+from ..autograd.graph import _RUNS_FIRST, AccumulateGrad, grad_accumulator, needs_grad, record
+from ..autograd.node import SAVED_HOOKS, ZERO_NRS, Node, _next_sequence_nr
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
@@ -293,13 +293,13 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                     and (other_fn is not None or _no_gradient(other, view))
         if plain:
             if fn is not None:
-                first = (fn, input._output_nr)
+                first, nr = fn, input._output_nr
             elif input._requires_grad:
                 ref = input._grad_accumulator
                 acc = ref() if ref is not None else None
                 if acc is None:  # ``grad_accumulator(input)``, written out: its last graph is gone
                     acc = _new(AccumulateGrad)
-                    acc.next_functions = ()
+                    acc._next = acc._nrs = ()
                     acc.variable = input
                     acc.sequence_nr = _RUNS_FIRST
                     acc.input_metadata = plan[2]  # (the input's sizes)
@@ -308,32 +308,37 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                     if input._hooks is not None:
                         acc._tensor_pre_hooks = {0: input._hooks}
                     input._grad_accumulator = _weak(acc)
-                first = (acc, 0)
+                first, nr = acc, 0
             else:
-                first = _NO_EDGE
-            second = _NO_EDGE
+                first, nr = None, 0
+            second, other_nr = None, 0
             if operand is Tensor:
                 if other_fn is not None:
-                    second = first if other is input else (other_fn, other._output_nr)  # (``x * x``: one edge object)
+                    second, other_nr = other_fn, other._output_nr
                 elif other._requires_grad:
                     ref = other._grad_accumulator
                     acc = ref() if ref is not None else None
-                    second = (grad_accumulator(other) if acc is None else acc, 0)
-                elif first is _NO_EDGE:
+                    second = grad_accumulator(other) if acc is None else acc
+                elif first is None:
                     return out
-            elif first is _NO_EDGE:
+            elif first is None:
                 return out
             node = _new(node_class)
             node.sequence_nr = _next_sequence_nr()
             if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
                 anomaly_mode.record_creation(node.metadata)
-            node.next_functions = (first, second) if pair else (first,)
+            if pair:
+                node._next = (first, second)
+                node._nrs = ZERO_NRS[2] if nr == 0 and other_nr == 0 else (nr, other_nr)
+            else:
+                node._next = (first,)
+                node._nrs = ZERO_NRS[1] if nr == 0 else (nr,)
             node.input_metadata = meta
             out._grad_fn = node
         elif needs_grad(input, other):
             node = record(node_class(), (input, other if operand is Tensor else None) if pair else (input,), (out,))
-            first = node.next_functions[0]
-            second = node.next_functions[1] if pair else _NO_EDGE
+            first = node._next[0]
+            second = node._next[1] if pair else None
         else:
             return out
         if not saves:
@@ -343,11 +348,11 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         # ``SavingNode.save``'s compact form when it would take it
         if operand is not Tensor:  # no tensor: hooks and anomaly mode only concern tensors
             node._saved = None
-            node._compact = (None, other if first[0] is not None or saves == QUOTIENT else None)
+            node._compact = (None, other if first is not None or saves == QUOTIENT else None)
             node._codes = _NONE2
             return out
-        a = input if second[0] is not None or saves == INPUTS else None
-        b = other if first[0] is not None or saves == QUOTIENT or saves == INPUTS else None
+        a = input if second is not None or saves == INPUTS else None
+        b = other if first is not None or saves == QUOTIENT or saves == INPUTS else None
         if anomaly_mode.enabled or SAVED_HOOKS.stack or (a is not None and input._storage.inference) or (
                 b is not None and other._storage.inference):
             node.save(a, b)  # (the general form: SavedTensors, packed; refused, or saved as such)

@@ -14,7 +14,7 @@ from .._quiet import QUIET_RUN, quiet_call
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import _RUNS_FIRST, AccumulateGrad, needs_grad, record
-from ..autograd.node import Node, _next_sequence_nr
+from ..autograd.node import ZERO_NRS, Node, _next_sequence_nr
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
@@ -160,13 +160,13 @@ def fused_total(node_class: type[Node], mean: bool = False,
                        (input,), (out,))
             return out
         if fn is not None:
-            first = (fn, input._output_nr)
+            first, nr = fn, input._output_nr
         elif input._requires_grad:
             ref = input._grad_accumulator
             acc = ref() if ref is not None else None
             if acc is None:  # ``grad_accumulator(input)``, written out: its last graph is gone
                 acc = _new(AccumulateGrad)
-                acc.next_functions = ()
+                acc._next = acc._nrs = ()
                 acc.variable = input
                 acc.sequence_nr = _RUNS_FIRST
                 acc.input_metadata = in_meta
@@ -175,14 +175,15 @@ def fused_total(node_class: type[Node], mean: bool = False,
                 if input._hooks is not None:
                     acc._tensor_pre_hooks = {0: input._hooks}
                 input._grad_accumulator = _weak(acc)
-            first = (acc, 0)
+            first, nr = acc, 0
         else:
             return out
         node = _new(node_class if dim is None else by_dim)
         node.sequence_nr = _next_sequence_nr()
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
             anomaly_mode.record_creation(node.metadata)
-        node.next_functions = (first,)
+        node._next = (first,)
+        node._nrs = ZERO_NRS[1] if nr == 0 else (nr,)
         node.input_metadata = meta
         out._grad_fn = node
         if extreme is not None:

@@ -20,7 +20,7 @@ from .. import _tracing
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import _SINGLE_METADATA, gradient_edge, single_metadata
-from ..autograd.node import Node, _next_sequence_nr
+from ..autograd.node import ZERO_NRS, Node, _next_sequence_nr, edge_numbers
 from ..autograd.variable import requires_grad as requires_grad_flag
 from ..autograd.view_mode import _mode as _VIEW_MODE
 from ..copying import check_inplace
@@ -31,7 +31,7 @@ from ..tensor import Tensor
 from . import view_meta
 from .as_strided import AsStridedBackward0
 from .copy_slices import CopySlices
-from .._quiet import IGNORE_ALL, QUIET
+from .._quiet import IGNORE_ALL, QUIET, QUIET_RUN, quiet_call
 from .operands import (
     _LAYOUTS, LEAN_DTYPES, array_of, as_array, check_inplace_dtype, layout, strided_data,
     wrapped_operand,
@@ -104,7 +104,7 @@ def inplace_write(
         vm = self._view_meta
         base_edge = gradient_edge(vm.base) if vm is not None else None
         first = gradient_edge(self) if save_output is not None else _first_edge(self, base_edge)
-        node.next_functions = (first,) + tuple([gradient_edge(t) for t in inputs[1:]])
+        node._set_edges((first,) + tuple([gradient_edge(t) for t in inputs[1:]]))
         node.input_metadata = single_metadata(self._sizes, self._storage.buffer.dtype)
     write()
     if not write_bumps:
@@ -144,7 +144,7 @@ def rebase_history(self: Tensor, node: Node, base_edge: Any) -> None:
     # grad_fn reads its elements from the base's new history
     old = self._grad_fn
     fn = AsStridedBackward0(copy_slices.base, view)
-    fn.next_functions = ((copy_slices, 0),)  # (gradient_edge(base))
+    fn._next, fn._nrs = (copy_slices,), ZERO_NRS[1]  # (gradient_edge(base))
     dtype = self._storage.buffer.dtype
     meta = node.input_metadata  # (the write's node: of this view's sizes and dtype, usually)
     fn.input_metadata = meta if len(meta) == 1 and meta[0][1] is dtype and meta[0][0] == self._sizes \
@@ -176,8 +176,12 @@ def rebase_base(
 
     old = base._grad_fn
     copy_slices = CopySlices(base, view, view_fn, node)
-    edges = node.next_functions
-    copy_slices.next_functions = edges if edges[0] is base_edge else (base_edge,) + edges[1:]
+    base_fn, base_nr = base_edge
+    nexts, nrs = node._next, node._nrs
+    if nexts[0] is base_fn and nrs[0] == base_nr:  # (``_first_edge``'s: the base's, shared)
+        copy_slices._next, copy_slices._nrs = nexts, nrs
+    else:
+        copy_slices._next, copy_slices._nrs = (base_fn,) + nexts[1:], edge_numbers((base_nr,) + nrs[1:])
     dtype = base._storage.buffer.dtype
     # (the base's last CopySlices's metadata, when it took that one's geometry: same sizes)
     meta = old.input_metadata if type(old) is CopySlices and copy_slices.base is old.base else ()
@@ -236,8 +240,9 @@ def apply_inplace(
 # nodes numbered in the general path's order. If you add a slot to CopySlices or
 # AsStridedBackward0, or a step to those functions, do it there too:
 # tests/test_lean_inplace.py compares every slot of the nodes made both ways. There the
-# base's edge is the one its views share, and the regenerated view's edges become the
-# base's (``Tensor._edges``, see the lean plain view in ``view_ops.py``); a stepper's second
+# base's edge is the one its views share, and the regenerated view's ``_next`` becomes the
+# one the base's views share (``Tensor._views_next``, see the lean plain view in
+# ``view_ops.py``); a stepper's second
 # write through one place takes the last CopySlices's geometries and metadata.
 def lean_inplace(
     op: str, ufunc: np.ufunc, self: Tensor, other: Any, make_node: Callable[[], Node],
@@ -311,26 +316,21 @@ def lean_inplace(
                     node.sequence_nr = _next_sequence_nr()
                 else:
                     node = make_node()
-                try:  # (the edge the base's views share, when current: ``Tensor._edges``)
-                    edges = base._edges
-                except AttributeError:
-                    edges = None
-                base_edge = edges[0] if edges is not None and edges[0][0] is base_fn and \
-                    edges[0][1] == base._output_nr else (base_fn, base._output_nr)
                 other_fn = None if tensor is None or tensor._view_meta is not None else tensor._grad_fn
                 # (gradient_edge, inlined for a tensor that is not a view, with history)
-                node.next_functions = (base_edge, (other_fn, tensor._output_nr) if other_fn is not None
-                                       else gradient_edge(tensor))
+                if other_fn is not None:
+                    other_nr = tensor._output_nr
+                else:
+                    other_fn, other_nr = gradient_edge(tensor)
+                node._next = (base_fn, other_fn)
+                base_nr = base._output_nr
+                node._nrs = ZERO_NRS[2] if base_nr == 0 and other_nr == 0 else (base_nr, other_nr)
                 dtype = dst.dtype
                 by_sizes = _SINGLE_METADATA.get(dtype.type)  # (single_metadata's cache)
                 meta = None if by_sizes is None else by_sizes.get(sizes)
                 node.input_metadata = meta = meta if meta is not None and meta[0][1] is dtype \
                     else single_metadata(sizes, dtype)
-                token = QUIET.set(IGNORE_ALL)
-                try:
-                    ufunc(dst, y, out=dst)
-                finally:
-                    QUIET.reset(token)
+                _write(ufunc, dst, y)
                 storage.bump(op, skip=3)  # (past this frame and the op's)
                 # ``rebase_history``: ``view_geometry``, ``rebase_base`` (``CopySlices.__init__``)
                 # and the view's ``regenerate`` in as_strided mode, written out
@@ -351,7 +351,7 @@ def lean_inplace(
                 copy_slices.view = view
                 copy_slices.view_fn = None
                 copy_slices.fn = node
-                copy_slices.next_functions = node.next_functions
+                copy_slices._next, copy_slices._nrs = node._next, node._nrs
                 # (the base's sizes are the last CopySlices's: its metadata, if of this dtype)
                 copy_slices.input_metadata = whole_meta if whole_meta is not None and \
                     whole_meta[0][1] is dtype else single_metadata(base._sizes, dtype)
@@ -363,8 +363,9 @@ def lean_inplace(
                 regenerated.sequence_nr = _next_sequence_nr()
                 regenerated.input_geometry = whole
                 regenerated.geometry = view
-                # (the base's next views share this edge: ``Tensor._edges``)
-                regenerated.next_functions = base._edges = ((copy_slices, 0),)
+                # (the base's next views share this ``_next``: ``Tensor._views_next``)
+                regenerated._next = base._views_next = (copy_slices,)
+                regenerated._nrs = ZERO_NRS[1]
                 regenerated.input_metadata = meta
                 self._grad_fn = regenerated
                 self._output_nr = 0
@@ -378,17 +379,24 @@ def lean_inplace(
     if record:
         node = make_node()
         base_edge = gradient_edge(vm.base) if vm is not None else None
-        node.next_functions = (_first_edge(self, base_edge), gradient_edge(tensor))
+        node._set_edges((_first_edge(self, base_edge), gradient_edge(tensor)))
         node.input_metadata = single_metadata(self._sizes, dst.dtype)
-    token = QUIET.set(IGNORE_ALL)
-    try:
-        ufunc(dst, y, out=dst)
-    finally:
-        QUIET.reset(token)
+    _write(ufunc, dst, y)
     self._storage.bump(op, skip=3)  # (past this frame and the op's)
     if node is not None:
         rebase_history(self, node, base_edge)
     return self
+
+
+def _write(ufunc: np.ufunc, dst: np.ndarray, y: Any) -> None:
+    """``ufunc(dst, y, out=dst)``, quietly (``QUIET_RUN``: no context variable set per write).
+    Its fallback runs when another thread is in QUIET_RUN's context, refused before the
+    call: the ufuncs of the in-place arithmetic raise no RuntimeError of their own, so
+    nothing is written twice."""
+    try:
+        QUIET_RUN(ufunc, dst, y, out=dst)
+    except RuntimeError:
+        quiet_call(ufunc, dst, y, out=dst)
 
 
 # -- what every in-place elementwise op shares ---------------------------------------------

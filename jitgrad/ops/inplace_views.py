@@ -77,7 +77,7 @@ def _restride_in_place(
     node = None
     if record:
         node = make_node()
-        node.next_functions = (gradient_edge(self),)
+        node._set_edges((gradient_edge(self),))
         node.input_metadata = ((new._sizes, new.dtype),)
     self._storage.before_write()  # a saved ``self`` keeps its geometry (allow_mutation_...)
     self._sizes, self._strides, self._offset = new._sizes, new._strides, new._offset
@@ -252,5 +252,5 @@ def set_(
     self._storage.bump("set_")
     self._storage = storage
     self._sizes, self._strides, self._offset = geometry
-    self._base = self._view_meta = self._edges = None  # (no longer a view of anything)
+    self._base = self._view_meta = self._views_next = None  # (no longer a view of anything)
     return self

@@ -60,7 +60,7 @@ def _summed(node: Node, i: int, g: Tensor) -> bool:
     """Whether the gradient of ``node``'s input ``i`` is ``g``'s shape summed to 0-d."""
     if not g._sizes:
         return False
-    nxt, nr = node.next_functions[i]
+    nxt, nr = node._next[i], node._nrs[i]
     return not nxt.input_metadata[nr][0]  # type: ignore[union-attr]
 
 

@@ -11,8 +11,8 @@ import numpy as np
 from .. import _tracing
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import _NO_EDGE, _RUNS_FIRST, AccumulateGrad, needs_grad, record, single_metadata
-from ..autograd.node import Grads, Node, _next_sequence_nr
+from ..autograd.graph import _RUNS_FIRST, AccumulateGrad, needs_grad, record, single_metadata
+from ..autograd.node import Grads, Node, _next_sequence_nr, edge_numbers
 from ..geometry.strided import wrap_dim
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
@@ -54,7 +54,7 @@ class CatBackward0(Node):
             needed = self._needed
             for i, input_sizes in enumerate(self.sizes):
                 length = input_sizes[dim]
-                if needed[i] if needed is not None else self.next_functions[i][0] is not None:
+                if needed[i] if needed is not None else self._next[i] is not None:
                     view = Tensor._make(storage, head + (length,) + tail, strides, offset + start * step, base)
                     view._view_meta = ViewMeta(base, None, (narrow, (dim, start, length)), NO_GRAD_MODE)
                     out.append(view)
@@ -81,7 +81,7 @@ class StackBackward0(Node):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
-        n = len(self.next_functions)
+        n = len(self._next)
         dim = self.dim
         if _data_only(g, dim):
             # ``select``'s data (no graph to build): each input's slice, a view of ``g`` made
@@ -93,7 +93,7 @@ class StackBackward0(Node):
             needed = self._needed
             out: list[Tensor | None] = []
             for i in range(n):
-                if needed[i] if needed is not None else self.next_functions[i][0] is not None:
+                if needed[i] if needed is not None else self._next[i] is not None:
                     view = Tensor._make(storage, view_sizes, view_strides, offset + i * step, base)
                     view._view_meta = ViewMeta(base, None, (select, (dim, i)), NO_GRAD_MODE)
                     out.append(view)
@@ -193,7 +193,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     # one loop: each input's ``lean_data`` and (``needs_grad`` and ``record``'s edges,
     # written out) its edge, for inputs that are not views, or views whose history is up to
     # date (``current_grad_fn``'s test); else ``edges`` is None
-    edges: list[Any] | None = [] if _grad_state.enabled else None
+    edges: list[Any] | None = [] if _grad_state.enabled else None  # (the node's ``_next``)
+    nrs: list[int] = []  # (its ``_nrs``)
     wanted = False
     for t in tensors:
         if t.__class__ is not Tensor:
@@ -220,14 +221,15 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 wanted = True  # (maybe: ``needs_grad`` says)
                 continue
         if fn is not None:
-            edges.append((fn, t._output_nr))
+            edges.append(fn)
+            nrs.append(t._output_nr)
             wanted = True
         elif t._requires_grad:
             ref = t._grad_accumulator
             acc = ref() if ref is not None else None
             if acc is None:  # ``grad_accumulator(t)``, written out: its last graph is gone
                 acc = _new(AccumulateGrad)
-                acc.next_functions = ()
+                acc._next = acc._nrs = ()
                 acc.variable = t
                 acc.sequence_nr = _RUNS_FIRST
                 acc.input_metadata = ((by_sizes and by_sizes.get(t._sizes)) or _plan(t._sizes, dtype))[2]
@@ -236,10 +238,12 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 if t._hooks is not None:
                     acc._tensor_pre_hooks = {0: t._hooks}
                 t._grad_accumulator = _weak(acc)
-            edges.append((acc, 0))
+            edges.append(acc)
+            nrs.append(0)
             wanted = True
         else:
-            edges.append(_NO_EDGE)
+            edges.append(None)
+            nrs.append(0)
     if scalars:
         shape: tuple[int, ...] = (k,)
     else:
@@ -288,7 +292,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if edges is None:  # the general edges (``record`` regenerates a stale view's history)
         record(node, tensors, (out,))
         return out
-    node.next_functions = tuple(edges)
+    node._next = tuple(edges)
+    node._nrs = edge_numbers(tuple(nrs))
     node.input_metadata = plan[2]
     out._grad_fn = node
     return out
@@ -437,7 +442,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
             return _cat(tensors, dim)
     _, _, _, strides, numel, shape, total, out_strides, shapes, meta, one, d = plan
     arrays = []
-    edges: list[Any] | None = [] if _grad_state.enabled else None
+    edges: list[Any] | None = [] if _grad_state.enabled else None  # (the node's ``_next``)
+    nrs: list[int] = []  # (its ``_nrs``)
     wanted = False
     for t in tensors:
         if t.__class__ is not Tensor:
@@ -460,14 +466,15 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 wanted = True  # (maybe: ``needs_grad`` says)
                 continue
         if fn is not None:
-            edges.append((fn, t._output_nr))
+            edges.append(fn)
+            nrs.append(t._output_nr)
             wanted = True
         elif t._requires_grad:
             ref = t._grad_accumulator
             acc = ref() if ref is not None else None
             if acc is None:  # ``grad_accumulator(t)``, written out: its last graph is gone
                 acc = _new(AccumulateGrad)
-                acc.next_functions = ()
+                acc._next = acc._nrs = ()
                 acc.variable = t
                 acc.sequence_nr = _RUNS_FIRST
                 acc.input_metadata = one if buffer.dtype is dtype else single_metadata(sizes, buffer.dtype)
@@ -476,10 +483,12 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 if t._hooks is not None:
                     acc._tensor_pre_hooks = {0: t._hooks}
                 t._grad_accumulator = _weak(acc)
-            edges.append((acc, 0))
+            edges.append(acc)
+            nrs.append(0)
             wanted = True
         else:
-            edges.append(_NO_EDGE)
+            edges.append(None)
+            nrs.append(0)
     # each buffer whole from its start: longer than the input's elements if a buffer is
     # (checked once, on the result's length), of other dtypes if the inputs are
     values = _concatenate(arrays) if not d else _concatenate_along(arrays, sizes, numel, d)
@@ -520,7 +529,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if edges is None:  # the general edges (``record`` regenerates a stale view's history)
         record(node, tensors, (out,))
         return out
-    node.next_functions = tuple(edges)
+    node._next = tuple(edges)
+    node._nrs = edge_numbers(tuple(nrs))
     node.input_metadata = meta
     out._grad_fn = node
     return out

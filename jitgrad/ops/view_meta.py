@@ -163,7 +163,7 @@ def regenerate(t: Tensor, indirect: bool, geometries: tuple[Any, Any] | None = N
         else:
             ancestor_geometry, geometry = ancestor._geometry, t._geometry
         fn = AS_STRIDED_BACKWARD[0](ancestor_geometry, geometry)
-        fn.next_functions = (gradient_edge(ancestor),)
+        fn._set_edges((gradient_edge(ancestor),))
         fn.input_metadata = single_metadata(t._sizes, t._storage.buffer.dtype)
     t._grad_fn = fn
     t._output_nr = 0

@@ -24,7 +24,7 @@ from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import (
     _SINGLE_METADATA, ScatterGrad, grad_accumulator, needs_grad, record, single_metadata,
 )
-from ..autograd.node import Grads, Node, _next_sequence_nr
+from ..autograd.node import ZERO_NRS, Grads, Node, _next_sequence_nr
 from ..geometry import Geometry, contiguous_strides
 from ..geometry import views as vg
 from ..geometry.broadcast import infer_size
@@ -50,7 +50,7 @@ class ViewBackward(Node):
         self, input_sizes: tuple[int, ...], rel: Any, rel_fn: Callable[[Geometry, Any], Geometry] | None = None
     ) -> None:
         # Node.__init__, written out (one frame less on every view)
-        self.next_functions = ()
+        self._next = self._nrs = ()
         self.input_metadata = ()
         self.sequence_nr = _next_sequence_nr()
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
@@ -482,8 +482,10 @@ def _pieces(self: Tensor, outs: tuple[Tensor, ...], dim: int) -> Callable[[Geome
 
 def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     outs = _forward(views.split, self, split_size_or_sections, dim)
+    # (sections: PyTorch's ``split`` is then ``split_with_sizes``, and so is its node)
+    node_type = SplitWithSizesBackward0 if isinstance(split_size_or_sections, (list, tuple)) else SplitBackward0
     return _multi(
-        SplitBackward0, self, outs, _pieces(self, outs, dim),
+        node_type, self, outs, _pieces(self, outs, dim),
         lambda t: split(t, split_size_or_sections, dim),
     )
 
@@ -553,10 +555,10 @@ def _immutable(index: Any) -> bool:
 # gradients with PyTorch.
 # Fewer objects per view (each one Python's collector tracks costs a stepper's statement
 # time in every collection): the views of a tensor that is not a view, written through
-# its views (its grad_fn a CopySlices: a stepper's or a table's), share one edge tuple
-# ``((grad_fn, output_nr),)`` while its history is current (``Tensor._edges``, set only by
+# its views (its grad_fn a CopySlices: a stepper's or a table's), share one ``_next``
+# ``(grad_fn,)`` while its history is current (``Tensor._views_next``, set only by
 # this path and the lean write through a view, which hands the base its regenerated
-# view's edges; ``detach_`` clears it, so an old history is not kept alive);
+# view's ``_next``; ``detach_`` clears it, so an old history is not kept alive);
 # and ``getitem`` remembers ``x[i]``, ``x[a:b]``, ``x[a:b, c:d]``, ``x[a:b, j]`` and
 # ``x[a:b, None]`` by their Python ints (``_SEEN``): one shared index per bounds for the
 # node and the view's replay step (``x[a:b]`` kept as the same view ``x[(a:b,)]``), with
@@ -628,20 +630,23 @@ def _plain_view(
             anomaly_mode.record_creation(node.metadata)
         if fn is not None:
             if vm is None and fn.__class__ is CopySlices:
-                # a base written through its views: they share one edge (``Tensor._edges``)
+                # a base written through its views: they share one ``_next`` (``Tensor._views_next``)
                 try:
-                    edges = self._edges
+                    nexts = self._views_next
                 except AttributeError:  # (not set before)
-                    edges = None
-                if edges is None or edges[0][0] is not fn or edges[0][1] != self._output_nr:
-                    edges = self._edges = ((fn, self._output_nr),)
-                node.next_functions = edges
+                    nexts = None
+                if nexts is None or nexts[0] is not fn:
+                    nexts = self._views_next = (fn,)
+                node._next = nexts
             else:
-                node.next_functions = ((fn, self._output_nr),)
+                node._next = (fn,)
+            nr = self._output_nr
+            node._nrs = ZERO_NRS[1] if nr == 0 else (nr,)
         else:
             ref = self._grad_accumulator
             acc = ref() if ref is not None else None
-            node.next_functions = ((grad_accumulator(self) if acc is None else acc, 0),)
+            node._next = (grad_accumulator(self) if acc is None else acc,)
+            node._nrs = ZERO_NRS[1]
         dtype = storage.buffer.dtype
         if metadata is None or metadata[0][1] is not dtype:
             by_sizes = _SINGLE_METADATA.get(dtype.type)
