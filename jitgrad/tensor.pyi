@@ -14,7 +14,6 @@ from .storage import Storage
 class Tensor:
     __weakref__: Any
     _base: Tensor | None
-    _edges: tuple[tuple[Any, int]] | None
     _grad: Tensor | None
     _grad_accumulator: Any
     _grad_fn: Any
@@ -27,6 +26,7 @@ class Tensor:
     _storage: Storage
     _strides: tuple[int, ...]
     _view_meta: Any
+    _views_next: tuple[Any] | None
     @property
     def H(self) -> Tensor: ...
     @property

@@ -258,3 +258,57 @@ def test_numpy_of_any_view_shares_memory_with_numpys_strides(shape, data):
     ro = np.ones(3)
     ro.flags.writeable = False
     assert not jitgrad.from_numpy(ro)[1:].detach().numpy().flags.writeable
+
+
+# -- an input and a fresh result saved compactly (``SavingNode.save_input_result``) -------
+_INPUT_RESULT_OPS = {
+    "logsumexp": lambda a: a.logsumexp(0), "cumprod": lambda a: a.cumprod(0), "norm": lambda a: a.norm(),
+    "std": lambda a: a.std(), "prod": lambda a: a.prod(), "amax": lambda a: a.amax(), "max": lambda a: a.max(),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_INPUT_RESULT_OPS))
+def test_input_and_result_saved_compactly_read_as_in_pytorch(op):
+    """``_saved_self``/``_saved_result`` (the result with the node as its ``grad_fn``), the
+    ``SavedTensor``s made from the compact form field for field as ``save`` makes them, and
+    the errors of a write into the input and of a second backward, as PyTorch's."""
+    f = _INPUT_RESULT_OPS[op]
+    seen = []
+    for lib in (jitgrad, torch):
+        x = lib.tensor([0.5, 2.0, 1.5, 3.0], dtype=lib.float64, requires_grad=True)
+        a = x * 1.0
+        y = f(a)
+        fn = y.grad_fn
+        result = fn._saved_result
+        row = [fn.name(), fn._saved_self.tolist(), result.tolist(), result.grad_fn is fn, result.equal(y)]
+        loss = y.sum()
+        loss.backward(retain_graph=True)
+        row.append(x.grad.tolist())
+        loss.backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            loss.backward()
+        b = x * 1.0
+        z = f(b).sum()
+        b.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.backward()
+        w = f(x * 1.0)
+        w.mul_(2)  # (the saved result itself)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            w.sum().backward()
+        seen.append(row)
+    assert seen[0] == seen[1]
+    x = jitgrad.tensor([0.5, 2.0, 1.5, 3.0], dtype=jitgrad.float64, requires_grad=True)
+    a = x * 1.0
+    y = f(a)
+    node = y.grad_fn
+    assert node._compact is not None and node._saved is None  # (kept compactly)
+    general = type(node).__new__(type(node))
+    general.save(a, y, outputs=(y,))
+    ours = node.saved  # (made now from the compact form)
+    assert node._compact is None
+    assert _fields(ours[0]) == _fields(general.saved[0])
+    made, expected = _fields(ours[1]), _fields(general.saved[1])
+    assert made.pop("_data").equal(expected.pop("_data"))
+    assert made.pop("_node")() is node and expected.pop("_node")() is general
+    assert made == expected

@@ -413,6 +413,9 @@ def _saved_input(t: Tensor, version: int, had_history: bool) -> SavedTensor:
 
 # the ``_codes`` of a node whose one saved value is its output (``save_result``)
 _RESULT_CODES = ("result",)
+# the last of ``_codes`` when a node saved its input and its fresh result compactly
+# (``SavingNode.save_input_result``)
+_INPUT_RESULT = ("input", "result")
 
 
 def _saved_result(node: Node, storage: Any, sizes: tuple[int, ...], strides: tuple[int, ...]) -> SavedTensor:
@@ -576,8 +579,12 @@ class SavingNode(Node):
             compact = self._compact
             if compact is None:
                 return ()  # nothing saved (yet)
-            if self._codes is _RESULT_CODES:
+            codes = self._codes
+            if codes is _RESULT_CODES:
                 saved = self._saved = (_saved_result(self, *compact),)
+            elif codes[-1] is _INPUT_RESULT:
+                input, storage, sizes, strides = compact
+                saved = self._saved = (_saved_from_code(input, codes[0]), _saved_result(self, storage, sizes, strides))
             else:
                 saved = self._saved = tuple([
                     value if code is None else _saved_from_code(value, code)
@@ -639,6 +646,24 @@ class SavingNode(Node):
         self._compact = (out._storage, out._sizes, out._strides)
         self._codes = _RESULT_CODES
 
+    def save_input_result(self, input: Tensor, out: Tensor) -> None:
+        """``save(input, out, outputs=(out,))`` for ``out``, the node's one output, a fresh
+        tensor that owns its whole storage (offset 0, no base, version 0): ``input`` as
+        ``save`` keeps it, ``out`` as ``save_result`` does (``_compact = (input, out's
+        storage, sizes, strides)``, ``_codes = (input's code, _INPUT_RESULT)``). Any other
+        ``out`` (a view, written since) is saved by ``save``."""
+        storage = input._storage
+        if anomaly_mode.enabled or SAVED_HOOKS.stack or storage.inference or out._storage.inference \
+                or input.__class__ is not Tensor or out.__class__ is not Tensor or out._offset \
+                or out._base is not None or out._storage._counter is not None:
+            self.save(input, out, outputs=(out,))
+            return
+        counter = storage._counter
+        self._saved = None
+        self._compact = (input, out._storage, out._sizes, out._strides)
+        self._codes = ((0 if counter is None else 2 * counter.value) + (input._grad_fn is not None),
+                       _INPUT_RESULT)
+
     def unpack(self) -> tuple[Any, ...]:
         compact = self._compact
         if compact is None:
@@ -651,6 +676,17 @@ class SavingNode(Node):
                     out = Tensor._make(storage, compact[1], compact[2])
                     out._grad_fn = self
                     return (out,)
+        elif self._codes[-1] is _INPUT_RESULT:  # (``save_input_result``)
+            input, storage, sizes, strides = compact
+            if input is not _RELEASED and storage is not _RELEASED:
+                code = self._codes[0]
+                counter = input._storage._counter
+                result_counter = storage._counter
+                if (0 if counter is None else counter.value) == code >> 1 and not (code & 1 and input._grad_fn is None) \
+                        and (result_counter is None or result_counter.value == 0):  # (else ``saved`` raises)
+                    out = Tensor._make(storage, sizes, strides)
+                    out._grad_fn = self
+                    return (input, out)
         else:  # ``SavedTensor.unpack``'s checks, on the compact form
             for t, code in zip(compact, self._codes):
                 if code is None:
@@ -676,6 +712,8 @@ class SavingNode(Node):
             codes = self._codes
             if codes is _RESULT_CODES:
                 self._compact = (_RELEASED, *compact[1:])
+            elif codes[-1] is _INPUT_RESULT:
+                self._compact = (_RELEASED, _RELEASED, *compact[2:])
             elif codes.count(None) != len(codes):  # (else no tensor was saved: nothing to free)
                 self._compact = tuple([
                     value if code is None else _RELEASED for value, code in zip(compact, codes)

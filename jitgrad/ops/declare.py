@@ -370,7 +370,7 @@ def call_pointwise(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any
             elif saves == SELF:
                 node.save(x)
             elif saves:
-                node.save(x, out, outputs=(out,))
+                node.save_input_result(x, out)
         if _tracing.ACTIVE is not None:  # jitgrad.compile records it
             _tracing.ACTIVE.op(decl.name, out, x)
         return out

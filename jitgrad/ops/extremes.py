@@ -1,7 +1,7 @@
 """``max``/``min`` (of every element, or over one dim with their indices; with a tensor, the
 elementwise ``maximum``/``minimum``) and ``amax``/``amin``, with their backward nodes.
 ``max()``/``min()`` of every element take the fused per-op path (``fused_total.py``) first,
-and their node keeps its input and result compactly (``MaxBackward1.save_input_result``).
+and their node keeps its input and result compactly (``SavingNode.save_input_result``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import dtypes
-from ..autograd import anomaly_mode
 from ..autograd.graph import needs_grad, record
-from ..autograd.node import _RELEASED, SAVED_HOOKS, Grads, SavingNode, _saved_from_code, _saved_result
+from ..autograd.node import Grads, SavingNode
 from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 from .elementwise import div, maximum, minimum, mul
@@ -75,76 +74,13 @@ class MinBackward0(MaxBackward0):
     pass
 
 
-# the last of ``_codes`` when a node saved its input and its fresh result compactly
-# (``MaxBackward1.save_input_result``)
-_INPUT_RESULT = ("input", "result")
-
-
 class MaxBackward1(SavingNode):
     """Backward of the full ``max()``/``min()``: the gradient shared evenly among every
     element equal to the result (or every nan, when the result is nan), as PyTorch's
     ``evenly_distribute_backward``.
 
-    It saves its input and its result (``_saved_self``, ``_saved_result``). In the common
-    case (no saved tensor hooks, no anomaly mode, nothing in inference mode) both are kept
-    compactly, as ``SavingNode.save`` keeps an input and ``save_result`` a fresh result:
-    ``_compact = (input, result's storage, sizes, strides)`` and ``_codes = (the input's
-    code, _INPUT_RESULT)``; ``unpack``, ``saved`` and ``release_variables`` read that form
-    here and hand anything irregular to the ``SavedTensor``s ``save`` would have made."""
-
-    def save_input_result(self, input: Tensor, out: Tensor) -> None:
-        """``save(input, out, outputs=(out,))`` for ``out``, this node's one output, a fresh
-        tensor owning its whole storage (offset 0, no base, version 0)."""
-        storage = input._storage
-        if anomaly_mode.enabled or SAVED_HOOKS.stack or storage.inference or out._storage.inference \
-                or input.__class__ is not Tensor:
-            self.save(input, out, outputs=(out,))
-            return
-        counter = storage._counter
-        self._saved = None
-        self._compact = (input, out._storage, out._sizes, out._strides)
-        self._codes = ((0 if counter is None else 2 * counter.value) + (input._grad_fn is not None),
-                       _INPUT_RESULT)
-
-    def _materialize(self) -> None:
-        """The ``SavedTensor``s ``save`` would have made, from the compact form."""
-        input, storage, sizes, strides = self._compact
-        self._saved = (_saved_from_code(input, self._codes[0]), _saved_result(self, storage, sizes, strides))
-        self._compact = self._codes = None
-
-    @property
-    def saved(self) -> tuple[Any, ...]:
-        codes = self._codes
-        if codes is not None and codes[-1] is _INPUT_RESULT:
-            self._materialize()
-        return SavingNode.saved.fget(self)  # type: ignore[attr-defined,no-any-return]
-
-    @saved.setter
-    def saved(self, values: tuple[Any, ...]) -> None:
-        SavingNode.saved.fset(self, values)  # type: ignore[attr-defined]
-
-    def unpack(self) -> tuple[Any, ...]:
-        codes = self._codes
-        if codes is not None and codes[-1] is _INPUT_RESULT:
-            input, storage, sizes, strides = self._compact
-            if input is not _RELEASED and storage is not _RELEASED:
-                code = codes[0]
-                counter = input._storage._counter
-                result_counter = storage._counter
-                if (0 if counter is None else counter.value) == code >> 1 and not (code & 1 and input._grad_fn is None) \
-                        and (result_counter is None or result_counter.value == 0):
-                    out = Tensor._make(storage, sizes, strides)
-                    out._grad_fn = self
-                    return (input, out)
-            self._materialize()  # (their checks raise the errors)
-        return SavingNode.unpack(self)
-
-    def release_variables(self) -> None:
-        codes = self._codes
-        if codes is not None and codes[-1] is _INPUT_RESULT:
-            self._compact = (_RELEASED, _RELEASED, *self._compact[2:])
-            return
-        SavingNode.release_variables(self)
+    It saves its input and its result (``_saved_self``, ``_saved_result``), compactly
+    (``SavingNode.save_input_result``)."""
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         self_, result = self.unpack()
@@ -267,7 +203,7 @@ def _amextreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Tensor:
     if needs_grad(self):
         node = (AmaxBackward0 if op == "amax" else AminBackward0)(dims, keepdim)
         record(node, (self,), (out,))
-        node.save(self, out, outputs=(out,))
+        node.save_input_result(self, out)
     return out
 
 

@@ -115,7 +115,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     if needs_grad(x):
         node = LinalgVectorNormBackward0(p, dims, keepdim)
         record(node, (x,), (out,))
-        node.save(x, out, outputs=(out,))
+        node.save_input_result(x, out)
     return out
 
 

@@ -383,7 +383,7 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
                 if keepdim:
                     node.keepdim = keepdim
                 record(node, (self,), (out,))
-                node.save(self, out, outputs=(out,))
+                node.save_input_result(self, out)
             return out
     dims = reduce_dims("logsumexp", self, dim)
     x = self._numpy()
@@ -402,7 +402,7 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
         node = LogsumexpBackward0()
         node.dims, node.keepdim = dims, keepdim
         record(node, (self,), (out,))
-        node.save(self, out, outputs=(out,))
+        node.save_input_result(self, out)
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
         _tracing.ACTIVE.reduce("logsumexp", out, self, dims, keepdim)
     return out

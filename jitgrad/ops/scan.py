@@ -160,7 +160,7 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     if needs_grad(x):
         node = CumprodBackward0(d)
         record(node, (x,), (out,))
-        node.save(x, out, outputs=(out,))
+        node.save_input_result(x, out)
     return out
 
 
@@ -264,5 +264,5 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     if needs_grad(x):
         node = LogcumsumexpBackward0(d)
         record(node, (x,), (out,))
-        node.save(x, out, outputs=(out,))
+        node.save_input_result(x, out)
     return out

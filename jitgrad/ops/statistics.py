@@ -118,7 +118,7 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     if needs_grad(input):
         node = (ProdBackward0 if d is None else ProdBackward1)(d if input.ndim else None, keepdim)
         record(node, (input,), (out,))
-        node.save(input, out, outputs=(out,))
+        node.save_input_result(input, out)
     return out
 
 
@@ -240,7 +240,7 @@ def _moments(
         node.every_dim = dim is None or not input.ndim
         record(node, (input,), outs)
         if root:
-            node.save(input, out, outputs=(out,))
+            node.save_input_result(input, out)
         else:
             node.save(input)
     return outs if with_mean else out
@@ -385,7 +385,7 @@ def _global_median(op: str, node_cls: type, input: Tensor, ignore_nan: bool) -> 
     if needs_grad(input):
         node = node_cls()
         record(node, (input,), (out,))
-        node.save(input, out, outputs=(out,))
+        node.save_input_result(input, out)
     return out
 
 
