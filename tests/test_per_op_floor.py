@@ -312,3 +312,13 @@ def test_input_and_result_saved_compactly_read_as_in_pytorch(op):
     assert made.pop("_data").equal(expected.pop("_data"))
     assert made.pop("_node")() is node and expected.pop("_node")() is general
     assert made == expected
+
+
+def test_a_node_that_saved_nothing_unpacks_and_releases_nothing():
+    """``save()`` with no values (a node whose backward needs only its fields) is a compact
+    form too: nothing to unpack, check or free."""
+    node = MulBackward0()
+    node.save()
+    assert node.unpack() == ()
+    node.release_variables()
+    assert node.unpack() == () and node.saved == ()

@@ -582,7 +582,7 @@ class SavingNode(Node):
             codes = self._codes
             if codes is _RESULT_CODES:
                 saved = self._saved = (_saved_result(self, *compact),)
-            elif codes[-1] is _INPUT_RESULT:
+            elif codes and codes[-1] is _INPUT_RESULT:
                 input, storage, sizes, strides = compact
                 saved = self._saved = (_saved_from_code(input, codes[0]), _saved_result(self, storage, sizes, strides))
             else:
@@ -676,7 +676,7 @@ class SavingNode(Node):
                     out = Tensor._make(storage, compact[1], compact[2])
                     out._grad_fn = self
                     return (out,)
-        elif self._codes[-1] is _INPUT_RESULT:  # (``save_input_result``)
+        elif self._codes and self._codes[-1] is _INPUT_RESULT:  # (``save_input_result``)
             input, storage, sizes, strides = compact
             if input is not _RELEASED and storage is not _RELEASED:
                 code = self._codes[0]
@@ -712,7 +712,7 @@ class SavingNode(Node):
             codes = self._codes
             if codes is _RESULT_CODES:
                 self._compact = (_RELEASED, *compact[1:])
-            elif codes[-1] is _INPUT_RESULT:
+            elif codes and codes[-1] is _INPUT_RESULT:
                 self._compact = (_RELEASED, _RELEASED, *compact[2:])
             elif codes.count(None) != len(codes):  # (else no tensor was saved: nothing to free)
                 self._compact = tuple([
