@@ -172,7 +172,7 @@ def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor
         else:
             nodes.append(None)
     node._next = tuple(nodes)
-    node._nrs = _input_numbers(inputs, nodes) if numbered or len(nodes) >= 9 else ZERO_NRS[len(nodes)]
+    node._nrs = _input_numbers(inputs, nodes) if numbered or len(nodes) >= len(ZERO_NRS) else ZERO_NRS[len(nodes)]
     if len(outputs) == 1:  # the common case, without a loop
         out = outputs[0]
         out._grad_fn = node

@@ -83,16 +83,14 @@ class OwnedGrads(tuple):
 ZERO_NRS = tuple((0,) * k for k in range(9))
 
 
-def split_edges(edges: Sequence[Edge]) -> tuple[tuple[Node | None, ...], tuple[int, ...]]:
-    """``(nodes, input numbers)`` of ``edges`` (``_next`` and ``_nrs``); the numbers shared."""
-    nrs = tuple([nr for _, nr in edges])
-    return tuple([fn for fn, _ in edges]), (
-        ZERO_NRS[len(nrs)] if len(nrs) < 9 and not any(nrs) else nrs)
-
-
 def edge_numbers(nrs: tuple[int, ...]) -> tuple[int, ...]:
     """``nrs`` as a ``_nrs``: the shared tuple when every number is 0."""
-    return ZERO_NRS[len(nrs)] if len(nrs) < 9 and not any(nrs) else nrs
+    return ZERO_NRS[len(nrs)] if len(nrs) < len(ZERO_NRS) and not any(nrs) else nrs
+
+
+def split_edges(edges: Sequence[Edge]) -> tuple[tuple[Node | None, ...], tuple[int, ...]]:
+    """``(nodes, input numbers)`` of ``edges``: a node's ``_next`` and ``_nrs``."""
+    return tuple([fn for fn, _ in edges]), edge_numbers(tuple([nr for _, nr in edges]))
 
 
 class Node:
@@ -652,13 +650,12 @@ class SavingNode(Node):
         ``save`` keeps it, ``out`` as ``save_result`` does (``_compact = (input, out's
         storage, sizes, strides)``, ``_codes = (input's code, _INPUT_RESULT)``). Any other
         ``out`` (a view, written since) is saved by ``save``."""
-        storage = input._storage
-        if anomaly_mode.enabled or SAVED_HOOKS.stack or storage.inference or out._storage.inference \
-                or input.__class__ is not Tensor or out.__class__ is not Tensor or out._offset \
+        if input.__class__ is not Tensor or out.__class__ is not Tensor or anomaly_mode.enabled \
+                or SAVED_HOOKS.stack or input._storage.inference or out._storage.inference or out._offset \
                 or out._base is not None or out._storage._counter is not None:
             self.save(input, out, outputs=(out,))
             return
-        counter = storage._counter
+        counter = input._storage._counter
         self._saved = None
         self._compact = (input, out._storage, out._sizes, out._strides)
         self._codes = ((0 if counter is None else 2 * counter.value) + (input._grad_fn is not None),
