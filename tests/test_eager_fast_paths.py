@@ -174,6 +174,14 @@ def test_programs_forward_and_backward(name, build) -> None:
         out.backward()
 
 
+@pytest.mark.parametrize("name,build", bench_small_ops.PROGRAMS_WITH_BACKWARD)
+def test_programs_with_backward_scenarios_run_for_both_libraries(name, build) -> None:
+    assert name.endswith(".forward+backward")
+    for lib in (jitgrad, torch):
+        lib.manual_seed(0)
+        build(lib, True)()  # (the bench times one step per build)
+
+
 def test_objects_rows_count_for_each_op() -> None:
     rows = bench_small_ops.objects_rows({"jitgrad": jitgrad}, True)
     assert [r["op"] for r in rows] == [name for name, _ in bench_small_ops.PER_OP]

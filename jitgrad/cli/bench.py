@@ -163,6 +163,9 @@ SCENARIOS += [
 ] + [
     Scenario(name, build, 1.5, repeats=5, cpu_clock=True)
     for name, build in bench_small_ops.PROGRAMS
+] + [
+    Scenario(name, build, None, repeats=5, cpu_clock=True)
+    for name, build in bench_small_ops.PROGRAMS_WITH_BACKWARD
 ]
 
 

@@ -193,6 +193,19 @@ PROGRAMS: list[tuple[str, Callable[[Any, bool], Timed]]] = [
 ]
 
 
+def with_backward(program: Callable[[Any, bool], Timed]) -> Callable[[Any, bool], Timed]:
+    """``program``'s forward and the backward of its result: one step of a fit."""
+    def scenario(lib: Any, quick: bool) -> Timed:
+        forward = program(lib, quick)
+        return lambda: forward().backward()
+    return scenario
+
+
+# the same programs, forward and backward (reported beside the forwards: no target)
+PROGRAMS_WITH_BACKWARD: list[tuple[str, Callable[[Any, bool], Timed]]] = [
+    (name.replace(".forward", ".forward+backward"), with_backward(build)) for name, build in PROGRAMS]
+
+
 # -- objects left allocated per op --------------------------------------------------------
 OBJECT_COLUMNS = ["op", "lib", "gc objects/op", "blocks/op"]
 
