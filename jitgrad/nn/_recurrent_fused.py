@@ -39,6 +39,7 @@ from ..kernels import sigmoid as _sigmoid_kernels
 from ..geometry import contiguous_strides
 from ..ops.operands import fresh_result
 from ..tensor import Tensor
+from ._blas import one_blas_thread
 
 State = tuple[Tensor, ...]
 _FLOATS = (dtypes.float32, dtypes.float64)
@@ -66,6 +67,7 @@ class _Plan:
         self.rows = [sizes[t] for t in order]
         self.total = sum(sizes)
         self.batch = batch
+        self.step_product = 0  # multiply-adds of a step's ``h W_hh^T`` (``one_blas_thread``)
 
 
 # -- the steps, forward: values in the composite path's order ------------------------------
@@ -210,7 +212,7 @@ class MkldnnRnnLayerBackward0(SavingNode):
         g_state = [None if g is None else g._numpy() for g in grads[1:]]
         result: list[Tensor | None] = [None] * len(self.next_functions)
         need = self.needs_input_grad
-        with quiet():
+        with quiet(), one_blas_thread(self.plan.step_product):
             d_gi, d_hg, d_state = _backward(self.mode, work, g_out, g_state, w_hh._numpy(), self.plan)
             if need(0):
                 result[0] = _wrap(np.matmul(d_gi, w_ih._numpy()).reshape(x._sizes))
@@ -285,7 +287,8 @@ def fused_direction(mode: str, input: Tensor, batch_sizes: list[int] | None, sta
     else:
         steps, batch = len(batch_sizes), batch_sizes[0]
     plan = _Plan(steps, batch, batch_sizes, reverse)
-    with quiet():
+    plan.step_product = batch * w_hh._sizes[0] * w_hh._sizes[1]  # type: ignore[union-attr]
+    with quiet(), one_blas_thread(plan.step_product):
         gi = np.matmul(input._numpy().reshape(plan.total, input._sizes[-1]), w_ih._numpy().T)  # type: ignore[union-attr]
         step_bias = b_hh
         if b_ih is not None:

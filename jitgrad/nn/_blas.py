@@ -1,0 +1,115 @@
+"""``one_blas_thread()``: NumPy's OpenBLAS held to one thread around work made of many small
+products (the steps of a recurrent layer), where BLAS threads cannot pay.
+
+Why: on a small machine OpenBLAS's worker threads, woken by one product, spin waiting for
+the next; between the steps' small products they only burn the other cores (an LSTM of 50
+steps took three times the CPU with the default thread count, and longer on the clock).
+
+How, safely: NumPy's wheels bundle OpenBLAS as ``numpy.libs/*openblas*``; its thread count
+is set through ``ctypes`` (the names differ by build: SciPy's builds prefix and suffix
+them). The count is process-wide (OpenBLAS's ``*_local`` setter is too, in pthreads
+builds), so the first caller in remembers it and the last one out restores it, under a
+lock, and only if nobody changed it meanwhile. Only the speed of other threads' products
+while a layer runs can notice: OpenBLAS computes each element of a product in one thread
+whatever the count, so no result changes (the tests compare the layers' values with the
+composite path's, made at the default count, bit for bit). Without such a library (another
+BLAS, a NumPy without OpenBLAS, a failed load) nothing is done.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import glob
+import os
+import threading
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+_NAMES = (  # (set, get) by build: SciPy's ILP64 wheels, plain ILP64, plain
+    ("scipy_openblas_set_num_threads64_", "scipy_openblas_get_num_threads64_"),
+    ("openblas_set_num_threads64_", "openblas_get_num_threads64_"),
+    ("openblas_set_num_threads", "openblas_get_num_threads"),
+)
+
+
+def _find() -> tuple[Callable[[int], Any], Callable[[], int]] | None:
+    """OpenBLAS's (set, get) thread-count functions in NumPy's bundled library, or None."""
+    base = os.path.dirname(os.path.dirname(np.__file__))
+    for path in sorted(glob.glob(os.path.join(base, "numpy.libs", "*openblas*")) +
+                       glob.glob(os.path.join(os.path.dirname(np.__file__), ".dylibs", "*openblas*"))):
+        try:
+            lib = ctypes.CDLL(path)  # (already loaded by NumPy: the same handle)
+        except OSError:
+            continue
+        for set_name, get_name in _NAMES:
+            setter, getter = getattr(lib, set_name, None), getattr(lib, get_name, None)
+            if setter is not None and getter is not None:
+                setter.argtypes, setter.restype = [ctypes.c_int], None
+                getter.argtypes, getter.restype = [], ctypes.c_int
+                return setter, getter
+    return None
+
+
+class _Policy:
+    """The found functions (looked up on first use), the count to restore, how many callers
+    are inside."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.looked = False
+        self.found: tuple[Callable[[int], Any], Callable[[], int]] | None = None
+        self.inside = 0
+        self.saved = 1
+
+
+_POLICY = _Policy()
+
+
+def _enter() -> bool:
+    policy = _POLICY
+    with policy.lock:
+        if not policy.looked:
+            try:
+                policy.found = _find()
+            except Exception:  # (any failure: no policy, silently)
+                policy.found = None
+            policy.looked = True
+        if policy.found is None:
+            return False
+        setter, getter = policy.found
+        if policy.inside == 0:
+            policy.saved = getter()
+            if policy.saved != 1:
+                setter(1)
+        policy.inside += 1
+        return True
+
+
+def _leave() -> None:
+    policy = _POLICY
+    with policy.lock:
+        policy.inside -= 1
+        if policy.inside == 0 and policy.saved != 1:
+            setter, getter = policy.found  # type: ignore[misc]
+            if getter() == 1:  # (else someone set a count meanwhile: theirs stands)
+                setter(policy.saved)
+
+
+# Products up to this many multiply-adds take well under a millisecond on one core: waking
+# and syncing threads for them cannot pay (measured on 2 cores, an LSTM step of batch 32 and
+# hidden 128, 2**21, was still 5x faster on one thread). Larger ones keep the default count.
+SMALL_PRODUCT = 2 ** 21
+
+
+@contextlib.contextmanager
+def one_blas_thread(multiply_adds: int = 0) -> Iterator[None]:
+    """OpenBLAS at one thread inside the block, restored after (see the module docstring),
+    when the block's typical product (``multiply_adds``) is small; else nothing changes."""
+    entered = multiply_adds <= SMALL_PRODUCT and _enter()
+    try:
+        yield
+    finally:
+        if entered:
+            _leave()

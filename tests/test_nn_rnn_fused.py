@@ -1,0 +1,322 @@
+"""The fused recurrent layers and cells (``nn/_recurrent_fused.py``: one node per layer and
+direction, or per cell step) against the composite path they stand in for (values bit for
+bit, gradients to rounding) and against PyTorch (float64); what falls back to the composite
+path; the node's edges and saved inputs; numerical gradients; the BLAS thread policy
+(``nn/_blas.py``). test_nn_rnn.py runs the modules' own behaviours (on the fused path)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any, Iterator
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitgrad
+import jitgrad.nn._recurrent as recurrent
+import jitgrad.nn.modules.rnn_cell as rnn_cell
+from conftest import budget
+from jitgrad.nn import _blas
+from jitgrad.nn import _recurrent_fused as fused
+from lean_switch import counted, declined
+from test_nn_rnn import _pair, _run, _states, _through_packing
+
+FUSED = "MkldnnRnnLayerBackward0"
+
+
+@contextlib.contextmanager
+def composite() -> Iterator[None]:
+    """The fused layers and cells declined: the composite path runs."""
+    with declined(recurrent, "fused_direction", None), declined(rnn_cell, "fused_direction", None):
+        yield
+
+
+@contextlib.contextmanager
+def fused_calls(counter: list[int]) -> Iterator[None]:
+    """``counter[0]`` counts the layers and cells that ran fused."""
+    with counted(recurrent, "fused_direction", counter, lambda out: out is not None), \
+            counted(rnn_cell, "fused_direction", counter, lambda out: out is not None):
+        yield
+
+
+def _three_ways(name: str, kw: dict[str, Any], x0: np.ndarray, states0: list[np.ndarray] | None,
+                forward: Any = None, size: tuple[int, int] = (4, 5)) -> None:
+    """Outputs and gradients: fused (which must run) vs composite (forward values equal bit
+    for bit, gradients to rounding) vs PyTorch."""
+    theirs, ours = _pair(name, *size, **kw)
+    extra = {} if forward is None else {"forward": forward}
+    counter = [0]
+    with fused_calls(counter):
+        got = _run(jitgrad, ours, x0, states0, **extra)
+    assert counter[0] > 0
+    ours.zero_grad()
+    with composite():
+        general = _run(jitgrad, ours, x0, states0, **extra)
+    want = _run(torch, theirs, x0, states0, **extra)
+    outputs = len(got) - len(list(ours.parameters())) - 1 - (0 if states0 is None else len(states0))
+    for k, (a, b, c) in enumerate(zip(got, general, want)):
+        assert a.shape == b.shape == c.shape and a.dtype == b.dtype
+        if k < outputs:
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(a, c, rtol=1e-11, atol=1e-12)
+
+
+LAYERS = [(name, kw) for name in ("LSTM", "GRU", "RNN") for kw in (
+    {}, dict(num_layers=2), dict(bidirectional=True), dict(num_layers=2, bidirectional=True, batch_first=True),
+    dict(bias=False), dict(batch_first=True))] + [("RNN", dict(nonlinearity="relu", num_layers=2, bidirectional=True))]
+
+
+@pytest.mark.parametrize("name, kw", LAYERS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(LAYERS)])
+@pytest.mark.parametrize("with_hx", [False, True])
+def test_layers_fused_composite_pytorch(name: str, kw: dict[str, Any], with_hx: bool) -> None:
+    rng = np.random.default_rng(len(kw) + with_hx)
+    bf = kw.get("batch_first", False)
+    x0 = rng.standard_normal((2, 4, 4) if bf else (4, 2, 4))
+    lead = (kw.get("num_layers", 1) * (2 if kw.get("bidirectional") else 1), 2)
+    _three_ways(name, kw, x0, _states(name, lead + (5,), lead + (5,), rng) if with_hx else None)
+
+
+@pytest.mark.parametrize("name", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_packed_fused_composite_pytorch(name: str, bidirectional: bool) -> None:
+    rng = np.random.default_rng(3)
+    lengths = [2, 5, 1, 4]
+    x0 = rng.standard_normal((5, 4, 4))
+    lead = ((2 if bidirectional else 1) * 2, 4)
+    _three_ways(name, dict(num_layers=2, bidirectional=bidirectional), x0, _states(name, lead + (5,), lead + (5,), rng),
+                _through_packing(lengths, False))
+
+
+CELLS = [("LSTMCell", {}), ("GRUCell", {}), ("RNNCell", {}), ("RNNCell", dict(nonlinearity="relu")),
+         ("GRUCell", dict(bias=False)), ("LSTMCell", dict(bias=False))]
+
+
+@pytest.mark.parametrize("name, kw", CELLS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CELLS)])
+@pytest.mark.parametrize("with_hx", [False, True])
+@pytest.mark.parametrize("batched", [False, True])
+def test_cells_fused_composite_pytorch(name: str, kw: dict[str, Any], with_hx: bool, batched: bool) -> None:
+    """Three steps of a cell, its state carried over."""
+    rng = np.random.default_rng(4)
+    x0 = rng.standard_normal((3, 2, 4) if batched else (3, 4))
+    lead = (2,) if batched else ()
+    states0 = _states(name.replace("Cell", ""), lead + (5,), lead + (5,), rng) if with_hx else None
+
+    def steps(lib: Any, module: Any, x: Any, hx: Any) -> Any:
+        outs = []
+        for t in range(3):
+            hx = module(x[t], hx)
+            outs.append(hx)
+        return outs
+
+    _three_ways(name, kw, x0, states0, steps)
+
+
+@settings(max_examples=budget(25), deadline=None)
+@given(name=st.sampled_from(["RNN", "GRU", "LSTM"]), seq=st.integers(1, 5), batch=st.integers(1, 4),
+       sizes=st.tuples(st.integers(1, 4), st.integers(1, 5)), layers=st.integers(1, 2), bidirectional=st.booleans(),
+       batch_first=st.booleans(), with_hx=st.booleans(), bias=st.booleans())
+def test_layers_hypothesis(name: str, seq: int, batch: int, sizes: tuple[int, int], layers: int,
+                           bidirectional: bool, batch_first: bool, with_hx: bool, bias: bool) -> None:
+    n_in, hidden = sizes
+    rng = np.random.default_rng(seq * 100 + batch * 10 + n_in)
+    x0 = rng.standard_normal((batch, seq, n_in) if batch_first else (seq, batch, n_in))
+    lead = (layers * (1 + bidirectional), batch)
+    kw = dict(num_layers=layers, bidirectional=bidirectional, batch_first=batch_first, bias=bias)
+    _three_ways(name, kw, x0, _states(name, lead + (hidden,), lead + (hidden,), rng) if with_hx else None,
+                size=(n_in, hidden))
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN_TANH", "RNN_RELU"])
+@pytest.mark.parametrize("packed", [False, True])
+def test_gradcheck_fused_direction(mode: str, packed: bool) -> None:
+    """One fused layer (forward and reverse), every input differentiated, against numerical
+    derivatives."""
+    gates = {"LSTM": 4, "GRU": 3}.get(mode, 1) * 3
+    rng = np.random.default_rng(8)
+    batch_sizes = [3, 2, 2, 1] if packed else None
+    x_shape = (8, 2) if packed else (3, 2, 2)
+    batch = 3 if packed else 2
+    shapes = [x_shape, (gates, 2), (gates,), (gates, 3), (gates,), (batch, 3), (batch, 3)]
+    inputs = [jitgrad.tensor(rng.standard_normal(s) * 0.6, requires_grad=True) for s in shapes]
+    if mode == "RNN_RELU":
+        inputs[2] = jitgrad.tensor(np.abs(rng.standard_normal(gates)) + 0.5, requires_grad=True)  # (off the kink)
+
+    def f(x: Any, w_ih: Any, b_ih: Any, w_hh: Any, b_hh: Any, h: Any, c: Any) -> Any:
+        state = (h, c) if mode == "LSTM" else (h,)
+        outs = []
+        for reverse in (False, True):
+            got = fused.fused_direction(mode, x, batch_sizes, state, (w_ih, b_ih, w_hh, b_hh, None), reverse)
+            assert got is not None and type(got[0].grad_fn).__name__ == FUSED
+            outs += [got[0], *got[1]]
+        return tuple(outs)
+
+    assert jitgrad.autograd.gradcheck(f, inputs)
+
+
+def test_node_edges_as_pytorch_float32_lstm() -> None:
+    """PyTorch's own fused CPU LSTM (float32) records ``MkldnnRnnLayerBackward0`` per layer
+    and direction: the same node, edges and outputs' places here."""
+    theirs, ours = _pair("LSTM", 3, 4, num_layers=2, bidirectional=True)
+    theirs, ours = theirs.float(), ours.float()
+    names = []
+    for lib, module in ((torch, theirs), (jitgrad, ours)):
+        x = lib.randn(5, 2, 3, requires_grad=True)
+        out, (h, c) = module(x)
+        layer = out.grad_fn.next_functions[0][0]
+        names.append([type(out.grad_fn).__name__, type(layer).__name__,
+                      [None if f is None else type(f).__name__ for f, _ in layer.next_functions],
+                      type(h.grad_fn).__name__, [(type(f).__name__, nr) for f, nr in h.grad_fn.next_functions],
+                      [(type(f).__name__, nr) for f, nr in c.grad_fn.next_functions]])
+    assert names[1] == names[0]
+    assert names[1][1] == FUSED
+
+
+@pytest.mark.filterwarnings("ignore:Anomaly Detection has been enabled")
+def test_falls_back_to_the_composite_path() -> None:
+    """proj_size, anomaly mode and saved-tensor hooks run the composite graph (its nodes),
+    with the same values."""
+    x = jitgrad.randn(3, 2, 4, dtype=jitgrad.float64)
+    lstm = jitgrad.nn.LSTM(4, 5).double()
+    assert type(lstm(x)[0].grad_fn).__name__ == FUSED
+    assert type(jitgrad.nn.LSTM(4, 5, proj_size=2).double()(x)[0].grad_fn).__name__ == "StackBackward0"
+    with jitgrad.autograd.detect_anomaly():
+        assert type(lstm(x)[0].grad_fn).__name__ == "StackBackward0"
+    with jitgrad.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        assert type(lstm(x)[0].grad_fn).__name__ == "StackBackward0"
+    with composite():
+        want = lstm(x)[0]
+    np.testing.assert_array_equal(lstm(x)[0].detach().numpy(), want.detach().numpy())
+
+
+def test_no_grad_runs_fused_without_a_graph() -> None:
+    gru = jitgrad.nn.GRU(4, 5, num_layers=2).double()
+    x = jitgrad.randn(3, 2, 4, dtype=jitgrad.float64)
+    counter = [0]
+    with jitgrad.no_grad(), fused_calls(counter):
+        out, h = gru(x)
+    assert counter[0] == 2 and out.grad_fn is None and not out.requires_grad and h.grad_fn is None
+    with composite():
+        want = gru(x)[0]
+    np.testing.assert_array_equal(out.numpy(), want.detach().numpy())
+
+
+def test_saved_inputs_versions_and_freed_graph() -> None:
+    """The node saves its inputs: writing a weight in place after the forward makes the
+    backward refuse (as the composite path's nodes do); a second backward needs
+    retain_graph, and with it gives the same gradients."""
+    lstm = jitgrad.nn.LSTM(4, 5).double()
+    x = jitgrad.randn(3, 2, 4, dtype=jitgrad.float64, requires_grad=True)
+    for path in (contextlib.nullcontext, composite):
+        with path():
+            out = lstm(x)[0]
+        with jitgrad.no_grad():
+            lstm.weight_hh_l0.mul_(1.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+    out = lstm(x)[0]
+    out.sum().backward(retain_graph=True)
+    first = x.grad.clone()
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), 2 * first.numpy())
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        out.sum().backward()
+
+
+@pytest.mark.parametrize("name", ["LSTM", "GRU", "RNN"])
+def test_create_graph_as_composite(name: str) -> None:
+    """With ``create_graph`` the fused node differentiates the composite graph: gradients of
+    gradients equal the composite path's (test_nn_rnn.py compares them with PyTorch's)."""
+    got = []
+    for path in (contextlib.nullcontext, composite):
+        jitgrad.manual_seed(0)
+        module = getattr(jitgrad.nn, name)(3, 4, num_layers=2).double()
+        x = jitgrad.randn(3, 2, 3, dtype=jitgrad.float64, requires_grad=True)
+        h0 = jitgrad.randn(2, 2, 4, dtype=jitgrad.float64, requires_grad=True)
+        with path():
+            out, _ = module(x, (h0, h0 * 2) if name == "LSTM" else h0)
+            gx, gh = jitgrad.autograd.grad((out ** 2).sum(), [x, h0], create_graph=True)
+            second = jitgrad.autograd.grad((gx ** 2).sum() + gh.sin().sum(), [x, h0] + list(module.parameters()))
+        got.append([gx.detach().numpy()] + [g.numpy() for g in second])
+    for a, b in zip(*got):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+
+
+def test_float32_fused_against_pytorch() -> None:
+    theirs, ours = _pair("LSTM", 4, 5, num_layers=2, bidirectional=True)
+    theirs, ours = theirs.float(), ours.float()
+    x0 = np.random.default_rng(2).standard_normal((6, 3, 4)).astype(np.float32)
+    got, want = _run(jitgrad, ours, x0, None), _run(torch, theirs, x0, None)
+    for a, b in zip(got, want):
+        assert a.dtype == np.float32
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5)
+
+
+# -- the BLAS thread policy -------------------------------------------------------------------
+def _blas_threads() -> int | None:
+    found = _blas._POLICY.found if _blas._POLICY.looked else _blas._find()
+    return None if found is None else found[1]()
+
+
+def test_one_blas_thread_restores_the_count() -> None:
+    before = _blas_threads()
+    with _blas.one_blas_thread():
+        inside = _blas_threads()
+        with _blas.one_blas_thread():
+            assert _blas_threads() == inside
+        assert _blas_threads() == inside
+    assert _blas_threads() == before
+    if before is not None:
+        assert inside == 1
+    with _blas.one_blas_thread(_blas.SMALL_PRODUCT + 1):  # a large product: nothing changes
+        assert _blas_threads() == before
+
+
+def test_one_blas_thread_from_threads_restores_the_count() -> None:
+    before = _blas_threads()
+    gate = threading.Barrier(4)
+
+    def work() -> None:
+        gate.wait()
+        for _ in range(50):
+            with _blas.one_blas_thread():
+                pass
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert _blas_threads() == before and _blas._POLICY.inside == 0
+
+
+def test_without_openblas_same_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No library found (another BLAS): the policy does nothing, the values are the same."""
+    lstm = jitgrad.nn.LSTM(4, 5).double()
+    x = jitgrad.randn(3, 2, 4, dtype=jitgrad.float64, requires_grad=True)
+    want = lstm(x)[0]
+    monkeypatch.setattr(_blas, "_POLICY", _blas._Policy())
+    monkeypatch.setattr(_blas, "_find", lambda: None)
+    got = lstm(x)[0]
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+    assert _blas._POLICY.looked and _blas._POLICY.found is None
+
+
+@pytest.mark.filterwarnings("ignore::jitgrad.compiler.compiled.CompileFallbackWarning")
+def test_compile_traces_the_composite_path() -> None:
+    """While ``jitgrad.compile`` traces, the layers take the composite path (whatever the
+    compiler then does with it): the values are eager's."""
+    gru = jitgrad.nn.GRU(4, 5).double()
+
+    def f(x: Any) -> Any:
+        return gru(x)[0].sum()
+
+    compiled = jitgrad.compile(f)
+    for seed in range(2):
+        jitgrad.manual_seed(seed)
+        x = jitgrad.randn(3, 2, 4, dtype=jitgrad.float64, requires_grad=True)
+        assert compiled(x).item() == f(x).item()
