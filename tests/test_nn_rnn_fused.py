@@ -320,3 +320,47 @@ def test_compile_traces_the_composite_path() -> None:
         jitgrad.manual_seed(seed)
         x = jitgrad.randn(3, 2, 4, dtype=jitgrad.float64, requires_grad=True)
         assert compiled(x).item() == f(x).item()
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN_TANH", "RNN_RELU"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("batch_sizes, reverse", [(None, False), (None, True), ([3, 3, 2, 1], False),
+                                                  ([3, 2, 2, 1], True)])
+def test_backward_kernels_against_naive(mode: str, dtype: Any, batch_sizes: list[int] | None,
+                                        reverse: bool) -> None:
+    """The jitted steps of backpropagation through time (``kernels/_rnn_jit.py``) against
+    their NumPy reference (tests/naive.py), bit for bit, with and without output gradients."""
+    import naive
+
+    rng = np.random.default_rng(11)
+    size, batch = 3, 3
+    gates = {"LSTM": 4, "GRU": 3}.get(mode, 1) * size
+    plan = fused._Plan(4, batch, batch_sizes, reverse)
+    gi = rng.standard_normal((plan.total, gates)).astype(dtype)
+    w_hh = rng.standard_normal((gates, size)).astype(dtype)
+    b_hh = rng.standard_normal(gates).astype(dtype) if mode == "GRU" else None
+    h0, c0 = rng.standard_normal((2, batch, size)).astype(dtype)
+    _, _, saved = fused._forward(mode, gi, h0, c0 if mode == "LSTM" else None, w_hh, b_hh, plan, True)
+    states = [rng.standard_normal((batch, size)).astype(dtype) for _ in range(2 if mode == "LSTM" else 1)]
+    for g_out in (None, rng.standard_normal((plan.total, size)).astype(dtype)):
+        for g_state in (states, [None] * len(states)):
+            got = fused._backward(mode, saved, g_out, g_state, w_hh, plan)
+            want = naive.rnn_backward(mode, saved, g_out, g_state, w_hh, plan)
+            for a, b in zip([got[0], got[1], *got[2]], [want[0], want[1], *want[2]]):
+                assert a.dtype == dtype
+                np.testing.assert_array_equal(a, b)
+
+
+def test_backward_kernels_stay_inside_their_buffers() -> None:
+    """A hidden size larger than the buffers hold, or zero: the kernels touch nothing
+    outside them (their loops are bounded by every buffer's length)."""
+    from jitgrad.kernels import rnn as kernels
+
+    for kernel, arrays in ((kernels.lstm_backward, 7), (kernels.gru_backward, 7), (kernels.tanh_backward, 4),
+                           (kernels.relu_backward, 4)):
+        buffers = [np.ones(6) for _ in range(arrays)]
+        before = [b.copy() for b in buffers]
+        for size in (0, 7, 100):
+            kernel.entry(np.dtype(np.float64))(*buffers, size)
+        for b, a in zip(buffers, before):
+            np.testing.assert_array_equal(b, a)

@@ -35,6 +35,7 @@ from ..autograd.engine import grad as autograd_grad
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import SAVED_HOOKS, Grads, SavingNode
+from ..kernels import rnn as _rnn_kernels
 from ..kernels import sigmoid as _sigmoid_kernels
 from ..geometry import contiguous_strides
 from ..ops.operands import fresh_result
@@ -61,11 +62,14 @@ class _Plan:
 
     def __init__(self, steps: int, batch: int, batch_sizes: list[int] | None, reverse: bool) -> None:
         sizes = [batch] * steps if batch_sizes is None else list(batch_sizes)
-        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist()
-        order = range(len(sizes) - 1, -1, -1) if reverse else range(len(sizes))
-        self.offsets = [starts[t] for t in order]
-        self.rows = [sizes[t] for t in order]
-        self.total = sum(sizes)
+        starts, total = [], 0
+        for size in sizes:
+            starts.append(total)
+            total += size
+        if reverse:
+            starts.reverse()
+            sizes.reverse()
+        self.offsets, self.rows, self.total = starts, sizes, total
         self.batch = batch
         self.step_product = 0  # multiply-adds of a step's ``h W_hh^T`` (``one_blas_thread``)
 
@@ -139,7 +143,8 @@ def _backward(mode: str, saved: dict[str, Any], g_out: np.ndarray | None,
               g_state: list[np.ndarray | None], w_hh: np.ndarray, plan: _Plan
               ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """The gradients of the projected input ``gi`` and of the hidden gates ``h W_hh^T (+
-    b_hh)`` (the same array but in a GRU), and of the initial state."""
+    b_hh)`` (the same array but in a GRU), and of the initial state. A step's elementwise
+    part is one kernel call (``kernels/_rnn_jit.py``; tests/naive.py has it in NumPy)."""
     n, size = saved["h_prev"].shape
     dtype = saved["h_prev"].dtype
     dh = np.zeros((plan.batch, size), dtype) if g_state[0] is None else np.array(g_state[0], dtype)
@@ -148,43 +153,36 @@ def _backward(mode: str, saved: dict[str, Any], g_out: np.ndarray | None,
         dc = np.zeros((plan.batch, size), dtype) if g_state[1] is None else np.array(g_state[1], dtype)
     d_gi = np.empty((n, _GATES[mode] * size), dtype)
     d_hg = d_gi if mode != "GRU" else np.empty_like(d_gi)
-    h_prev = saved["h_prev"]
+    kernel = _STEP_KERNELS[mode]
+    step = kernel._entries.get(dtype) or kernel.entry(dtype)
+    no_out = np.empty(0, dtype)
+    flat_out = no_out if g_out is None else np.ascontiguousarray(g_out, dtype).reshape(-1)
+    flat_dh = dh.reshape(-1)
     for off, rows in zip(reversed(plan.offsets), reversed(plan.rows)):
         span = slice(off, off + rows)
-        d = dh[:rows] if g_out is None else dh[:rows] + g_out[span]
+        d = flat_dh[:rows * size]
+        out = no_out if g_out is None else flat_out[off * size:(off + rows) * size]
         if mode == "LSTM":
-            a, tc = saved["acts"][span], saved["tanh_c"][span]
-            i, f, g, o = a[:, :size], a[:, size:2 * size], a[:, 2 * size:3 * size], a[:, 3 * size:]
-            dcell = dc[:rows] + d * o * (1 - tc * tc)  # type: ignore[index]
-            dg = d_gi[span]
-            dg[:, :size] = dcell * g * i * (1 - i)
-            dg[:, size:2 * size] = dcell * saved["c_prev"][span] * f * (1 - f)
-            dg[:, 2 * size:3 * size] = dcell * i * (1 - g * g)
-            dg[:, 3 * size:] = d * tc * o * (1 - o)
-            dc[:rows] = dcell * f  # type: ignore[index]
-            dh[:rows] = np.matmul(dg, w_hh)
+            step(d, out, dc.reshape(-1)[:rows * size], _flat(saved["acts"], span),  # type: ignore[union-attr]
+                 _flat(saved["tanh_c"], span), _flat(saved["c_prev"], span), _flat(d_gi, span), size)
+            np.matmul(d_gi[span], w_hh, out=dh[:rows])
         elif mode == "GRU":
-            a = saved["acts"][span]
-            r, z, nn = a[:, :size], a[:, size:2 * size], a[:, 2 * size:]
-            dn = d * (1 - z) * (1 - nn * nn)
-            dr = dn * saved["h_n"][span] * r * (1 - r)
-            dz = d * (h_prev[span] - nn) * z * (1 - z)
-            dgi, dhg = d_gi[span], d_hg[span]
-            dgi[:, :size] = dhg[:, :size] = dr
-            dgi[:, size:2 * size] = dhg[:, size:2 * size] = dz
-            dgi[:, 2 * size:] = dn
-            dhg[:, 2 * size:] = dn * r
-            dh[:rows] = d * z + np.matmul(dhg, w_hh)
+            step(d, out, _flat(saved["acts"], span), _flat(saved["h_n"], span), _flat(saved["h_prev"], span),
+                 _flat(d_gi, span), _flat(d_hg, span), size)
+            dh[:rows] += np.matmul(d_hg[span], w_hh)
         else:
-            h = saved["acts"][span]
-            da = d_gi[span]
-            if mode == "RNN_TANH":
-                np.multiply(d, 1 - h * h, out=da)
-            else:  # (threshold_backward's mask: a nan result passes the gradient)
-                np.copyto(da, d)
-                np.copyto(da, 0, where=h <= 0)
-            dh[:rows] = np.matmul(da, w_hh)
+            step(d, out, _flat(saved["acts"], span), _flat(d_gi, span), size)
+            np.matmul(d_gi[span], w_hh, out=dh[:rows])
     return d_gi, d_hg, [dh] if dc is None else [dh, dc]
+
+
+def _flat(rows: np.ndarray, span: slice) -> np.ndarray:
+    """The rows ``span`` of a C-contiguous 2-D array as a flat view (a kernel's buffer)."""
+    return rows[span].reshape(-1)
+
+
+_STEP_KERNELS = {"LSTM": _rnn_kernels.lstm_backward, "GRU": _rnn_kernels.gru_backward,
+                 "RNN_TANH": _rnn_kernels.tanh_backward, "RNN_RELU": _rnn_kernels.relu_backward}
 
 
 class MkldnnRnnLayerBackward0(SavingNode):
