@@ -1,7 +1,9 @@
-"""Jitted steps of backpropagation through time for the fused recurrent layers
-(``nn/_recurrent_fused.py``): the elementwise part of one step's backward, in one call
-instead of a dozen NumPy calls on a few hundred elements. The products with ``W_hh`` stay
-NumPy's (BLAS).
+"""Jitted steps of the fused recurrent layers (``nn/_recurrent_fused.py``): the
+elementwise part of one step's backward, in one call instead of a dozen NumPy calls on a
+few hundred elements, and the forward's parts between its products and ``tanh``s. The
+products with ``W_hh`` and the forward's ``tanh`` stay NumPy's (BLAS; NumPy's ``tanh``
+differs from the C library's in the last bit, and the forward keeps the composite path's
+values). The sigmoids are ``_sigmoid_jit.sigmoid_forward``'s formula (the same bits).
 
 Every buffer is C-contiguous 1-D: a block of ``rows`` rows of a row-major array, ``size``
 elements a row (the hidden size), the gates' blocks ``k * size`` a row, gates in PyTorch's
@@ -9,9 +11,13 @@ order. ``rows`` is taken from ``tanh``/state blocks (``len // size``) and every 
 bounded by every buffer's length, so no ``size`` makes a kernel leave a buffer. The
 formulas are ``_recurrent_fused.py``'s, operation by operation, in the buffers' dtype.
 
-Self-contained (see ``_policy.py``): no calls outside this file.
+Self-contained (see ``_policy.py``): calls only ``math``.
 """
 from __future__ import annotations
+
+import math
+
+import numpy as np
 
 from ._policy import jit_small
 
@@ -96,3 +102,82 @@ def relu_backward_step(dh, g_out, h, da, size):  # pragma: no cover - runs compi
     for k in range(n):
         d = dh[k] + g_out[k] if with_out else dh[k]
         da[k] = zero if h[k] <= zero else d
+
+
+# -- forward: the elementwise parts between NumPy's products and ``tanh``s ---------------------
+@jit_small
+def lstm_gates_step(gi, hg, acts, size):  # pragma: no cover - runs compiled
+    """``x = gi + hg`` (the gates' pre-activations, written back into ``hg``), and the
+    sigmoid of the ``i, f, o`` gates into ``acts`` (as ``_sigmoid_jit.sigmoid_forward``
+    computes it: in float64, rounded once); ``g``'s ``tanh`` is the caller's (NumPy's)."""
+    if size <= 0:
+        return
+    rows = min(gi.shape[0], hg.shape[0], acts.shape[0]) // (4 * size)
+    for r in range(rows):
+        a = r * 4 * size
+        for k in range(a, a + 4 * size):
+            x = gi[k] + hg[k]
+            hg[k] = x
+            if k - a < 2 * size or k - a >= 3 * size:
+                acts[k] = 1.0 / (1.0 + math.exp(-np.float64(x)))
+
+
+@jit_small
+def lstm_cell_step(acts, g, c, c_prev, size):  # pragma: no cover - runs compiled
+    """``c' = f c + i g`` into ``c`` (in place), the old ``c`` into ``c_prev`` and ``g``
+    (``tanh`` of the ``g`` gate) into its place in ``acts``, where ``c_prev`` is not empty."""
+    if size <= 0:
+        return
+    rows = min(g.shape[0], c.shape[0]) // size
+    rows = min(rows, acts.shape[0] // (4 * size))
+    keep = c_prev.shape[0] >= rows * size
+    for r in range(rows):
+        a = r * 4 * size
+        for j in range(size):
+            k = r * size + j
+            cp, gg = c[k], g[k]
+            if keep:
+                c_prev[k] = cp
+                acts[a + 2 * size + j] = gg
+            c[k] = acts[a + size + j] * cp + acts[a + j] * gg
+
+
+@jit_small
+def gru_gates_step(gi, hg, b_hh, acts, pre_n, size):  # pragma: no cover - runs compiled
+    """``hg + b_hh`` (where ``b_hh`` is not empty) written back into ``hg``, the ``r, z``
+    gates' sigmoids (as ``sigmoid_forward``) into ``acts``, and ``gi_n + r hg_n`` (whose
+    ``tanh`` is the caller's) into ``pre_n``."""
+    if size <= 0:
+        return
+    rows = min(gi.shape[0], hg.shape[0], acts.shape[0]) // (3 * size)
+    rows = min(rows, pre_n.shape[0] // size)
+    with_bias = b_hh.shape[0] >= 3 * size
+    for r in range(rows):
+        a = r * 3 * size
+        for j in range(3 * size):
+            if with_bias:
+                hg[a + j] = hg[a + j] + b_hh[j]
+        for j in range(2 * size):
+            x = gi[a + j] + hg[a + j]
+            acts[a + j] = 1.0 / (1.0 + math.exp(-np.float64(x)))
+        for j in range(size):
+            pre_n[r * size + j] = gi[a + 2 * size + j] + acts[a + j] * hg[a + 2 * size + j]
+
+
+@jit_small
+def gru_hidden_step(n, acts, h, out, size):  # pragma: no cover - runs compiled
+    """``h' = n + z (h - n)`` into ``out`` and, in place, ``h``; ``n`` (the new gate) into
+    its place in ``acts``."""
+    if size <= 0:
+        return
+    rows = min(n.shape[0], h.shape[0], out.shape[0]) // size
+    rows = min(rows, acts.shape[0] // (3 * size))
+    for r in range(rows):
+        a = r * 3 * size
+        for j in range(size):
+            k = r * size + j
+            nn = n[k]
+            acts[a + 2 * size + j] = nn
+            new = nn + acts[a + size + j] * (h[k] - nn)
+            out[k] = new
+            h[k] = new

@@ -78,64 +78,68 @@ class _Plan:
 def _forward(mode: str, gi: np.ndarray, h0: np.ndarray, c0: np.ndarray | None, w_hh: np.ndarray,
              b_hh: np.ndarray | None, plan: _Plan, keep: bool) -> tuple[np.ndarray, list[np.ndarray], dict[str, Any]]:
     """Run the steps over the projected input ``gi`` ``(rows, gates)``: the output
-    ``(rows, hidden)``, the final state, and (``keep``) what the backward reads."""
+    ``(rows, hidden)``, the final state, and (``keep``) what the backward reads. The
+    elementwise parts between NumPy's products and ``tanh``s are kernels
+    (``kernels/_rnn_jit.py``) computing the composite path's operations in its order."""
     n, size = plan.total, h0.shape[1]
+    dtype = gi.dtype
     w_t = w_hh.T
-    out = np.empty((n, size), gi.dtype)
+    out = np.empty((n, size), dtype)
     h = h0.copy()
     c = None if c0 is None else c0.copy()
     saved: dict[str, Any] = {}
+    gates = _GATES[mode] * size
     if keep:
-        saved["h_prev"] = np.empty((n, size), gi.dtype)
+        saved["h_prev"] = np.empty((n, size), dtype)
+    if mode in ("LSTM", "GRU"):  # (r, z, n or i, f, g, o, in the backward's ``acts``)
+        acts = saved["acts"] = np.empty((n, gates), dtype) if keep else np.empty((plan.batch, gates), dtype)
+        saved["c_prev" if mode == "LSTM" else "h_n"] = extra = np.empty((n if keep else 0, size), dtype)
         if mode == "LSTM":
-            saved["acts"] = np.empty((n, 4 * size), gi.dtype)
-            saved["c_prev"] = np.empty((n, size), gi.dtype)
-            saved["tanh_c"] = np.empty((n, size), gi.dtype)
-        elif mode == "GRU":
-            saved["acts"] = np.empty((n, 3 * size), gi.dtype)  # r, z, n
-            saved["h_n"] = np.empty((n, size), gi.dtype)
+            saved["tanh_c"] = tanh_c = np.empty((n, size), dtype) if keep else None
+            gates_step, cell_step = _entries(dtype, _rnn_kernels.lstm_gates, _rnn_kernels.lstm_cell)
+            c_flat = c.reshape(-1)  # type: ignore[union-attr]
+        else:
+            gates_step, hidden_step = _entries(dtype, _rnn_kernels.gru_gates, _rnn_kernels.gru_hidden)
+            bias = np.empty(0, dtype) if b_hh is None else b_hh
+            pre_n = np.empty((plan.batch, size), dtype)
+            h_flat = h.reshape(-1)
     for off, rows in zip(plan.offsets, plan.rows):
         span = slice(off, off + rows)
+        block = span if keep else slice(0, rows)
         hp = h[:rows]
         if keep:
             saved["h_prev"][span] = hp
         hg = np.matmul(hp, w_t)
         if mode == "LSTM":
-            gates = gi[span] + hg
-            acts = _sigmoid(gates)
-            g = np.tanh(gates[:, 2 * size:3 * size])
-            cp = c[:rows]  # type: ignore[index]
-            c_new = acts[:, size:2 * size] * cp + acts[:, :size] * g
-            tc = np.tanh(c_new)
-            h_new = acts[:, 3 * size:] * tc
+            a = acts[block]
+            gates_step(gi[span].reshape(-1), hg.reshape(-1), a.reshape(-1), size)
+            g = np.tanh(hg[:, 2 * size:3 * size])
+            cell_step(a.reshape(-1), g.reshape(-1), c_flat[:rows * size], extra[block].reshape(-1), size)
             if keep:
-                acts[:, 2 * size:3 * size] = g
-                saved["acts"][span] = acts
-                saved["c_prev"][span] = cp
-                saved["tanh_c"][span] = tc
-            c[:rows] = c_new  # type: ignore[index]
+                tc = np.tanh(c[:rows], out=tanh_c[span])  # type: ignore[index]
+            else:
+                tc = np.tanh(c[:rows])  # type: ignore[index]
+            np.multiply(a[:, 3 * size:], tc, out=out[span])
+            h[:rows] = out[span]
         elif mode == "GRU":
-            if b_hh is not None:
-                hg = hg + b_hh
-            x = gi[span]
-            r = _sigmoid(x[:, :size] + hg[:, :size])
-            z = _sigmoid(x[:, size:2 * size] + hg[:, size:2 * size])
-            hn = hg[:, 2 * size:]
-            nn = np.tanh(x[:, 2 * size:] + r * hn)
-            h_new = nn + z * (hp - nn)
+            a = acts[block]
+            gates_step(gi[span].reshape(-1), hg.reshape(-1), bias, a.reshape(-1), pre_n[:rows].reshape(-1), size)
             if keep:
-                a = saved["acts"][span]
-                a[:, :size], a[:, size:2 * size], a[:, 2 * size:] = r, z, nn
-                saved["h_n"][span] = hn
+                extra[span] = hg[:, 2 * size:]
+            nn = np.tanh(pre_n[:rows])
+            hidden_step(nn.reshape(-1), a.reshape(-1), h_flat[:rows * size], out[span].reshape(-1), size)
         elif mode == "RNN_TANH":
-            h_new = np.tanh(gi[span] + hg)
+            h[:rows] = np.tanh(gi[span] + hg, out=out[span])
         else:
-            h_new = np.maximum(gi[span] + hg, np.zeros((), gi.dtype))
-        out[span] = h_new
-        h[:rows] = h_new
+            h[:rows] = np.maximum(gi[span] + hg, np.zeros((), dtype), out=out[span])
     if keep and mode.startswith("RNN"):
         saved["acts"] = out.copy()  # (the output tensor's buffer is the caller's to write)
     return out, [h] if c is None else [h, c], saved
+
+
+def _entries(dtype: Any, *kernels: Any) -> list[Any]:
+    """The kernels' compiled functions for ``dtype`` (``LazyKernel.entry``)."""
+    return [kernel._entries.get(dtype) or kernel.entry(dtype) for kernel in kernels]
 
 
 # -- the steps, backward: through time, then the weights' gradients in three products ----------
