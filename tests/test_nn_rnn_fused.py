@@ -193,7 +193,7 @@ def test_falls_back_to_the_composite_path() -> None:
     np.testing.assert_array_equal(lstm(x)[0].detach().numpy(), want.detach().numpy())
 
 
-def test_no_grad_runs_fused_without_a_graph() -> None:
+def test_no_grad_and_inference_mode_run_fused_without_a_graph() -> None:
     gru = jitgrad.nn.GRU(4, 5, num_layers=2).double()
     x = jitgrad.randn(3, 2, 4, dtype=jitgrad.float64)
     counter = [0]
@@ -202,6 +202,10 @@ def test_no_grad_runs_fused_without_a_graph() -> None:
     assert counter[0] == 2 and out.grad_fn is None and not out.requires_grad and h.grad_fn is None
     with composite():
         want = gru(x)[0]
+    np.testing.assert_array_equal(out.numpy(), want.detach().numpy())
+    with jitgrad.inference_mode(), fused_calls(counter):
+        out, h = gru(x)
+    assert counter[0] == 4 and out.is_inference() and h.is_inference()
     np.testing.assert_array_equal(out.numpy(), want.detach().numpy())
 
 

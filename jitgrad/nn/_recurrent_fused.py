@@ -6,14 +6,16 @@ is backpropagation through time written out next to the forward.
 
 Why: the composite path (``_recurrent.py``) records about a dozen small ops per time step,
 and the engine's cost per node dwarfs their arithmetic at the sizes people train small
-recurrent models at (an LSTM of 50 steps was ~25x PyTorch). Here a step is a few NumPy
-calls and nothing is recorded per step.
+recurrent models at (an LSTM of 50 steps was ~25x PyTorch). Here a step is a product,
+NumPy's ``tanh``s and a kernel or two (``kernels/_rnn_jit.py``) for the rest, and nothing
+is recorded per step; the products run with one BLAS thread where they are small
+(``_blas.py``).
 
-The forward makes the composite path's NumPy calls in its order (the projection of every
-step at once, then per step ``h W_hh^T``, the same sigmoid kernel, ``tanh``, products), so
-its values are the composite's bit for bit. The backward sums over time in another order
-than the composite's graph does, so the gradients agree to rounding. ``tests/test_nn_rnn_fused.py``
-compares both paths with each other and with PyTorch.
+The forward computes the composite path's operations in its order (the projection of every
+step at once, then per step ``h W_hh^T``, the sigmoid kernel's formula, NumPy's ``tanh``,
+the products), so its values are the composite's bit for bit. The backward sums over time
+in another order than the composite's graph does, so the gradients agree to rounding.
+``tests/test_nn_rnn_fused.py`` compares both paths with each other and with PyTorch.
 
 ``fused_direction`` returns None where the composite path runs instead: an LSTM with
 ``proj_size``, dtypes other than float32/float64, anomaly mode, saved-tensor hooks (the
@@ -36,7 +38,6 @@ from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import SAVED_HOOKS, Grads, SavingNode
 from ..kernels import rnn as _rnn_kernels
-from ..kernels import sigmoid as _sigmoid_kernels
 from ..geometry import contiguous_strides
 from ..ops.operands import fresh_result
 from ..tensor import Tensor
@@ -45,15 +46,6 @@ from ._blas import one_blas_thread
 State = tuple[Tensor, ...]
 _FLOATS = (dtypes.float32, dtypes.float64)
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    """The sigmoid kernel the composite path's ``sigmoid`` calls (same bits)."""
-    kernel = _sigmoid_kernels.forward
-    flat = np.ascontiguousarray(x).reshape(-1)
-    out = np.empty_like(flat)
-    (kernel._entries.get(flat.dtype) or kernel.entry(flat.dtype))(flat, out, flat.size)
-    return out.reshape(x.shape)
 
 
 class _Plan:
@@ -259,17 +251,14 @@ def _wrap(values: np.ndarray) -> Tensor:
     return fresh_result(values.reshape(-1), values.shape, contiguous_strides(values.shape))
 
 
-def usable(mode: str, tensors: Sequence[Tensor | None], w_hr: Tensor | None) -> bool:
+def usable(tensors: Sequence[Tensor | None], w_hr: Tensor | None) -> bool:
     """Whether the fused layer may run (module docstring): else the composite path does."""
     if w_hr is not None or anomaly_mode.enabled or SAVED_HOOKS.stack or _tracing.ACTIVE is not None:
         return False
-    dtype = tensors[0].dtype  # type: ignore[union-attr]
-    if dtype not in _FLOATS:
-        return False
     for t in tensors:  # (mixed dtypes: the composite path's error)
-        if t is not None and (t.dtype != dtype or not isinstance(t, Tensor)):
+        if t is not None and (not isinstance(t, Tensor) or t.dtype != tensors[0].dtype):  # type: ignore[union-attr]
             return False
-    return True
+    return tensors[0].dtype in _FLOATS  # type: ignore[union-attr]
 
 
 def fused_direction(mode: str, input: Tensor, batch_sizes: list[int] | None, state: State,
@@ -281,7 +270,7 @@ def fused_direction(mode: str, input: Tensor, batch_sizes: list[int] | None, sta
     must run instead."""
     w_ih, b_ih, w_hh, b_hh, w_hr = weights
     tensors = (input, w_ih, w_hh, b_ih, b_hh, *state)
-    if not usable(mode, tensors, w_hr):
+    if not usable(tensors, w_hr):
         return None
     keep = needs_grad(*tensors)
     if batch_sizes is None:
@@ -300,7 +289,7 @@ def fused_direction(mode: str, input: Tensor, batch_sizes: list[int] | None, sta
             gi = gi + bias
         out, final, work = _forward(mode, gi, state[0]._numpy(), state[1]._numpy() if len(state) > 1 else None,
                                     w_hh._numpy(), None if step_bias is None else step_bias._numpy(), plan, keep)  # type: ignore[union-attr]
-    result = _wrap(out if batch_sizes is not None else out.reshape(steps, batch, out.shape[1]))
+    result = _wrap(out.reshape(steps, batch, out.shape[1]) if batch_sizes is None else out)
     finals = tuple(_wrap(f) for f in final)
     if keep:
         node = MkldnnRnnLayerBackward0(mode, batch_sizes, reverse, plan, work)
