@@ -158,6 +158,7 @@ def test_gradcheck_fused_direction(mode: str, packed: bool) -> None:
     assert jitgrad.autograd.gradcheck(f, inputs)
 
 
+@pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="PyTorch without oneDNN composes its LSTM")
 def test_node_edges_as_pytorch_float32_lstm() -> None:
     """PyTorch's own fused CPU LSTM (float32) records ``MkldnnRnnLayerBackward0`` per layer
     and direction: the same node, edges and outputs' places here."""
