@@ -277,8 +277,11 @@ def test_one_blas_thread_restores_the_count() -> None:
     assert _blas_threads() == before
     if before is not None:
         assert inside == 1
-    with _blas.one_blas_thread(_blas.SMALL_PRODUCT + 1):  # a large product: nothing changes
+    with _blas.one_blas_thread(False):
         assert _blas_threads() == before
+    assert _blas.loop_of_small_products(8 * 32 * 128, 50)
+    assert not _blas.loop_of_small_products(8 * 32 * 128, 1)  # (a cell's step)
+    assert not _blas.loop_of_small_products(_blas.SMALL_PRODUCT + 1, 50)
 
 
 def test_one_blas_thread_from_threads_restores_the_count() -> None:

@@ -103,11 +103,18 @@ def _leave() -> None:
 SMALL_PRODUCT = 2 ** 21
 
 
+def loop_of_small_products(step_product: int, steps: int) -> bool:
+    """Whether work of ``steps`` steps of ``step_product`` multiply-adds each should run on
+    one BLAS thread: a loop (one product alone wakes no thread that could spin after it, and
+    restoring the count costs ~10 us) of small products."""
+    return steps > 1 and step_product <= SMALL_PRODUCT
+
+
 @contextlib.contextmanager
-def one_blas_thread(multiply_adds: int = 0) -> Iterator[None]:
-    """OpenBLAS at one thread inside the block, restored after (see the module docstring),
-    when the block's typical product (``multiply_adds``) is small; else nothing changes."""
-    entered = multiply_adds <= SMALL_PRODUCT and _enter()
+def one_blas_thread(enabled: bool = True) -> Iterator[None]:
+    """OpenBLAS at one thread inside the block, restored after (see the module docstring);
+    nothing changes unless ``enabled``."""
+    entered = enabled and _enter()
     try:
         yield
     finally:

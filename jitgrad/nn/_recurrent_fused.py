@@ -41,7 +41,7 @@ from ..kernels import rnn as _rnn_kernels
 from ..geometry import contiguous_strides
 from ..ops.operands import fresh_result
 from ..tensor import Tensor
-from ._blas import one_blas_thread
+from ._blas import loop_of_small_products, one_blas_thread
 
 State = tuple[Tensor, ...]
 _FLOATS = (dtypes.float32, dtypes.float64)
@@ -63,7 +63,7 @@ class _Plan:
             sizes.reverse()
         self.offsets, self.rows, self.total = starts, sizes, total
         self.batch = batch
-        self.step_product = 0  # multiply-adds of a step's ``h W_hh^T`` (``one_blas_thread``)
+        self.one_thread = False  # run on one BLAS thread (``_blas.py``)
 
 
 # -- the steps, forward: values in the composite path's order ------------------------------
@@ -206,7 +206,7 @@ class MkldnnRnnLayerBackward0(SavingNode):
         g_state = [None if g is None else g._numpy() for g in grads[1:]]
         result: list[Tensor | None] = [None] * len(self.next_functions)
         need = self.needs_input_grad
-        with quiet(), one_blas_thread(self.plan.step_product):
+        with quiet(), one_blas_thread(self.plan.one_thread):
             d_gi, d_hg, d_state = _backward(self.mode, work, g_out, g_state, w_hh._numpy(), self.plan)
             if need(0):
                 result[0] = _wrap(np.matmul(d_gi, w_ih._numpy()).reshape(x._sizes))
@@ -278,8 +278,8 @@ def fused_direction(mode: str, input: Tensor, batch_sizes: list[int] | None, sta
     else:
         steps, batch = len(batch_sizes), batch_sizes[0]
     plan = _Plan(steps, batch, batch_sizes, reverse)
-    plan.step_product = batch * w_hh._sizes[0] * w_hh._sizes[1]  # type: ignore[union-attr]
-    with quiet(), one_blas_thread(plan.step_product):
+    plan.one_thread = loop_of_small_products(batch * w_hh._sizes[0] * w_hh._sizes[1], steps)  # type: ignore[union-attr]
+    with quiet(), one_blas_thread(plan.one_thread):
         gi = np.matmul(input._numpy().reshape(plan.total, input._sizes[-1]), w_ih._numpy().T)  # type: ignore[union-attr]
         step_bias = b_hh
         if b_ih is not None:
