@@ -6,6 +6,10 @@ A step takes ``gi``, the input's projection ``x W_ih^T + b_ih`` already made: th
 loop projects all time steps with one matmul, the cells project their one input
 (``step_weights`` says which biases the projection takes). Gate order
 is PyTorch's (LSTM ``i, f, g, o``; GRU ``r, z, n``), so PyTorch's weights load unchanged.
+
+``run_layers`` runs each layer and direction fused as one node where it can
+(``_recurrent_fused.py``, which falls back here: ``composite_direction``) and the
+composite path otherwise; the fused node's double backward differentiates this path.
 """
 
 from __future__ import annotations
