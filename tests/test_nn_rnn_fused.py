@@ -298,9 +298,16 @@ def test_one_blas_thread_restores_the_count() -> None:
         assert inside == 1
     with _blas.one_blas_thread(False):
         assert _blas_threads() == before
-    assert _blas.loop_of_small_products(8 * 32 * 128, 50)
-    assert not _blas.loop_of_small_products(8 * 32 * 128, 1)  # (a cell's step)
-    assert not _blas.loop_of_small_products(_blas.SMALL_PRODUCT + 1, 50)
+
+
+def test_one_thread_pays_for_mid_size_products_or_on_busy_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cell's products (OpenBLAS keeps them on one thread itself): no; a layer's mid-size
+    ones: yes; large ones only while no core besides ours is idle."""
+    assert not _blas.one_thread_pays(8 * 32 * 128)
+    assert _blas.one_thread_pays(50 * 8 * 128 * 32)
+    for idle, pays in ((1, False), (0, True)):
+        monkeypatch.setattr(_blas, "idle_cpus", lambda idle=idle: idle)
+        assert _blas.one_thread_pays(_blas.SMALL_PRODUCT + 1) is pays
 
 
 def test_one_blas_thread_from_threads_restores_the_count() -> None:
@@ -321,16 +328,23 @@ def test_one_blas_thread_from_threads_restores_the_count() -> None:
     assert _blas_threads() == before and _blas._POLICY.inside == 0
 
 
-def test_without_openblas_same_values(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No library found (another BLAS): the policy does nothing, the values are the same."""
-    lstm = jitgrad.nn.LSTM(4, 5).double()
-    x = jitgrad.randn(3, 2, 4, dtype=jitgrad.float64, requires_grad=True)
-    want = lstm(x)[0]
+def test_same_values_with_and_without_the_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The layer's values with OpenBLAS at one thread, at the default count, and with no
+    library found (another BLAS: the policy does nothing) are the same."""
+    lstm = jitgrad.nn.LSTM(16, 32)  # (its products: 0.8M and 1.6M multiply-adds)
+    x = jitgrad.randn(50, 8, 16, requires_grad=True)
+    assert _blas.one_thread_pays(50 * 8 * 128 * 32)
+    want = lstm(x)
+    got = []
+    with declined(fused, "one_thread_pays", False):
+        got.append(lstm(x))
     monkeypatch.setattr(_blas, "_POLICY", _blas._Policy())
     monkeypatch.setattr(_blas, "_find", lambda: None)
-    got = lstm(x)[0]
-    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+    got.append(lstm(x))
     assert _blas._POLICY.looked and _blas._POLICY.found is None
+    for out in got:
+        for a, b in zip([out[0], *out[1]], [want[0], *want[1]]):
+            np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
 
 
 @pytest.mark.filterwarnings("ignore::jitgrad.compiler.compiled.CompileFallbackWarning")

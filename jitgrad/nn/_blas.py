@@ -1,9 +1,15 @@
-"""``one_blas_thread()``: NumPy's OpenBLAS held to one thread around work made of many small
-products (the steps of a recurrent layer), where BLAS threads cannot pay.
+"""``one_blas_thread()``: NumPy's OpenBLAS held to one thread around work whose products
+threads cannot speed up (a recurrent layer's), decided by ``one_thread_pays``.
 
-Why: on a small machine OpenBLAS's worker threads, woken by one product, spin waiting for
-the next; between the steps' small products they only burn the other cores (an LSTM of 50
-steps took three times the CPU with the default thread count, and longer on the clock).
+Why: OpenBLAS splits every product above ~2**18 multiply-adds over its threads, and a
+split product ends when its slowest thread does. A recurrent layer's input projection and
+weight gradients are such products (an LSTM of 50 steps, batch 8, hidden 32: 0.8M and 1.6M
+multiply-adds); on a 2-core machine with another process running, each took ~10 ms with
+the default thread count, waiting for a worker the scheduler had not run, and ~40 us on
+one thread (the layer's forward+backward: 38 ms against 2.4 ms). Small products cannot
+pay for threads even on idle cores; larger ones can, so they keep the default count
+unless no core besides ours is idle now (``kernels/_parallel.idle_cpus``, the rule the
+Numba kernels follow).
 
 How, safely: NumPy's wheels bundle OpenBLAS as ``numpy.libs/*openblas*``; its thread count
 is set through ``ctypes`` (the names differ by build: SciPy's builds prefix and suffix
@@ -26,6 +32,8 @@ import threading
 from typing import Any, Callable, Iterator
 
 import numpy as np
+
+from ..kernels._parallel import idle_cpus
 
 _NAMES = (  # (set, get) by build: SciPy's ILP64 wheels, plain ILP64, plain
     ("scipy_openblas_set_num_threads64_", "scipy_openblas_get_num_threads64_"),
@@ -97,17 +105,21 @@ def _leave() -> None:
                 setter(policy.saved)
 
 
+# Products OpenBLAS runs on one thread anyway (its ``SMP_THRESHOLD_MIN * 4`` multiply-adds
+# for gemm): holding the count for them only costs the ~10 us of restoring it.
+THREADED_PRODUCT = 2 ** 18
 # Products up to this many multiply-adds take well under a millisecond on one core: waking
-# and syncing threads for them cannot pay (measured on 2 cores, an LSTM step of batch 32 and
-# hidden 128, 2**21, was still 5x faster on one thread). Larger ones keep the default count.
+# and syncing threads for them cannot pay. Larger ones keep the default count while a core
+# besides ours is idle.
 SMALL_PRODUCT = 2 ** 21
 
 
-def loop_of_small_products(step_product: int, steps: int) -> bool:
-    """Whether work of ``steps`` steps of ``step_product`` multiply-adds each should run on
-    one BLAS thread: a loop (one product alone wakes no thread that could spin after it, and
-    restoring the count costs ~10 us) of small products."""
-    return steps > 1 and step_product <= SMALL_PRODUCT
+def one_thread_pays(largest_product: int) -> bool:
+    """Whether work whose largest product has ``largest_product`` multiply-adds should hold
+    OpenBLAS to one thread (see the module docstring)."""
+    if largest_product <= THREADED_PRODUCT:
+        return False
+    return largest_product <= SMALL_PRODUCT or idle_cpus() == 0
 
 
 @contextlib.contextmanager

@@ -8,7 +8,7 @@ Why: the composite path (``_recurrent.py``) records about a dozen small ops per 
 and the engine's cost per node dwarfs their arithmetic at the sizes people train small
 recurrent models at (an LSTM of 50 steps was ~25x PyTorch). Here a step is a product,
 NumPy's ``tanh``s and a kernel or two (``kernels/_rnn_jit.py``) for the rest, and nothing
-is recorded per step; the products run with one BLAS thread where they are small
+is recorded per step; the products run on one BLAS thread where threads cannot pay
 (``_blas.py``).
 
 The forward computes the composite path's operations in its order (the projection of every
@@ -41,7 +41,7 @@ from ..kernels import rnn as _rnn_kernels
 from ..geometry import contiguous_strides
 from ..ops.operands import fresh_result
 from ..tensor import Tensor
-from ._blas import loop_of_small_products, one_blas_thread
+from ._blas import one_blas_thread, one_thread_pays
 
 State = tuple[Tensor, ...]
 _FLOATS = (dtypes.float32, dtypes.float64)
@@ -63,7 +63,7 @@ class _Plan:
             sizes.reverse()
         self.offsets, self.rows, self.total = starts, sizes, total
         self.batch = batch
-        self.one_thread = False  # run on one BLAS thread (``_blas.py``)
+        self.largest_product = 0  # multiply-adds of the layer's largest product (``_blas.py``)
 
 
 # -- the steps, forward: values in the composite path's order ------------------------------
@@ -206,7 +206,7 @@ class MkldnnRnnLayerBackward0(SavingNode):
         g_state = [None if g is None else g._numpy() for g in grads[1:]]
         result: list[Tensor | None] = [None] * len(self.next_functions)
         need = self.needs_input_grad
-        with quiet(), one_blas_thread(self.plan.one_thread):
+        with quiet(), one_blas_thread(one_thread_pays(self.plan.largest_product)):
             d_gi, d_hg, d_state = _backward(self.mode, work, g_out, g_state, w_hh._numpy(), self.plan)
             if need(0):
                 result[0] = _wrap(np.matmul(d_gi, w_ih._numpy()).reshape(x._sizes))
@@ -278,8 +278,9 @@ def fused_direction(mode: str, input: Tensor, batch_sizes: list[int] | None, sta
     else:
         steps, batch = len(batch_sizes), batch_sizes[0]
     plan = _Plan(steps, batch, batch_sizes, reverse)
-    plan.one_thread = loop_of_small_products(batch * w_hh._sizes[0] * w_hh._sizes[1], steps)  # type: ignore[union-attr]
-    with quiet(), one_blas_thread(plan.one_thread):
+    # (the projection and the weights' gradients: rows x gates x features or hidden)
+    plan.largest_product = plan.total * w_ih._sizes[0] * max(w_ih._sizes[1], w_hh._sizes[1])  # type: ignore[union-attr]
+    with quiet(), one_blas_thread(one_thread_pays(plan.largest_product)):
         gi = np.matmul(input._numpy().reshape(plan.total, input._sizes[-1]), w_ih._numpy().T)  # type: ignore[union-attr]
         step_bias = b_hh
         if b_ih is not None:
