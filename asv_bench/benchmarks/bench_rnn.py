@@ -10,7 +10,6 @@ Defined here, not imported from ``jitgrad.cli``, so the suite can run against ol
 
 from __future__ import annotations
 
-
 import jitgrad
 
 try:
