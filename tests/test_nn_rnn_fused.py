@@ -456,3 +456,27 @@ def test_create_graph_cells_and_packed_as_composite(name: str) -> None:
         got.append([gx.detach().numpy()] + [g.numpy() for g in second])
     for a, b in zip(*got):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("name", ["GRU", "LSTM", "RNN"])
+def test_strided_parameters(name: str) -> None:
+    """Weights and biases that are strided views (every other element of a larger tensor):
+    the fused layer's values and gradients are the composite path's."""
+    jitgrad.manual_seed(2)
+    module = getattr(jitgrad.nn, name)(3, 4).double()
+    for pname, p in list(module.named_parameters()):
+        wide = jitgrad.zeros(*p.shape[:-1], 2 * p.shape[-1], dtype=jitgrad.float64)
+        wide[..., ::2] = p.detach()
+        setattr(module, pname, jitgrad.nn.Parameter(wide[..., ::2]))
+        assert not getattr(module, pname).is_contiguous()
+    x = jitgrad.randn(4, 2, 3, dtype=jitgrad.float64)
+    got = []
+    for path in (contextlib.nullcontext, composite):
+        module.zero_grad()
+        with path():
+            out, _ = module(x)
+            (out.sin().sum()).backward()
+        got.append([out.detach().numpy()] + [p.grad.numpy() for p in module.parameters()])
+    np.testing.assert_array_equal(got[0][0], got[1][0])
+    for a, b in zip(*got):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)

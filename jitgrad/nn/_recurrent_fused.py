@@ -92,7 +92,7 @@ def _forward(mode: str, gi: np.ndarray, h0: np.ndarray, c0: np.ndarray | None, w
             c_flat = c.reshape(-1)  # type: ignore[union-attr]
         else:
             gates_step, hidden_step = _entries(dtype, _rnn_kernels.gru_gates, _rnn_kernels.gru_hidden)
-            bias = np.empty(0, dtype) if b_hh is None else b_hh
+            bias = np.empty(0, dtype) if b_hh is None else np.ascontiguousarray(b_hh)  # (a kernel buffer)
             pre_n = np.empty((plan.batch, size), dtype)
             h_flat = h.reshape(-1)
     for off, rows in zip(plan.offsets, plan.rows):
