@@ -52,3 +52,43 @@ def has_internal_overlap(sizes, strides):
 def regions_overlap(a_offset, a_sizes, a_strides, b_offset, b_sizes, b_strides):
     a = set(flat_indices(a_offset, a_sizes, a_strides))
     return any(p in a for p in flat_indices(b_offset, b_sizes, b_strides))
+
+
+def rnn_backward(mode, saved, g_out, g_state, w_hh, plan):
+    """Backpropagation through time of a fused recurrent layer (``nn/_recurrent_fused.py``'s
+    ``_backward``) in whole-array NumPy: each step's gates' gradients as the formulas read,
+    then ``h``'s through ``W_hh``. Returns the gradients of the input gates, of the hidden
+    gates (the same array but in a GRU) and of the initial state."""
+    n, size = saved["h_prev"].shape
+    dtype = saved["h_prev"].dtype
+    gates = {"LSTM": 4, "GRU": 3}.get(mode, 1)
+    dh = np.zeros((plan.batch, size), dtype) if g_state[0] is None else np.array(g_state[0], dtype)
+    dc = None
+    if mode == "LSTM":
+        dc = np.zeros((plan.batch, size), dtype) if g_state[1] is None else np.array(g_state[1], dtype)
+    d_gi = np.zeros((n, gates * size), dtype)
+    d_hg = d_gi if mode != "GRU" else np.zeros_like(d_gi)
+    for off, rows in zip(reversed(plan.offsets), reversed(plan.rows)):
+        span = slice(off, off + rows)
+        d = dh[:rows] if g_out is None else dh[:rows] + g_out[span]
+        a = saved["acts"][span]
+        if mode == "LSTM":
+            tc = saved["tanh_c"][span]
+            i, f, g, o = (a[:, k * size:(k + 1) * size] for k in range(4))
+            cell = dc[:rows] + d * o * (1 - tc * tc)
+            d_gi[span] = np.concatenate([cell * g * i * (1 - i), cell * saved["c_prev"][span] * f * (1 - f),
+                                         cell * i * (1 - g * g), d * tc * o * (1 - o)], axis=1)
+            dc[:rows] = cell * f
+            dh[:rows] = d_gi[span] @ w_hh
+        elif mode == "GRU":
+            r, z, nn = (a[:, k * size:(k + 1) * size] for k in range(3))
+            dn = d * (1 - z) * (1 - nn * nn)
+            dr = dn * saved["h_n"][span] * r * (1 - r)
+            dz = d * (saved["h_prev"][span] - nn) * z * (1 - z)
+            d_gi[span] = np.concatenate([dr, dz, dn], axis=1)
+            d_hg[span] = np.concatenate([dr, dz, dn * r], axis=1)
+            dh[:rows] = d * z + d_hg[span] @ w_hh
+        else:
+            d_gi[span] = d * (1 - a * a) if mode == "RNN_TANH" else np.where(a <= 0, 0, d)
+            dh[:rows] = d_gi[span] @ w_hh
+    return d_gi, d_hg, [dh] if dc is None else [dh, dc]

@@ -36,6 +36,15 @@ def test_quick_transpose_copy_table_in_process(capsys):
     assert row["peak MB jitgrad"] == row["peak MB PyTorch"] == "-"  # forward only
 
 
+def test_quick_recurrent_scenarios_table(capsys):
+    names = ["rnn.lstm.forward_backward", "rnn.gru.forward_backward", "rnn.rnn.forward_backward"]
+    assert cli_main(["bench", "--quick", "--no-peak"] + [a for n in names for a in ("--only", n)]) == 0
+    header, rows = _parse(capsys.readouterr().out)
+    assert [r[0] for r in rows] == names
+    for row in (dict(zip(header, r)) for r in rows):
+        assert float(row["jitgrad/PyTorch"]) > 0 and row["target"] == "<= 3"
+
+
 def test_autograd_scenario_with_peak_memory_in_a_subprocess():
     """The CLI end to end: one backward scenario at the quick size, with the peak-memory
     subprocesses (Linux) and node overhead reported per node."""

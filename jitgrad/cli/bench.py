@@ -29,7 +29,7 @@ import numpy as np
 
 import jitgrad
 
-from . import bench_small_ops, bench_system
+from . import bench_rnn, bench_small_ops, bench_system
 
 Timed = Callable[[], Any]
 
@@ -168,6 +168,8 @@ SCENARIOS += [
     for name, build in bench_small_ops.PROGRAMS_WITH_BACKWARD
 ]
 
+# recurrent layers' forward + backward (bench_rnn.py); PyTorch's CPU LSTM is one fused kernel
+SCENARIOS += [Scenario(name, build, 3.0, repeats=9, cpu_clock=True) for name, build in bench_rnn.LAYERS]
 
 # tables of their own, after the scenarios: see bench_system.py
 SYSTEM_TABLES: dict[str, tuple[Callable[[bool], list[dict[str, str]]], list[str]]] = {

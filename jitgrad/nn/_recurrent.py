@@ -6,6 +6,10 @@ A step takes ``gi``, the input's projection ``x W_ih^T + b_ih`` already made: th
 loop projects all time steps with one matmul, the cells project their one input
 (``step_weights`` says which biases the projection takes). Gate order
 is PyTorch's (LSTM ``i, f, g, o``; GRU ``r, z, n``), so PyTorch's weights load unchanged.
+
+``run_layers`` runs each layer and direction fused as one node where it can
+(``_recurrent_fused.py``, which falls back here: ``composite_direction``) and the
+composite path otherwise; the fused node's double backward differentiates this path.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Callable, Sequence
 from ..ops.stacking import cat, stack
 from ..tensor import Tensor
 from ._activations import dropout, relu, sigmoid, tanh
+from ._recurrent_fused import fused_direction
 
 # state = (h,) for RNN and GRU, (h, c) for LSTM; a step maps (gi, state, weights) -> state
 State = tuple[Tensor, ...]
@@ -106,6 +111,18 @@ def run_direction(step: Step, gis: Sequence[Tensor], state: State, weights: Sequ
     return outputs, state
 
 
+def composite_direction(mode: str, input: Tensor, batch_sizes: list[int] | None, state: State,
+                        weights: Sequence[Tensor | None], reverse: bool) -> tuple[Tensor, State]:
+    """One layer and direction, composed from recorded ops (see ``run_layers``): the
+    output and the final state."""
+    w_ih, b_ih, w_hh, b_hh, w_hr = weights
+    input_bias, hidden_weights = step_weights(mode, b_ih, w_hh, b_hh, w_hr)  # type: ignore[arg-type]
+    gi = project(input, w_ih, input_bias)  # type: ignore[arg-type]
+    gis = gi.unbind(0) if batch_sizes is None else gi.split(batch_sizes, 0)  # type: ignore[attr-defined]
+    steps, final = run_direction(STEPS[mode], gis, state, hidden_weights, reverse)
+    return (stack(steps, 0) if batch_sizes is None else cat(steps, 0)), final
+
+
 def run_layers(mode: str, input: Tensor, batch_sizes: list[int] | None, states: Sequence[State],
                layer_weights: Sequence[Sequence[Tensor | None]], num_directions: int, dropout_p: float,
                training: bool) -> tuple[Tensor, list[State]]:
@@ -116,19 +133,16 @@ def run_layers(mode: str, input: Tensor, batch_sizes: list[int] | None, states: 
     ``k // num_directions``, direction ``k % num_directions`` (PyTorch's order). Dropout
     applies to the output of every layer but the last, while training. Returns the last
     layer's output (same layout as ``input``) and every final state."""
-    step = STEPS[mode]
     finals: list[State] = []
     num_layers = len(states) // num_directions
     for layer in range(num_layers):
         outs = []
         for d in range(num_directions):
             k = layer * num_directions + d
-            w_ih, b_ih, w_hh, b_hh, w_hr = layer_weights[k]
-            input_bias, hidden_weights = step_weights(mode, b_ih, w_hh, b_hh, w_hr)  # type: ignore[arg-type]
-            gi = project(input, w_ih, input_bias)  # type: ignore[arg-type]
-            gis = gi.unbind(0) if batch_sizes is None else gi.split(batch_sizes, 0)  # type: ignore[attr-defined]
-            steps, final = run_direction(step, gis, states[k], hidden_weights, reverse=d == 1)
-            outs.append(stack(steps, 0) if batch_sizes is None else cat(steps, 0))
+            fused = fused_direction(mode, input, batch_sizes, states[k], layer_weights[k], d == 1)
+            out, final = composite_direction(mode, input, batch_sizes, states[k], layer_weights[k], d == 1) \
+                if fused is None else fused
+            outs.append(out)
             finals.append(final)
         input = outs[0] if num_directions == 1 else cat(outs, -1)
         if dropout_p > 0 and training and layer < num_layers - 1:

@@ -211,6 +211,12 @@ def array_of(t: Tensor) -> np.ndarray:
 #   depend on the path (the first call imports Numba: ~0.3 s, ~70 MB); without
 #   ``create_graph`` their backward formulas run on data (the formulas' operations in
 #   their order: the same bits). tests/test_softmax_kernels.py, test_fused_small_ops.py.
+# - Recurrent layers (``nn/_recurrent_fused.py``): a layer and direction of ``RNN``/``LSTM``/
+#   ``GRU``, or one step of their cells, in NumPy as ONE node (``MkldnnRnnLayerBackward0``,
+#   the node of PyTorch's own fused CPU LSTM) with backpropagation through time written out.
+#   Rule 1 holds for the forward values (bit for bit) and for what falls back (anomaly mode,
+#   saved-tensor hooks, tracing); by design not for the nodes, and the gradients agree with
+#   the composite path's to rounding (another summation order). tests/test_nn_rnn_fused.py.
 #
 # The elementwise path. Most elementwise ops in such a loop combine a floating tensor with a
 # Python number, or two floating tensors of one dtype and one shape (or one of them 0-d, or

@@ -1,6 +1,7 @@
 """``RNNCell``, ``LSTMCell``, ``GRUCell``: one time step of the recurrent layers, with
 PyTorch's parameters (``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh``), init, checks
-and messages. The step math is ``nn/_recurrent.py``'s."""
+and messages. A step runs fused as one node (``nn/_recurrent_fused.py``) where it can, else
+composed by ``nn/_recurrent.py``."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from ... import creation
 from ...tensor import Tensor
 from .. import init
 from .._recurrent import STEPS, State, project, step_weights
+from .._recurrent_fused import fused_direction
 from ..parameter import Parameter
 from .module import Module
 
@@ -61,6 +63,10 @@ class RNNCellBase(Module):
                 raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{k} batch size {s.shape[0]}")
             if s.shape[1] != self.hidden_size:
                 raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {s.shape[1]}, expected {self.hidden_size}")
+        fused = fused_direction(mode, input, [input.shape[0]], state,
+                                (self.weight_ih, self.bias_ih, self.weight_hh, self.bias_hh, None), False)
+        if fused is not None:  # (one step of a packed batch: the step's new state)
+            return fused[1]
         input_bias, weights = step_weights(mode, self.bias_ih, self.weight_hh, self.bias_hh)
         return STEPS[mode](project(input, self.weight_ih, input_bias), state, weights)
 
