@@ -204,7 +204,7 @@ class MkldnnRnnLayerBackward0(SavingNode):
         rows, size = work["h_prev"].shape
         g_out = None if grads[0] is None else grads[0]._numpy().reshape(rows, size)
         g_state = [None if g is None else g._numpy() for g in grads[1:]]
-        result: list[Tensor | None] = [None] * len(self.next_functions)
+        result: list[Tensor | None] = [None] * len(self._next)
         need = self.needs_input_grad
         with quiet(), one_blas_thread(one_thread_pays(self.plan.largest_product)):
             d_gi, d_hg, d_state = _backward(self.mode, work, g_out, g_state, w_hh._numpy(), self.plan)
@@ -239,7 +239,7 @@ class MkldnnRnnLayerBackward0(SavingNode):
         pairs = [(o, g) for o, g in zip((out, *final), grads) if g is not None]
         got = autograd_grad([o for o, _ in pairs], [alias[k] for k in wanted], [g for _, g in pairs],
                             create_graph=True, allow_unused=True)
-        result: list[Tensor | None] = [None] * len(self.next_functions)
+        result: list[Tensor | None] = [None] * len(self._next)
         for k, g in zip(wanted, got):
             result[k] = g
         return tuple(result)
