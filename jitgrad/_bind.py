@@ -584,3 +584,23 @@ Tensor.unique_consecutive = misc_math.unique_consecutive
 Tensor.nextafter = misc_math.nextafter
 Tensor.mvlgamma = misc_math.mvlgamma
 Tensor.sum_to_size = misc_math.sum_to_size
+from .ops import compare_inplace  # noqa: E402
+
+Tensor.eq_ = compare_inplace.eq_
+Tensor.ne_ = compare_inplace.ne_
+Tensor.lt_ = compare_inplace.lt_
+Tensor.le_ = compare_inplace.le_
+Tensor.gt_ = compare_inplace.gt_
+Tensor.ge_ = compare_inplace.ge_
+Tensor.not_equal_ = compare_inplace.ne_
+Tensor.less_ = compare_inplace.lt_
+Tensor.less_equal_ = compare_inplace.le_
+Tensor.greater_ = compare_inplace.gt_
+Tensor.greater_equal_ = compare_inplace.ge_
+Tensor.logical_and_ = compare_inplace.logical_and_
+Tensor.logical_or_ = compare_inplace.logical_or_
+Tensor.logical_xor_ = compare_inplace.logical_xor_
+Tensor.logical_not_ = compare_inplace.logical_not_
+Tensor.bitwise_not_ = compare_inplace.bitwise_not_
+Tensor.true_divide_ = compare_inplace.true_divide_
+Tensor.float_power_ = compare_inplace.float_power_

@@ -42,3 +42,123 @@ def test_div_node_follows_the_rounding_mode_keyword(call: Any) -> None:
 
 def test_div_rounding_mode_none_of_integers_is_true_division() -> None:
     both(lambda lib: lib.div(lib.tensor([1, 2, -3]), lib.tensor([2, 2, 2]), rounding_mode=None))
+
+
+# -- in-place comparisons (recorded, zero gradients) and logical ops (not recorded at all) -------
+COMPARISONS = ["eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "greater_equal_", "less_", "less_equal_",
+               "not_equal_"]
+
+
+@pytest.mark.parametrize("other", ["tensor", "number", "0-d", "row"])
+@pytest.mark.parametrize("name", COMPARISONS)
+def test_in_place_comparison_is_recorded_with_zero_gradients(name: str, other: str) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([[1.5, 2.0, 3.0], [0.5, 2.0, -1.0]], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor([[2.0, 2.0, 1.0]], dtype=lib.float64, requires_grad=True)
+        operand = {"tensor": y.expand(2, 3) * 1, "number": 2.0, "0-d": y[0, 1], "row": y}[other]
+        z = x * 1
+        out = getattr(z, name)(operand)
+        out.backward(lib.ones_like(out))
+        return out is z, out, z._version, out.grad_fn.name(), _edges(out), x.grad, y.grad
+
+    both(program)
+
+
+@pytest.mark.parametrize("name", ["eq_", "lt_"])
+def test_in_place_comparison_mixed_dtypes_and_refusals(name: str) -> None:
+    both(lambda lib: getattr(lib.tensor([1, 2, 0]), name)(lib.tensor([1.5, 2.0, -0.5])))
+    both(lambda lib: getattr(lib.tensor([True, False]), name)(0.5))
+    both(lambda lib: getattr(lib.tensor([1.0, 2.0], dtype=lib.float64), name)(True))
+    both(lambda lib: getattr(numbers(lib, 3, grad=True), name)(1.0), "a leaf Variable that requires grad")
+    both(lambda lib: getattr(numbers(lib, 2), name)(numbers(lib, 2, 2)), "doesn't match the broadcast shape")
+    both(lambda lib: getattr(numbers(lib, 2).expand(3, 2), name)(1.0), "more than one element")
+    both(lambda lib: getattr(numbers(lib, 2), name)("x"), "")  # (the error type only)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, t, u: t.logical_not_(),
+    lambda lib, t, u: t.logical_and_(u),
+    lambda lib, t, u: t.logical_or_(u),
+    lambda lib, t, u: t.logical_xor_(u),
+], ids=["not", "and", "or", "xor"])
+def test_in_place_logical_op_records_nothing(call: Any) -> None:
+    def on_a_non_leaf(lib: Any) -> Any:
+        x = lib.tensor([1.5, 0.0, -3.0], dtype=lib.float64, requires_grad=True)
+        u = lib.tensor([1.0, 1.0, 0.0], dtype=lib.float64, requires_grad=True)
+        z = x * 2
+        out = call(lib, z, u * 1)
+        names = out is z, out.grad_fn.name(), _edges(out), z._version, out.requires_grad
+        out.backward(lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64))
+        return names, out, x.grad, u.grad
+
+    def on_a_leaf(lib: Any) -> Any:  # (no leaf check: nothing is recorded)
+        x = lib.tensor([1.5, 0.0, -3.0], dtype=lib.float64, requires_grad=True)
+        out = call(lib, x, lib.tensor([0.0, 1.0, 1.0], dtype=lib.float64))
+        return out, out.requires_grad, out.is_leaf, x._version
+
+    def on_a_view(lib: Any) -> Any:
+        x = lib.tensor([1.5, 0.0, -3.0, 2.0], dtype=lib.float64, requires_grad=True)
+        z = x * 1
+        v = z[1:]
+        call(lib, v, lib.tensor([1.0, 0.0, 1.0], dtype=lib.float64))
+        names = z.grad_fn.name(), v.grad_fn.name(), v._version
+        (z * v.sum()).sum().backward()
+        return names, z, x.grad
+
+    def on_a_leafs_view(lib: Any) -> Any:
+        x = lib.tensor([1.5, 0.0, -3.0, 2.0], dtype=lib.float64, requires_grad=True)
+        v = x[1:]
+        call(lib, v, lib.tensor([1.0, 0.0, 1.0], dtype=lib.float64))
+        return x, v.grad_fn.name()
+
+    def saved_value_changed(lib: Any) -> Any:
+        x = lib.tensor([1.5, 0.0, -3.0], dtype=lib.float64, requires_grad=True)
+        z = x * 1
+        w = z * z
+        call(lib, z, lib.ones(3, dtype=lib.float64))
+        w.sum().backward()
+
+    def only_other_requires_grad(lib: Any) -> Any:
+        u = lib.tensor([1.0, 0.0, 2.0], dtype=lib.float64, requires_grad=True)
+        out = call(lib, lib.tensor([0.0, 2.0, 1.0], dtype=lib.float64), u * 1)
+        return out, out.requires_grad, out.grad_fn
+
+    for program in (on_a_non_leaf, on_a_leaf, on_a_view, on_a_leafs_view, only_other_requires_grad):
+        both(program)
+    both(saved_value_changed, "modified by an inplace operation")
+
+
+def test_in_place_logical_op_dtypes_and_refusals() -> None:
+    both(lambda lib: lib.tensor([2, 0, 3]).logical_not_())
+    both(lambda lib: lib.tensor([2, 0, 3]).logical_and_(lib.tensor([1.5, 1.0, 0.0])))
+    both(lambda lib: lib.tensor([True, False]).logical_xor_(lib.tensor([1.5, 0.0])))
+    both(lambda lib: lib.tensor([[2.0, 0.0]]).logical_or_(lib.tensor([1.0, 0.0])))
+    both(lambda lib: lib.tensor([2.0, 0.0]).logical_or_(lib.tensor([[1.0, 0.0]])), "doesn't match the broadcast shape")
+    both(lambda lib: lib.tensor([2.0, 0.0]).logical_and_(1.0), "must be Tensor, not float")
+    both(lambda lib: lib.tensor([2.0, 0.0]).expand(3, 2).logical_not_(), "more than one element")
+    both(lambda lib: (lambda t: t[1:].logical_and_(t[:3]))(lib.tensor([1.5, 0.0, 2.0, 0.0])),
+         "refer to a single memory location")
+
+    def unbind_output(lib: Any) -> Any:  # written; reading its history afterwards raises
+        x = lib.tensor([[1.5, 0.0], [3.0, 1.0]], dtype=lib.float64, requires_grad=True)
+        a, _ = (x * 1).unbind()
+        a.logical_not_()
+        return a.grad_fn
+
+    both(unbind_output, "This view is the output of a function that returns multiple views")
+
+
+def test_bitwise_not_true_divide_and_float_power_in_place() -> None:
+    both(lambda lib: (lib.tensor([1, 2, -3]).bitwise_not_(), lib.tensor([True, False]).bitwise_not_()))
+    both(lambda lib: numbers(lib, 2).bitwise_not_())
+    both(lambda lib: lib.tensor([1, 2]).true_divide_(2), "can't be cast to the desired output type")
+    both(lambda lib: lib.tensor([1.0, 2.0]).float_power_(2), "the base given to float_power_ has dtype Float")
+
+    def program(lib: Any) -> Any:
+        x, y = numbers(lib, 3, grad=True), numbers(lib, 3, seed=1, grad=True)
+        outs = [(x * 1).true_divide_(y), (x * 1).true_divide_(2.0), (x.abs() * 1).float_power_(y),
+                (x * 1).float_power_(2)]
+        sum(o.sum() for o in outs).backward()
+        return outs, [o.grad_fn.name() for o in outs], x.grad, y.grad
+
+    both(program)
