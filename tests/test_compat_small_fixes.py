@@ -162,3 +162,35 @@ def test_bitwise_not_true_divide_and_float_power_in_place() -> None:
         return outs, [o.grad_fn.name() for o in outs], x.grad, y.grad
 
     both(program)
+
+
+# -- tensor(): Python ints past int64, requires_grad that is not a bool ------------------------------
+@pytest.mark.parametrize("data, dtype", [
+    (2**64 - 1, None), (2**63, None), (-(2**63) - 1, None), (10**30, None), ([1, 2**64 - 1], None),
+    ([[1], [2**63]], None), ((2**63,), None), ([True, 2**63], None), (2**63, "int64"), (2**63, "uint8"),
+    (2**63, "float32"), (2**63, "bool"), ([1, 2**64], "float64"), ([1.5, 2**64], None), ([2**64, 1.5], None),
+    (-(2**63), None), ([-(2**63), 2**63 - 1], None), (10**400, "float64"),
+], ids=str)
+def test_tensor_of_python_ints_past_int64(data: Any, dtype: str | None) -> None:
+    both(lambda lib: lib.tensor(data, dtype=None if dtype is None else getattr(lib, dtype)))
+    both(lambda lib: lib.as_tensor(data, dtype=None if dtype is None else getattr(lib, dtype)))
+
+
+@pytest.mark.parametrize("value", ["False", 1, 0, None, 1.0], ids=repr)
+def test_requires_grad_must_be_a_bool(value: Any) -> None:
+    import numpy as np
+
+    both(lambda lib: lib.tensor([1.0], requires_grad=value))
+    both(lambda lib: lib.tensor([1.0], requires_grad=np.bool_(True)))
+    both(lambda lib: lib.ones(2).requires_grad_(value))
+    both(lambda lib: lib.ones(2).requires_grad_(np.bool_(False)))
+    both(lambda lib: setattr(lib.ones(2), "requires_grad", value))
+    for factory in ("zeros", "ones", "empty"):
+        both(lambda lib: getattr(lib, factory)(2, requires_grad=value).requires_grad)
+    for factory in ("zeros_like", "ones_like", "empty_like"):
+        both(lambda lib: getattr(lib, factory)(lib.ones(2), requires_grad=value).requires_grad)
+    both(lambda lib: lib.full((2,), 1.0, requires_grad=value).requires_grad)
+    # (PyTorch's overloaded factories say "invalid combination of arguments": the type agrees)
+    for make in (lambda lib: lib.arange(3.0, requires_grad=value), lambda lib: lib.rand(2, requires_grad=value),
+                 lambda lib: lib.eye(2, requires_grad=value), lambda lib: lib.linspace(0, 1, 3, requires_grad=value)):
+        both(lambda lib: make(lib).requires_grad, "requires_grad")
