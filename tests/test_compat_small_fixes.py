@@ -194,3 +194,51 @@ def test_requires_grad_must_be_a_bool(value: Any) -> None:
     for make in (lambda lib: lib.arange(3.0, requires_grad=value), lambda lib: lib.rand(2, requires_grad=value),
                  lambda lib: lib.eye(2, requires_grad=value), lambda lib: lib.linspace(0, 1, 3, requires_grad=value)):
         both(lambda lib: make(lib).requires_grad, "requires_grad")
+
+
+# -- clamp_min / clamp_max with a tensor bound: Clamp{Min,Max}Backward1, two edges -----------------
+CLAMPS = {
+    "clamp_min": lambda lib, x, b: x.clamp_min(b),
+    "clamp_max": lambda lib, x, b: x.clamp_max(b),
+    "torch.clamp_min": lambda lib, x, b: lib.clamp_min(x, b),
+    "torch.clamp_max": lambda lib, x, b: lib.clamp_max(x, b),
+    "clamp_min_": lambda lib, x, b: (x * 1).clamp_min_(b),
+    "clamp_max_": lambda lib, x, b: (x * 1).clamp_max_(b),
+    "clamp_min_-view": lambda lib, x, b: (x * 1)[:, 1:].clamp_min_(b[..., 1:] if b.dim() else b),
+    "clamp(min=)": lambda lib, x, b: x.clamp(min=b),
+    "clamp(max=)": lambda lib, x, b: lib.clamp(x, max=b),
+    "clamp_(min=)": lambda lib, x, b: (x * 1).clamp_(min=b),
+    "clip(min, max)": lambda lib, x, b: x.clip(b, b + 1),
+}
+
+
+@pytest.mark.parametrize("bound", ["row", "full", "0-d", "constant"])
+@pytest.mark.parametrize("name", list(CLAMPS))
+def test_clamp_with_a_tensor_bound(name: str, bound: str) -> None:
+    def program(lib: Any) -> Any:
+        # ties (x == b), nan on either side, the bound broadcast or not
+        x = lib.tensor([[1.5, -2.0, 3.0, 2.0], [0.5, float("nan"), -1.0, 0.25]], dtype=lib.float64,
+                       requires_grad=True)
+        row = lib.tensor([2.0, -2.0, 1.0, float("nan")], dtype=lib.float64, requires_grad=True)
+        b = {"row": row, "full": lib.stack([row, row.flip(0)]), "0-d": row[0],
+             "constant": row.detach()}[bound]
+        out = CLAMPS[name](lib, x, b)
+        names = out.grad_fn.name(), _edges(out)
+        g, = lib.autograd.grad(out, x, lib.ones_like(out) * 3, create_graph=True)
+        out.backward(lib.arange(out.numel(), dtype=lib.float64).reshape(out.shape))
+        return out, names, x.grad, row.grad, g, g.requires_grad
+
+    both(program)
+
+
+def test_clamp_min_with_a_tensor_bound_of_another_dtype() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([1.5, -2.0, 3.0], dtype=lib.float32, requires_grad=True)
+        b = lib.tensor([2.0, -2.0, 1.0], dtype=lib.float64, requires_grad=True)
+        out = x.clamp_min(b)
+        out.sum().backward()
+        return out, out.grad_fn.name(), x.grad, b.grad
+
+    both(program)
+    both(lambda lib: lib.tensor([1, 5]).clamp_max(lib.tensor([2, 2])))
+    both(lambda lib: lib.tensor([1.0, 5.0]).clamp_max_(lib.tensor([2.0, 2.0], dtype=lib.float64)), "")
