@@ -242,3 +242,103 @@ def test_clamp_min_with_a_tensor_bound_of_another_dtype() -> None:
     both(program)
     both(lambda lib: lib.tensor([1, 5]).clamp_max(lib.tensor([2, 2])))
     both(lambda lib: lib.tensor([1.0, 5.0]).clamp_max_(lib.tensor([2.0, 2.0], dtype=lib.float64)), "")
+
+
+# -- activations in place: the node PyTorch's in-place kernel records (EluBackward1, ...) ---------
+ACTIVATIONS = {
+    "elu": lambda lib, t: lib.nn.functional.elu(t, 0.7, inplace=True),
+    "elu_": lambda lib, t: lib.nn.functional.elu_(t),
+    "selu": lambda lib, t: lib.nn.functional.selu(t, inplace=True),
+    "selu_": lambda lib, t: lib.nn.functional.selu_(t),
+    "celu": lambda lib, t: lib.nn.functional.celu(t, 0.7, inplace=True),
+    "celu_": lambda lib, t: lib.nn.functional.celu_(t, 0.9),  # (1.3: expm1 differs by 1 ulp at -2 in libm)
+    "leaky_relu": lambda lib, t: lib.nn.functional.leaky_relu(t, 0.2, inplace=True),
+    "leaky_relu_": lambda lib, t: lib.nn.functional.leaky_relu_(t),
+    "rrelu": lambda lib, t: lib.nn.functional.rrelu(t, 0.1, 0.3, inplace=True),
+    "rrelu_": lambda lib, t: lib.nn.functional.rrelu_(t),
+    "threshold": lambda lib, t: lib.nn.functional.threshold(t, 0.25, -2.0, inplace=True),
+    "threshold_": lambda lib, t: lib.nn.functional.threshold_(t, 0.0, 0.5),
+    "hardsigmoid": lambda lib, t: lib.nn.functional.hardsigmoid(t, inplace=True),
+    "hardswish": lambda lib, t: lib.nn.functional.hardswish(t, inplace=True),
+    "relu": lambda lib, t: lib.nn.functional.relu(t, inplace=True),
+    "relu6": lambda lib, t: lib.nn.functional.relu6(t, inplace=True),
+    "hardtanh_": lambda lib, t: lib.nn.functional.hardtanh_(t, -0.5, 0.5),
+    "silu": lambda lib, t: lib.nn.functional.silu(t, inplace=True),
+    "nn.ELU": lambda lib, t: lib.nn.ELU(0.5, inplace=True)(t),
+    "nn.SELU": lambda lib, t: lib.nn.SELU(inplace=True)(t),
+    "nn.CELU": lambda lib, t: lib.nn.CELU(inplace=True)(t),
+    "nn.LeakyReLU": lambda lib, t: lib.nn.LeakyReLU(0.05, inplace=True)(t),
+    "nn.RReLU": lambda lib, t: lib.nn.RReLU(inplace=True).eval()(t),
+    "nn.Threshold": lambda lib, t: lib.nn.Threshold(0.1, 20.0, inplace=True)(t),
+    "nn.Hardsigmoid": lambda lib, t: lib.nn.Hardsigmoid(inplace=True)(t),
+    "nn.Hardswish": lambda lib, t: lib.nn.Hardswish(inplace=True)(t),
+}
+# kinks and ties: zeros of both signs, the threshold, hardsigmoid's and hardswish's -3 and 3
+VALUES = [1.5, -2.0, 0.0, -0.0, 0.3, 0.25, -3.0, 3.0, -4.5, 5.0, -0.7, 0.1]
+
+
+def _activation_program(name: str, where: str) -> Any:
+    def program(lib: Any) -> Any:
+        x = lib.tensor(VALUES, dtype=lib.float64, requires_grad=True)
+        y = x * 1
+        target = {"tensor": y, "view": y[1::2], "base-view": y.view(3, 4)[:, 1:]}[where]
+        out = ACTIVATIONS[name](lib, target)
+        nodes = out is target, out.grad_fn.name(), _edges(out), y.grad_fn.name(), _edges(y), y._version
+        w = lib.linspace(-1.0, 2.0, 12, dtype=lib.float64)
+        (g,) = lib.autograd.grad(y, x, w, create_graph=True)
+        return nodes, y, g, g.requires_grad
+
+    return program
+
+
+@pytest.mark.parametrize("where", ["tensor", "view", "base-view"])
+@pytest.mark.parametrize("name", list(ACTIVATIONS))
+def test_activation_in_place_records_pytorchs_node(name: str, where: str) -> None:
+    both(_activation_program(name, where))
+
+
+@pytest.mark.parametrize("name", ["elu", "selu", "celu", "leaky_relu", "rrelu", "threshold", "hardsigmoid",
+                                  "hardswish"])
+def test_activation_out_of_place_records_pytorchs_node(name: str) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor(VALUES, dtype=lib.float64, requires_grad=True)
+        args = {"threshold": (0.25, -2.0), "rrelu": (0.1, 0.3)}.get(name, ())
+        out = getattr(lib.nn.functional, name)(x * 1, *args)
+        (g,) = lib.autograd.grad(out, x, lib.linspace(-1.0, 2.0, 12, dtype=lib.float64), create_graph=True)
+        second = None
+        if name != "hardsigmoid":  # (no derivative of its derivative: see below)
+            (second,) = lib.autograd.grad(g.sum(), x, allow_unused=True)
+        return out, out.grad_fn.name(), g, g.requires_grad, g.grad_fn.name(), second
+
+    both(program)
+
+
+def test_hardsigmoid_has_no_second_derivative() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor(VALUES, dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(lib.nn.functional.hardsigmoid(x).sum(), x, create_graph=True)
+        assert g.grad_fn.name() == "torch::autograd::NotImplemented"
+        g.sum().backward()
+
+    both(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, t: lib.nn.functional.elu_(t, -0.5),
+    lambda lib, t: lib.nn.functional.celu_(t, -0.5),
+    lambda lib, t: lib.nn.functional.leaky_relu_(t, -0.5),
+    lambda lib, t: lib.nn.functional.rrelu_(t, -0.5, -0.2),
+], ids=["elu_", "celu_", "leaky_relu_", "rrelu_"])
+def test_in_place_activation_with_a_negative_slope_refuses_backward(call: Any) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor(VALUES, dtype=lib.float64, requires_grad=True)
+        y = x * 1
+        out = call(lib, y)
+        out.sum().backward()
+
+    both(program, "backward calculation is triggered with a negative slope which is not supported")
+    both(lambda lib: call(lib, lib.tensor(VALUES, dtype=lib.float64)))  # (without autograd: fine)
+
+
+def test_celu_refuses_alpha_zero() -> None:
+    both(lambda lib: lib.nn.functional.celu(lib.tensor(VALUES, dtype=lib.float64), 0.0))
