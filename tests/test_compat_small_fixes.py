@@ -342,3 +342,30 @@ def test_in_place_activation_with_a_negative_slope_refuses_backward(call: Any) -
 
 def test_celu_refuses_alpha_zero() -> None:
     both(lambda lib: lib.nn.functional.celu(lib.tensor(VALUES, dtype=lib.float64), 0.0))
+
+
+# -- Tensor.storage(): PyTorch's TypedStorage deprecation warning, once per process -----------------
+def test_typed_storage_warns_once_per_process() -> None:
+    import warnings
+
+    def program(lib: Any) -> Any:
+        lib.storage._reset_warn_typed_storage_removal()
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            x = lib.ones(3)
+            s = x.storage()  # (the line the warning names)
+            x.storage().size(), len(s), s.element_size(), s.data_ptr() == x.data_ptr()
+            x.untyped_storage()
+            lib.set_warn_always(True)  # (not the switch of this warning)
+            lib.zeros(2).storage()
+            lib.set_warn_always(False)
+        after_reset = []
+        lib.storage._reset_warn_typed_storage_removal()
+        with warnings.catch_warnings(record=True) as again:
+            warnings.simplefilter("always")
+            lib.zeros(1).storage()
+            after_reset.append(len(again))
+        return ([(w.category.__name__, str(w.message), w.filename, w.lineno) for w in seen], after_reset,
+                lib.storage._get_always_warn_typed_storage_removal())
+
+    both(program)
