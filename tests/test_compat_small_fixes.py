@@ -369,3 +369,47 @@ def test_typed_storage_warns_once_per_process() -> None:
                 lib.storage._get_always_warn_typed_storage_removal())
 
     both(program)
+
+
+# -- in-place ops written from their out-of-place result: the op's own node (not CopyBackwards) ------
+WRITES = {
+    "tril_": lambda lib, t, s, i: t.tril_(),
+    "triu_": lambda lib, t, s, i: t.triu_(1),
+    "cumsum_": lambda lib, t, s, i: t.cumsum_(1),
+    "scatter_": lambda lib, t, s, i: t.scatter_(1, i, s),
+    "index_copy_": lambda lib, t, s, i: t.index_copy_(1, i[0], s),
+}
+
+
+@pytest.mark.parametrize("where", ["tensor", "view"])
+@pytest.mark.parametrize("name", list(WRITES))
+def test_in_place_op_records_its_own_node(name: str, where: str) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([[0.5, -1.25, 2.0, 4.0], [1.5, 0.75, -0.3, 0.2], [1.0, 2.0, 3.0, 4.0]], dtype=lib.float64,
+                       requires_grad=True)
+        s = lib.tensor([[1.5, 0.5], [0.25, 2.0]], dtype=lib.float64, requires_grad=True)
+        i = lib.tensor([[0, 2], [1, 0]])
+        y = x * x
+        target = y[1:, 1:] if where == "view" else y[:2, :3].clone()
+        out = WRITES[name](lib, target, s, i)
+        nodes = out is target, out.grad_fn.name(), _edges(out), y.grad_fn.name(), _edges(y)
+        root = y if where == "view" else out
+        w = lib.linspace(-1.0, 1.0, root.numel(), dtype=lib.float64).reshape(root.shape)
+        gx, gs = lib.autograd.grad(root, (x, s), w, create_graph=True, allow_unused=True)
+        (second,) = lib.autograd.grad(gx.sum(), x, allow_unused=True)
+        return nodes, root, gx, gs, second
+
+    both(program)
+
+
+@pytest.mark.parametrize("name", ["lgamma_", "digamma_"])
+def test_gamma_functions_in_place_record_their_own_node(name: str) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([0.5, 1.5, 2.25], dtype=lib.float64, requires_grad=True)
+        y = x * 2
+        out = getattr(y, name)()
+        z = (x * 1)[1:]
+        getattr(z, name)()
+        return out.grad_fn.name(), _edges(out), z.grad_fn.name(), z._base.grad_fn.name()
+
+    both(program)

@@ -20,6 +20,7 @@ from ..autograd.node import Grads, SavingNode
 from ..tensor import Tensor
 from .operands import from_result
 from .elementwise import mul
+from .inplace_result import write_result
 
 
 def _ufunc(name: str) -> Any:
@@ -101,10 +102,10 @@ def _inplace(op: str, fn: Any) -> Any:
             raise RuntimeError(f"{op}: result type Float can't be cast to the desired output type "
                                f"{self.dtype.name}")
         source = self.clone()  # type: ignore[attr-defined]  # saved for backward, untouched by the write
-        return self.copy_(fn(source))  # type: ignore[attr-defined,no-any-return]
+        return write_result(op, self, fn(source), f"{op[:-1].title()}Backward0")
 
     method.__name__ = method.__qualname__ = op
-    method.__doc__ = f"In-place ``{op[:-1]}`` (through ``copy_``: differentiable, version bump)."
+    method.__doc__ = f"In-place ``{op[:-1]}`` (recording its own node, as PyTorch)."
     return method
 
 

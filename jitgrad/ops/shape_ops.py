@@ -211,11 +211,11 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
-    return write_result("tril_", self, tril(self, diagonal))
+    return write_result("tril_", self, tril(self, diagonal), "TrilBackward0")
 
 
 def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
-    return write_result("triu_", self, triu(self, diagonal))
+    return write_result("triu_", self, triu(self, diagonal), "TriuBackward0")
 
 
 # -- diagonals ---------------------------------------------------------------------------------
