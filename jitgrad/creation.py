@@ -131,7 +131,7 @@ def _infer_dtype(op: str, data: Any, array: np.ndarray) -> np.dtype:
 
 
 def tensor(
-    data: Any, dtype: object = None, device: Any = None, requires_grad: bool = False,
+    data: Any, *, dtype: object = None, device: Any = None, requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested sequences, scalars, arrays, tensors)."""
@@ -198,7 +198,7 @@ def _check_fits(op: str, array: np.ndarray, target: np.dtype) -> None:
         raise RuntimeError(f"{op}(): value {value!r} cannot be converted to {target.name} without overflow")
 
 
-def as_tensor(data: Any, dtype: object = None, device: Any = None) -> Tensor:
+def as_tensor(data: Any, *, dtype: object = None, device: Any = None) -> Tensor:
     """``data`` itself if it is a tensor of ``dtype``; a NumPy array shares memory when it can."""
     check_device("as_tensor()", device)
     if isinstance(data, Tensor) and (dtype is None or dtypes.to_dtype(dtype) == data.dtype):
@@ -248,6 +248,8 @@ def from_numpy(array: np.ndarray) -> Tensor:
 def from_dlpack(obj: Any) -> Tensor:
     """Zero-copy import of any DLPack producer (NumPy arrays, PyTorch tensors, ...)."""
     if isinstance(obj, Tensor):
+        if obj.requires_grad:  # type: ignore[attr-defined]  # (PyTorch's ``__dlpack__`` refuses it)
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
         return obj
     return from_numpy(np.from_dlpack(obj))
 

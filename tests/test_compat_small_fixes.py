@@ -413,3 +413,45 @@ def test_gamma_functions_in_place_record_their_own_node(name: str) -> None:
         return out.grad_fn.name(), _edges(out), z.grad_fn.name(), z._base.grad_fn.name()
 
     both(program)
+
+
+# -- found by the sweep (names jitgrad has, called both ways with simple float64 inputs) --------------
+@pytest.mark.parametrize("name", ["fmax", "fmin"])
+def test_fmax_fmin_record_their_own_node(name: str) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([1.0, float("nan"), 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor([[1.0], [float("nan")]], dtype=lib.float64, requires_grad=True)
+        out = getattr(lib, name)(x, y)
+        w = lib.arange(8.0, dtype=lib.float64).reshape(2, 4)
+        gx, gy = lib.autograd.grad(out, (x, y), w, create_graph=True)
+        return out, out.grad_fn.name(), _edges(out), gx, gy, gx.requires_grad
+
+    both(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: x.flip(), lambda lib, x: lib.flip(x), lambda lib, x: x.tile(), lambda lib, x: lib.tile(x),
+    lambda lib, x: x.flip(0), lambda lib, x: x.tile(2),
+    lambda lib, x: x.is_contiguous(memory_format=lib.contiguous_format), lambda lib, x: lib.mvlgamma(x + 3, 2.0),
+    lambda lib, x: (x + 3).mvlgamma(2), lambda lib, x: lib.dist(x, 2.0), lambda lib, x: x.dist(x.flip(0)),
+    lambda lib, x: x.sum_to_size(), lambda lib, x: x.sum_to_size(1, 3), lambda lib, x: lib.cartesian_prod(x),
+    lambda lib, x: lib.cartesian_prod(x[0]), lambda lib, x: lib.cartesian_prod(x[0], x[1, :2]),
+    lambda lib, x: lib.tensor([1.0], lib.float64), lambda lib, x: lib.as_tensor([1.0], lib.float64),
+], ids=["flip()", "torch.flip()", "tile()", "torch.tile()", "flip(0)", "tile(2)", "is_contiguous(memory_format=)", "mvlgamma(float p)", "mvlgamma(2)", "dist(number)", "dist", "sum_to_size()",
+        "sum_to_size(1, 3)", "cartesian_prod(2-d)", "cartesian_prod(1-d)", "cartesian_prod(two)", "tensor(data, dtype)",
+        "as_tensor(data, dtype)"])
+def test_argument_checks(call: Any) -> None:
+    both(lambda lib: call(lib, lib.tensor([[0.5, -1.25, 2.0], [1.5, 0.75, -0.3]], dtype=lib.float64)))
+
+
+def test_is_contiguous_takes_its_memory_format_by_keyword_only() -> None:
+    # (Python's message names the method ``Tensor.is_contiguous`` and counts ``self``)
+    both(lambda lib: lib.ones(2).is_contiguous(lib.contiguous_format), "positional argument")
+
+
+def test_resize_as_and_from_dlpack_refuse_tensors_requiring_grad() -> None:
+    both(lambda lib: numbers(lib, 2, 3, grad=True).resize_as_(numbers(lib, 2, 3)), "cannot resize variables that require grad")
+    both(lambda lib: (numbers(lib, 2, 3, grad=True) * 1).resize_as_(numbers(lib, 6)), "cannot resize variables that require grad")
+    both(lambda lib: numbers(lib, 2, 3, grad=True).detach().resize_as_(numbers(lib, 2, 3)))
+    both(lambda lib: lib.from_dlpack(numbers(lib, 2, grad=True)))
+    both(lambda lib: lib.from_dlpack(numbers(lib, 2)))

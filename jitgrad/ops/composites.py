@@ -56,6 +56,9 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     """All tuples of one element of each 1-D tensor, as rows (``meshgrid`` + ``stack``)."""
     from .meshgrid import meshgrid
 
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
@@ -125,6 +128,9 @@ def corrcoef(input: Tensor) -> Tensor:
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The ``p``-norm of ``input - other`` (broadcast)."""
     from .norms import vector_norm
+
+    if not isinstance(other, Tensor):
+        raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
 
     return vector_norm(input - other, p)
 

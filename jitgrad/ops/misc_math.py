@@ -149,6 +149,8 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
     from ..ranges import arange
     from .gamma_fns import lgamma
 
+    if not isinstance(p, int) or isinstance(p, bool):
+        raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not {type(p).__name__}")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     args = arange(-p * 0.5 + 0.5, 0.5, 0.5, dtype=input.dtype) + input.unsqueeze(-1)  # type: ignore[attr-defined]
@@ -157,6 +159,8 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
 
 def sum_to_size(self: Tensor, *size: Any) -> Tensor:
     """``self`` summed down to ``size`` (which must expand to ``self``'s shape)."""
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
     lead = self.ndim - len(shape)
     if lead < 0 or any(s != t and s != 1 for s, t in zip(shape, self.shape[lead:])):

@@ -53,6 +53,8 @@ class FlipBackward0(Node):
 
 def flip(input: Tensor, *dims: Any) -> Tensor:
     """A copy with the order of elements reversed along ``dims``."""
+    if not dims:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
     d = _dims("flip", input, dims)
     out = from_result(np.flip(input._numpy(), d) if input.ndim else input._numpy())
     if needs_grad(input):
@@ -171,6 +173,8 @@ class RepeatBackward0(Node):
 
 
 def tile(input: Tensor, *dims: Any) -> Tensor:
+    if not dims:
+        raise TypeError('tile() missing 1 required positional arguments: "dims"')
     reps = _sizes_arg("tile", dims)
     return repeat(input, (1,) * (input.ndim - len(reps)) + reps)
 
