@@ -476,6 +476,7 @@ Tensor.lgamma_ = gamma_fns.lgamma_
 Tensor.digamma = gamma_fns.digamma
 Tensor.digamma_ = gamma_fns.digamma_
 Tensor.polygamma = gamma_fns.polygamma_method
+Tensor.polygamma_ = gamma_fns.polygamma_
 from .ops import counting  # noqa: E402
 
 Tensor.bincount = counting.bincount_method
@@ -548,6 +549,7 @@ Tensor.real = property(aliases.real)
 Tensor.imag = property(aliases.imag)
 Tensor.isreal = aliases.isreal
 Tensor.heaviside = misc_math.heaviside
+Tensor.heaviside_ = misc_math.heaviside_
 Tensor.vdot = misc_math.vdot
 Tensor.pinverse = misc_math.pinverse
 from .ops import matrix_exp as _matrix_exp  # noqa: E402
@@ -582,7 +584,9 @@ Tensor.lcm_ = integer_ops.lcm_
 Tensor.fill_diagonal_ = misc_math.fill_diagonal_
 Tensor.unique_consecutive = misc_math.unique_consecutive
 Tensor.nextafter = misc_math.nextafter
+Tensor.nextafter_ = misc_math.nextafter_
 Tensor.mvlgamma = misc_math.mvlgamma
+Tensor.mvlgamma_ = misc_math.mvlgamma_
 Tensor.sum_to_size = misc_math.sum_to_size
 from .ops import compare_inplace  # noqa: E402
 

@@ -455,3 +455,32 @@ def test_resize_as_and_from_dlpack_refuse_tensors_requiring_grad() -> None:
     both(lambda lib: numbers(lib, 2, 3, grad=True).detach().resize_as_(numbers(lib, 2, 3)))
     both(lambda lib: lib.from_dlpack(numbers(lib, 2, grad=True)))
     both(lambda lib: lib.from_dlpack(numbers(lib, 2)))
+
+
+def test_heaviside_nextafter_polygamma_mvlgamma_in_place() -> None:
+    def nodes(lib: Any) -> Any:
+        x = lib.tensor([1.5, 0.0, 3.0], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor([2.0, 2.0, 1.0], dtype=lib.float64, requires_grad=True)
+        outs = [(x * 1).heaviside_(y * 1), (x * 1).nextafter_(y), (x + 1).polygamma_(1)]
+        # (mvlgamma_: CopyBackwards, where PyTorch records MvlgammaBackward0; its out-of-place
+        # form is a composition in jitgrad)
+        return [(o.grad_fn.name(), _edges(o)) for o in outs], (x + 2).mvlgamma_(2).shape
+
+    def heaviside_backward(lib: Any) -> Any:
+        x = lib.tensor([1.5, 0.0, -3.0], dtype=lib.float64, requires_grad=True)
+        out = (x * 1).heaviside_(lib.tensor([0.5], dtype=lib.float64))
+        return out, out.sum().backward()
+
+    def nextafter_grads(lib: Any) -> Any:
+        x = lib.tensor([1.5, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor([2.0, 2.0, 1.0], dtype=lib.float64, requires_grad=True)
+        out = (x * 1)[1:].nextafter_(y[1:])
+        out.sum().backward()
+        return out, x.grad, y.grad
+
+    both(nodes)
+    both(heaviside_backward)
+    both(nextafter_grads)
+    both(lambda lib: lib.tensor([1.0, 0.0]).heaviside_(2.0))
+    both(lambda lib: lib.tensor([1.0, 0.0]).nextafter_(2.0))
+    both(lambda lib: lib.tensor([1, 2]).polygamma_(1), "can't be cast to the desired output type")

@@ -14,6 +14,7 @@ from ..tensor import Tensor
 from .compare import eq, gt, where
 from .decompositions import check_float
 from .gather_scatter import NoFormulaBackward, NotImplementedBackward, record_no_formula
+from .inplace_result import write_result
 from .linalg import DotBackward0, dot
 
 
@@ -140,6 +141,35 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
         if node.needs_input_grad(0):
             node.save(input, other)
     return out
+
+
+def nextafter_(self: Tensor, other: Tensor) -> Tensor:
+    """In-place ``nextafter`` (``NextafterBackward0``, saving a copy of the old ``self``)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"nextafter_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    source = self.clone() if needs_grad(self) else self  # type: ignore[attr-defined]
+    return write_result("nextafter_", self, nextafter(source, other), "NextafterBackward0", (other,))
+
+
+def heaviside_(self: Tensor, values: Tensor) -> Tensor:
+    """In-place ``heaviside`` (recorded without a derivative, as PyTorch: backward raises)."""
+    from .inplace import apply_inplace, check_inplace_operands
+    from .operands import array_of
+
+    if not isinstance(values, Tensor):
+        raise TypeError(f"heaviside_(): argument 'values' (position 1) must be Tensor, not {type(values).__name__}")
+    with no_grad():
+        result = heaviside(self, values)
+    dtype = self._storage.buffer.dtype
+    check_inplace_operands("heaviside_", self, result.dtype, values)
+    return apply_inplace("heaviside_", self, array_of(result), dtype, (self, values),
+                         lambda: NotImplementedBackward("heaviside_"))
+
+
+def mvlgamma_(self: Tensor, p: int) -> Tensor:
+    """In-place ``mvlgamma`` (written with ``CopyBackwards``: its out-of-place form is a
+    composition, where PyTorch records ``MvlgammaBackward0``)."""
+    return write_result("mvlgamma_", self, mvlgamma(self, p))
 
 
 def mvlgamma(input: Tensor, p: int) -> Tensor:
