@@ -484,3 +484,20 @@ def test_heaviside_nextafter_polygamma_mvlgamma_in_place() -> None:
     both(lambda lib: lib.tensor([1.0, 0.0]).heaviside_(2.0))
     both(lambda lib: lib.tensor([1.0, 0.0]).nextafter_(2.0))
     both(lambda lib: lib.tensor([1, 2]).polygamma_(1), "can't be cast to the desired output type")
+
+
+@pytest.mark.parametrize("name, args", [
+    # (not celu_ here: its expm1 of -1.25 differs from PyTorch's vectorised one in the last bit)
+    ("relu_", ()), ("exp_", ()), ("sigmoid_", ()), ("clamp_", (-0.5, 0.5)), ("clamp_min_", (0.0,)), ("selu_", ()),
+    ("rrelu_", ()), ("threshold_", (0.0, 2.0)), ("square_", ()), ("zero_", ()), ("fill_", (2.0,)),
+    ("nan_to_num_", ()), ("xlogy_", (2.0,)), ("round_", ()), ("neg_", ()),
+])
+def test_torch_in_place_functions(name: str, args: tuple[Any, ...]) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([0.5, -1.25, 2.0], dtype=lib.float64, requires_grad=True)
+        y = x * 1
+        out = getattr(lib, name)(y, *args)
+        out.backward(lib.ones_like(out))
+        return out is y, out, out.grad_fn.name(), x.grad
+
+    both(program)
