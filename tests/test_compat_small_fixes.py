@@ -501,3 +501,21 @@ def test_torch_in_place_functions(name: str, args: tuple[Any, ...]) -> None:
         return out is y, out, out.grad_fn.name(), x.grad
 
     both(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x, m, v: x.masked_fill(m, 2.0), lambda lib, x, m, v: (x * 1).masked_fill_(m, 2.0),
+    lambda lib, x, m, v: x.masked_fill(m, v), lambda lib, x, m, v: (x * 1).masked_fill_(m, v),
+    lambda lib, x, m, v: x.masked_fill(m, v.detach()), lambda lib, x, m, v: (x * 1)[1:].masked_fill_(m[1:], 2.0),
+    lambda lib, x, m, v: x.detach().masked_fill(m, v),
+], ids=["number", "number-in-place", "tensor", "tensor-in-place", "constant", "view", "only-value"])
+def test_masked_fill_edges(call: Any) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        v = lib.tensor(3.0, dtype=lib.float64, requires_grad=True)
+        out = call(lib, x, lib.tensor([True, False, True]), v)
+        nodes = out.grad_fn.name(), _edges(out)
+        out.backward(lib.tensor([1.0, 2.0, 3.0][-out.shape[0]:], dtype=lib.float64))
+        return nodes, out, x.grad, v.grad
+
+    both(program)
