@@ -519,3 +519,15 @@ def test_masked_fill_edges(call: Any) -> None:
         return nodes, out, x.grad, v.grad
 
     both(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.round(x, 2), lambda lib, x: x.round(2), lambda lib, x: (x * 1).round_(1),
+    lambda lib, x: lib.round(x, decimals=2), lambda lib, x: x.round(decimals=-1), lambda lib, x: x.round(),
+], ids=["round(x, 2)", "x.round(2)", "round_(1)", "decimals=2", "decimals=-1", "round()"])
+def test_round_takes_decimals_by_keyword_only(call: Any) -> None:
+    def program(lib: Any) -> Any:
+        out = call(lib, lib.tensor([0.125, -1.55, 25.0], dtype=lib.float64, requires_grad=True))
+        return out, out.grad_fn.name()
+
+    both(program, "")  # (the error type: PyTorch's words differ between the function and the method)

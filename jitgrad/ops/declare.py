@@ -116,7 +116,8 @@ class Pointwise:
     formula, the inputs it reads; then (with ``saves=SELF``) only the tensors a needed
     formula reads are saved, as PyTorch's nodes save them (``fmod(x, 2)`` saves nothing, so
     a second backward or a write to ``x`` is no error), numbers always.
-    ``inplace_grads``/``inplace_saves``/``inplace_number``: where PyTorch's in-place variant
+    ``keyword_params``: the parameters are keyword-only (``round(x, decimals=2)``; always
+    for ops of several inputs). ``inplace_grads``/``inplace_saves``/``inplace_number``: where PyTorch's in-place variant
     records a node of its own (``elu_``: ``EluBackward1``, reading the result; ``threshold_``:
     ``ThresholdBackward1``, the same formula), its formula, what it reads and its number.
     """
@@ -151,8 +152,10 @@ class Pointwise:
         inplace_grads: Formula | None = None,
         inplace_saves: int | None = None,
         inplace_number: int = 0,
+        keyword_params: bool = False,
     ) -> None:
         self.name = name
+        self.keyword_params = keyword_params or arity > 1  # (the parameters are keyword-only)
         self.numbers_are_operands = numbers_are_operands
         self.layout_order = layout_order
         self.reads = reads
@@ -259,7 +262,7 @@ class Pointwise:
         P = inspect.Parameter
         kinds = [P(n, P.POSITIONAL_OR_KEYWORD, annotation="Tensor" if (i == 0 or self.tensors_only) else "Any")
                  for i, n in enumerate(names)]
-        kinds += [P(k, P.KEYWORD_ONLY if self.arity > 1 else P.POSITIONAL_OR_KEYWORD, default=v,
+        kinds += [P(k, P.KEYWORD_ONLY if self.keyword_params else P.POSITIONAL_OR_KEYWORD, default=v,
                     annotation=type(v).__name__ if v is not None else "Any")
                   for k, v in self.params.items()]
         return inspect.Signature(kinds, return_annotation="Tensor")
@@ -317,6 +320,9 @@ class Pointwise:
             params = {}
         if len(args) == self.arity and not params:
             return args, self.params
+        if len(args) > self.arity and self.keyword_params and self.arity == 1:
+            raise TypeError(f"{op}() takes 1 positional argument but {len(args)} were given (its parameters "
+                            f"{', '.join(self.params)} are keyword-only)")
         if len(args) > self.arity:
             extra, args = args[self.arity:], args[: self.arity]
             if len(extra) > len(self.params):
