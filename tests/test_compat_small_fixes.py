@@ -531,3 +531,14 @@ def test_round_takes_decimals_by_keyword_only(call: Any) -> None:
         return out, out.grad_fn.name()
 
     both(program, "")  # (the error type: PyTorch's words differ between the function and the method)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.unique(x, 1), lambda lib, x: x.unique(1), lambda lib, x: lib.unique(x, return_inverse=1),
+    lambda lib, x: x.unique(True, True, True),
+    lambda lib, x: lib.unique_consecutive(x, 2.0), lambda lib, x: x.unique_consecutive(return_counts=1),
+    lambda lib, x: x.unique_consecutive(True, True), lambda lib, x: lib.unique(x, dim=0, return_inverse=1),
+], ids=["sorted=1", "method sorted=1", "return_inverse=1", "all True", "consecutive 2.0",
+        "consecutive counts=1", "consecutive True", "dim"])
+def test_unique_flags_must_be_bools(call: Any) -> None:
+    both(lambda lib: call(lib, lib.tensor([1.0, 2.0, 2.0, 0.5])))

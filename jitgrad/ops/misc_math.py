@@ -85,6 +85,9 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     import numpy as np
 
     from .operands import from_result
+    from .sorting import check_flags
+
+    check_flags("unique_consecutive", return_inverse=return_inverse, return_counts=return_counts)
 
     x = input._numpy()
     if dim is None:
