@@ -542,3 +542,29 @@ def test_round_takes_decimals_by_keyword_only(call: Any) -> None:
         "consecutive counts=1", "consecutive True", "dim"])
 def test_unique_flags_must_be_bools(call: Any) -> None:
     both(lambda lib: call(lib, lib.tensor([1.0, 2.0, 2.0, 0.5])))
+
+
+@pytest.mark.parametrize("args", [(), (1,), (0, True), ((0, 1),), (-1,)], ids=str)
+def test_nansum_records_nansum_backward(args: tuple[Any, ...]) -> None:
+    def program(lib: Any) -> Any:
+        y = lib.tensor([[1.0, float("nan"), 3.0], [4.0, 5.0, float("nan")]], dtype=lib.float64, requires_grad=True)
+        s = lib.nansum(y, *args)
+        w = -lib.ones_like(s, requires_grad=True)
+        (g,) = lib.autograd.grad(s, y, w, create_graph=True)
+        (gw,) = lib.autograd.grad(g.sum(), w)
+        return s, s.grad_fn.name(), g, gw, y.nanmean(*args), lib.nansum(lib.tensor([1, 2])).dtype is lib.int64
+
+    both(program)
+
+
+def test_trace_records_trace_backward() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=lib.float64, requires_grad=True)
+        t = lib.trace(x)
+        w = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(t, x, w, create_graph=True)
+        (gw,) = lib.autograd.grad((g * x).sum(), w)
+        return t, t.grad_fn.name(), g, gw, lib.trace(lib.tensor([[1, 2], [3, 4]])), x.t().trace()
+
+    both(program)
+    both(lambda lib: lib.trace(lib.ones(3)), "expected a matrix, but got tensor with dim 1")

@@ -16,13 +16,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import dtypes
+from ..autograd.grad_mode import no_grad
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
 from ..creation import zeros
 from ..geometry.strided import as_int, wrap_dim
 from ..tensor import Tensor
 from .operands import from_result
-from .compare import logical_xor
+from .compare import logical_xor, where
 from .elementwise import sub
 from .inplace_result import write_result
 from .reduction import sum as sum_
@@ -256,11 +257,26 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     return diag_embed(reshape(input, -1), offset, 0, 1)
 
 
+class TraceBackward0(Node):
+    """Backward of ``trace``: the gradient on the main diagonal, zeros elsewhere."""
+
+    def __init__(self, sizes: tuple[int, ...]) -> None:
+        super().__init__()
+        self.sizes = sizes
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return (where(from_result(np.eye(*self.sizes, dtype=np.bool_)), grads[0], 0.0),)
+
+
 def trace(input: Tensor) -> Tensor:
-    """The sum of the main diagonal of a matrix."""
+    """The sum of the main diagonal of a matrix (``TraceBackward0``, as PyTorch)."""
     if input.ndim != 2:
         raise RuntimeError(f"trace(): expected a matrix, but got tensor with dim {input.ndim}")
-    return sum_(diagonal_view(input))
+    with no_grad():
+        out = sum_(diagonal_view(input))
+    if needs_grad(input):
+        record(TraceBackward0(input._sizes), (input,), (out,))
+    return out
 
 
 # -- diff, narrow_copy ---------------------------------------------------------------------------

@@ -424,10 +424,31 @@ def _not_nan(input: Tensor) -> Tensor:
     return input.masked_fill(from_result(np.isnan(input._numpy())), 0)  # type: ignore[attr-defined]
 
 
+class NansumBackward0(SavingNode):
+    """Backward of ``nansum``: the gradient back over the reduced dims, times ``not isnan(x)``
+    (a product, as PyTorch's: a negative gradient gives -0.0 at a nan)."""
+
+    def __init__(self, dims: tuple[int, ...], keepdim: bool) -> None:
+        super().__init__()
+        self.dims, self.keepdim = dims, keepdim
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        (x,) = self.unpack()
+        g = expand(_restore(grads[0], x._sizes, self.dims, self.keepdim), x._sizes)
+        return (mul(g, from_result(~np.isnan(x._numpy()))),)
+
+
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """``sum`` treating nans as zero."""
-    x = _not_nan(input) if input.dtype in dtypes.FLOATING else input
-    return sum_(x, dim, keepdim, dtype=dtype)
+    """``sum`` treating nans as zero (``NansumBackward0``, as PyTorch)."""
+    if input.dtype not in dtypes.FLOATING:
+        return sum_(input, dim, keepdim, dtype=dtype)
+    with no_grad():
+        out = sum_(_not_nan(input), dim, keepdim, dtype=dtype)
+    if needs_grad(input):
+        node = NansumBackward0(reduce_dims("nansum", input, dim), keepdim)
+        record(node, (input,), (out,))
+        node.save(input)
+    return out
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
