@@ -568,3 +568,17 @@ def test_trace_records_trace_backward() -> None:
 
     both(program)
     both(lambda lib: lib.trace(lib.ones(3)), "expected a matrix, but got tensor with dim 1")
+
+
+@pytest.mark.parametrize("kw", [{}, {"dim": 1}, {"dim": 0, "keepdim": True}, {"dim": -1, "keepdim": True}], ids=str)
+def test_aminmax_records_one_node(kw: dict[str, Any]) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([[1.0, 5.0, 5.0], [-2.0, -2.0, 3.0]], dtype=lib.float64, requires_grad=True)
+        low, high = lib.aminmax(x, **kw)
+        w = lib.tensor(-3.0, dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad((low * 2).sum() + (high * w).sum(), x, create_graph=True)
+        (only_low,) = lib.autograd.grad(low.sum(), x, retain_graph=True)
+        (gw,) = lib.autograd.grad(g.sum(), w)
+        return low, high, low.grad_fn.name(), high.grad_fn is low.grad_fn, g, only_low, gw
+
+    both(program)
