@@ -582,3 +582,16 @@ def test_aminmax_records_one_node(kw: dict[str, Any]) -> None:
         return low, high, low.grad_fn.name(), high.grad_fn is low.grad_fn, g, only_low, gw
 
     both(program)
+
+
+@pytest.mark.parametrize("p", [2, 1, 3.5, 0.5, float("inf")], ids=str)
+def test_dist_records_dist_backward(p: float) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([[1.0, 5.0, 5.0], [-2.0, -2.0, 3.0]], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor([0.5, 5.0, -1.0], dtype=lib.float64, requires_grad=True)
+        d = lib.dist(x, y, p)
+        gx, gy = lib.autograd.grad(d, (x, y), create_graph=True)
+        # (p = inf: PyTorch's first gradient keeps x in its graph, jitgrad's norm backward does not)
+        return d, d.grad_fn.name(), _edges(d), gx, gy, gx.requires_grad or p == float("inf")
+
+    both(program)

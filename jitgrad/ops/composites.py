@@ -8,6 +8,9 @@ import warnings
 from typing import Any
 
 from .. import creation, dtypes
+from ..autograd.grad_mode import no_grad
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, SavingNode
 from ..tensor import Tensor
 
 
@@ -125,14 +128,39 @@ def corrcoef(input: Tensor) -> Tensor:
     return c.clip(-1, 1)  # type: ignore[attr-defined,no-any-return]
 
 
+class DistBackward0(SavingNode):
+    """Backward of ``dist``: the ``p``-norm's gradient at ``input - other``, to ``input``
+    and negated to ``other`` (the engine sums it back over broadcast dims)."""
+
+    def __init__(self, p: float) -> None:
+        super().__init__()
+        self.p = p
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        from .elementwise import neg, sub
+        from .norms import vector_norm_backward
+
+        x, y, result = self.unpack()
+        d = sub(x, y)
+        g = vector_norm_backward(grads[0], d, result, self.p, tuple(range(d.ndim)), False)  # type: ignore[arg-type]
+        if g is None:
+            return (None, None)
+        return (g if self.needs_input_grad(0) else None, neg(g) if self.needs_input_grad(1) else None)
+
+
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
-    """The ``p``-norm of ``input - other`` (broadcast)."""
-    from .norms import vector_norm
+    """The ``p``-norm of ``input - other`` (broadcast), recorded as ``DistBackward0``."""
+    from .norms import as_ord, vector_norm
 
     if not isinstance(other, Tensor):
         raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
-
-    return vector_norm(input - other, p)
+    with no_grad():
+        out = vector_norm(input - other, p)
+    if needs_grad(input, other):
+        node = DistBackward0(as_ord("dist", p))
+        record(node, (input, other), (out,))
+        node.save(input, other, out, outputs=(out,))
+    return out
 
 
 def float_power(input: Any, exponent: Any) -> Tensor:
