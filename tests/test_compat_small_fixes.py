@@ -595,3 +595,20 @@ def test_dist_records_dist_backward(p: float) -> None:
         return d, d.grad_fn.name(), _edges(d), gx, gy, gx.requires_grad or p == float("inf")
 
     both(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.diag(x), lambda lib, x: lib.diag(x, 1), lambda lib, x: lib.diag(x, -2), lambda lib, x: lib.diagflat(x),
+    lambda lib, x: lib.diag_embed(x), lambda lib, x: lib.diag_embed(x.reshape(1, 3), 1, 0, 2),
+    lambda lib, x: lib.diag_embed(x.reshape(3, 1) * x, -1, 2, 0),
+], ids=["diag", "diag(1)", "diag(-2)", "diagflat", "diag_embed", "diag_embed(1, 0, 2)", "diag_embed 2-d"])
+def test_diag_embed_records_diag_embed_backward(call: Any) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([1.0, -2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        out = call(lib, x)
+        w = lib.arange(float(out.numel()), dtype=lib.float64).reshape(out.shape).requires_grad_()
+        (g,) = lib.autograd.grad(out, x, w, create_graph=True)
+        (gw,) = lib.autograd.grad(g.sum(), w)
+        return out, out._version, out.grad_fn.name(), g, gw
+
+    both(program)

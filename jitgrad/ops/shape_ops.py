@@ -22,7 +22,7 @@ from ..autograd.node import Grads, Node
 from ..creation import zeros
 from ..geometry.strided import as_int, wrap_dim
 from ..tensor import Tensor
-from .operands import from_result
+from .operands import array_of, from_result
 from .compare import logical_xor, where
 from .elementwise import sub
 from .inplace_result import write_result
@@ -224,9 +224,20 @@ def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
 
 
 # -- diagonals ---------------------------------------------------------------------------------
+class DiagEmbedBackward0(Node):
+    """Backward of ``diag_embed`` (``diag`` of a vector, ``diagflat``): the diagonal it wrote."""
+
+    def __init__(self, offset: int, dim1: int, dim2: int) -> None:
+        super().__init__()
+        self.offset, self.dim1, self.dim2 = offset, dim1, dim2
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return (diagonal_view(grads[0], self.offset, self.dim1, self.dim2),)  # type: ignore[arg-type]
+
+
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Zeros with the last dim of ``input`` written on the ``offset`` diagonal of the plane
-    (``dim1``, ``dim2``) of a tensor one dim larger."""
+    (``dim1``, ``dim2``) of a tensor one dim larger (``DiagEmbedBackward0``, as PyTorch)."""
     nd = input.ndim + 1
     d1, d2 = wrap_dim(dim1, nd, "diag_embed"), wrap_dim(dim2, nd, "diag_embed")
     if d1 == d2:
@@ -238,7 +249,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     for d in range(nd):
         shape.append(n if d in (d1, d2) else rest.pop(0))
     out = zeros(tuple(shape), dtype=input.dtype)
-    diagonal_view(out, offset, d1, d2).copy_(input)  # type: ignore[attr-defined]
+    with no_grad():  # (written into the new memory: no version bump, as PyTorch's kernel)
+        np.copyto(array_of(diagonal_view(out, offset, d1, d2)), input._numpy())
+    if needs_grad(input):
+        record(DiagEmbedBackward0(offset, d1, d2), (input,), (out,))
     return out
 
 
