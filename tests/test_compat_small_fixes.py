@@ -612,3 +612,21 @@ def test_diag_embed_records_diag_embed_backward(call: Any) -> None:
         return out, out._version, out.grad_fn.name(), g, gw
 
     both(program)
+
+
+@pytest.mark.filterwarnings("ignore:Using torch.cross without specifying the dim arg")  # (PyTorch's; jitgrad gives none)
+@pytest.mark.parametrize("call", [
+    lambda lib, x, y: lib.linalg.cross(x, y), lambda lib, x, y: lib.cross(x, y, dim=1), lambda lib, x, y: lib.cross(x, y),
+    lambda lib, x, y: x.cross(y[:1].expand(2, 3), dim=-1), lambda lib, x, y: lib.linalg.cross(x.t(), y[:1].t(), dim=0),
+], ids=["linalg.cross", "cross(dim=1)", "cross", "method", "dim=0 broadcast"])
+def test_cross_records_linalg_cross_backward(call: Any) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, -5.0, 6.0]], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor([[0.5, -1.0, 2.0], [1.5, 2.5, -3.0]], dtype=lib.float64, requires_grad=True)
+        out = call(lib, x, y)
+        w = lib.arange(float(out.numel()), dtype=lib.float64).reshape(out.shape).requires_grad_()
+        gx, gy = lib.autograd.grad(out, (x, y), w, create_graph=True)
+        (gw,) = lib.autograd.grad((gx * gy).sum(), w)
+        return out, out.grad_fn.name(), _edges(out), gx, gy, gw
+
+    both(program)
