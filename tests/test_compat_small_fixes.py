@@ -630,3 +630,19 @@ def test_cross_records_linalg_cross_backward(call: Any) -> None:
         return out, out.grad_fn.name(), _edges(out), gx, gy, gw
 
     both(program)
+
+
+def test_block_diag_records_block_diag_backward() -> None:
+    def program(lib: Any) -> Any:
+        a = lib.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([5.0, 6.0, 7.0], dtype=lib.float64, requires_grad=True)
+        c = lib.tensor(8.0, dtype=lib.float64, requires_grad=True)
+        d = lib.tensor([[1, 2]])
+        e = lib.tensor([[0.5], [1.5]], dtype=lib.float32, requires_grad=True).t()
+        out = lib.block_diag(a, b, c, d, e)
+        w = lib.arange(float(out.numel()), dtype=lib.float64).reshape(out.shape).requires_grad_()
+        grads = lib.autograd.grad(out, (a, b, c, e), w, create_graph=True)
+        (gw,) = lib.autograd.grad(sum(g.sum() for g in grads), w)
+        return out, out._version, out.grad_fn.name(), _edges(out), grads, gw, lib.block_diag(d, d)
+
+    both(program)

@@ -10,7 +10,7 @@ from typing import Any
 from .. import creation, dtypes
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import needs_grad, record
-from ..autograd.node import Grads, SavingNode
+from ..autograd.node import Grads, Node, SavingNode
 from ..tensor import Tensor
 
 
@@ -70,24 +70,45 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return stack([g.flatten() for g in grids], 1)  # type: ignore[attr-defined]
 
 
+class BlockDiagBackward0(Node):
+    """Backward of ``block_diag``: each input's block of the gradient, in its shape."""
+
+    def __init__(self, places: list[tuple[int, int, int, int, tuple[int, ...]]]) -> None:
+        super().__init__()
+        self.places = places  # per input: row, column, rows, columns, its sizes
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        return tuple(g[r:r + n, c:c + m].reshape(sizes) if self.needs_input_grad(i) else None  # type: ignore[index]
+                     for i, (r, c, n, m, sizes) in enumerate(self.places))
+
+
 def block_diag(*tensors: Tensor) -> Tensor:
-    """The blocks (0-d and 1-D ones as one row) along the diagonal of a zero matrix."""
-    blocks = [t.reshape(1, -1) if t.ndim < 2 else t for t in tensors]  # type: ignore[attr-defined]
+    """The blocks (0-d and 1-D ones as one row) along the diagonal of a zero matrix
+    (``BlockDiagBackward0``, as PyTorch; the result is new memory, at version 0)."""
+    with no_grad():
+        blocks = [t.reshape(1, -1) if t.ndim < 2 else t for t in tensors]  # type: ignore[attr-defined]
     for i, t in enumerate(blocks):
         if t.ndim != 2:
             raise RuntimeError(
                 f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
                 f"{t.ndim} dimensions"
             )
-    from .operands import result_type
+    from .operands import array_of, result_type
 
     dtype = result_type(*blocks) if blocks else dtypes.DEFAULT_FLOAT
     rows, cols = sum(t.shape[0] for t in blocks), sum(t.shape[1] for t in blocks)
     out = creation.zeros(rows, cols, dtype=dtype)
+    values = array_of(out)
+    places = []
     r = c = 0
-    for t in blocks:
-        out[r:r + t.shape[0], c:c + t.shape[1]] = t.to(dtype)  # type: ignore[attr-defined]
-        r, c = r + t.shape[0], c + t.shape[1]
+    for t, block in zip(tensors, blocks):
+        n, m = block._sizes
+        values[r:r + n, c:c + m] = block._numpy()
+        places.append((r, c, n, m, t._sizes))
+        r, c = r + n, c + m
+    if needs_grad(*tensors):
+        record(BlockDiagBackward0(places), tensors, (out,))
     return out
 
 
