@@ -606,5 +606,5 @@ Tensor.logical_or_ = compare_inplace.logical_or_
 Tensor.logical_xor_ = compare_inplace.logical_xor_
 Tensor.logical_not_ = compare_inplace.logical_not_
 Tensor.bitwise_not_ = compare_inplace.bitwise_not_
-Tensor.true_divide_ = compare_inplace.true_divide_
-Tensor.float_power_ = compare_inplace.float_power_
+Tensor.true_divide_ = division.true_divide_
+Tensor.float_power_ = composites.float_power_

@@ -119,30 +119,7 @@ def bitwise_not_(self: Tensor) -> Tensor:
     return apply_inplace("bitwise_not_", self, as_array(compare.bitwise_not(self)), dtype, (self,), None)
 
 
-_ATEN_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16"}
+_ATEN_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16"}  # (error messages)
 
-
-
-# -- in-place forms of other existing ops (PyTorch's spellings) ---------------------------------
-def true_divide_(self: Tensor, other: Any) -> Tensor:
-    """In-place ``true_divide``: ``div_`` (``DivBackward0``)."""
-    from .elementwise import div_
-
-    return div_(self, other)
-
-
-def float_power_(self: Tensor, exponent: Any) -> Tensor:
-    """In-place ``float_power``: ``pow_`` of a float64 ``self`` (any other dtype is refused,
-    the result being float64), the exponent taken in float64."""
-    from .. import dtypes
-    from .power import pow_
-
-    dtype = self._storage.buffer.dtype
-    if dtype != dtypes.float64:
-        raise RuntimeError(f"the base given to float_power_ has dtype {_ATEN_NAMES.get(dtype.name, dtype.name)} "
-                           "but the operation's result requires dtype Double")
-    return pow_(self, exponent.to(dtypes.float64) if isinstance(exponent, Tensor) else float(exponent))  # type: ignore[attr-defined]
-
-
-__all__ = ["bitwise_not_", "eq_", "float_power_", "ge_", "gt_", "le_", "logical_and_", "logical_not_",
-           "logical_or_", "logical_xor_", "lt_", "ne_", "true_divide_"]
+__all__ = ["bitwise_not_", "eq_", "ge_", "gt_", "le_", "logical_and_", "logical_not_", "logical_or_",
+           "logical_xor_", "lt_", "ne_"]

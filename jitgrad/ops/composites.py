@@ -184,6 +184,19 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     return out
 
 
+def float_power_(self: Tensor, exponent: Any) -> Tensor:
+    """In-place ``float_power``: ``pow_`` of a float64 ``self`` (any other dtype is refused,
+    the result being float64), the exponent taken in float64."""
+    from .power import pow_
+
+    dtype = self._storage.buffer.dtype
+    if dtype != dtypes.float64:
+        names = {"float32": "Float", "float16": "Half"}
+        raise RuntimeError(f"the base given to float_power_ has dtype {names.get(dtype.name, dtype.name)} "
+                           "but the operation's result requires dtype Double")
+    return pow_(self, exponent.to(dtypes.float64) if isinstance(exponent, Tensor) else float(exponent))  # type: ignore[attr-defined]
+
+
 def float_power(input: Any, exponent: Any) -> Tensor:
     """``pow`` in float64 (both sides converted first)."""
     from .power import pow as _pow

@@ -23,6 +23,11 @@ def true_divide(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     return div(input, other, out=out)
 
 
+def true_divide_(self: Tensor, other: Any) -> Tensor:
+    """In-place ``true_divide``: ``div_`` (``DivBackward0``)."""
+    return div_(self, other)
+
+
 def floor_divide(input: Any, other: Any, *, out: None = None) -> Tensor:
     """``div(input, other, rounding_mode='floor')``: rounded towards minus infinity, integer
     dtypes kept; an integer division by zero raises (a RuntimeError, as in PyTorch)."""
