@@ -646,3 +646,17 @@ def test_block_diag_records_block_diag_backward() -> None:
         return out, out._version, out.grad_fn.name(), _edges(out), grads, gw, lib.block_diag(d, d)
 
     both(program)
+
+
+@pytest.mark.parametrize("k, dims", [(1, (0, 1)), (2, (0, 1)), (3, (0, 1)), (0, (0, 1)), (-1, (1, 0)), (5, (2, 0)),
+                                     (1, (-1, -2))], ids=str)
+def test_rot90_records_rot90_backward_and_returns_no_view(k: int, dims: tuple[int, int]) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.arange(24.0, dtype=lib.float64).reshape(2, 3, 4).requires_grad_()
+        out = lib.rot90(x * 1, k, dims)
+        w = lib.linspace(-1.0, 1.0, 24, dtype=lib.float64).reshape(out.shape).requires_grad_()
+        (g,) = lib.autograd.grad(out, x, w, create_graph=True)
+        (gw,) = lib.autograd.grad((g * g).sum(), w)
+        return out, out.stride(), out._base is None, out.grad_fn.name(), g, gw, g.grad_fn.name()
+
+    both(program)

@@ -30,7 +30,7 @@ from .reduction import sum as sum_
 from .stacking import cat
 from .structure import clone
 from .view_ops import diagonal as diagonal_view
-from .view_ops import narrow, reshape, transpose
+from .view_ops import narrow, reshape
 
 
 def _dims(op: str, self: Tensor, dims: Any, wrap_scalar: bool = True) -> tuple[int, ...]:
@@ -108,8 +108,21 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     return out
 
 
+class Rot90Backward0(Node):
+    """Backward of ``rot90``: the gradient rotated back."""
+
+    def __init__(self, k: int, dims: tuple[int, int]) -> None:
+        super().__init__()
+        self.k, self.dims = k, dims
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return (rot90(grads[0], -self.k, self.dims),)  # type: ignore[arg-type]
+
+
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
-    """Rotated by 90° ``k`` times in the plane of ``dims`` (from the first towards the second)."""
+    """Rotated by 90° ``k`` times in the plane of ``dims`` (from the first towards the second):
+    a flipped copy, transposed in place for an odd ``k`` (a new tensor, not a view, as
+    PyTorch's), recorded as ``Rot90Backward0``."""
     if len(dims) != 2:
         raise RuntimeError(f"rot90(): expected total rotation dims == 2, but got dims = {len(dims)}")
     if input.ndim < 2:
@@ -120,13 +133,19 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
             f"rot90(): expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
         )
     k = as_int("rot90", "k", k) % 4
-    if k == 1:
-        return transpose(flip(input, d1), d0, d1)
-    if k == 2:
-        return flip(input, d0, d1)
-    if k == 3:
-        return transpose(flip(input, d0), d0, d1)
-    return clone(input)
+    with no_grad():
+        if k in (1, 3):
+            flipped = flip(input, d1 if k == 1 else d0)
+            sizes, strides = list(flipped._sizes), list(flipped._strides)
+            sizes[d0], sizes[d1], strides[d0], strides[d1] = sizes[d1], sizes[d0], strides[d1], strides[d0]
+            out = Tensor._make(flipped._storage, tuple(sizes), tuple(strides), flipped._offset)
+        elif k == 2:
+            out = flip(input, d0, d1)
+        else:
+            out = clone(input, memory_format="contiguous_format")
+    if needs_grad(input):
+        record(Rot90Backward0(k, (d0, d1)), (input,), (out,))
+    return out
 
 
 # -- repeat, tile --------------------------------------------------------------------------------
