@@ -153,9 +153,11 @@ def tensor(
         array = array.astype(np.float64)
     inferred = _infer_dtype("tensor", data, array)
     target = inferred if dtype is None else dtypes.to_dtype(dtype, "tensor")
-    if target.kind in "iu" and isinstance(data, (list, tuple, int)) and _beyond_int64(data):
+    if target.kind in "iu" and array.dtype.kind not in "ib" and isinstance(data, (list, tuple, int)) \
+            and _beyond_int64(data):
         # (PyTorch reads each Python int as a C long long for an integer dtype, and says so
-        # in CPython's words; NumPy would have made uint64, float64 or objects of them)
+        # in CPython's words; NumPy makes uint64, float64 or objects of ints past int64, and
+        # int64 of any others: only then are the leaves looked at)
         raise ValueError("Overflow when unpacking long long")
     if target in dtypes.INTEGRAL and isinstance(data, (list, tuple, int, float)):
         _check_fits("tensor", array, target)
