@@ -312,6 +312,82 @@ __all__ += [
     "mvlgamma", "nextafter", "unique_consecutive", "bernoulli",
 ]
 
+# -- PyTorch's in-place functions (``torch.exp_(x)``, ``torch.relu_(x)``): Tensor's in-place
+#    methods under the same names --
+abs_ = Tensor.abs_
+acos_ = Tensor.acos_
+acosh_ = Tensor.acosh_
+addmv_ = Tensor.addmv_
+arccos_ = Tensor.arccos_
+arccosh_ = Tensor.arccosh_
+arcsin_ = Tensor.arcsin_
+arcsinh_ = Tensor.arcsinh_
+arctan_ = Tensor.arctan_
+arctanh_ = Tensor.arctanh_
+as_strided_ = Tensor.as_strided_
+asin_ = Tensor.asin_
+asinh_ = Tensor.asinh_
+atan_ = Tensor.atan_
+atanh_ = Tensor.atanh_
+ceil_ = Tensor.ceil_
+clamp_ = Tensor.clamp_
+clamp_max_ = Tensor.clamp_max_
+clamp_min_ = Tensor.clamp_min_
+clip_ = Tensor.clip_
+cos_ = Tensor.cos_
+cosh_ = Tensor.cosh_
+deg2rad_ = Tensor.deg2rad_
+detach_ = Tensor.detach_
+erf_ = Tensor.erf_
+erfc_ = Tensor.erfc_
+exp2_ = Tensor.exp2_
+exp_ = Tensor.exp_
+expm1_ = Tensor.expm1_
+fill_ = Tensor.fill_
+fix_ = Tensor.fix_
+floor_ = Tensor.floor_
+frac_ = Tensor.frac_
+gcd_ = Tensor.gcd_
+index_put_ = Tensor.index_put_
+lcm_ = Tensor.lcm_
+log10_ = Tensor.log10_
+log1p_ = Tensor.log1p_
+log2_ = Tensor.log2_
+log_ = Tensor.log_
+logit_ = Tensor.logit_
+nan_to_num_ = Tensor.nan_to_num_
+neg_ = Tensor.neg_
+negative_ = Tensor.negative_
+rad2deg_ = Tensor.rad2deg_
+reciprocal_ = Tensor.reciprocal_
+relu_ = Tensor.relu_
+resize_as_ = Tensor.resize_as_
+round_ = Tensor.round_
+rsqrt_ = Tensor.rsqrt_
+sigmoid_ = Tensor.sigmoid_
+sin_ = Tensor.sin_
+sinc_ = Tensor.sinc_
+sinh_ = Tensor.sinh_
+sqrt_ = Tensor.sqrt_
+square_ = Tensor.square_
+tan_ = Tensor.tan_
+tanh_ = Tensor.tanh_
+trunc_ = Tensor.trunc_
+xlogy_ = Tensor.xlogy_
+zero_ = Tensor.zero_
+from .nn.functional import celu_, rrelu_, selu_, threshold_  # noqa: E402
+
+__all__ += [
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_",
+    "arctan_", "arctanh_", "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_",
+    "celu_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_",
+    "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_",
+    "gcd_", "index_put_", "lcm_", "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_",
+    "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "resize_as_", "round_", "rrelu_",
+    "rsqrt_", "selu_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_",
+    "tanh_", "threshold_", "trunc_", "xlogy_", "zero_",
+]
+
 # -- compile (jitgrad/compiler) --
 from .compiler import compile  # noqa: E402  (loads the compiler, and Numba, on first use)
 

@@ -476,6 +476,7 @@ Tensor.lgamma_ = gamma_fns.lgamma_
 Tensor.digamma = gamma_fns.digamma
 Tensor.digamma_ = gamma_fns.digamma_
 Tensor.polygamma = gamma_fns.polygamma_method
+Tensor.polygamma_ = gamma_fns.polygamma_
 from .ops import counting  # noqa: E402
 
 Tensor.bincount = counting.bincount_method
@@ -548,6 +549,7 @@ Tensor.real = property(aliases.real)
 Tensor.imag = property(aliases.imag)
 Tensor.isreal = aliases.isreal
 Tensor.heaviside = misc_math.heaviside
+Tensor.heaviside_ = misc_math.heaviside_
 Tensor.vdot = misc_math.vdot
 Tensor.pinverse = misc_math.pinverse
 from .ops import matrix_exp as _matrix_exp  # noqa: E402
@@ -582,5 +584,27 @@ Tensor.lcm_ = integer_ops.lcm_
 Tensor.fill_diagonal_ = misc_math.fill_diagonal_
 Tensor.unique_consecutive = misc_math.unique_consecutive
 Tensor.nextafter = misc_math.nextafter
+Tensor.nextafter_ = misc_math.nextafter_
 Tensor.mvlgamma = misc_math.mvlgamma
+Tensor.mvlgamma_ = misc_math.mvlgamma_
 Tensor.sum_to_size = misc_math.sum_to_size
+from .ops import compare_inplace  # noqa: E402
+
+Tensor.eq_ = compare_inplace.eq_
+Tensor.ne_ = compare_inplace.ne_
+Tensor.lt_ = compare_inplace.lt_
+Tensor.le_ = compare_inplace.le_
+Tensor.gt_ = compare_inplace.gt_
+Tensor.ge_ = compare_inplace.ge_
+Tensor.not_equal_ = compare_inplace.ne_
+Tensor.less_ = compare_inplace.lt_
+Tensor.less_equal_ = compare_inplace.le_
+Tensor.greater_ = compare_inplace.gt_
+Tensor.greater_equal_ = compare_inplace.ge_
+Tensor.logical_and_ = compare_inplace.logical_and_
+Tensor.logical_or_ = compare_inplace.logical_or_
+Tensor.logical_xor_ = compare_inplace.logical_xor_
+Tensor.logical_not_ = compare_inplace.logical_not_
+Tensor.bitwise_not_ = compare_inplace.bitwise_not_
+Tensor.true_divide_ = division.true_divide_
+Tensor.float_power_ = composites.float_power_

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import sys
 from typing import Any, Sequence
 
 import numpy as np
@@ -17,12 +18,26 @@ from .layouts import check_layout, check_memory_format, check_pin_memory, format
 from .storage import Storage, allocate
 from .tensor import Tensor, sizes_arg
 
-def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+def _finish(t: Tensor, requires_grad: bool | None) -> Tensor:
+    if requires_grad.__class__ is not bool and requires_grad is not None:  # (None: False, but
+        _refuse_requires_grad(requires_grad)  # not for ``tensor()``, which checks first)
     if _tracing.ACTIVE is not None:  # jitgrad.compile: a constant made inside the function
         _tracing.ACTIVE.constant(t)
     if requires_grad:
         t.requires_grad_(True)  # type: ignore[attr-defined]
     return t
+
+
+def _refuse_requires_grad(value: Any) -> None:
+    """PyTorch's argument parser takes only a bool (or None, but not for ``tensor``: not 1,
+    not numpy.bool) for a factory's ``requires_grad``; the error names the public factory called (the first
+    caller whose name is not private: ``zeros`` for ``zeros`` and ``new_zeros`` alike)."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_name.startswith("_"):
+        frame = frame.f_back
+    cls = type(value)
+    name = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    raise TypeError(f"{frame.f_code.co_name}(): argument 'requires_grad' must be bool, not {name}")
 
 
 def _sizes(op: str, size: Sequence[Any]) -> tuple[int, ...]:
@@ -88,7 +103,9 @@ def _scalar_dtype(v: Any) -> np.dtype | None:
 
 def _infer_dtype(op: str, data: Any, array: np.ndarray) -> np.dtype:
     """PyTorch's ``infer_scalar_type``: promote the dtypes of every leaf of ``data``."""
-    if array.dtype.kind not in "biuf":
+    if array.dtype.kind not in "biuf" and not (  # (objects: NumPy's form of ints past int64)
+            array.dtype.kind == "O" and isinstance(data, (list, tuple, int))
+            and all(isinstance(v, (bool, int, float)) for v in _python_leaves(data))):
         raise TypeError(
             f"{op}(): cannot make a tensor from data of type {array.dtype} "
             f"({type(data).__name__}); expected numbers (bool, int, float) or nested sequences of them"
@@ -114,10 +131,12 @@ def _infer_dtype(op: str, data: Any, array: np.ndarray) -> np.dtype:
 
 
 def tensor(
-    data: Any, dtype: object = None, device: Any = None, requires_grad: bool = False,
+    data: Any, *, dtype: object = None, device: Any = None, requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested sequences, scalars, arrays, tensors)."""
+    if requires_grad is None:
+        _refuse_requires_grad(requires_grad)
     check_device("tensor()", device)
     check_pin_memory("tensor", pin_memory)
     if isinstance(data, Tensor):
@@ -132,15 +151,36 @@ def tensor(
         ) from None
     if array.dtype == object and array.size == 0 and array.ndim:
         array = array.astype(np.float64)
-    if array.dtype == object:  # NumPy falls back to objects for ints beyond int64
-        for v in array.flat:
-            if isinstance(v, int) and not -(2**63) <= v < 2**63:
-                raise ValueError(f"tensor(): integer {v} overflows int64")
     inferred = _infer_dtype("tensor", data, array)
     target = inferred if dtype is None else dtypes.to_dtype(dtype, "tensor")
+    if target.kind in "iu" and array.dtype.kind not in "ib" and isinstance(data, (list, tuple, int)) \
+            and _beyond_int64(data):
+        # (PyTorch reads each Python int as a C long long for an integer dtype, and says so
+        # in CPython's words; NumPy makes uint64, float64 or objects of ints past int64, and
+        # int64 of any others: only then are the leaves looked at)
+        raise ValueError("Overflow when unpacking long long")
     if target in dtypes.INTEGRAL and isinstance(data, (list, tuple, int, float)):
         _check_fits("tensor", array, target)
     return _finish(from_numpy_copy(array, target), requires_grad)
+
+
+def _python_leaves(data: Any) -> Any:
+    """The leaves of nested lists and tuples (``data`` itself if it is neither)."""
+    if not isinstance(data, (list, tuple)):
+        yield data
+        return
+    stack = [data]
+    while stack:
+        for v in stack.pop():
+            if isinstance(v, (list, tuple)):
+                stack.append(v)
+            else:
+                yield v
+
+
+def _beyond_int64(data: Any) -> bool:
+    """Whether Python data holds an int outside int64's range."""
+    return any(type(v) is int and not -(2**63) <= v < 2**63 for v in _python_leaves(data))
 
 
 def _check_fits(op: str, array: np.ndarray, target: np.dtype) -> None:
@@ -160,7 +200,7 @@ def _check_fits(op: str, array: np.ndarray, target: np.dtype) -> None:
         raise RuntimeError(f"{op}(): value {value!r} cannot be converted to {target.name} without overflow")
 
 
-def as_tensor(data: Any, dtype: object = None, device: Any = None) -> Tensor:
+def as_tensor(data: Any, *, dtype: object = None, device: Any = None) -> Tensor:
     """``data`` itself if it is a tensor of ``dtype``; a NumPy array shares memory when it can."""
     check_device("as_tensor()", device)
     if isinstance(data, Tensor) and (dtype is None or dtypes.to_dtype(dtype) == data.dtype):
@@ -210,6 +250,8 @@ def from_numpy(array: np.ndarray) -> Tensor:
 def from_dlpack(obj: Any) -> Tensor:
     """Zero-copy import of any DLPack producer (NumPy arrays, PyTorch tensors, ...)."""
     if isinstance(obj, Tensor):
+        if obj.requires_grad:  # type: ignore[attr-defined]  # (PyTorch's ``__dlpack__`` refuses it)
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
         return obj
     return from_numpy(np.from_dlpack(obj))
 

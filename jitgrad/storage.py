@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import warnings
 from types import CodeType, FrameType
 from typing import Any
 
@@ -290,6 +291,35 @@ class UntypedStorage:
 
     def __repr__(self) -> str:
         return f"<jitgrad.UntypedStorage of {self.nbytes()} bytes at {self.data_ptr():#x}>"
+
+
+_TYPED_STORAGE_REMOVAL = (
+    "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only "
+    "storage class. This should only matter to you if you are using storages directly.  To access "
+    "UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()")
+_typed_storage_warnings = {"given": False, "always": False}
+
+
+def _warn_typed_storage_removal(stacklevel: int = 2) -> None:
+    """PyTorch's deprecation warning of typed storages (``Tensor.storage()``): once per
+    process, not governed by ``set_warn_always`` but by its own switch (``stacklevel`` as
+    ``warnings.warn``'s, counted from the caller)."""
+    if _typed_storage_warnings["always"] or not _typed_storage_warnings["given"]:
+        warnings.warn(_TYPED_STORAGE_REMOVAL, UserWarning, stacklevel=stacklevel + 1)
+        _typed_storage_warnings["given"] = True
+
+
+def _reset_warn_typed_storage_removal() -> None:
+    """Let the next typed storage warn again (``torch.storage._reset_warn_typed_storage_removal``)."""
+    _typed_storage_warnings["given"] = False
+
+
+def _set_always_warn_typed_storage_removal(always_warn: bool) -> None:
+    _typed_storage_warnings["always"] = bool(always_warn)
+
+
+def _get_always_warn_typed_storage_removal() -> bool:
+    return _typed_storage_warnings["always"]
 
 
 class TypedStorage(UntypedStorage):

@@ -162,7 +162,7 @@ class Tensor:
         check_device("cuda()", "cuda" if device is None else device)
         return self  # check_device accepted only the CPU
 
-    def is_contiguous(self, memory_format: Any = None) -> bool:
+    def is_contiguous(self, *, memory_format: Any = None) -> bool:
         """Dense in row-major order; or, with ``memory_format=channels_last`` (4-D) or
         ``channels_last_3d`` (5-D), in channels-last order (``contiguous_format`` and
         ``preserve_format`` ask the first)."""

@@ -116,6 +116,7 @@ class _quiet:
         self._ctx.__exit__(*exc)
 
 
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
 def test_typed_storage_counts_elements():
     x = jitgrad.zeros(2, 3, dtype=jitgrad.float64)
     assert len(x.storage()) == x.storage().size() == 6

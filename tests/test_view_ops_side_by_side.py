@@ -371,7 +371,7 @@ def test_copy_variant_records_one_node(op: str, only_first: bool) -> None:
     both(program)
 
 
-@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")  # (PyTorch's, once; jitgrad gives none)
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")  # (both warn, once per process)
 @pytest.mark.parametrize("make", [
     lambda L: L.zeros(0), lambda L: L.empty(2, 0, 3), lambda L: L.zeros(4)[4:],
     lambda L: L.zeros(3, 2)[:, 1:1], lambda L: L.zeros(4).resize_(0),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes
-from ..storage import Storage, TypedStorage, UntypedStorage
+from ..storage import Storage, TypedStorage, UntypedStorage, _warn_typed_storage_removal
 from ..tensor import Tensor
 
 
@@ -70,5 +70,7 @@ def untyped_storage(self: Tensor) -> UntypedStorage:
 
 
 def storage(self: Tensor) -> TypedStorage:
-    """PyTorch's legacy typed storage: ``data_ptr()``, ``size()`` / ``len()`` in elements."""
+    """PyTorch's legacy typed storage: ``data_ptr()``, ``size()`` / ``len()`` in elements
+    (with PyTorch's deprecation warning, once per process)."""
+    _warn_typed_storage_removal(stacklevel=2)
     return TypedStorage(self._storage)

@@ -9,6 +9,7 @@ from typing import Any, Callable
 from .. import dtypes
 from ..tensor import Tensor
 from . import engine, post_accumulate
+from .hook_results import typename
 from .graph import grad_accumulator, grad_fn_of
 from .node import Node, RemovableHandle, add_hook
 
@@ -25,11 +26,16 @@ def requires_grad(self: Tensor) -> bool:
 
 
 def set_requires_grad(self: Tensor, flag: bool) -> None:
+    if flag.__class__ is not bool:  # (PyTorch's setter: no truthiness, not even numpy.bool)
+        raise RuntimeError("requires_grad must be a bool")
     requires_grad_(self, flag)
 
 
 def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
-    flag = bool(requires_grad)
+    if requires_grad.__class__ is not bool:
+        raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                        f"{typename(requires_grad)}")
+    flag = requires_grad
     if self._grad_fn is not None:
         if not flag:
             raise RuntimeError(

@@ -5,8 +5,7 @@ PyTorch's functional signatures (``inplace=``), plus ``leaky_relu`` and ``dropou
 from __future__ import annotations
 
 from .. import creation, randomness
-from ..ops import activations as _act
-from ..ops.compare import where
+from ..ops import activations as _act, activations_more as _more
 from ..ops.pointwise import sigmoid as _sigmoid, tanh as _tanh
 from ..tensor import Tensor
 
@@ -46,7 +45,8 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    return _inplace(input, where(input > 0, input, input * negative_slope), inplace)
+    fn = _more.leaky_relu_ if inplace else _more.leaky_relu
+    return fn(input, negative_slope=negative_slope)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:

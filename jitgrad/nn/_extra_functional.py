@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from .. import creation, randomness
+from ..ops import activations_more as _more
 from ..ops.compare import where
 from ..ops.norms import vector_norm
 from ..ops.operands import array_of, from_result
@@ -64,12 +65,17 @@ class RreluWithNoiseBackward0(CompositeBackward):
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False) -> Tensor:
-    if training:
-        slopes = randomness.default_rng().uniform(lower, upper, tuple(input.shape)).astype(input.dtype)
-        slope: Tensor | float = creation.from_numpy(slopes)
-    else:
-        slope = (lower + upper) / 2
-    out = one_node(RreluWithNoiseBackward0, lambda: where(input > 0, input, input * slope), (input,), (input,))
+    """Leaky ReLU with slopes drawn from ``[lower, upper]`` in training, else their mean
+    (``ops/activations_more.py``'s declared ``rrelu``: PyTorch's nodes, in place too). In
+    training the in-place form writes with ``copy_`` (``CopyBackwards``, where PyTorch
+    records ``RreluWithNoiseBackward1``)."""
+    if not training:
+        fn = _more.rrelu_ if inplace else _more.rrelu
+        return fn(input, lower=lower, upper=upper)
+    slopes = randomness.default_rng().uniform(lower, upper, tuple(input.shape)).astype(input.dtype)
+    slope = creation.from_numpy(slopes)
+    source = input.clone() if inplace else input  # type: ignore[attr-defined]  # (saved: not the written one)
+    out = one_node(RreluWithNoiseBackward0, lambda: where(source > 0, source, source * slope), (source,), (source,))
     return _inplace(input, out, inplace)
 
 

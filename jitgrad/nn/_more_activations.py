@@ -1,6 +1,7 @@
 """More activations of ``nn.functional``, each written so that its values and gradients are
 PyTorch's, boundaries included (``where`` picks the branch whose derivative PyTorch's
-backward uses): ``relu6``, ``hardsigmoid``, ``hardswish``, ``logsigmoid``, ``softsign``,
+backward uses; the declared ones of ``ops/activations_more.py`` record PyTorch's nodes, in
+place too): ``relu6``, ``hardsigmoid``, ``hardswish``, ``logsigmoid``, ``softsign``,
 ``tanhshrink``, ``selu``, ``celu``, ``glu``, ``softmin``, ``threshold``, ``hardshrink``,
 ``softshrink``, ``rms_norm``."""
 
@@ -10,14 +11,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..ops import activations_more as _more
 from ..ops.compare import where
-from ..ops.pointwise import exp, tanh
+from ..ops.pointwise import tanh
 from ..ops.softmax import softmax
 from ..tensor import Tensor
-from ._activations import _inplace, hardtanh, softplus
-
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
+from ._activations import hardtanh, softplus
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
@@ -25,18 +24,11 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
-    """0 below -3, 1 above 3, ``x / 6 + 1/2`` between (gradient 1/6 strictly inside)."""
-    inside = (input > -3) & (input < 3)  # type: ignore[operator]
-    out = where(inside, input / 6 + 0.5, where(input >= 3, 1.0, 0.0).to(input.dtype))  # type: ignore[attr-defined]
-    return _inplace(input, out, inplace)
+    return _more.hardsigmoid_(input) if inplace else _more.hardsigmoid(input)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    """``x * relu6(x + 3) / 6`` (PyTorch's gradient: 0 up to -3, ``x / 3 + 1/2`` strictly
-    inside, 1 from 3 on)."""
-    middle = input * (input + 3) / 6
-    out = where(input <= -3, 0.0, where(input < 3, middle, input))
-    return _inplace(input, out, inplace)
+    return _more.hardswish_(input) if inplace else _more.hardswish(input)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
@@ -52,13 +44,11 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
-    out = where(input > 0, input * _SELU_SCALE, (exp(input) - 1) * (_SELU_ALPHA * _SELU_SCALE))
-    return _inplace(input, out, inplace)
+    return _more.selu_(input) if inplace else _more.selu(input)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    out = where(input > 0, input, (exp(input * (1.0 / alpha)) - 1) * alpha)
-    return _inplace(input, out, inplace)
+    return _more.celu_(input, alpha=alpha) if inplace else _more.celu(input, alpha=alpha)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -79,8 +69,8 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    out = where(input > threshold, input, value)
-    return _inplace(input, out, inplace)
+    fn = _more.threshold_ if inplace else _more.threshold
+    return fn(input, threshold=threshold, value=value)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:

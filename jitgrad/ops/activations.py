@@ -15,7 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.grad_mode import no_grad
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, SavingNode
 from ..creation import zeros_like
+from ..tensor import Tensor
 from ..kernels import special as _special
 from .compare import compare, logical_or, where
 from .declare import FLOAT_ONLY, FLOATING, NO_BOOL, RESULT, SAME, SELF, Pointwise
@@ -121,9 +125,64 @@ def _np_elu(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe", alpha:
     return out
 
 
-ELU = Pointwise("elu", _np_elu, lambda g, x, r, alpha: where(compare(np.less_equal, x, 0), mul(mul(g, alpha), exp(x)), g),
+def _scaled(t: Any, c: float) -> Any:
+    """``t * c`` (``t`` itself for 1: the same values, one node less under create_graph)."""
+    return t if c == 1.0 else mul(t, c)
+
+
+def elu_backward(g: Any, x_or_r: Any, alpha: float, scale: float, input_scale: float, is_result: bool) -> Any:
+    """ATen's ``elu_backward``: from the input, ``g * input_scale * alpha * scale *
+    exp(x * input_scale)`` where ``x <= 0``, else ``g * scale``; from the result ``r`` (an
+    in-place ``elu_``, which keeps no copy of its input), ``g * input_scale * (r + alpha *
+    scale)`` where ``r <= 0`` (PyTorch refuses a negative ``alpha`` there: ``r`` no longer
+    tells the sides apart). Recorded as one ``EluBackwardBackward0`` (PyTorch's derivative of
+    it, whose mask is ``< 0``: no second derivative at 0)."""
+    if is_result and alpha < 0:
+        raise RuntimeError(
+            "In-place elu backward calculation is triggered with a negative slope which is not supported. "
+            "This is caused by calling in-place forward function with a negative slope, please call "
+            "out-of-place version instead.")
+    negcoef = alpha * scale
+    with no_grad():
+        if is_result:
+            negative = mul(_scaled(g, input_scale), add(x_or_r, negcoef))
+        else:
+            negative = mul(_scaled(_scaled(g, input_scale), negcoef), exp(_scaled(x_or_r, input_scale)))
+        out = where(compare(np.less_equal, x_or_r, 0), negative, _scaled(g, scale))
+    if needs_grad(g, x_or_r):
+        node = EluBackwardBackward0(alpha, scale, input_scale, is_result)
+        record(node, (g, x_or_r), (out,))
+        node.save(g, x_or_r)
+    return out
+
+
+class EluBackwardBackward0(SavingNode):
+    """The derivative of ``elu_backward`` (ATen's ``elu_double_backward`` for the input or
+    result: zero where it is not negative)."""
+
+    def __init__(self, alpha: float, scale: float, input_scale: float, is_result: bool) -> None:
+        super().__init__()
+        self.alpha, self.scale, self.input_scale, self.is_result = alpha, scale, input_scale, is_result
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        gg = grads[0]
+        g, x = self.unpack()
+        coefs = (self.alpha, self.scale, self.input_scale)
+        d_grad = elu_backward(gg, x, *coefs, self.is_result) if self.needs_input_grad(0) else None
+        d_x = None
+        if self.needs_input_grad(1):
+            scaled = _scaled(mul(gg, g), self.input_scale)
+            if not self.is_result:
+                scaled = elu_backward(scaled, x, *coefs, False)
+            d_x = mul(scaled, where(compare(np.less, x, 0), 1.0, 0.0))  # (0 * -y: -0.0, as PyTorch)
+        return (d_grad, d_x)
+
+
+ELU = Pointwise("elu", _np_elu, lambda g, x, r, alpha: elu_backward(g, x, alpha, 1.0, 1.0, False),
                 SELF, dtype=SAME, refuse=FLOAT_ONLY, params={"alpha": 1.0}, method=False, export=False,
-                 reference="nn.functional.elu")
+                reference="nn.functional.elu",
+                inplace_grads=lambda g, x, r, alpha: elu_backward(g, r, alpha, 1.0, 1.0, True),
+                inplace_saves=RESULT, inplace_number=1)
 elu, elu_ = ELU.fn, ELU.fn_
 
 

@@ -167,6 +167,37 @@ class ClampBackward0(SavingNode):
         return (grad_x, grad_lo, grad_hi)
 
 
+class ClampMinBackward1(SavingNode):
+    """Backward of ``clamp_min`` with a tensor bound: two edges, ``self`` and ``min``; the
+    gradient goes to ``self`` where ``self >= min`` (ties included), to ``min`` where
+    ``self < min`` (a nan ``self`` gives neither), as PyTorch."""
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        x, bound = self.unpack()
+        return (where(compare(np.greater_equal, x, bound), g, 0.0) if self.needs_input_grad(0) else None,
+                where(compare(np.less, x, bound), g, 0.0) if self.needs_input_grad(1) else None)
+
+
+class ClampMaxBackward1(SavingNode):
+    """Backward of ``clamp_max`` with a tensor bound: ``self`` where ``self <= max``, ``max``
+    where ``self > max``."""
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        x, bound = self.unpack()
+        return (where(compare(np.less_equal, x, bound), g, 0.0) if self.needs_input_grad(0) else None,
+                where(compare(np.greater, x, bound), g, 0.0) if self.needs_input_grad(1) else None)
+
+
+def _tensor_node(tensor_node: type[SavingNode] | None, min: Any, max: Any) -> tuple[SavingNode, tuple[Any, ...]]:
+    """The node of tensor bounds and what it is given: ``ClampBackward0`` with both bounds,
+    or ``clamp_min``/``clamp_max``'s own node with its one bound."""
+    if tensor_node is None:
+        return ClampBackward0(), (min, max)
+    return tensor_node(), (min if max is None else max,)
+
+
 def _tensor_or_none(x: Any) -> Tensor | None:
     return x if isinstance(x, Tensor) else None
 
@@ -183,9 +214,10 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return _clamp(input, min, max, ClampBackward1)
 
 
-def _clamp(input: Tensor, min: Any, max: Any, number_node: type[ClampBackward1]) -> Tensor:
-    """``clamp``; ``number_node``: the node for number bounds (``clamp_min``/``clamp_max``
-    have their own, as in PyTorch)."""
+def _clamp(input: Tensor, min: Any, max: Any, number_node: type[ClampBackward1],
+           tensor_node: type[SavingNode] | None = None) -> Tensor:
+    """``clamp``; ``number_node``/``tensor_node``: the node for number/tensor bounds
+    (``clamp_min``/``clamp_max`` have their own, as in PyTorch; None: ``ClampBackward0``)."""
     lo, hi = min.__class__, max.__class__
     if (min is not None or max is not None) and (
             min is None or lo is float and -_FLOAT32_MAX <= min <= _FLOAT32_MAX
@@ -196,7 +228,7 @@ def _clamp(input: Tensor, min: Any, max: Any, number_node: type[ClampBackward1])
         if out is not None:
             return out
     elif lo is Tensor or hi is Tensor:
-        out = _lean_clamp(input, min, max)
+        out = _lean_clamp(input, min, max, tensor_node)
         if out is not None:
             return out
     tensors, dtype = _clamp_args("clamp", input, min, max)
@@ -210,15 +242,16 @@ def _clamp(input: Tensor, min: Any, max: Any, number_node: type[ClampBackward1])
     except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
         quiet_call(_np_clamp, x, lo, hi, view, dtype)
     if tensors and needs_grad(input, min, max):
-        node = record(ClampBackward0(), (input, _tensor_or_none(min), _tensor_or_none(max)), (out,))
-        node.save(input, min, max)  # type: ignore[attr-defined]
+        node, given = _tensor_node(tensor_node, min, max)
+        record(node, (input, *[_tensor_or_none(b) for b in given]), (out,))
+        node.save(input, *given)
     elif not tensors and needs_grad(input):
         node = record(number_node(min, max), (input,), (out,))
         node.save(input)  # type: ignore[attr-defined]
     return out
 
 
-def _lean_clamp(input: Any, min: Any, max: Any) -> Tensor | None:
+def _lean_clamp(input: Any, min: Any, max: Any, tensor_node: type[SavingNode] | None) -> Tensor | None:
     """``clamp`` with tensor bounds on the lean path (Note [Lean paths] in ``operands.py``):
     the input and each bound (or None) lean tensors of one dtype, sizes and strides, clamped
     on their flat buffers (``_np_clamp``'s calls, into the result's buffer), recorded as the
@@ -245,8 +278,9 @@ def _lean_clamp(input: Any, min: Any, max: Any) -> Tensor | None:
         quiet_call(_np_clamp, x, bounds[0], bounds[1], values, x.dtype)
     out = fresh_result(values, sizes, strides)
     if needs_grad(input, min, max):
-        node = record(ClampBackward0(), (input, min, max), (out,))
-        node.save(input, min, max)  # type: ignore[attr-defined]
+        node, given = _tensor_node(tensor_node, min, max)
+        record(node, (input, *given), (out,))
+        node.save(input, *given)
     return out
 
 
@@ -254,15 +288,17 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return _clamp_(self, min, max, ClampBackward1)
 
 
-def _clamp_(self: Tensor, min: Any, max: Any, number_node: type[ClampBackward1]) -> Tensor:
+def _clamp_(self: Tensor, min: Any, max: Any, number_node: type[ClampBackward1],
+            tensor_node: type[SavingNode] | None = None) -> Tensor:
     tensors, dtype = _clamp_args("clamp_", self, min, max)
     check_inplace_operands("clamp_", self, dtype, min, max)
+    given = _tensor_node(tensor_node, min, max)[1] if tensors else ()
 
     def make_node() -> Node:  # runs before the write: a copy of the old self
         node: SavingNode
         if tensors:
-            node = ClampBackward0()
-            node.save(original(self), min, max)
+            node = _tensor_node(tensor_node, min, max)[0]
+            node.save(original(self), *given)
         else:
             node = number_node(min, max)
             node.save(original(self))
@@ -274,24 +310,24 @@ def _clamp_(self: Tensor, min: Any, max: Any, number_node: type[ClampBackward1])
         QUIET_RUN(_np_clamp, x, lo, hi, values, dtype)
     except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
         quiet_call(_np_clamp, x, lo, hi, values, dtype)
-    inputs = (self, _tensor_or_none(min), _tensor_or_none(max)) if tensors else (self,)
+    inputs = (self, *[_tensor_or_none(b) for b in given]) if tensors else (self,)
     return apply_inplace("clamp_", self, values, dtype, inputs, make_node)
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:
-    return _clamp(input, min, None, ClampMinBackward0)
+    return _clamp(input, min, None, ClampMinBackward0, ClampMinBackward1)
 
 
 def clamp_min_(self: Tensor, min: Any) -> Tensor:
-    return _clamp_(self, min, None, ClampMinBackward0)
+    return _clamp_(self, min, None, ClampMinBackward0, ClampMinBackward1)
 
 
 def clamp_max(input: Tensor, max: Any) -> Tensor:
-    return _clamp(input, None, max, ClampMaxBackward0)
+    return _clamp(input, None, max, ClampMaxBackward0, ClampMaxBackward1)
 
 
 def clamp_max_(self: Tensor, max: Any) -> Tensor:
-    return _clamp_(self, None, max, ClampMaxBackward0)
+    return _clamp_(self, None, max, ClampMaxBackward0, ClampMaxBackward1)
 
 
 clip, clip_ = clamp, clamp_  # PyTorch's aliases

@@ -8,6 +8,9 @@ import warnings
 from typing import Any
 
 from .. import creation, dtypes
+from ..autograd.grad_mode import no_grad
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, Node, SavingNode
 from ..tensor import Tensor
 
 
@@ -56,6 +59,9 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     """All tuples of one element of each 1-D tensor, as rows (``meshgrid`` + ``stack``)."""
     from .meshgrid import meshgrid
 
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
@@ -64,24 +70,45 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return stack([g.flatten() for g in grids], 1)  # type: ignore[attr-defined]
 
 
+class BlockDiagBackward0(Node):
+    """Backward of ``block_diag``: each input's block of the gradient, in its shape."""
+
+    def __init__(self, places: list[tuple[int, int, int, int, tuple[int, ...]]]) -> None:
+        super().__init__()
+        self.places = places  # per input: row, column, rows, columns, its sizes
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        return tuple(g[r:r + n, c:c + m].reshape(sizes) if self.needs_input_grad(i) else None  # type: ignore[index]
+                     for i, (r, c, n, m, sizes) in enumerate(self.places))
+
+
 def block_diag(*tensors: Tensor) -> Tensor:
-    """The blocks (0-d and 1-D ones as one row) along the diagonal of a zero matrix."""
-    blocks = [t.reshape(1, -1) if t.ndim < 2 else t for t in tensors]  # type: ignore[attr-defined]
+    """The blocks (0-d and 1-D ones as one row) along the diagonal of a zero matrix
+    (``BlockDiagBackward0``, as PyTorch; the result is new memory, at version 0)."""
+    with no_grad():
+        blocks = [t.reshape(1, -1) if t.ndim < 2 else t for t in tensors]  # type: ignore[attr-defined]
     for i, t in enumerate(blocks):
         if t.ndim != 2:
             raise RuntimeError(
                 f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
                 f"{t.ndim} dimensions"
             )
-    from .operands import result_type
+    from .operands import array_of, result_type
 
     dtype = result_type(*blocks) if blocks else dtypes.DEFAULT_FLOAT
     rows, cols = sum(t.shape[0] for t in blocks), sum(t.shape[1] for t in blocks)
     out = creation.zeros(rows, cols, dtype=dtype)
+    values = array_of(out)
+    places = []
     r = c = 0
-    for t in blocks:
-        out[r:r + t.shape[0], c:c + t.shape[1]] = t.to(dtype)  # type: ignore[attr-defined]
-        r, c = r + t.shape[0], c + t.shape[1]
+    for t, block in zip(tensors, blocks):
+        n, m = block._sizes
+        values[r:r + n, c:c + m] = block._numpy()
+        places.append((r, c, n, m, t._sizes))
+        r, c = r + n, c + m
+    if needs_grad(*tensors):
+        record(BlockDiagBackward0(places), tensors, (out,))
     return out
 
 
@@ -122,11 +149,52 @@ def corrcoef(input: Tensor) -> Tensor:
     return c.clip(-1, 1)  # type: ignore[attr-defined,no-any-return]
 
 
-def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
-    """The ``p``-norm of ``input - other`` (broadcast)."""
-    from .norms import vector_norm
+class DistBackward0(SavingNode):
+    """Backward of ``dist``: the ``p``-norm's gradient at ``input - other``, to ``input``
+    and negated to ``other`` (the engine sums it back over broadcast dims)."""
 
-    return vector_norm(input - other, p)
+    def __init__(self, p: float) -> None:
+        super().__init__()
+        self.p = p
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        from .elementwise import neg, sub
+        from .norms import vector_norm_backward
+
+        x, y, result = self.unpack()
+        d = sub(x, y)
+        g = vector_norm_backward(grads[0], d, result, self.p, tuple(range(d.ndim)), False)  # type: ignore[arg-type]
+        if g is None:
+            return (None, None)
+        return (g if self.needs_input_grad(0) else None, neg(g) if self.needs_input_grad(1) else None)
+
+
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The ``p``-norm of ``input - other`` (broadcast), recorded as ``DistBackward0``."""
+    from .norms import as_ord, vector_norm
+
+    if not isinstance(other, Tensor):
+        raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    with no_grad():
+        out = vector_norm(input - other, p)
+    if needs_grad(input, other):
+        node = DistBackward0(as_ord("dist", p))
+        record(node, (input, other), (out,))
+        node.save(input, other, out, outputs=(out,))
+    return out
+
+
+def float_power_(self: Tensor, exponent: Any) -> Tensor:
+    """In-place ``float_power``: ``pow_`` of a float64 ``self`` (any other dtype is refused,
+    the result being float64), the exponent taken in float64."""
+    from .power import pow_
+
+    dtype = self._storage.buffer.dtype
+    if dtype != dtypes.float64:
+        names = {"float32": "Float", "float16": "Half"}
+        raise RuntimeError(f"the base given to float_power_ has dtype {names.get(dtype.name, dtype.name)} "
+                           "but the operation's result requires dtype Double")
+    return pow_(self, exponent.to(dtypes.float64) if isinstance(exponent, Tensor) else float(exponent))  # type: ignore[attr-defined]
 
 
 def float_power(input: Any, exponent: Any) -> Tensor:

@@ -14,6 +14,7 @@ tracer or compiler hooks in.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import sys
 from typing import Any, Callable, Sequence
@@ -115,6 +116,10 @@ class Pointwise:
     formula, the inputs it reads; then (with ``saves=SELF``) only the tensors a needed
     formula reads are saved, as PyTorch's nodes save them (``fmod(x, 2)`` saves nothing, so
     a second backward or a write to ``x`` is no error), numbers always.
+    ``keyword_params``: the parameters are keyword-only (``round(x, decimals=2)``; always
+    for ops of several inputs). ``inplace_grads``/``inplace_saves``/``inplace_number``: where PyTorch's in-place variant
+    records a node of its own (``elu_``: ``EluBackward1``, reading the result; ``threshold_``:
+    ``ThresholdBackward1``, the same formula), its formula, what it reads and its number.
     """
 
     def __init__(
@@ -144,8 +149,13 @@ class Pointwise:
         numbers_are_operands: bool = True,
         layout_order: tuple[int, ...] | None = None,
         reads: tuple[tuple[int, ...], ...] | None = None,
+        inplace_grads: Formula | None = None,
+        inplace_saves: int | None = None,
+        inplace_number: int = 0,
+        keyword_params: bool = False,
     ) -> None:
         self.name = name
+        self.keyword_params = keyword_params or arity > 1  # (the parameters are keyword-only)
         self.numbers_are_operands = numbers_are_operands
         self.layout_order = layout_order
         self.reads = reads
@@ -180,10 +190,29 @@ class Pointwise:
         self.node = self.node_class(0 if variant is None else variant())
         self.fn = self._function()
         self.fn_ = self._inplace_function() if inplace else None
+        self.inplace_decl: Pointwise = self  # what the in-place variant records
+        if inplace_grads is not None or inplace_number:
+            self.inplace_decl = self._inplace_declaration(inplace_grads, inplace_saves, inplace_number)
         DECLARED.append(self)
 
     def __repr__(self) -> str:
         return f"<Pointwise {self.name}>"
+
+    def _inplace_declaration(self, grads: Formula | None, saves: int | None, number: int) -> Pointwise:
+        """The twin the in-place variant records, where PyTorch's ``derivatives.yaml`` has an
+        entry of its own for it: a formula reading the result (``elu_``'s ``EluBackward1``)
+        or only another number (``threshold_``'s ``ThresholdBackward1``). Not in ``DECLARED``."""
+        twin = copy.copy(self)
+        if grads is not None:
+            twin.grads = (grads,)
+            twin.reads = None
+        if saves is not None:
+            twin.saves = saves
+        twin.variant = None
+        twin._nodes = {}
+        twin.node = twin.node_class(number)
+        twin.inplace_decl = twin
+        return twin
 
     def node_class(self, number: int) -> type[PointwiseNode]:
         """The node class ``<Name>Backward<number>``, made once."""
@@ -233,7 +262,7 @@ class Pointwise:
         P = inspect.Parameter
         kinds = [P(n, P.POSITIONAL_OR_KEYWORD, annotation="Tensor" if (i == 0 or self.tensors_only) else "Any")
                  for i, n in enumerate(names)]
-        kinds += [P(k, P.KEYWORD_ONLY if self.arity > 1 else P.POSITIONAL_OR_KEYWORD, default=v,
+        kinds += [P(k, P.KEYWORD_ONLY if self.keyword_params else P.POSITIONAL_OR_KEYWORD, default=v,
                     annotation=type(v).__name__ if v is not None else "Any")
                   for k, v in self.params.items()]
         return inspect.Signature(kinds, return_annotation="Tensor")
@@ -291,6 +320,9 @@ class Pointwise:
             params = {}
         if len(args) == self.arity and not params:
             return args, self.params
+        if len(args) > self.arity and self.keyword_params and self.arity == 1:
+            raise TypeError(f"{op}() takes 1 positional argument but {len(args)} were given (its parameters "
+                            f"{', '.join(self.params)} are keyword-only)")
         if len(args) > self.arity:
             extra, args = args[self.arity:], args[: self.arity]
             if len(extra) > len(self.params):
@@ -439,6 +471,7 @@ def call_pointwise_(decl: Pointwise, self: Tensor, *args: Any, **params: Any) ->
 
 
 def _call_inplace(decl: Pointwise, args: tuple[Any, ...], params: dict[str, Any]) -> Tensor:
+    decl = decl.inplace_decl
     op = decl.name + "_"
     self = args[0]
     if not isinstance(self, Tensor):

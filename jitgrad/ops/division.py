@@ -2,15 +2,18 @@
 (``maximum``/``minimum`` that ignore a NaN when the other side is a number).
 
 ``fmax``/``fmin`` are ``where`` over a mask, so the gradient goes wholly to the chosen side,
-to ``input`` on ties: PyTorch's rule (``derivatives.yaml``), with double backward for free.
+to ``input`` on ties: PyTorch's rule (``derivatives.yaml``), with double backward for free;
+recorded as PyTorch's ``FmaxBackward0``/``FminBackward0`` (``where``'s backward, renamed).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..autograd.grad_mode import no_grad
+from ..autograd.graph import needs_grad, record
 from ..tensor import Tensor
-from .compare import ge, le, logical_or, where
+from .compare import WhereBackward0, ge, le, logical_or, where
 from .elementwise import div, div_
 from .pointwise import isnan
 
@@ -18,6 +21,11 @@ from .pointwise import isnan
 def true_divide(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Alias of ``div`` (true division: integers give the default float dtype)."""
     return div(input, other, out=out)
+
+
+def true_divide_(self: Tensor, other: Any) -> Tensor:
+    """In-place ``true_divide``: ``div_`` (``DivBackward0``)."""
+    return div_(self, other)
 
 
 def floor_divide(input: Any, other: Any, *, out: None = None) -> Tensor:
@@ -47,7 +55,21 @@ def _nan_ignoring(op: str, input: Any, other: Any, keep_input: Any) -> Tensor:
     if input.dtype == other.dtype and str(input.dtype) == "bool":
         raise RuntimeError(f'{op}(): "{op}_cpu" not implemented for \'Bool\'')
     mask = logical_or(keep_input(input, other), isnan(other))
-    return where(mask, input, other)
+    with no_grad():
+        out = where(mask, input, other)
+    if needs_grad(input, other):
+        node = (FmaxBackward0 if op == "fmax" else FminBackward0)()
+        record(node, (input, other), (out,))
+        node.save(mask)
+    return out
+
+
+class FmaxBackward0(WhereBackward0):
+    """``fmax``'s backward: the gradient to the side chosen (``input`` on ties)."""
+
+
+class FminBackward0(WhereBackward0):
+    """``fmin``'s backward: the gradient to the side chosen (``input`` on ties)."""
 
 
 def fmax(input: Tensor, other: Tensor, *, out: None = None) -> Tensor:

@@ -383,23 +383,42 @@ class DivBackward0(SavingNode):
         )
 
 
+class DivBackward2(DivBackward0):
+    """Backward of ``div(..., rounding_mode=None)`` with the keyword given: PyTorch's
+    ``div.Tensor_mode`` overload, whose node is numbered 2 (true division's gradient; the
+    rounding modes' zero gradient is ``DIV_ROUNDING``'s node of the same name)."""
+
+
+class _Unset:
+    """The default of ``div``'s ``rounding_mode``: PyTorch picks another overload (and node)
+    when the keyword is given, even as None."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+_UNSET_MODE: Any = _Unset()
+
+
 def div(
-    input: Any, other: Any, *, rounding_mode: str | None = None, out: Tensor | None = None
+    input: Any, other: Any, *, rounding_mode: str | None = _UNSET_MODE, out: Tensor | None = None
 ) -> Tensor:
     if out is not None:
         return into_out("div", out, lambda: div(input, other, rounding_mode=rounding_mode), input, other)
+    if rounding_mode is _UNSET_MODE:
+        return div_operator(input, other)
     if rounding_mode is not None:
         return call_pointwise(DIV_ROUNDING, (input, other), {"rounding_mode": rounding_mode})
-    return div_operator(input, other)
+    return _div(input, other, node_class=DivBackward2)
 
 
-def _div(input: Any, other: Any, *, lean: bool = True) -> Tensor:
+def _div(input: Any, other: Any, *, lean: bool = True, node_class: type[DivBackward0] = DivBackward0) -> Tensor:
     """``div``'s lean and general paths (after the fused one; ``lean``: as ``_add``'s)."""
     out = lean_binary(np.true_divide, input, other) if lean else None
     if out is None:
         out = binary(np.true_divide, input, other, _true_div_dtype(input, other))
     if needs_grad(input, other):
-        node = DivBackward0()
+        node = node_class()
         record(node, _tensors(input, other), (out,))
         node.save(input if node.needs_input_grad(1) else None, other)
     if _tracing.ACTIVE is not None:  # jitgrad.compile records it
@@ -411,11 +430,13 @@ def _div(input: Any, other: Any, *, lean: bool = True) -> Tensor:
 div_operator = fused_binary(np.true_divide, DivBackward0, QUOTIENT, otherwise=_div, keywords=div)
 
 
-def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-    if rounding_mode is not None:
+def div_(self: Tensor, other: Any, *, rounding_mode: str | None = _UNSET_MODE) -> Tensor:
+    if rounding_mode is not None and rounding_mode is not _UNSET_MODE:
         return call_pointwise_(DIV_ROUNDING, self, other, rounding_mode=rounding_mode)
+    node_class = DivBackward0 if rounding_mode is _UNSET_MODE else DivBackward2
+
     def make_node() -> Node:  # runs before the write: saves the old self, as a copy
-        node = DivBackward0()
+        node = node_class()
         node.save(original(self) if needs_grad(other) else None, other)
         return node
 

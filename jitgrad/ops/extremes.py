@@ -106,12 +106,18 @@ class AmaxBackward0(SavingNode):
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         self_, result = self.unpack()
-        sizes = self_._sizes
-        r = result._numpy().reshape(keepdim_shape(sizes, self.dims))
-        mask = self_._numpy() == r
-        g = _restore(grads[0], sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
-        count = np.sum(mask, axis=self.dims, keepdims=True)
-        return (mul(div(g, _constant(count, g)), _constant(mask, g)),)
+        return (share_among_ties(grads[0], self_, result, self.dims, self.keepdim),)  # type: ignore[arg-type]
+
+
+def share_among_ties(g: Tensor, self_: Tensor, result: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """The gradient ``g`` of a reduction to ``result`` (amax, amin) shared evenly among the
+    elements of ``self_`` equal to it (PyTorch's ``scale_grad_by_count``)."""
+    sizes = self_._sizes
+    r = result._numpy().reshape(keepdim_shape(sizes, dims))
+    mask = self_._numpy() == r
+    g = _restore(g, sizes, dims, keepdim)
+    count = np.sum(mask, axis=dims, keepdims=True)
+    return mul(div(g, _constant(count, g)), _constant(mask, g))
 
 
 class AminBackward0(AmaxBackward0):

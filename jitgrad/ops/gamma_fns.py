@@ -20,6 +20,7 @@ from ..autograd.node import Grads, SavingNode
 from ..tensor import Tensor
 from .operands import from_result
 from .elementwise import mul
+from .inplace_result import write_result
 
 
 def _ufunc(name: str) -> Any:
@@ -52,6 +53,10 @@ class PolygammaBackward0(SavingNode):
         return (mul(grads[0], polygamma(self.n + 1, x)),)  # type: ignore[arg-type]
 
 
+class PolygammaBackward1(PolygammaBackward0):
+    """``polygamma_``'s node (PyTorch numbers its in-place entry 1)."""
+
+
 def _apply(op: str, input: Any, compute: Any, node: SavingNode, out: Any) -> Tensor:
     """``compute(array)`` on ``input``'s values in its float dtype (the default float for
     integers and bool; float16 through float32), recorded with ``node``."""
@@ -80,14 +85,14 @@ def digamma(input: Tensor, *, out: None = None) -> Tensor:
     return _apply("digamma", input, _ufunc("digamma"), DigammaBackward0(), out)
 
 
-def polygamma(n: int, input: Tensor, *, out: None = None) -> Tensor:
+def polygamma(n: int, input: Tensor, *, out: None = None, node: type[PolygammaBackward0] = PolygammaBackward0) -> Tensor:
     """The ``n``-th derivative of ``digamma`` (``n = 0``: ``digamma`` itself)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError(f"polygamma(): argument 'n' must be int, not {type(n).__name__}")
     if n < 0:
         raise RuntimeError(f"polygamma(n, x) does not support negative n, got n={n}")
     compute = _ufunc("polygamma")
-    return _apply("polygamma", input, lambda a: compute(np.int64(n), a), PolygammaBackward0(int(n)), out)
+    return _apply("polygamma", input, lambda a: compute(np.int64(n), a), node(int(n)), out)
 
 
 def polygamma_method(self: Tensor, n: int) -> Tensor:
@@ -101,12 +106,20 @@ def _inplace(op: str, fn: Any) -> Any:
             raise RuntimeError(f"{op}: result type Float can't be cast to the desired output type "
                                f"{self.dtype.name}")
         source = self.clone()  # type: ignore[attr-defined]  # saved for backward, untouched by the write
-        return self.copy_(fn(source))  # type: ignore[attr-defined,no-any-return]
+        return write_result(op, self, fn(source), f"{op[:-1].title()}Backward0")
 
     method.__name__ = method.__qualname__ = op
-    method.__doc__ = f"In-place ``{op[:-1]}`` (through ``copy_``: differentiable, version bump)."
+    method.__doc__ = f"In-place ``{op[:-1]}`` (recording its own node, as PyTorch)."
     return method
 
 
 lgamma_ = _inplace("lgamma_", lgamma)
 digamma_ = _inplace("digamma_", digamma)
+
+
+def polygamma_(self: Tensor, n: int) -> Tensor:
+    """In-place ``polygamma(n, self)`` (``PolygammaBackward1``, saving a copy of the old ``self``)."""
+    if self.dtype not in dtypes.FLOATING:
+        raise RuntimeError(f"polygamma_: result type Float can't be cast to the desired output type {self.dtype.name}")
+    source = self.clone()  # type: ignore[attr-defined]  # saved for backward, untouched by the write
+    return write_result("polygamma_", self, polygamma(n, source, node=PolygammaBackward1), "PolygammaBackward1")

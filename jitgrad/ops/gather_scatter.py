@@ -386,7 +386,9 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
 # -- in-place variants -------------------------------------------------------------------------
 def scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
              reduce: str | None = None) -> Tensor:
-    return write_result("scatter_", self, scatter(self, dim, index, src, value=value, reduce=reduce))
+    result = scatter(self, dim, index, src, value=value, reduce=reduce)
+    return write_result("scatter_", self, result, "ScatterBackward0", (src,)) if isinstance(src, Tensor) \
+        else write_result("scatter_", self, result)
 
 
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -398,7 +400,7 @@ def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
 
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
-    return write_result("index_copy_", self, index_copy(self, dim, index, source))
+    return write_result("index_copy_", self, index_copy(self, dim, index, source), "IndexCopyBackward0", (source,))
 
 
 def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:

@@ -6,6 +6,13 @@ through ``inplace.inplace_write`` with a ``CopyBackwards`` node. The gradient of
 value of ``x`` flows through the out-of-place op's own graph, so a write through a view
 rebases its base onto ``CopySlices`` exactly as any other in-place op. Ops whose backward
 saves their input must be given a clone of ``x`` (its version changes with the write).
+
+Where PyTorch's in-place op records the out-of-place op's own node (``cumsum_``:
+``CumsumBackward0``, ``scatter_``: ``ScatterBackward0``), the caller names it and the other
+differentiable inputs in the node's edge order; when the result's node is that one, it is
+recorded as the write's node in place of ``CopyBackwards``: its first edge becomes ``x``'s
+old history (what it saved, a clone of ``x`` where it saves one, stays as it is). Not for
+a node that saves its result: in place that is ``x`` itself, whose history is the write's.
 """
 
 from __future__ import annotations
@@ -16,8 +23,11 @@ from .copy_slices import CopyBackwards
 from .inplace import inplace_write
 
 
-def write_result(op: str, self: Tensor, result: Tensor) -> Tensor:
-    """Write ``result`` (``self``'s shape) into ``self`` as the in-place op ``op``."""
+def write_result(op: str, self: Tensor, result: Tensor, node: str | None = None,
+                 others: tuple[Tensor | None, ...] = ()) -> Tensor:
+    """Write ``result`` (``self``'s shape) into ``self`` as the in-place op ``op``; ``node``:
+    the name of the result's node to record instead of ``CopyBackwards`` (with ``others``,
+    its inputs after ``self``, see above)."""
     if result._sizes != self._sizes:
         raise RuntimeError(
             f"{op}: the result of shape {list(result._sizes)} doesn't match the in-place "
@@ -26,6 +36,11 @@ def write_result(op: str, self: Tensor, result: Tensor) -> Tensor:
         )
     if result._storage is self._storage:  # a no-op result that aliases self
         return self
+    own = result._grad_fn
+    if node is not None and own is not None and own.name() == node and result.dtype == self.dtype \
+            and len(own.next_functions) == 1 + len(others):
+        return inplace_write(op, self, (self, *others), lambda: copying.copy_into(self, result, op),
+                             lambda: own, write_bumps=True)
     return inplace_write(
         op, self, (self, result), lambda: copying.copy_into(self, result, op), CopyBackwards,
         write_bumps=True,

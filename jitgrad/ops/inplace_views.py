@@ -188,8 +188,8 @@ def resize_(self: Tensor, *sizes: Any) -> Tensor:
 
 
 def resize_as_(self: Tensor, other: Tensor) -> Tensor:
-    if other._sizes == self._sizes:
-        return self  # strides untouched, as in PyTorch
+    """``resize_(other.shape)``: its checks first, even when the shape is the same (then the
+    strides stay, as in PyTorch)."""
     return resize_(self, other._sizes)
 
 

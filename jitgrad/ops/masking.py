@@ -32,7 +32,17 @@ def _mask(op: str, mask: Any) -> Tensor:
 
 
 class MaskedFillBackward0(SavingNode):
-    """Nothing for the filled positions of ``input``; a value tensor gets their sum."""
+    """``masked_fill`` with a number: nothing for the filled positions of ``input`` (one edge,
+    as PyTorch's)."""
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        (mask,) = self.unpack()
+        return (where(mask, 0.0, grads[0]),)
+
+
+class MaskedFillBackward1(SavingNode):
+    """``masked_fill`` with a 0-d tensor value: as ``MaskedFillBackward0`` for ``input``; the
+    value gets the sum of the filled positions' gradient."""
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
@@ -41,10 +51,6 @@ class MaskedFillBackward0(SavingNode):
             where(mask, 0.0, g) if self.needs_input_grad(0) else None,
             sum_(where(mask, g, 0.0)) if self.needs_input_grad(1) else None,
         )
-
-
-class MaskedFillBackward1(MaskedFillBackward0):
-    pass
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -59,8 +65,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     np.copyto(view, value._numpy() if isinstance(value, Tensor) else value, casting="unsafe", where=mask._numpy())
     tensor_value = value if isinstance(value, Tensor) else None
     if needs_grad(input, tensor_value):
-        node = MaskedFillBackward0() if tensor_value is None else MaskedFillBackward1()
-        record(node, (input, tensor_value), (out,))
+        node: SavingNode = MaskedFillBackward0() if tensor_value is None else MaskedFillBackward1()
+        record(node, (input,) if tensor_value is None else (input, tensor_value), (out,))
         node.save(mask)
     return out
 
@@ -116,12 +122,13 @@ def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
               where=mask._numpy())
     tensor_value = value if isinstance(value, Tensor) else None
 
-    def make_node() -> MaskedFillBackward0:
-        node = MaskedFillBackward0() if tensor_value is None else MaskedFillBackward1()
+    def make_node() -> SavingNode:
+        node: SavingNode = MaskedFillBackward0() if tensor_value is None else MaskedFillBackward1()
         node.save(mask)
         return node
 
-    return apply_inplace(op, self, values, self.dtype, (self, tensor_value), make_node)
+    inputs = (self,) if tensor_value is None else (self, tensor_value)
+    return apply_inplace(op, self, values, self.dtype, inputs, make_node)
 
 
 def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:

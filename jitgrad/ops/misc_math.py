@@ -14,6 +14,7 @@ from ..tensor import Tensor
 from .compare import eq, gt, where
 from .decompositions import check_float
 from .gather_scatter import NoFormulaBackward, NotImplementedBackward, record_no_formula
+from .inplace_result import write_result
 from .linalg import DotBackward0, dot
 
 
@@ -84,6 +85,9 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     import numpy as np
 
     from .operands import from_result
+    from .sorting import check_flags
+
+    check_flags("unique_consecutive", return_inverse=return_inverse, return_counts=return_counts)
 
     x = input._numpy()
     if dim is None:
@@ -142,6 +146,35 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
     return out
 
 
+def nextafter_(self: Tensor, other: Tensor) -> Tensor:
+    """In-place ``nextafter`` (``NextafterBackward0``, saving a copy of the old ``self``)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"nextafter_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    source = self.clone() if needs_grad(self) else self  # type: ignore[attr-defined]
+    return write_result("nextafter_", self, nextafter(source, other), "NextafterBackward0", (other,))
+
+
+def heaviside_(self: Tensor, values: Tensor) -> Tensor:
+    """In-place ``heaviside`` (recorded without a derivative, as PyTorch: backward raises)."""
+    from .inplace import apply_inplace, check_inplace_operands
+    from .operands import array_of
+
+    if not isinstance(values, Tensor):
+        raise TypeError(f"heaviside_(): argument 'values' (position 1) must be Tensor, not {type(values).__name__}")
+    with no_grad():
+        result = heaviside(self, values)
+    dtype = self._storage.buffer.dtype
+    check_inplace_operands("heaviside_", self, result.dtype, values)
+    return apply_inplace("heaviside_", self, array_of(result), dtype, (self, values),
+                         lambda: NotImplementedBackward("heaviside_"))
+
+
+def mvlgamma_(self: Tensor, p: int) -> Tensor:
+    """In-place ``mvlgamma`` (written with ``CopyBackwards``: its out-of-place form is a
+    composition, where PyTorch records ``MvlgammaBackward0``)."""
+    return write_result("mvlgamma_", self, mvlgamma(self, p))
+
+
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The multivariate log-gamma ``sum_j lgamma(x - j/2) + p(p-1)/4 log(pi)`` (ATen's)."""
     import math
@@ -149,6 +182,8 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
     from ..ranges import arange
     from .gamma_fns import lgamma
 
+    if not isinstance(p, int) or isinstance(p, bool):
+        raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not {type(p).__name__}")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     args = arange(-p * 0.5 + 0.5, 0.5, 0.5, dtype=input.dtype) + input.unsqueeze(-1)  # type: ignore[attr-defined]
@@ -157,6 +192,8 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
 
 def sum_to_size(self: Tensor, *size: Any) -> Tensor:
     """``self`` summed down to ``size`` (which must expand to ``self``'s shape)."""
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
     lead = self.ndim - len(shape)
     if lead < 0 or any(s != t and s != 1 for s, t in zip(shape, self.shape[lead:])):

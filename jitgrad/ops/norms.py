@@ -49,27 +49,33 @@ class LinalgVectorNormBackward0(SavingNode):
         x, norm = self.unpack()
         g = grads[0]
         assert g is not None
-        p = self.ord
-        if not self.keepdim and x.ndim:
-            shape = keepdim_shape(x._sizes, self.dims)
-            g, norm = g.reshape(shape), norm.reshape(shape)  # type: ignore[attr-defined]
-        if p == 0.0:
-            return (None,)  # a count: no gradient (PyTorch returns an undefined one)
-        if p == 1.0:
-            return (mul(sign_of(x), g),)
-        if p == 2.0:
-            return (mul(g, where(eq(norm, 0), 0.0, div(x, norm))),)
-        if math.isinf(p):
-            xa, na = np.abs(x._numpy()), np.asarray(norm._numpy())
-            hit = (xa == na) | (np.isnan(xa) & np.isnan(na))
-            count = hit.sum(axis=self.dims, keepdims=True)
-            scaled = from_result(np.sign(x._numpy()) * hit, x.dtype)
-            return (mul(scaled, div(g, from_result(count, x.dtype))),)
-        if p < 1.0:
-            scaled = mul(sign_of(x), where(eq(x, 0), 0.0, pow(abs(x), p - 1)))
-            return (mul(scaled, mul(g, pow(norm, 1 - p))),)
-        scaled = mul(sign_of(x), pow(abs(x), p - 1)) if p < 2.0 else mul(x, pow(abs(x), p - 2))
-        return (mul(scaled, where(eq(norm, 0), 0.0, div(g, pow(norm, p - 1)))),)
+        return (vector_norm_backward(g, x, norm, self.ord, self.dims, self.keepdim),)
+
+
+def vector_norm_backward(g: Tensor, x: Tensor, norm: Tensor, p: float, dims: tuple[int, ...],
+                         keepdim: bool) -> Tensor | None:
+    """The gradient of ``norm = vector_norm(x, p, dims, keepdim)`` (ATen's ``norm_backward``;
+    None for ``p = 0``, a count)."""
+    if not keepdim and x.ndim:
+        shape = keepdim_shape(x._sizes, dims)
+        g, norm = g.reshape(shape), norm.reshape(shape)  # type: ignore[attr-defined]
+    if p == 0.0:
+        return None  # a count: no gradient (PyTorch returns an undefined one)
+    if p == 1.0:
+        return mul(sign_of(x), g)
+    if p == 2.0:
+        return mul(g, where(eq(norm, 0), 0.0, div(x, norm)))
+    if math.isinf(p):
+        xa, na = np.abs(x._numpy()), np.asarray(norm._numpy())
+        hit = (xa == na) | (np.isnan(xa) & np.isnan(na))
+        count = hit.sum(axis=dims, keepdims=True)
+        scaled = from_result(np.sign(x._numpy()) * hit, x.dtype)
+        return mul(scaled, div(g, from_result(count, x.dtype)))
+    if p < 1.0:
+        scaled = mul(sign_of(x), where(eq(x, 0), 0.0, pow(abs(x), p - 1)))
+        return mul(scaled, mul(g, pow(norm, 1 - p)))
+    scaled = mul(sign_of(x), pow(abs(x), p - 1)) if p < 2.0 else mul(x, pow(abs(x), p - 2))
+    return mul(scaled, where(eq(norm, 0), 0.0, div(g, pow(norm, p - 1))))
 
 
 class NormBackward1(LinalgVectorNormBackward0):

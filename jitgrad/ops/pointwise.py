@@ -228,7 +228,7 @@ FLOOR = Pointwise("floor", np.floor, _zero, NOTHING, dtype=SAME, refuse=NO_BOOL,
 CEIL = Pointwise("ceil", np.ceil, _zero, NOTHING, dtype=SAME, refuse=NO_BOOL, domain="away")
 TRUNC = Pointwise("trunc", np.trunc, _zero, NOTHING, dtype=SAME, refuse=NO_BOOL, domain="away")
 ROUND = Pointwise("round", _np_round, _zero, NOTHING, dtype=SAME, refuse=NO_BOOL, params={"decimals": 0}, check=_check_round, domain="away",
-                 variant=lambda x=None, decimals=0: int(decimals != 0))
+                 variant=lambda x=None, decimals=0: int(decimals != 0), keyword_params=True)
 FRAC = Pointwise("frac", _np_frac, lambda g, x, r: g, NOTHING, dtype=SAME, refuse=FLOAT_ONLY, domain="away")
 NAN_TO_NUM = Pointwise("nan_to_num", _np_nan_to_num, lambda g, x, r, **_: mul(g, isfinite(x)), SELF, dtype=SAME,
                        params={"nan": 0.0, "posinf": None, "neginf": None}, domain="special")

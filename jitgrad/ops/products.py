@@ -11,6 +11,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import dtypes
+from ..autograd.grad_mode import no_grad
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, SavingNode
 from ..geometry import broadcast_shapes
 from ..tensor import Tensor
 from .operands import from_result
@@ -131,10 +134,31 @@ def _cross(op: str, input: Tensor, other: Tensor, dim: int) -> Tensor:
             f"{op}: inputs dimension {dim} must have length 3. Got {input._sizes[dim]} and "
             f"{other._sizes[dim]}"
         )
-    a = input.expand(shape).unbind(dim)  # type: ignore[attr-defined]
-    b = other.expand(shape).unbind(dim)  # type: ignore[attr-defined]
-    parts = [sub(mul(a[(i + 1) % 3], b[(i + 2) % 3]), mul(a[(i + 2) % 3], b[(i + 1) % 3])) for i in range(3)]
-    return stack(parts, dim)
+    with no_grad():
+        a = input.expand(shape).unbind(dim)  # type: ignore[attr-defined]
+        b = other.expand(shape).unbind(dim)  # type: ignore[attr-defined]
+        parts = [sub(mul(a[(i + 1) % 3], b[(i + 2) % 3]), mul(a[(i + 2) % 3], b[(i + 1) % 3])) for i in range(3)]
+        out = stack(parts, dim)
+    if needs_grad(input, other):
+        node = LinalgCrossBackward0(dim)
+        record(node, (input, other), (out,))
+        node.save(input, other)
+    return out
+
+
+class LinalgCrossBackward0(SavingNode):
+    """Backward of ``cross``: ``other x grad`` to ``input``, ``grad x input`` to ``other``
+    (the engine sums them back over broadcast dims)."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        x, y = self.unpack()
+        return (_cross("linalg.cross", y, g, self.dim) if self.needs_input_grad(0) else None,  # type: ignore[arg-type]
+                _cross("linalg.cross", g, x, self.dim) if self.needs_input_grad(1) else None)  # type: ignore[arg-type]
 
 
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:

@@ -103,7 +103,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 
 def cumsum_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    return write_result("cumsum_", self, to_dtype(cumsum(self, dim, dtype=dtype), self.dtype))
+    return write_result("cumsum_", self, to_dtype(cumsum(self, dim, dtype=dtype), self.dtype), "CumsumBackward0")
 
 
 # -- cumprod -----------------------------------------------------------------------------------
@@ -167,6 +167,8 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 def cumprod_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     # the backward saves its input: give it a copy, the write changes self's version
     source = clone(self) if needs_grad(self) else self
+    # (CopyBackwards, where PyTorch records CumprodBackward0: the node saves its result, which
+    # in place is ``self`` with its own later history; see ops/inplace_result.py)
     return write_result("cumprod_", self, to_dtype(cumprod(source, dim, dtype=dtype), self.dtype))
 
 

@@ -234,7 +234,7 @@ def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
                   include_self: bool = True) -> Tensor:
     source_copy = clone(self) if needs_grad(self) else self
     result = index_reduce(source_copy, dim, index, source, reduce, include_self=include_self)
-    return write_result("index_reduce_", self, result)
+    return write_result("index_reduce_", self, result)  # (its node may save its result: CopyBackwards)
 
 
 def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,

@@ -16,20 +16,21 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import dtypes
+from ..autograd.grad_mode import no_grad
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
 from ..creation import zeros
 from ..geometry.strided import as_int, wrap_dim
 from ..tensor import Tensor
-from .operands import from_result
-from .compare import logical_xor
+from .operands import array_of, from_result
+from .compare import logical_xor, where
 from .elementwise import sub
 from .inplace_result import write_result
 from .reduction import sum as sum_
 from .stacking import cat
 from .structure import clone
 from .view_ops import diagonal as diagonal_view
-from .view_ops import narrow, reshape, transpose
+from .view_ops import narrow, reshape
 
 
 def _dims(op: str, self: Tensor, dims: Any, wrap_scalar: bool = True) -> tuple[int, ...]:
@@ -53,6 +54,8 @@ class FlipBackward0(Node):
 
 def flip(input: Tensor, *dims: Any) -> Tensor:
     """A copy with the order of elements reversed along ``dims``."""
+    if not dims:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
     d = _dims("flip", input, dims)
     out = from_result(np.flip(input._numpy(), d) if input.ndim else input._numpy())
     if needs_grad(input):
@@ -105,8 +108,21 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     return out
 
 
+class Rot90Backward0(Node):
+    """Backward of ``rot90``: the gradient rotated back."""
+
+    def __init__(self, k: int, dims: tuple[int, int]) -> None:
+        super().__init__()
+        self.k, self.dims = k, dims
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return (rot90(grads[0], -self.k, self.dims),)  # type: ignore[arg-type]
+
+
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
-    """Rotated by 90° ``k`` times in the plane of ``dims`` (from the first towards the second)."""
+    """Rotated by 90° ``k`` times in the plane of ``dims`` (from the first towards the second):
+    a flipped copy, transposed in place for an odd ``k`` (a new tensor, not a view, as
+    PyTorch's), recorded as ``Rot90Backward0``."""
     if len(dims) != 2:
         raise RuntimeError(f"rot90(): expected total rotation dims == 2, but got dims = {len(dims)}")
     if input.ndim < 2:
@@ -117,13 +133,19 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
             f"rot90(): expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
         )
     k = as_int("rot90", "k", k) % 4
-    if k == 1:
-        return transpose(flip(input, d1), d0, d1)
-    if k == 2:
-        return flip(input, d0, d1)
-    if k == 3:
-        return transpose(flip(input, d0), d0, d1)
-    return clone(input)
+    with no_grad():
+        if k in (1, 3):
+            flipped = flip(input, d1 if k == 1 else d0)
+            sizes, strides = list(flipped._sizes), list(flipped._strides)
+            sizes[d0], sizes[d1], strides[d0], strides[d1] = sizes[d1], sizes[d0], strides[d1], strides[d0]
+            out = Tensor._make(flipped._storage, tuple(sizes), tuple(strides), flipped._offset)
+        elif k == 2:
+            out = flip(input, d0, d1)
+        else:
+            out = clone(input, memory_format="contiguous_format")
+    if needs_grad(input):
+        record(Rot90Backward0(k, (d0, d1)), (input,), (out,))
+    return out
 
 
 # -- repeat, tile --------------------------------------------------------------------------------
@@ -171,6 +193,8 @@ class RepeatBackward0(Node):
 
 
 def tile(input: Tensor, *dims: Any) -> Tensor:
+    if not dims:
+        raise TypeError('tile() missing 1 required positional arguments: "dims"')
     reps = _sizes_arg("tile", dims)
     return repeat(input, (1,) * (input.ndim - len(reps)) + reps)
 
@@ -211,17 +235,28 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
-    return write_result("tril_", self, tril(self, diagonal))
+    return write_result("tril_", self, tril(self, diagonal), "TrilBackward0")
 
 
 def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
-    return write_result("triu_", self, triu(self, diagonal))
+    return write_result("triu_", self, triu(self, diagonal), "TriuBackward0")
 
 
 # -- diagonals ---------------------------------------------------------------------------------
+class DiagEmbedBackward0(Node):
+    """Backward of ``diag_embed`` (``diag`` of a vector, ``diagflat``): the diagonal it wrote."""
+
+    def __init__(self, offset: int, dim1: int, dim2: int) -> None:
+        super().__init__()
+        self.offset, self.dim1, self.dim2 = offset, dim1, dim2
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return (diagonal_view(grads[0], self.offset, self.dim1, self.dim2),)  # type: ignore[arg-type]
+
+
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Zeros with the last dim of ``input`` written on the ``offset`` diagonal of the plane
-    (``dim1``, ``dim2``) of a tensor one dim larger."""
+    (``dim1``, ``dim2``) of a tensor one dim larger (``DiagEmbedBackward0``, as PyTorch)."""
     nd = input.ndim + 1
     d1, d2 = wrap_dim(dim1, nd, "diag_embed"), wrap_dim(dim2, nd, "diag_embed")
     if d1 == d2:
@@ -233,7 +268,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     for d in range(nd):
         shape.append(n if d in (d1, d2) else rest.pop(0))
     out = zeros(tuple(shape), dtype=input.dtype)
-    diagonal_view(out, offset, d1, d2).copy_(input)  # type: ignore[attr-defined]
+    with no_grad():  # (written into the new memory: no version bump, as PyTorch's kernel)
+        np.copyto(array_of(diagonal_view(out, offset, d1, d2)), input._numpy())
+    if needs_grad(input):
+        record(DiagEmbedBackward0(offset, d1, d2), (input,), (out,))
     return out
 
 
@@ -252,11 +290,26 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     return diag_embed(reshape(input, -1), offset, 0, 1)
 
 
+class TraceBackward0(Node):
+    """Backward of ``trace``: the gradient on the main diagonal, zeros elsewhere."""
+
+    def __init__(self, sizes: tuple[int, ...]) -> None:
+        super().__init__()
+        self.sizes = sizes
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return (where(from_result(np.eye(*self.sizes, dtype=np.bool_)), grads[0], 0.0),)
+
+
 def trace(input: Tensor) -> Tensor:
-    """The sum of the main diagonal of a matrix."""
+    """The sum of the main diagonal of a matrix (``TraceBackward0``, as PyTorch)."""
     if input.ndim != 2:
         raise RuntimeError(f"trace(): expected a matrix, but got tensor with dim {input.ndim}")
-    return sum_(diagonal_view(input))
+    with no_grad():
+        out = sum_(diagonal_view(input))
+    if needs_grad(input):
+        record(TraceBackward0(input._sizes), (input,), (out,))
+    return out
 
 
 # -- diff, narrow_copy ---------------------------------------------------------------------------

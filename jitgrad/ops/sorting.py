@@ -105,12 +105,21 @@ class UniqueDimBackward0(NoFormulaBackward):
     aten = "unique_dim"
 
 
+def check_flags(op: str, **flags: Any) -> None:
+    """PyTorch's argument parser: these flags must be bools (not 1, not a tensor)."""
+    for name, value in flags.items():
+        if value.__class__ is not bool:
+            raise TypeError(f"{op}(): argument '{name}' must be bool, not {type(value).__name__}")
+
+
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: int | None = None) -> Any:
     """The distinct elements (slices along ``dim``), sorted; optionally where each input
     element went (``return_inverse``) and how many there were (``return_counts``). Without a
     derivative, as in PyTorch: the values require grad when ``input`` does, and backward
     through them raises (``Unique2Backward0``, ``UniqueDimBackward0``)."""
+    check_flags("_unique2" if dim is None else "unique_dim", sorted=sorted, return_inverse=return_inverse,
+                return_counts=return_counts)
     x = input._numpy()
     if dim is None:
         values, inverse, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)

@@ -21,13 +21,14 @@ from .. import dtypes
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
+from ..creation import zeros
 from ..geometry.strided import wrap_dim
 from .._quiet import quiet
 from ..tensor import Tensor
 from .operands import from_result
 from .compare import where
 from .elementwise import add, div, mul, sub
-from .extremes import MaxBackward0, MaxBackward1, amax, amin
+from .extremes import MaxBackward0, MaxBackward1, amax, amin, share_among_ties
 from .reduction import _restore, mean, reduce_dims
 from .reduction import sum as sum_
 from .scan import cumprod
@@ -424,10 +425,31 @@ def _not_nan(input: Tensor) -> Tensor:
     return input.masked_fill(from_result(np.isnan(input._numpy())), 0)  # type: ignore[attr-defined]
 
 
+class NansumBackward0(SavingNode):
+    """Backward of ``nansum``: the gradient back over the reduced dims, times ``not isnan(x)``
+    (a product, as PyTorch's: a negative gradient gives -0.0 at a nan)."""
+
+    def __init__(self, dims: tuple[int, ...], keepdim: bool) -> None:
+        super().__init__()
+        self.dims, self.keepdim = dims, keepdim
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        (x,) = self.unpack()
+        g = expand(_restore(grads[0], x._sizes, self.dims, self.keepdim), x._sizes)
+        return (mul(g, from_result(~np.isnan(x._numpy()))),)
+
+
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """``sum`` treating nans as zero."""
-    x = _not_nan(input) if input.dtype in dtypes.FLOATING else input
-    return sum_(x, dim, keepdim, dtype=dtype)
+    """``sum`` treating nans as zero (``NansumBackward0``, as PyTorch)."""
+    if input.dtype not in dtypes.FLOATING:
+        return sum_(input, dim, keepdim, dtype=dtype)
+    with no_grad():
+        out = sum_(_not_nan(input), dim, keepdim, dtype=dtype)
+    if needs_grad(input):
+        node = NansumBackward0(reduce_dims("nansum", input, dim), keepdim)
+        record(node, (input,), (out,))
+        node.save(input)
+    return out
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -440,7 +462,30 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     return div(total, from_result(np.asarray(count), total.dtype))
 
 
+class AminmaxBackward0(SavingNode):
+    """Backward of ``aminmax`` (one node, two outputs): each output's gradient shared among
+    the elements equal to it, as ``amin``'s and ``amax``'s, added to zeros (PyTorch's
+    ``aminmax_backward``: a -0.0 share becomes 0.0)."""
+
+    def __init__(self, dims: tuple[int, ...], keepdim: bool) -> None:
+        super().__init__()
+        self.dims, self.keepdim = dims, keepdim
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        x, low, high = self.unpack()
+        out = zeros(x._sizes, dtype=x.dtype)
+        for g, result in ((grads[0], low), (grads[1], high)):
+            if g is not None:
+                out = add(out, share_among_ties(g, x, result, self.dims, self.keepdim))
+        return (out,)
+
+
 def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
-    if dim is None:
-        return return_types.aminmax(amin(input, (), keepdim), amax(input, (), keepdim))
-    return return_types.aminmax(amin(input, dim, keepdim), amax(input, dim, keepdim))
+    reduced = () if dim is None else dim
+    with no_grad():
+        low, high = amin(input, reduced, keepdim), amax(input, reduced, keepdim)
+    if needs_grad(input):
+        node = AminmaxBackward0(reduce_dims("aminmax", input, reduced), keepdim)
+        record(node, (input,), (low, high))
+        node.save(input, low, high, outputs=(low, high))
+    return return_types.aminmax(low, high)

@@ -63,7 +63,7 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
             return self
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     format_strides("contiguous", memory_format, self._sizes)  # (checks it and the rank)
-    return self if self.is_contiguous(memory_format) else clone(self, memory_format=memory_format)
+    return self if self.is_contiguous(memory_format=memory_format) else clone(self, memory_format=memory_format)
 
 
 def to_dtype(self: Tensor, dtype: Any) -> Tensor:
