@@ -38,7 +38,7 @@ def write_result(op: str, self: Tensor, result: Tensor, node: str | None = None,
         return self
     own = result._grad_fn
     if node is not None and own is not None and own.name() == node and result.dtype == self.dtype \
-            and len(own.next_functions) == 1 + len(others):
+            and len(own._next) == 1 + len(others):
         return inplace_write(op, self, (self, *others), lambda: copying.copy_into(self, result, op),
                              lambda: own, write_bumps=True)
     return inplace_write(
