@@ -479,7 +479,11 @@ def version_error(data: Tensor, saved: SavedTensor, owner: Node) -> str:
 # ``node._saved_<name>`` unpacks one, ``node._raw_saved_<name>`` is its ``SavedTensor``.
 # "-" marks a value PyTorch does not save under any name (AddcmulBackward0's ``self``).
 SAVED_NAMES: dict[str, tuple[str, ...]] = {
-    "MulBackward0": ("self", "other"), "DivBackward0": ("self", "other"),
+    "MulBackward0": ("self", "other"), "DivBackward0": ("self", "other"), "DivBackward2": ("self", "other"),
+    "ClampMinBackward1": ("self", "min"), "ClampMaxBackward1": ("self", "max"),
+    "EluBackward1": ("result",), "CeluBackward0": ("self",), "CeluBackward1": ("result",),
+    "LeakyReluBackward0": ("self",), "LeakyReluBackward1": ("result",), "ThresholdBackward0": ("self",),
+    "ThresholdBackward1": ("self",), "HardsigmoidBackward0": ("self",), "HardswishBackward0": ("self",),
     "MaximumBackward0": ("self", "other"), "MinimumBackward0": ("self", "other"),
     "ExpBackward0": ("result",), "LogBackward0": ("self",), "SqrtBackward0": ("result",),
     "SinBackward0": ("self",), "CosBackward0": ("self",), "TanhBackward0": ("result",),
