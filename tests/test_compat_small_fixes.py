@@ -128,6 +128,16 @@ def test_in_place_logical_op_records_nothing(call: Any) -> None:
     both(saved_value_changed, "modified by an inplace operation")
 
 
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+@pytest.mark.parametrize("other", [1.0, 1, True])
+def test_logical_op_refuses_a_number_naming_its_position(name: str, other: Any) -> None:
+    """PyTorch's logical ops take tensors only: the function names ``other`` as argument 2,
+    the method as argument 1; tensors of any dtype give a bool result."""
+    both(lambda lib: getattr(lib, name)(lib.tensor([1.0, 0.0]), other))
+    both(lambda lib: getattr(lib.tensor([1.0, 0.0]), name)(other))
+    both(lambda lib: getattr(lib, name)(lib.tensor([1.0, 0.0]), lib.tensor([2, 0])))
+
+
 def test_in_place_logical_op_dtypes_and_refusals() -> None:
     both(lambda lib: lib.tensor([2, 0, 3]).logical_not_())
     both(lambda lib: lib.tensor([2, 0, 3]).logical_and_(lib.tensor([1.5, 1.0, 0.0])))

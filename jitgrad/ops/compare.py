@@ -8,7 +8,7 @@ saved condition, and the backward formulas of the other elementwise ops are buil
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -183,16 +183,31 @@ ge_operator = operator(np.greater_equal)
 
 
 # -- logical (any dtype in, bool out) ---------------------------------------------------------
-def logical_and(input: Tensor, other: Any) -> Tensor:
-    return binary(np.logical_and, input, other, _BOOL)
+def _logical(ufunc: np.ufunc) -> tuple[Callable[[Tensor, Any], Tensor], Callable[[Tensor, Any], Tensor]]:
+    """``torch.logical_<op>(input, other)`` and ``Tensor.logical_<op>(other)``: tensors only
+    (PyTorch refuses a number), the error naming the argument's position in each form."""
+    name = f"logical_{ufunc.__name__.split('_')[1]}"
+
+    def check(other: Any, position: int) -> None:
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{name}(): argument 'other' (position {position}) must be Tensor, not "
+                            f"{type(other).__name__}")
+
+    def function(input: Tensor, other: Any) -> Tensor:
+        check(other, 2)
+        return binary(ufunc, input, other, _BOOL)
+
+    def method(self: Tensor, other: Any) -> Tensor:
+        check(other, 1)
+        return binary(ufunc, self, other, _BOOL)
+
+    function.__name__ = method.__name__ = name
+    return function, method
 
 
-def logical_or(input: Tensor, other: Any) -> Tensor:
-    return binary(np.logical_or, input, other, _BOOL)
-
-
-def logical_xor(input: Tensor, other: Any) -> Tensor:
-    return binary(np.logical_xor, input, other, _BOOL)
+logical_and, logical_and_method = _logical(np.logical_and)
+logical_or, logical_or_method = _logical(np.logical_or)
+logical_xor, logical_xor_method = _logical(np.logical_xor)
 
 
 def logical_not(input: Tensor) -> Tensor:
