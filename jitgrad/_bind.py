@@ -32,6 +32,7 @@ Tensor.register_post_accumulate_grad_hook = variable.register_post_accumulate_gr
 Tensor.backward = variable.backward
 Tensor.detach_ = variable.detach_
 Tensor._repr_suffixes = variable.repr_suffixes
+Tensor.__float__ = variable.to_float
 
 # views (ops/view_ops.py: views.py plus their backward)
 Tensor.as_strided = as_strided.as_strided

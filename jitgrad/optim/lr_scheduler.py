@@ -1,5 +1,7 @@
 """``torch.optim.lr_scheduler``'s counterpart: ``LRScheduler`` with ``StepLR``,
-``MultiStepLR``, ``ExponentialLR``, ``CosineAnnealingLR``, ``LambdaLR`` and ``ReduceLROnPlateau``, using PyTorch's
+``MultiStepLR``, ``ExponentialLR``, ``CosineAnnealingLR``, ``LambdaLR``, ``MultiplicativeLR``,
+``ConstantLR``, ``LinearLR``, ``PolynomialLR``, ``ReduceLROnPlateau``, and the combinators
+``SequentialLR`` (one scheduler after another) and ``ChainedScheduler`` (all at once), using PyTorch's
 recursive (chainable) formulas so the learning rates agree to the last bit; ``step(epoch)``
 uses the closed forms, as PyTorch does."""
 
@@ -8,14 +10,16 @@ from __future__ import annotations
 import math
 import types
 import warnings
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from .optimizer import Optimizer
 
-__all__ = ["CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR", "MultiStepLR",
-           "ReduceLROnPlateau", "StepLR"]
+__all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR",
+           "LinearLR", "MultiStepLR", "MultiplicativeLR", "PolynomialLR", "ReduceLROnPlateau", "SequentialLR",
+           "StepLR"]
 
 
 class LRScheduler:
@@ -36,10 +40,16 @@ class LRScheduler:
                                    "resuming scheduler with last_epoch >= 0")
         self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        """The constructor's step (epoch 0); SequentialLR repeats it when it takes over."""
         self._step_count = 0
         self._is_initial = True
-        self.step()
-        self._is_initial = False
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def state_dict(self) -> dict[str, Any]:
         """Every attribute but the optimizer."""
@@ -60,12 +70,16 @@ class LRScheduler:
 
     def step(self, epoch: int | None = None) -> None:
         self._step_count += 1
+        if epoch is not None:
+            warnings.warn("The epoch parameter in `scheduler.step()` was not necessary and is being "
+                          "deprecated where possible.", UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
         if epoch is None:
             self.last_epoch += 1
             values = self.get_lr()
         else:
-            warnings.warn("The epoch parameter in `scheduler.step()` was not necessary and is being "
-                          "deprecated where possible.", UserWarning, stacklevel=2)
             self.last_epoch = epoch
             closed = getattr(self, "_get_closed_form_lr", None)
             values = closed() if closed is not None else self.get_lr()
@@ -105,6 +119,95 @@ class LambdaLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class MultiplicativeLR(LambdaLR):
+    """Multiply the current lr by ``lr_lambda(epoch)`` at every step after the first."""
+
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+                 last_epoch: int = -1) -> None:
+        for fn in lr_lambda if isinstance(lr_lambda, (list, tuple)) else [lr_lambda]:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, lr_lambda, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self._is_initial:
+            return self._lrs()
+        return [lr * fn(self.last_epoch) for fn, lr in zip(self.lr_lambdas, self._lrs())]
+
+
+class ConstantLR(LRScheduler):
+    """``base_lr * factor`` for the first ``total_iters`` epochs, ``base_lr`` afterwards."""
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._lrs()]
+        if self.last_epoch != self.total_iters:
+            return self._lrs()
+        return [lr * (1.0 / self.factor) for lr in self._lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        reached = self.last_epoch >= self.total_iters
+        return [base * (self.factor + reached * (1 - self.factor)) for base in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """The lr's factor goes linearly from ``start_factor`` to ``end_factor`` over
+    ``total_iters`` epochs (a warm-up, typically), then stays."""
+
+    def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0,
+                 total_iters: int = 5, last_epoch: int = -1) -> None:
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0:
+            return [lr * self.start_factor for lr in self._lrs()]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._lrs()
+        # the ratio of this epoch's factor to the last one's (PyTorch's recursive form)
+        span = self.end_factor - self.start_factor
+        ratio = 1.0 + span / (self.total_iters * self.start_factor + (self.last_epoch - 1) * span)
+        return [lr * ratio for lr in self._lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        done = min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base * (self.start_factor + (self.end_factor - self.start_factor) * done)
+                for base in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """``base_lr * (1 - epoch / total_iters) ** power`` until ``total_iters``, then constant."""
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._lrs()
+        ratio = ((1.0 - self.last_epoch / self.total_iters)
+                 / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [lr * ratio for lr in self._lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        left = 1.0 - min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base * left ** self.power for base in self.base_lrs]
 
 
 class StepLR(LRScheduler):
@@ -273,3 +376,97 @@ class ReduceLROnPlateau(LRScheduler):
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
+
+
+def _check_members(kind: str, optimizer: Optimizer, schedulers: Any) -> None:
+    for i, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{kind} at index {i} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{kind} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs "
+                f"to be specified when calling `step`, but got one at index {i} in the given schedulers sequence.")
+        if optimizer != scheduler.optimizer:
+            raise ValueError(
+                f"{kind} expects all schedulers to belong to the same optimizer, but got scheduler "
+                f"{type(scheduler).__name__} at index {i} has {scheduler.optimizer}, which is different "
+                f"from {type(optimizer).__name__}.")
+
+
+class _Combined(LRScheduler):
+    """What SequentialLR and ChainedScheduler share: their state holds their members' states."""
+
+    _schedulers: list[LRScheduler]
+
+    def state_dict(self) -> dict[str, Any]:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state = dict(state_dict)
+        members = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for scheduler, saved in zip(self._schedulers, members):
+            scheduler.load_state_dict(saved)
+
+
+class SequentialLR(_Combined):
+    """``schedulers[i]`` sets the lr from epoch ``milestones[i - 1]`` on, starting again
+    from its own epoch 0 there (the constructor undoes the members' own first steps)."""
+
+    def __init__(self, optimizer: Optimizer, schedulers: list[LRScheduler], milestones: list[int],
+                 last_epoch: int = -1) -> None:
+        if len(schedulers) < 1:
+            raise ValueError("SequentialLR expects at least one scheduler, but got no scheduler.")
+        _check_members("SequentialLR", optimizer, schedulers)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more than the number "
+                f"of milestone points, but got number of schedulers {len(schedulers)} and the number of "
+                f"milestones to be equal to {len(milestones)}")
+        self._schedulers = list(schedulers)
+        self._milestones = list(milestones)
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        self._undo_first_steps(self)
+        first = self._schedulers[bisect_right(self._milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
+
+    def _undo_first_steps(self, scheduler: Any) -> None:
+        if hasattr(scheduler, "_schedulers"):
+            for member in scheduler._schedulers:
+                self._undo_first_steps(member)
+        elif hasattr(scheduler, "last_epoch"):
+            scheduler.last_epoch -= 1
+
+    def step(self) -> None:  # type: ignore[override]
+        self.last_epoch += 1
+        i = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[i]
+        if i > 0 and self._milestones[i - 1] == self.last_epoch:
+            scheduler._update_lr(0)  # the next scheduler starts at its epoch 0
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+
+class ChainedScheduler(_Combined):
+    """Steps every scheduler at each ``step()``, so their factors multiply."""
+
+    def __init__(self, schedulers: list[LRScheduler], optimizer: Optimizer | None = None) -> None:
+        if len(schedulers) < 1:
+            raise ValueError("ChainedScheduler expects at least one scheduler to be chained, but got no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        _check_members("ChainedScheduler", optimizer, schedulers)
+        self._schedulers = list(schedulers)
+        self.optimizer = optimizer
+        self._last_lr = self._schedulers[-1]._lrs()
+
+    def step(self) -> None:  # type: ignore[override]
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = self._schedulers[-1]._lrs()

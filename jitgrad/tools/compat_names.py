@@ -127,6 +127,11 @@ NAMES: dict[str, list[str]] = {
         no_grad enable_grad set_grad_enabled forward_ad functional graph
     """.split(),
     "torch.optim": "Optimizer SGD Adam AdamW RMSprop Adagrad LBFGS lr_scheduler".split(),
+    "torch.optim.lr_scheduler": """
+        LRScheduler LambdaLR MultiplicativeLR StepLR MultiStepLR ConstantLR LinearLR ExponentialLR
+        SequentialLR PolynomialLR CosineAnnealingLR ChainedScheduler ReduceLROnPlateau CyclicLR
+        CosineAnnealingWarmRestarts OneCycleLR
+    """.split(),
     "torch.special": "erf erfc erfinv expm1 log1p logit expit xlogy xlog1py gammaln digamma logsumexp softmax log_softmax".split(),
     "torch.func": "grad grad_and_value vjp jvp jacrev jacfwd hessian vmap functional_call".split(),
     "torch.utils.data": """

@@ -30,6 +30,9 @@ PROGRAMS: dict[str, str | None] = {
     "sequence_tagger": None,
     "causal_transformer": None,
     "minibatch_sgd": None,
+    "gp_regression_adam": None,
+    "oscillator_lbfgs": None,
+    "logistic_sgd": None,
 }
 
 

@@ -1,0 +1,83 @@
+"""Side-by-side checks of what writing the compatibility programs (tests/compat/programs)
+turned up: each runs a small piece of one program with ``lib=torch`` and ``lib=jitgrad``."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from compat_helpers import both
+
+
+def _warnings_of(lib, f):
+    before = lib.is_warn_always_enabled()
+    lib.set_warn_always(True)  # PyTorch warns once per process otherwise
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            f()
+    finally:
+        lib.set_warn_always(before)
+    return [str(w.message).split("(Triggered")[0].strip() for w in caught]
+
+
+@pytest.mark.parametrize("grad_mode", ["no_grad", "enabled"])
+def test_float_of_tensor_requiring_grad_warns_only_with_grad_mode_on(grad_mode):
+    """LBFGS's step calls float(loss) under no_grad: PyTorch says nothing there."""
+    def program(lib):
+        x = lib.tensor([2.0], dtype=lib.float64, requires_grad=True) * 3
+        mode = lib.no_grad() if grad_mode == "no_grad" else lib.enable_grad()
+        with mode:
+            return _warnings_of(lib, lambda: (float(x), int(x), x.item()))
+    both(program)
+
+
+def _combined_schedule(lib, kind):
+    params = [lib.zeros(2, requires_grad=True) for _ in range(2)]
+    opt = lib.optim.SGD([{"params": [params[0]], "lr": 0.5}, {"params": [params[1]], "lr": 0.1}])
+    sched = lib.optim.lr_scheduler
+    if kind == "warmup_cosine":
+        combined = sched.SequentialLR(opt, [sched.LinearLR(opt, start_factor=0.2, total_iters=3),
+                                            sched.CosineAnnealingLR(opt, T_max=6, eta_min=0.01)], milestones=[3])
+    elif kind == "three_phases":
+        combined = sched.SequentialLR(opt, [sched.ConstantLR(opt, factor=0.5, total_iters=2),
+                                            sched.ExponentialLR(opt, gamma=0.8),
+                                            sched.StepLR(opt, step_size=2, gamma=0.5)], milestones=[2, 7])
+    else:
+        combined = sched.ChainedScheduler([sched.ExponentialLR(opt, gamma=0.9),
+                                           sched.MultiStepLR(opt, milestones=[3, 6], gamma=0.5)])
+    history = [combined.get_last_lr()]
+    for _ in range(14):
+        opt.step()
+        combined.step()
+        history.append(combined.get_last_lr())
+        assert [g["lr"] for g in opt.param_groups] == history[-1]
+    state = combined.state_dict()
+    members = [sorted(k for k in s if k != "_get_lr_called_within_step") for s in state["_schedulers"]]
+    return history, sorted(state), members, state["last_epoch"]  # (PyTorch's flag for a warning left out)
+
+
+@pytest.mark.parametrize("kind", ["warmup_cosine", "three_phases", "chained"])
+def test_sequential_and_chained_schedulers(kind):
+    """logistic_sgd warms up with LinearLR, then anneals: the learning rates equal PyTorch's bit
+    for bit, and so do the state_dict's keys (its members' included)."""
+    both(lambda lib: _combined_schedule(lib, kind))
+
+
+def test_sequential_lr_errors():
+    def program(lib):
+        opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.1)
+        other = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.1)
+        s = lib.optim.lr_scheduler
+        errors = []
+        for make in (lambda: s.SequentialLR(opt, [s.StepLR(opt, 2), s.StepLR(opt, 3)], milestones=[1, 2]),
+                     lambda: s.SequentialLR(opt, [s.StepLR(opt, 2), s.StepLR(other, 3)], milestones=[1]),
+                     lambda: s.ChainedScheduler([s.ReduceLROnPlateau(opt)]),
+                     lambda: s.SequentialLR(opt, [], milestones=[])):
+            try:
+                make()
+            except (TypeError, ValueError) as e:
+                errors.append((type(e).__name__, str(e).split(" has ")[0]))
+        return errors
+    both(program)
