@@ -81,3 +81,27 @@ def test_sequential_lr_errors():
                 errors.append((type(e).__name__, str(e).split(" has ")[0]))
         return errors
     both(program)
+
+
+def test_distributions_reexports_its_transforms():
+    """normalizing_flow imports AffineTransform and friends from torch.distributions itself."""
+    import torch
+
+    import jitgrad
+
+    names = set(torch.distributions.transforms.__all__) & set(dir(jitgrad.distributions.transforms))
+    assert {"AffineTransform", "ComposeTransform", "Transform", "identity_transform"} <= names
+    for name in names:
+        assert getattr(jitgrad.distributions, name) is getattr(jitgrad.distributions.transforms, name)
+        assert name in jitgrad.distributions.__all__
+
+    def program(lib):
+        d = lib.distributions
+        base = d.Independent(d.Normal(lib.zeros(2, dtype=lib.float64), lib.ones(2, dtype=lib.float64)), 1)
+        shift = lib.tensor([0.5, -1.0], dtype=lib.float64, requires_grad=True)
+        flow = d.TransformedDistribution(base, [d.AffineTransform(shift, 2.0, event_dim=1), d.ExpTransform()])
+        x = lib.tensor([[1.5, 0.25], [0.5, 3.0]], dtype=lib.float64)
+        lp = flow.log_prob(x)
+        (grad,) = lib.autograd.grad(lp.sum(), shift)
+        return lp, grad
+    both(program)

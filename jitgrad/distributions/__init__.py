@@ -32,6 +32,11 @@ from .multivariate_normal import MultivariateNormal
 from .normal import LogisticNormal, LogNormal, Normal
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import TransformedDistribution
+from .transforms import (
+    AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, LowerCholeskyTransform,
+    PositiveDefiniteTransform, PowerTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
+    StickBreakingTransform, TanhTransform, Transform, identity_transform,
+)
 from .uniform import Uniform
 from .unit_interval import ContinuousBernoulli, Kumaraswamy
 
@@ -45,4 +50,5 @@ __all__ = [
     "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
     "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints", "kl_divergence",
     "register_kl", "transform_to", "transforms",
+    *transforms.__all__,  # (PyTorch's torch.distributions re-exports its transforms too)
 ]

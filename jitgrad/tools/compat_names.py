@@ -150,6 +150,9 @@ NAMES: dict[str, list[str]] = {
         Gumbel Weibull Pareto HalfCauchy RelaxedBernoulli RelaxedOneHotCategorical
         ExponentialFamily LowRankMultivariateNormal VonMises ContinuousBernoulli Kumaraswamy
         LogisticNormal InverseGamma FisherSnedecor LKJCholesky Wishart
+        Transform AffineTransform ComposeTransform ExpTransform SigmoidTransform TanhTransform
+        SoftplusTransform PowerTransform AbsTransform IndependentTransform StickBreakingTransform
+        SoftmaxTransform LowerCholeskyTransform ReshapeTransform CatTransform StackTransform
     """.split(),
 }
 

@@ -33,6 +33,10 @@ PROGRAMS: dict[str, str | None] = {
     "gp_regression_adam": None,
     "oscillator_lbfgs": None,
     "logistic_sgd": None,
+    "image_classifier": None,
+    "mixture_em": None,
+    "kalman_smoother": None,
+    "normalizing_flow": None,
 }
 
 
