@@ -312,6 +312,10 @@ __all__ += [
     "mvlgamma", "nextafter", "unique_consecutive", "bernoulli",
 ]
 
+from ._formatting import set_printoptions  # noqa: E402
+
+__all__ += ["set_printoptions"]
+
 # -- compile (jitgrad/compiler) --
 from .compiler import compile  # noqa: E402  (loads the compiler, and Numba, on first use)
 

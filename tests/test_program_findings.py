@@ -105,3 +105,13 @@ def test_distributions_reexports_its_transforms():
         (grad,) = lib.autograd.grad(lp.sum(), shift)
         return lp, grad
     both(program)
+
+
+def test_set_printoptions_is_public():
+    def program(lib):
+        lib.set_printoptions(precision=2, sci_mode=False)
+        try:
+            return str(lib.tensor([1.23456, 2.5e-5, 300.0]))
+        finally:
+            lib.set_printoptions(profile="default")
+    both(program)

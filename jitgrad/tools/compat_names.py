@@ -16,7 +16,7 @@ NAMES: dict[str, list[str]] = {
         dtype device Size Tensor get_default_dtype set_default_dtype finfo iinfo
         is_tensor is_floating_point is_complex numel result_type promote_types can_cast
         no_grad enable_grad set_grad_enabled is_grad_enabled inference_mode set_warn_always
-        is_warn_always_enabled
+        is_warn_always_enabled set_printoptions
         add sub mul div true_divide floor_divide remainder fmod neg positive reciprocal pow square
         abs sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan atan2
         sinh cosh tanh asinh acosh atanh sigmoid relu erf erfc erfinv lgamma digamma xlogy
