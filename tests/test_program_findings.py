@@ -115,3 +115,30 @@ def test_set_printoptions_is_public():
         finally:
             lib.set_printoptions(profile="default")
     both(program)
+
+
+@pytest.mark.parametrize("dtype,norm_type", [("float64", 2.0), ("float64", 1.0), ("float64", 3.0),
+                                             ("float64", float("inf")), ("float32", float("inf"))])
+def test_clip_grad_norm_rounds_as_pytorch(dtype, norm_type):
+    """logistic_sgd clips every step: the norm is one vector_norm per gradient then one of
+    their stack, and the coefficient a tensor in the norm's dtype (float32 rounds alike; its
+    finite norms are left out: PyTorch's float32 sums of powers fuse multiply-adds)."""
+    def program(lib):
+        dt = getattr(lib, dtype)
+        ps = [lib.tensor([0.3, -1.7, 2.9], dtype=dt, requires_grad=True),
+              lib.tensor([[1.1, 0.4], [-0.6, 5.3]], dtype=dt, requires_grad=True)]
+        (ps[0].pow(2).sum() * 1.3 + (ps[1] * ps[1] * ps[1]).sum() * 0.7).backward()  # (no libm: float32 alike)
+        total = lib.nn.utils.clip_grad_norm_(ps, 0.7, norm_type=norm_type)
+        again = lib.nn.utils.get_total_norm([p.grad for p in ps], norm_type)
+        lib.nn.utils.clip_grads_with_norm_(ps, 0.1, again)
+        return total, again, [p.grad for p in ps], lib.nn.utils.get_total_norm([])
+    both(program)
+
+
+def test_stateless_functional_call_warns_and_calls():
+    def program(lib):
+        m = lib.nn.Linear(2, 1, dtype=lib.float64)
+        w = {"weight": lib.tensor([[1.0, -2.0]], dtype=lib.float64), "bias": lib.tensor([0.5], dtype=lib.float64)}
+        with pytest.warns(FutureWarning, match="stateless.functional_call` is deprecated"):
+            return lib.nn.utils.stateless.functional_call(m, w, (lib.tensor([[3.0, 1.0]], dtype=lib.float64),))
+    both(program)

@@ -113,7 +113,10 @@ NAMES: dict[str, list[str]] = {
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_
         kaiming_uniform_ kaiming_normal_ orthogonal_ trunc_normal_ calculate_gain
     """.split(),
-    "torch.nn.utils": "clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters rnn".split(),
+    "torch.nn.utils": """
+        clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters rnn get_total_norm
+        clip_grads_with_norm_ skip_init stateless weight_norm spectral_norm parametrize parametrizations
+    """.split(),
     "torch.nn.utils.rnn": """
         PackedSequence pack_padded_sequence pad_packed_sequence pad_sequence pack_sequence
         unpad_sequence unpack_sequence
