@@ -452,6 +452,10 @@ Tensor.bernoulli_ = random_fills.bernoulli_
 Tensor.bernoulli = random_fills.bernoulli
 Tensor.exponential_ = random_fills.exponential_
 Tensor.random_ = random_fills.random_
+
+from .ops import random_draws  # noqa: E402
+
+Tensor.multinomial = random_draws.multinomial
 Tensor.isclose = closeness.isclose
 Tensor.equal = closeness.equal
 Tensor.fmax = division.fmax

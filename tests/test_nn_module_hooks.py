@@ -6,31 +6,11 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pytest
 import torch
 
 import jitgrad
-from compat_helpers import both, outcome
-
-
-def _close(ours, theirs):
-    if isinstance(theirs, torch.Tensor):
-        assert isinstance(ours, jitgrad.Tensor) and tuple(ours.shape) == tuple(theirs.shape), (ours, theirs)
-        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-13, atol=1e-15)
-    elif isinstance(theirs, (tuple, list)):
-        assert isinstance(ours, (tuple, list)) and len(ours) == len(theirs), (ours, theirs)
-        for a, b in zip(ours, theirs):
-            _close(a, b)
-    else:
-        assert ours == theirs
-
-
-def both_close(program):
-    """``both`` with floats compared to a few ulps (matrix products may sum in another order)."""
-    theirs, ours = outcome(lambda: program(torch)), outcome(lambda: program(jitgrad))
-    assert ours[0] == theirs[0], (ours, theirs)
-    _close(ours[1], theirs[1])
+from compat_helpers import both, both_close
 
 
 def _net(lib):

@@ -16,7 +16,11 @@ NAMES: dict[str, list[str]] = {
         dtype device Size Tensor get_default_dtype set_default_dtype finfo iinfo
         is_tensor is_floating_point is_complex numel result_type promote_types can_cast
         no_grad enable_grad set_grad_enabled is_grad_enabled inference_mode set_warn_always
-        is_warn_always_enabled set_printoptions
+        is_warn_always_enabled set_printoptions pi e inf nan newaxis svd qr cholesky cholesky_inverse
+        triangular_solve chain_matmul nuclear_norm normal poisson multinomial set_num_threads
+        get_num_threads use_deterministic_algorithms are_deterministic_algorithms_enabled
+        set_float32_matmul_precision get_float32_matmul_precision get_default_device set_default_device
+        typename is_same_size
         add sub mul div true_divide floor_divide remainder fmod neg positive reciprocal pow square
         abs sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan atan2
         sinh cosh tanh asinh acosh atanh sigmoid relu erf erfc erfinv lgamma digamma xlogy
@@ -175,6 +179,8 @@ DIFFERENCES: dict[str, str] = {
     "torch.manual_seed": "seeds jitgrad's NumPy generator: reproducible, but not PyTorch's numbers",
     "torch.rand": "jitgrad's NumPy generator: not PyTorch's random numbers",
     "torch.randn": "jitgrad's NumPy generator: not PyTorch's random numbers",
+    **{f"torch.{name}": "jitgrad's NumPy generator: not PyTorch's random numbers"
+       for name in ("normal", "poisson", "multinomial")},
     **{f"torch.nn.init.{name}": "random fills use jitgrad's generator: not PyTorch's numbers"
        for name in ("uniform_", "normal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
                     "kaiming_normal_", "orthogonal_", "trunc_normal_")},

@@ -1,0 +1,128 @@
+"""Top-level names numeric scripts reach for, side by side with PyTorch: the constants,
+the old linear-algebra spellings (svd, qr, cholesky, cholesky_inverse, triangular_solve,
+chain_matmul, nuclear_norm), normal / poisson / multinomial (shapes, dtypes, nodes and zero
+gradients; the numbers themselves are jitgrad's), and the process-wide switches."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import jitgrad
+from compat_helpers import both, both_close
+
+
+def _spd(lib):
+    return lib.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]], dtype=lib.float64, requires_grad=True)
+
+
+def _messages(f):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = f()
+    return out, [str(w.message).split("\n")[0].split(" (Triggered internally")[0] for w in caught]
+
+
+def test_constants():
+    for name in ("pi", "e", "inf"):
+        assert getattr(jitgrad, name) == getattr(torch, name)
+    assert math.isnan(jitgrad.nan) and jitgrad.newaxis is None is torch.newaxis
+    assert jitgrad.arange(3.0)[:, jitgrad.newaxis].shape == (3, 1)
+
+
+@pytest.mark.parametrize("some", [True, False])
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4)])
+def test_svd_gives_v_and_its_gradient(some, shape):
+    def program(lib):
+        a = lib.tensor(np.linspace(-1.0, 2.0, shape[0] * shape[1]).reshape(shape) ** 2 + np.eye(*shape),
+                       requires_grad=True)
+        U, S, V = lib.svd(a, some=some)
+        k = min(shape)
+        # a sign-invariant loss of the factors
+        loss = S.sum() + (U[:, :k] * U[:, :k]).sum() * 0.0 + (U[:, :k] @ lib.diag(S) @ V[:, :k].T).pow(2).sum()
+        loss.backward()
+        none = lib.svd(a, compute_uv=False)
+        return U.shape, V.shape, S, a.grad, none.U.abs().sum(), none.V.shape, none.S.grad_fn is not None
+    both_close(program)
+
+
+def test_legacy_spellings_match_and_warn_as_pytorch():
+    def program(lib):
+        a = _spd(lib)
+        b = lib.tensor([[1.0], [2.0], [-1.0]], dtype=lib.float64)
+        (q, r), w_qr = _messages(lambda: lib.qr(a))
+        L, w_chol = _messages(lambda: lib.cholesky(a))
+        U, _ = _messages(lambda: lib.cholesky(a, upper=True))
+        inv = lib.cholesky_inverse(L)
+        (x, clone), w_tri = _messages(lambda: lib.triangular_solve(b, L, upper=False))
+        (xt, _), _ = _messages(lambda: lib.triangular_solve(b, U, upper=True, transpose=True))
+        chain, w_chain = _messages(lambda: lib.chain_matmul(a, L, a))
+        nuc, w_nuc = _messages(lambda: lib.nuclear_norm(a))
+        total = (q.abs().sum() + r.abs().sum() + inv.sum() + x.sum() + xt.sum() + chain.sum() + nuc)
+        total.backward()
+        return (total, a.grad, clone, w_qr, w_chol, w_tri, w_chain, w_nuc, type(lib.qr(a)).__name__,
+                type(lib.svd(a)).__name__, type(lib.triangular_solve(b, L, upper=False)).__name__,
+                tuple(lib.svd(a).V.shape), lib.triangular_solve(b, L, upper=False).cloned_coefficient.shape)
+    both_close(program)
+
+
+def test_normal_forms_shapes_dtypes_nodes_and_zero_gradients():
+    def program(lib):
+        m = lib.tensor([[0.0], [1.0]], dtype=lib.float64, requires_grad=True)
+        s = lib.tensor([1.0, 2.0, 0.5], dtype=lib.float64, requires_grad=True)
+        draws = [lib.normal(m, 1.5), lib.normal(0.5, s), lib.normal(m, s), lib.normal(m)]
+        sum(d.sum() for d in draws).backward()
+        plain = lib.normal(2.0, 3.0, (2, 3))
+        errors = []
+        for bad in (lambda: lib.normal(m, -1.0), lambda: lib.normal(lib.zeros(2), lib.ones(3))):
+            try:
+                bad()
+            except RuntimeError as e:
+                errors.append(str(e).split(",")[0][:40])
+        return ([(tuple(d.shape), str(d.dtype).split(".")[-1], d.grad_fn.name()) for d in draws], m.grad, s.grad,
+                tuple(plain.shape), str(plain.dtype).split(".")[-1], errors)
+    both(program)
+
+
+def test_poisson_and_multinomial():
+    def program(lib):
+        rates = lib.tensor([0.5, 3.0, 10.0], dtype=lib.float64, requires_grad=True)
+        p = lib.poisson(rates)
+        p.sum().backward()
+        w = lib.tensor([[0.1, 0.0, 0.9], [1.0, 1.0, 0.0]], dtype=lib.float64)
+        picks = lib.multinomial(w, 2)
+        with_replacement = w[0].multinomial(5, replacement=True)
+        never_zero_weight = bool((picks[0] != 1).all()) and bool((picks[1] != 2).all())
+        distinct = bool((picks[:, 0] != picks[:, 1]).all())
+        try:
+            lib.multinomial(w, 4)
+        except RuntimeError as e:
+            error = str(e)
+        return (p.grad_fn.name(), rates.grad, bool((p == p.round()).all()), tuple(picks.shape), str(picks.dtype).split(".")[-1],
+                tuple(with_replacement.shape), never_zero_weight, distinct, error)
+    both(program)
+
+
+def test_settings_remember_and_check():
+    def program(lib):
+        out = [lib.get_num_threads() >= 1, lib.get_float32_matmul_precision(), lib.are_deterministic_algorithms_enabled()]
+        lib.use_deterministic_algorithms(True, warn_only=True)
+        out += [lib.are_deterministic_algorithms_enabled(), lib.is_deterministic_algorithms_warn_only_enabled()]
+        lib.use_deterministic_algorithms(False)
+        lib.set_float32_matmul_precision("high")
+        out.append(lib.get_float32_matmul_precision())
+        lib.set_float32_matmul_precision("highest")
+        before = lib.get_num_threads()
+        lib.set_num_threads(1)
+        out.append(lib.get_num_threads())
+        lib.set_num_threads(before)
+        out += [str(lib.get_default_device()), lib.typename(lib.ones(2, dtype=lib.float64)), lib.typename(3),
+                lib.is_same_size(lib.ones(2, 3), lib.zeros(2, 3))]
+        lib.set_default_device("cpu")
+        lib.set_default_device(None)
+        return out
+    both(program)
