@@ -17,10 +17,19 @@ from .ops.products import linalg_cross as cross
 from .ops.products import multi_dot, vecdot
 from .ops.lstsq import lstsq
 from .ops.matrix_exp import matrix_exp
+from .ops.linalg_extras import cholesky_ex, cond, diagonal, inv_ex, solve_ex, tensorinv, tensorsolve, vander
 from .ops.spectral import eigh, eigvalsh, matrix_rank, pinv, qr, svd, svdvals
 
 __all__ = [
     "LinAlgError",
+    "cholesky_ex",
+    "cond",
+    "diagonal",
+    "inv_ex",
+    "solve_ex",
+    "tensorinv",
+    "tensorsolve",
+    "vander",
     "cholesky",
     "cross",
     "det",

@@ -126,3 +126,64 @@ def test_settings_remember_and_check():
         lib.set_default_device(None)
         return out
     both(program)
+
+
+def test_einsum_sublist_form():
+    def program(lib):
+        a = lib.arange(24.0, dtype=lib.float64).reshape(2, 3, 4).requires_grad_()
+        b = lib.arange(12.0, dtype=lib.float64).reshape(4, 3)
+        outs = [lib.einsum(a, [0, 1, 2], [0, 2]), lib.einsum(a, [Ellipsis, 2], b, [2, 1], [Ellipsis, 1]),
+                lib.einsum(b, [0, 1], b, [0, 1]), lib.einsum(a, [0, 1, 27], b, [27, 1])]
+        sum(o.sum() for o in outs).backward()
+        return outs, a.grad
+    both(program)
+
+
+def _ex_program(lib):
+    a = lib.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]], dtype=lib.float64, requires_grad=True)
+    indefinite = lib.tensor([[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]], dtype=lib.float64)
+    singular = lib.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 1.0]], dtype=lib.float64)
+    L, info = lib.linalg.cholesky_ex(a)
+    U, _ = lib.linalg.cholesky_ex(a, upper=True)
+    batch_info = lib.linalg.cholesky_ex(lib.stack([a.detach(), indefinite])).info
+    inv, inv_info = lib.linalg.inv_ex(a)
+    x, solve_info = lib.linalg.solve_ex(a, lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64))
+    singular_infos = [lib.linalg.inv_ex(singular).info, lib.linalg.solve_ex(singular, singular[:, :1]).info]
+    conds = [lib.linalg.cond(a, p) for p in (None, 2, -2, "fro", "nuc", float("inf"), 1, -1)]
+    v = lib.linalg.vander(lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True), N=4)
+    t = lib.arange(16.0, dtype=lib.float64).reshape(4, 2, 2) + 10 * lib.eye(4, dtype=lib.float64).reshape(4, 2, 2)
+    tinv = lib.linalg.tensorinv(t, ind=1)
+    tsol = lib.linalg.tensorsolve(t.reshape(2, 2, 2, 2), lib.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=lib.float64))
+    (L.sum() + U.sum() + inv.sum() + x.sum() + conds[0] + conds[2] + conds[4] + v.sum()).backward()
+    errors = []
+    for bad in (lambda: lib.linalg.cholesky_ex(indefinite, check_errors=True), lambda: lib.linalg.cond(a, 3)):
+        try:
+            bad()
+        except RuntimeError as e:
+            errors.append(isinstance(e, lib.linalg.LinAlgError))
+    return (L, info, batch_info, inv, inv_info, x, solve_info, singular_infos, conds, v, tinv, tsol, a.grad,
+            tuple(lib.linalg.diagonal(t, offset=1).shape), errors)
+
+
+def test_linalg_ex_forms_cond_vander_tensorinv_tensorsolve():
+    both_close(_ex_program)
+
+
+def test_cond_by_matrix_norms_raises_in_pytorchs_backward():
+    """PyTorch 2.13's cond for 'fro', inf, -inf, 1, -1 writes in place into what its backward
+    saved; jitgrad's is differentiable: its gradient equals central differences."""
+    a = torch.tensor([[4.0, 1.0], [1.0, 3.0]], dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        torch.linalg.cond(a, "fro").backward()
+    for p in ("fro", float("inf"), 1):
+        x = jitgrad.tensor([[4.0, 1.0], [1.5, 3.0]], dtype=jitgrad.float64, requires_grad=True)
+        jitgrad.linalg.cond(x, p).backward()
+        h, numeric = 1e-6, np.zeros((2, 2))
+        for i in range(2):
+            for j in range(2):
+                d = np.zeros((2, 2))
+                d[i, j] = h
+                up = jitgrad.linalg.cond(jitgrad.tensor(x.detach().numpy() + d), p).item()
+                down = jitgrad.linalg.cond(jitgrad.tensor(x.detach().numpy() - d), p).item()
+                numeric[i, j] = (up - down) / (2 * h)
+        np.testing.assert_allclose(x.grad.numpy(), numeric, rtol=1e-6, atol=1e-8)

@@ -127,7 +127,8 @@ NAMES: dict[str, list[str]] = {
     """.split(),
     "torch.linalg": """
         norm vector_norm matrix_norm det slogdet inv solve lstsq cholesky qr eigh eigvalsh svd
-        svdvals pinv matrix_exp matrix_power matrix_rank cross
+        svdvals pinv matrix_exp matrix_power matrix_rank cross cholesky_ex inv_ex solve_ex cond vander
+        tensorinv tensorsolve diagonal solve_triangular multi_dot vecdot lu_factor lu_solve lu
     """.split(),
     "torch.autograd": """
         grad backward Function gradcheck gradgradcheck detect_anomaly set_detect_anomaly
@@ -188,6 +189,10 @@ DIFFERENCES: dict[str, str] = {
                        "copied the matching keys)",
     "torch.linalg.det": "the gradient at a singular matrix is the cofactor matrix (PyTorch 2.13 "
                         "returns zeros there)",
+    "torch.linalg.cond": "differentiable for every norm (PyTorch 2.13's backward raises for 'fro', inf, -inf, "
+                         "1 and -1)",
+    "torch.linalg.cholesky_ex": "where info is nonzero, L holds an unblocked factorization stopped at the failing "
+                                "column (not LAPACK's blocked one's values)",
     "torch.det": "the gradient at a singular matrix is the cofactor matrix (PyTorch 2.13 "
                  "returns zeros there)",
     "torch.nn.Linear": "initial weights come from jitgrad's generator: not PyTorch's numbers",
