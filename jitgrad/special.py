@@ -22,3 +22,10 @@ from .ops.gamma_fns import digamma as psi  # noqa: E402
 from .ops.gamma_fns import lgamma as gammaln  # noqa: E402
 
 __all__ += ["digamma", "gammaln", "polygamma", "psi"]
+
+# -- the normal CDF and relatives (ops/normal_cdf.py), aliases of top-level functions --
+from .ops.normal_cdf import entr, erfcx, log_ndtr, ndtr, ndtri  # noqa: E402
+from .ops.misc_math import mvlgamma as multigammaln  # noqa: E402
+from .ops.pointwise import round, sinc  # noqa: E402,A004
+
+__all__ += ["entr", "erfcx", "log_ndtr", "multigammaln", "ndtr", "ndtri", "round", "sinc"]

@@ -140,7 +140,11 @@ NAMES: dict[str, list[str]] = {
         SequentialLR PolynomialLR CosineAnnealingLR ChainedScheduler ReduceLROnPlateau CyclicLR
         CosineAnnealingWarmRestarts OneCycleLR
     """.split(),
-    "torch.special": "erf erfc erfinv expm1 log1p logit expit xlogy xlog1py gammaln digamma logsumexp softmax log_softmax".split(),
+    "torch.special": """
+        erf erfc erfinv expm1 log1p logit expit xlogy xlog1py gammaln digamma logsumexp softmax log_softmax
+        ndtr ndtri log_ndtr erfcx entr multigammaln sinc round psi polygamma exp2 i0 i0e i1 i1e gammainc
+        gammaincc zeta bessel_j0 bessel_j1
+    """.split(),
     "torch.func": "grad grad_and_value vjp jvp jacrev jacfwd hessian vmap functional_call".split(),
     "torch.utils.data": """
         Dataset IterableDataset TensorDataset StackDataset ConcatDataset ChainDataset Subset
