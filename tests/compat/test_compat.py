@@ -39,6 +39,9 @@ PROGRAMS: dict[str, str | None] = {
     "normalizing_flow": None,
     "wave_inverse": None,
     "vae": None,
+    "probit_laplace": None,
+    "shape_alignment": None,
+    "activation_probe": None,
 }
 
 
