@@ -456,6 +456,10 @@ Tensor.random_ = random_fills.random_
 from .ops import random_draws  # noqa: E402
 
 Tensor.multinomial = random_draws.multinomial
+
+from .ops import linalg_extras  # noqa: E402
+
+Tensor.renorm = linalg_extras.renorm
 Tensor.isclose = closeness.isclose
 Tensor.equal = closeness.equal
 Tensor.fmax = division.fmax

@@ -142,3 +142,32 @@ def test_stateless_functional_call_warns_and_calls():
         with pytest.warns(FutureWarning, match="stateless.functional_call` is deprecated"):
             return lib.nn.utils.stateless.functional_call(m, w, (lib.tensor([[3.0, 1.0]], dtype=lib.float64),))
     both(program)
+
+
+def _checkpointed(lib, reentrant):
+    import importlib
+
+    cp = importlib.import_module(lib.__name__ + ".utils.checkpoint")
+    lin = lib.nn.Linear(3, 3, dtype=lib.float64)
+    seq = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.Tanh(), lib.nn.Linear(3, 2), lib.nn.Sigmoid()).double()
+    with lib.no_grad():
+        for k, p in enumerate(list(lin.parameters()) + list(seq.parameters())):
+            p.copy_(lib.linspace(-1, 1, p.numel(), dtype=lib.float64).reshape(p.shape) * (k + 1) / 4)
+    x = lib.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 0.0]], dtype=lib.float64, requires_grad=True)
+    y = cp.checkpoint(lambda t, s: lib.tanh(lin(t)) * s, x, 2.0, use_reentrant=reentrant)
+    z = cp.checkpoint_sequential(seq, 2, y, use_reentrant=reentrant)
+    (z ** 2).sum().backward()
+    grads = [p.grad for p in list(lin.parameters()) + list(seq.parameters())]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cp.checkpoint(lambda t: t * 2, x)
+    return y, z, x.grad, grads, type(y.grad_fn).__name__, [str(w.message)[:60] for w in caught]
+
+
+@pytest.mark.parametrize("reentrant", [True, False])
+def test_checkpoint_recomputes_with_pytorchs_gradients(reentrant):
+    """A memory-saving script wraps blocks in torch.utils.checkpoint: values, gradients
+    (parameters inside the block included) and the node equal PyTorch's."""
+    from compat_helpers import both_close
+
+    both_close(lambda lib: _checkpointed(lib, reentrant))

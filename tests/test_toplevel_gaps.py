@@ -187,3 +187,45 @@ def test_cond_by_matrix_norms_raises_in_pytorchs_backward():
                 down = jitgrad.linalg.cond(jitgrad.tensor(x.detach().numpy() - d), p).item()
                 numeric[i, j] = (up - down) / (2 * h)
         np.testing.assert_allclose(x.grad.numpy(), numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_renorm():
+    def program(lib):
+        x = lib.tensor([[1.0, -2.0, 3.0], [0.1, 0.2, -0.1], [4.0, 0.0, -4.0]], dtype=lib.float64, requires_grad=True)
+        outs = [lib.renorm(x, 2, 0, 1.5), x.renorm(1, 1, 2.0), x.renorm(float("inf"), 0, 0.5)]
+        sum((o * lib.arange(9.0, dtype=lib.float64).reshape(3, 3)).sum() for o in outs).backward()
+        return outs, x.grad
+    both_close(program)
+
+
+def test_dirac_init():
+    def program(lib):
+        return [lib.nn.init.dirac_(lib.empty(4, 2, 3, dtype=lib.float64)),
+                lib.nn.init.dirac_(lib.empty(4, 2, 3, 3, dtype=lib.float64), groups=2),
+                lib.nn.init.dirac_(lib.empty(2, 3, 1, 2, 2, dtype=lib.float64))]
+    both(program)
+
+
+def test_optimizer_step_hooks():
+    def program(lib):
+        p = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        opt = lib.optim.Adam([p], lr=0.1)
+        log = []
+        opt.register_step_pre_hook(lambda o, args, kwargs: log.append(("pre", type(o).__name__, len(args))))
+        handle = opt.register_step_post_hook(lambda o, args, kwargs: log.append(("post", p.detach().tolist())))
+        for _ in range(2):
+            opt.zero_grad()
+            (p ** 2).sum().backward()
+            opt.step()
+            handle.remove()
+        lbfgs = lib.optim.LBFGS([p], max_iter=2)
+        lbfgs.register_step_pre_hook(lambda o, args, kwargs: log.append("lbfgs pre"))
+
+        def closure():
+            lbfgs.zero_grad()
+            loss = (p ** 2).sum()
+            loss.backward()
+            return loss
+        lbfgs.step(closure)
+        return log
+    both_close(program)

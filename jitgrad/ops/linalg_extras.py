@@ -201,3 +201,22 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     """``A.diagonal(offset, dim1, dim2)`` with ``linalg``'s defaults (the last two dims)."""
     return _diagonal(A, offset, dim1, dim2)
 
+
+
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """Each slice ``input.select(dim, i)`` whose ``p``-norm passes ``maxnorm`` scaled down
+    to it (by ``maxnorm / (norm + 1e-7)``, as PyTorch); differentiable through the norms."""
+    from .elementwise import div, mul
+    from .compare import where
+
+    if p <= 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported, got p={p}")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if input.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    d = dim % input.ndim
+    others = [k for k in range(input.ndim) if k != d]
+    norm = norms.vector_norm(input, p, others, keepdim=True)
+    factor = where(norm > maxnorm, div(maxnorm, norm + 1e-7), 1.0)  # type: ignore[operator]
+    return mul(input, factor)

@@ -20,7 +20,7 @@ NAMES: dict[str, list[str]] = {
         triangular_solve chain_matmul nuclear_norm normal poisson multinomial set_num_threads
         get_num_threads use_deterministic_algorithms are_deterministic_algorithms_enabled
         set_float32_matmul_precision get_float32_matmul_precision get_default_device set_default_device
-        typename is_same_size
+        typename is_same_size renorm
         add sub mul div true_divide floor_divide remainder fmod neg positive reciprocal pow square
         abs sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan atan2
         sinh cosh tanh asinh acosh atanh sigmoid relu erf erfc erfinv lgamma digamma xlogy
@@ -115,7 +115,7 @@ NAMES: dict[str, list[str]] = {
     """.split(),
     "torch.nn.init": """
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_
-        kaiming_uniform_ kaiming_normal_ orthogonal_ trunc_normal_ calculate_gain
+        kaiming_uniform_ kaiming_normal_ orthogonal_ trunc_normal_ calculate_gain dirac_
     """.split(),
     "torch.nn.utils": """
         clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters rnn get_total_norm
@@ -134,7 +134,7 @@ NAMES: dict[str, list[str]] = {
         grad backward Function gradcheck gradgradcheck detect_anomaly set_detect_anomaly
         no_grad enable_grad set_grad_enabled forward_ad functional graph
     """.split(),
-    "torch.optim": "Optimizer SGD Adam AdamW RMSprop Adagrad LBFGS lr_scheduler".split(),
+    "torch.optim": "Optimizer SGD Adam AdamW RMSprop Adagrad LBFGS lr_scheduler Adamax NAdam RAdam Adadelta Rprop ASGD".split(),
     "torch.optim.lr_scheduler": """
         LRScheduler LambdaLR MultiplicativeLR StepLR MultiStepLR ConstantLR LinearLR ExponentialLR
         SequentialLR PolynomialLR CosineAnnealingLR ChainedScheduler ReduceLROnPlateau CyclicLR
@@ -151,6 +151,7 @@ NAMES: dict[str, list[str]] = {
         random_split DataLoader Sampler SequentialSampler RandomSampler SubsetRandomSampler
         WeightedRandomSampler BatchSampler default_collate default_convert get_worker_info
     """.split(),
+    "torch.utils.checkpoint": "checkpoint checkpoint_sequential".split(),
     "torch.testing": "assert_close make_tensor assert_allclose".split(),
     "torch.random": "manual_seed seed initial_seed get_rng_state set_rng_state fork_rng".split(),
     "torch.distributions": """
