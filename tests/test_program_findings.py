@@ -171,3 +171,43 @@ def test_checkpoint_recomputes_with_pytorchs_gradients(reentrant):
     from compat_helpers import both_close
 
     both_close(lambda lib: _checkpointed(lib, reentrant))
+
+
+def _cycle(lib, kind):
+    p = lib.zeros(2, requires_grad=True)
+    q = lib.zeros(1, requires_grad=True)
+    sched = lib.optim.lr_scheduler
+    if kind.startswith("onecycle"):
+        opt = (lib.optim.Adam([p, q], lr=0.1) if "adam" in kind else
+               lib.optim.SGD([{"params": [p]}, {"params": [q]}], lr=0.1, momentum=0.9))
+        s = sched.OneCycleLR(opt, max_lr=[0.5, 0.2] if "sgd" in kind else 0.3, total_steps=20,
+                             anneal_strategy="linear" if "linear" in kind else "cos",
+                             three_phase="three" in kind, pct_start=0.25)
+        steps = 20
+    else:
+        opt = lib.optim.SGD([p], lr=0.1)
+        s = sched.CosineAnnealingWarmRestarts(opt, T_0=3, T_mult=2 if "mult" in kind else 1, eta_min=0.01)
+        steps = 25
+    history = []
+    for _ in range(steps):
+        opt.step()
+        s.step()
+        history.append([(g["lr"], g.get("momentum"), g.get("betas")) for g in opt.param_groups])
+    if kind.startswith("warm"):
+        s.step(7.5)
+        history.append(s.get_last_lr())
+    try:
+        s.step()
+    except ValueError as e:
+        history.append(str(e))
+    return history
+
+
+@pytest.mark.parametrize("kind", ["onecycle-sgd", "onecycle-adam", "onecycle-linear-three-sgd", "warm",
+                                  "warm-mult"])
+def test_onecycle_and_warm_restarts(kind):
+    import warnings as w
+
+    with w.catch_warnings():
+        w.simplefilter("ignore")  # (step(epoch)'s deprecation)
+        both(lambda lib: _cycle(lib, kind))

@@ -1,6 +1,7 @@
 """``torch.optim.lr_scheduler``'s counterpart: ``LRScheduler`` with ``StepLR``,
 ``MultiStepLR``, ``ExponentialLR``, ``CosineAnnealingLR``, ``LambdaLR``, ``MultiplicativeLR``,
-``ConstantLR``, ``LinearLR``, ``PolynomialLR``, ``ReduceLROnPlateau``, and the combinators
+``ConstantLR``, ``LinearLR``, ``PolynomialLR``, ``CosineAnnealingWarmRestarts``, ``OneCycleLR``,
+``ReduceLROnPlateau``, and the combinators
 ``SequentialLR`` (one scheduler after another) and ``ChainedScheduler`` (all at once), using PyTorch's
 recursive (chainable) formulas so the learning rates agree to the last bit; ``step(epoch)``
 uses the closed forms, as PyTorch does."""
@@ -17,9 +18,9 @@ from typing import Any
 
 from .optimizer import Optimizer
 
-__all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR",
-           "LinearLR", "MultiStepLR", "MultiplicativeLR", "PolynomialLR", "ReduceLROnPlateau", "SequentialLR",
-           "StepLR"]
+__all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "ExponentialLR",
+           "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR", "MultiplicativeLR", "OneCycleLR", "PolynomialLR",
+           "ReduceLROnPlateau", "SequentialLR", "StepLR"]
 
 
 class LRScheduler:
@@ -470,3 +471,159 @@ class ChainedScheduler(_Combined):
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = self._schedulers[-1]._lrs()
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing from ``base_lr`` to ``eta_min`` over ``T_i`` epochs, then a restart;
+    each period is ``T_mult`` times the last (``T_0`` the first). ``step(epoch)`` may be
+    given fractional epochs."""
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
+        self.T_cur: float = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base in self.base_lrs]
+
+    def step(self, epoch: Any = None) -> None:
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        elif epoch >= self.T_0:
+            if self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:  # the restart count n: T_0 (T_mult^n - 1) / (T_mult - 1) <= epoch
+                n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult ** (n)
+        else:
+            self.T_i = self.T_0
+            self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+        self._last_lr = self._lrs()
+
+
+def _per_group(name: str, optimizer: Optimizer, value: Any) -> list[Any]:
+    """``value`` for each param group: a list/tuple must have one per group."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(optimizer.param_groups):
+            raise ValueError(f"{name} must have the same length as optimizer.param_groups. "
+                             f"{name} has {len(value)} values, param_groups has {len(optimizer.param_groups)}.")
+        return list(value)
+    return [value] * len(optimizer.param_groups)
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy, stepped once per batch: the lr rises from ``max_lr / div_factor``
+    to ``max_lr`` over the first ``pct_start`` of ``total_steps``, then falls to
+    ``initial_lr / final_div_factor`` (cosine or linear annealing; ``three_phase`` comes
+    back down to the initial lr before the final fall). The momentum (or Adam's beta1)
+    moves the opposite way between ``max_momentum`` and ``base_momentum``."""
+
+    def __init__(self, optimizer: Optimizer, max_lr: Any, total_steps: int | None = None,
+                 epochs: int | None = None, steps_per_epoch: int | None = None, pct_start: float = 0.3,
+                 anneal_strategy: str = "cos", cycle_momentum: bool = True, base_momentum: Any = 0.85,
+                 max_momentum: Any = 0.95, div_factor: float = 25.0, final_div_factor: float = 1e4,
+                 three_phase: bool = False, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if total_steps is not None:
+            if total_steps <= 0 or not isinstance(total_steps, int):
+                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+            self.total_steps = total_steps
+        elif epochs is not None and steps_per_epoch is not None:
+            if not isinstance(epochs, int) or epochs <= 0:
+                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
+            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+                raise ValueError(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
+            self.total_steps = epochs * steps_per_epoch
+        else:
+            raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+        rise_end = float(pct_start * self.total_steps) - 1
+        if three_phase:
+            self._schedule_phases = [
+                {"end_step": rise_end, "start_lr": "initial_lr", "end_lr": "max_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+                {"end_step": float(2 * pct_start * self.total_steps) - 2, "start_lr": "max_lr",
+                 "end_lr": "initial_lr", "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+                {"end_step": self.total_steps - 1, "start_lr": "initial_lr", "end_lr": "min_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "max_momentum"},
+            ]
+        else:
+            self._schedule_phases = [
+                {"end_step": rise_end, "start_lr": "initial_lr", "end_lr": "max_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+                {"end_step": self.total_steps - 1, "start_lr": "max_lr", "end_lr": "min_lr",
+                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+            ]
+        if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
+        self._anneal_func_type = anneal_strategy
+        if last_epoch == -1:
+            for group, top in zip(optimizer.param_groups, _per_group("max_lr", optimizer, max_lr)):
+                group["initial_lr"] = top / div_factor
+                group["max_lr"] = top
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            if last_epoch == -1:
+                for high, low, group in zip(_per_group("max_momentum", optimizer, max_momentum),
+                                            _per_group("base_momentum", optimizer, base_momentum),
+                                            optimizer.param_groups):
+                    self._set_momentum(group, high)
+                    group["max_momentum"], group["base_momentum"] = high, low
+        super().__init__(optimizer, last_epoch)
+
+    def _set_momentum(self, group: dict[str, Any], value: float) -> None:
+        if self.use_beta1:
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+    def _anneal(self, start: float, end: float, pct: float) -> float:
+        if self._anneal_func_type == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def get_lr(self) -> list[float]:
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(f"Tried to step {step} times. The specified number of total steps is {self.total_steps}")
+        lrs = []
+        for group in self.optimizer.param_groups:
+            begin = 0.0
+            for i, phase in enumerate(self._schedule_phases):
+                end = phase["end_step"]
+                if step <= end or i == len(self._schedule_phases) - 1:
+                    pct = (step - begin) / (end - begin)
+                    lrs.append(self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct))
+                    if self.cycle_momentum:
+                        self._set_momentum(group, self._anneal(group[phase["start_momentum"]],
+                                                               group[phase["end_momentum"]], pct))
+                    break
+                begin = end
+        return lrs

@@ -42,6 +42,7 @@ PROGRAMS: dict[str, str | None] = {
     "probit_laplace": None,
     "shape_alignment": None,
     "activation_probe": None,
+    "optimizer_zoo": None,
 }
 
 
