@@ -460,6 +460,11 @@ Tensor.multinomial = random_draws.multinomial
 from .ops import linalg_extras  # noqa: E402
 
 Tensor.renorm = linalg_extras.renorm
+
+from .ops import numeric_extras  # noqa: E402
+
+Tensor.frexp = numeric_extras.frexp
+Tensor.ldexp = numeric_extras.ldexp
 Tensor.isclose = closeness.isclose
 Tensor.equal = closeness.equal
 Tensor.fmax = division.fmax

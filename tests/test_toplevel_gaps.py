@@ -229,3 +229,44 @@ def test_optimizer_step_hooks():
         lbfgs.step(closure)
         return log
     both_close(program)
+
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient(edge_order):
+    def program(lib):
+        f = lib.tensor([[1.0, 4.0, 9.0, 16.0, 30.0], [0.5, -1.0, 2.0, 0.0, 1.0], [2.0, 2.0, 3.0, 5.0, 8.0]],
+                       dtype=lib.float64, requires_grad=True)
+        coords = lib.tensor([0.0, 0.5, 1.5, 1.75, 3.0], dtype=lib.float64)
+        outs = [*lib.gradient(f, edge_order=edge_order), *lib.gradient(f, spacing=0.25, dim=1, edge_order=edge_order),
+                *lib.gradient(f, spacing=[2.0, 0.5], edge_order=edge_order),
+                *lib.gradient(f, spacing=(coords,), dim=1, edge_order=edge_order),
+                *lib.gradient(lib.tensor([1, 4, 9, 16]), edge_order=edge_order)]
+        weights = lib.arange(15.0, dtype=lib.float64).reshape(3, 5)
+        sum((o * weights).sum() for o in outs[:-1]).backward()
+        return outs, f.grad
+    both_close(program)
+
+
+def test_vander_combinations_unravel_frexp_ldexp():
+    def program(lib):
+        x = lib.tensor([1.0, 2.0, -3.0], dtype=lib.float64, requires_grad=True)
+        outs = [lib.combinations(x), lib.combinations(x, 3), lib.combinations(x, 2, with_replacement=True),
+                lib.ldexp(x, lib.tensor([1, 0, 3]))]
+        sum(o.sum() for o in outs).backward()
+        # (torch.vander's backward raises "modified by an inplace operation" in PyTorch 2.13; jitgrad's
+        # is differentiable, so only its values are compared)
+        outs += [lib.vander(x.detach()), lib.vander(x.detach(), N=4, increasing=True)]
+        m, e = lib.frexp(lib.tensor([0.0, 1.5, -10.0, 1e-300], dtype=lib.float64))
+        return outs, x.grad, lib.unravel_index(lib.tensor([5, 0, 11, -1]), (3, 4)), m, e
+    both(program)
+
+
+def test_ldexp_gradient_with_a_negative_integer_exponent():
+    """PyTorch 2.13's LdexpBackward0 computes 2 ** other in integers: a negative exponent
+    gives a zero gradient (torch.ldexp(x, tensor([-2])) has gradient 0); jitgrad's is 2 ** -2."""
+    x = torch.tensor([2.0], dtype=torch.float64, requires_grad=True)
+    torch.ldexp(x, torch.tensor([-2])).sum().backward()
+    assert x.grad.item() == 0.0
+    y = jitgrad.tensor([2.0], dtype=jitgrad.float64, requires_grad=True)
+    jitgrad.ldexp(y, jitgrad.tensor([-2])).sum().backward()
+    assert y.grad.item() == 0.25
