@@ -317,7 +317,10 @@ from .ops.legacy_linalg import (  # noqa: E402
     chain_matmul, cholesky, cholesky_inverse, nuclear_norm, qr, svd, triangular_solve,
 )
 from .ops.linalg_extras import renorm  # noqa: E402
-from .ops.numeric_extras import combinations, frexp, gradient, ldexp, unravel_index, vander  # noqa: E402
+from .ops.numeric_extras import (  # noqa: E402
+    addr, combinations, diagonal_scatter, frexp, gradient, is_signed, ldexp, put, select_scatter, slice_scatter,
+    unravel_index, vander,
+)
 from .ops.random_draws import multinomial, normal, poisson  # noqa: E402
 from .settings import (  # noqa: E402
     are_deterministic_algorithms_enabled, e, get_default_device, get_float32_matmul_precision,
@@ -333,6 +336,7 @@ __all__ += [
     "is_deterministic_algorithms_warn_only_enabled", "is_same_size", "nan", "newaxis", "pi", "set_default_device",
     "set_float32_matmul_precision", "set_num_interop_threads", "set_num_threads", "typename",
     "use_deterministic_algorithms", "renorm", "combinations", "frexp", "gradient", "ldexp", "unravel_index", "vander",
+    "addr", "diagonal_scatter", "is_signed", "put", "select_scatter", "slice_scatter",
 ]
 
 # -- compile (jitgrad/compiler) --

@@ -465,6 +465,23 @@ from .ops import numeric_extras  # noqa: E402
 
 Tensor.frexp = numeric_extras.frexp
 Tensor.ldexp = numeric_extras.ldexp
+Tensor.addr = numeric_extras.addr
+Tensor.put = numeric_extras.put
+Tensor.put_ = numeric_extras.put_
+Tensor.select_scatter = numeric_extras.select_scatter
+Tensor.slice_scatter = numeric_extras.slice_scatter
+Tensor.diagonal_scatter = numeric_extras.diagonal_scatter
+Tensor.is_signed = numeric_extras.is_signed
+Tensor.log_normal_ = random_fills.log_normal_
+Tensor.cauchy_ = random_fills.cauchy_
+Tensor.geometric_ = random_fills.geometric_
+
+from .ops import legacy_linalg  # noqa: E402
+
+Tensor.svd = legacy_linalg.svd
+Tensor.qr = legacy_linalg.qr
+Tensor.triangular_solve = legacy_linalg.triangular_solve
+Tensor.cholesky_inverse = legacy_linalg.cholesky_inverse
 Tensor.isclose = closeness.isclose
 Tensor.equal = closeness.equal
 Tensor.fmax = division.fmax

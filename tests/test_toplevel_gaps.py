@@ -270,3 +270,36 @@ def test_ldexp_gradient_with_a_negative_integer_exponent():
     y = jitgrad.tensor([2.0], dtype=jitgrad.float64, requires_grad=True)
     jitgrad.ldexp(y, jitgrad.tensor([-2])).sum().backward()
     assert y.grad.item() == 0.25
+
+
+def test_scatter_family_addr_put():
+    def program(lib):
+        x = lib.arange(12.0, dtype=lib.float64).reshape(3, 4).requires_grad_()
+        s = lib.tensor([10.0, 20.0, 30.0, 40.0], dtype=lib.float64, requires_grad=True)
+        d = lib.tensor([-1.0, -2.0, -3.0], dtype=lib.float64, requires_grad=True)
+        outs = [lib.select_scatter(x, s, 0, 1), x.slice_scatter(s[:2].reshape(1, 2).expand(3, 2), dim=1, start=1, end=4,
+                                                                  step=2),
+                lib.diagonal_scatter(x, d), x.diagonal_scatter(d[:2], offset=2),
+                lib.addr(x, d, s, beta=0.5, alpha=2), x.addr(d, s),
+                lib.put(x, lib.tensor([0, 5, -1]), d), x.put(lib.tensor([1, 1]), d[:2], accumulate=True)]
+        weights = lib.arange(12.0, dtype=lib.float64).reshape(3, 4)
+        sum((o * weights).sum() for o in outs).backward()
+        y = lib.zeros(2, 3, dtype=lib.float64)
+        y.put_(lib.tensor([4, 0]), lib.tensor([7.0, 8.0], dtype=lib.float64))
+        return outs, x.grad, s.grad, d.grad, y, [lib.is_signed(lib.zeros(1, dtype=t)) for t in
+                                                 (lib.uint8, lib.int8, lib.bool, lib.float32)]
+    both(program)
+
+
+def test_more_legacy_methods_and_random_fills():
+    def program(lib):
+        a = lib.tensor([[4.0, 1.0], [1.0, 3.0]], dtype=lib.float64)
+        U, S, V = a.svd()
+        L = lib.linalg.cholesky(a)
+        lib.manual_seed(0)
+        fills = [lib.empty(500, dtype=lib.float64).log_normal_(0.0, 0.5), lib.empty(500, dtype=lib.float64).cauchy_(),
+                 lib.empty(500, dtype=lib.float64).geometric_(0.3)]
+        return (S, L.cholesky_inverse(), a.qr(), a.triangular_solve(L)[0].shape,
+                bool((fills[0] > 0).all()), bool((fills[2] >= 1).all()), bool((fills[2] == fills[2].round()).all()),
+                fills[1].dtype == lib.float64)
+    both_close(program)

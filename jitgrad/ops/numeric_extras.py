@@ -154,3 +154,69 @@ def frexp(input: Tensor) -> tuple[Tensor, Tensor]:
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """``input * 2 ** other`` (PyTorch's composite, differentiable in ``input``)."""
     return input * (2.0 ** _as_float(other))  # type: ignore[operator,no-any-return]
+
+
+def _scatter_into(input: Tensor, view: Any, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``view(copy)`` overwritten by ``src`` (the gradient of
+    ``input`` is zero there, ``src`` gets that slice of it)."""
+    out = input.clone()  # type: ignore[attr-defined]
+    view(out).copy_(src)
+    return out  # type: ignore[no-any-return]
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """``input`` with ``input.select(dim, index)`` replaced by ``src``."""
+    return _scatter_into(input, lambda t: t.select(dim, index), src)
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
+                  step: int = 1) -> Tensor:
+    """``input`` with the slice ``start:end:step`` of ``dim`` replaced by ``src``."""
+    def view(t: Tensor) -> Tensor:
+        index = [slice(None)] * t.ndim
+        index[dim] = slice(start, end, step)
+        return t[tuple(index)]  # type: ignore[index,no-any-return]
+
+    return _scatter_into(input, view, src)
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """``input`` with its diagonal (``offset``, ``dim1``, ``dim2``) replaced by ``src``."""
+    return _scatter_into(input, lambda t: t.diagonal(offset, dim1, dim2), src)
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)`` (``beta == 0`` ignores ``input``, NaNs too)."""
+    from .products import outer
+
+    product = outer(vec1, vec2)
+    if alpha != 1:
+        product = product * alpha  # type: ignore[operator]
+    if beta == 0:
+        return product.expand(*input.shape).clone()  # type: ignore[attr-defined,no-any-return]
+    return (input if beta == 1 else input * beta) + product  # type: ignore[operator,no-any-return]
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``source`` written (added) at the flat ``index`` positions."""
+    out = input.clone()  # type: ignore[attr-defined]
+    return put_(out, index, source, accumulate)
+
+
+def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """Write (add) ``source`` at the flat positions ``index`` of ``self``, in place."""
+    n = self.numel()
+    flat_index = index.reshape(-1)  # type: ignore[attr-defined]
+    if flat_index.numel() != source.numel():
+        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
+                           f"source.numel() = {source.numel()}, index.numel() = {flat_index.numel()}")
+    values = flat_index._numpy()
+    if values.size and (values.min() < -n or values.max() >= n):
+        raise IndexError(f"out of range: tried to access index {int(values.max())} on a tensor of {n} elements.")
+    self.view(-1).index_put_((flat_index,), source.reshape(-1), accumulate=accumulate)  # type: ignore[attr-defined]
+    return self
+
+
+def is_signed(input: Tensor) -> bool:
+    """Whether the dtype holds negative values (``bool`` and ``uint8`` do not)."""
+    return input.dtype not in (dtypes.bool_, dtypes.uint8)
