@@ -339,6 +339,16 @@ __all__ += [
     "addr", "diagonal_scatter", "is_signed", "put", "select_scatter", "slice_scatter",
 ]
 
+from .nn import toplevel as _nn_toplevel  # noqa: E402
+from .nn.toplevel import (  # noqa: E402
+    adaptive_avg_pool1d, alpha_dropout, avg_pool1d, batch_norm, bilinear, celu, channel_shuffle, conv1d, conv2d,
+    conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, cosine_similarity, dropout, feature_alpha_dropout,
+    group_norm, hardshrink, instance_norm, layer_norm, max_pool1d, max_pool2d, max_pool3d, pdist, pixel_shuffle,
+    pixel_unshuffle, prelu, rms_norm, rrelu, selu, threshold,
+)
+
+__all__ += _nn_toplevel.__all__
+
 # -- compile (jitgrad/compiler) --
 from .compiler import compile  # noqa: E402  (loads the compiler, and Numba, on first use)
 

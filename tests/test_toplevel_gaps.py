@@ -303,3 +303,23 @@ def test_more_legacy_methods_and_random_fills():
                 bool((fills[0] > 0).all()), bool((fills[2] >= 1).all()), bool((fills[2] == fills[2].round()).all()),
                 fills[1].dtype == lib.float64)
     both_close(program)
+
+
+def test_toplevel_nn_functions_take_the_top_levels_signatures():
+    def program(lib):
+        x = lib.linspace(-2, 2, 2 * 4 * 6, dtype=lib.float64).reshape(2, 4, 6).requires_grad_()
+        w1 = lib.linspace(-1, 1, 3 * 4 * 3, dtype=lib.float64).reshape(3, 4, 3)
+        img = x.reshape(2, 4, 2, 3)
+        g, b = lib.linspace(0.5, 1.5, 4, dtype=lib.float64), lib.linspace(-0.1, 0.1, 4, dtype=lib.float64)
+        rm, rv = lib.zeros(4, dtype=lib.float64), lib.ones(4, dtype=lib.float64)
+        outs = [lib.conv1d(x, w1, None, 1, 1), lib.conv_transpose1d(x, w1.transpose(0, 1), None, 2, 1),
+                lib.cosine_similarity(x[0], x[1], 0), lib.pdist(x[0]), lib.selu(x), lib.celu(x, 0.5),
+                lib.hardshrink(x, 0.3), lib.threshold(x, 0.1, -5.0), lib.rrelu(x), lib.dropout(x, 0.5, False),
+                lib.layer_norm(x, (6,), None, None, 1e-5, True), lib.group_norm(x, 2, g, b, 1e-5, True),
+                lib.rms_norm(x, (6,)), lib.batch_norm(x, g, b, rm, rv, False, 0.1, 1e-5, True),
+                lib.instance_norm(x, g, b, None, None, True, 0.1, 1e-5, True), lib.max_pool1d(x, 2),
+                lib.avg_pool1d(x, 3, 1, 1), lib.adaptive_avg_pool1d(x, 4), lib.max_pool2d(img, 2),
+                lib.pixel_shuffle(img, 2), lib.channel_shuffle(img, 2), lib.prelu(x, lib.tensor([0.2], dtype=lib.float64))]
+        sum(o.sum() * (k + 1) for k, o in enumerate(outs)).backward()
+        return outs, x.grad
+    both_close(program)
