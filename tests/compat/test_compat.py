@@ -43,6 +43,8 @@ PROGRAMS: dict[str, str | None] = {
     "shape_alignment": None,
     "activation_probe": None,
     "optimizer_zoo": None,
+    "graph_message_passing": None,
+    "gradient_penalty": None,
 }
 
 
