@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 import pytest
 
 from compat_helpers import both
@@ -211,3 +213,19 @@ def test_onecycle_and_warm_restarts(kind):
     with w.catch_warnings():
         w.simplefilter("ignore")  # (step(epoch)'s deprecation)
         both(lambda lib: _cycle(lib, kind))
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("b_shape", [(2, 3), (3, 2), (2, 3, 3), (1, 3, 4)])
+def test_solve_triangular_takes_b_as_matrices(left, b_shape):
+    """lu_solve's right-hand solves hit this: B of shape A.shape[:-1] is a matrix for
+    solve_triangular (linalg.solve's batch-of-vectors rule is solve's alone)."""
+    def program(lib):
+        A = lib.tensor(np.triu(np.arange(1.0, 19.0).reshape(2, 3, 3)), dtype=lib.float64, requires_grad=True)
+        B = lib.tensor(np.cos(np.arange(float(np.prod(b_shape)))).reshape(b_shape), dtype=lib.float64)
+        X = lib.linalg.solve_triangular(A, B, upper=True, left=left)
+        X.sum().backward()
+        return X, A.grad
+    from compat_helpers import both_close
+
+    both_close(program)

@@ -323,3 +323,35 @@ def test_toplevel_nn_functions_take_the_top_levels_signatures():
         sum(o.sum() * (k + 1) for k, o in enumerate(outs)).backward()
         return outs, x.grad
     both_close(program)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4), (4, 2), (2, 3, 3)])
+def test_lu_factorizations_and_gradients(shape):
+    def program(lib):
+        values = np.cos(np.arange(np.prod(shape)) * 1.7).reshape(shape) * 3 + np.eye(*shape[-2:])
+        A = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        P, L, U = lib.linalg.lu(A)
+        LU, piv, info = lib.linalg.lu_factor_ex(A)
+        weights = lib.tensor(np.sin(np.arange(np.prod(LU.shape))).reshape(LU.shape), dtype=lib.float64)
+        loss = (L * L.detach().exp()).sum() + (U ** 2).sum() + (LU * weights).sum()
+        outs = [P, L, U, LU, piv, info, lib.lu_unpack(LU, piv)]
+        if shape[-1] == shape[-2]:
+            B = lib.tensor(np.arange(shape[-1] * 2.0).reshape(shape[-1], 2), dtype=lib.float64, requires_grad=True)
+            sols = [lib.linalg.lu_solve(LU, piv, B), lib.linalg.lu_solve(LU, piv, B, adjoint=True),
+                    lib.linalg.lu_solve(LU, piv, B.mT, left=False), lib.linalg.lu_solve(LU, piv, B.mT, left=False, adjoint=True)]
+            loss = loss + sum((s * s).sum() for s in sols)
+            outs += sols + [lib.linalg.lu_factor(A)]
+        loss.backward()
+        return outs, A.grad
+    both_close(program, rtol=1e-10, atol=1e-12)
+
+
+def test_lu_factor_of_a_singular_matrix():
+    def program(lib):
+        A = lib.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=lib.float64)
+        info = lib.linalg.lu_factor_ex(A).info
+        try:
+            lib.linalg.lu_factor(A)
+        except RuntimeError as e:
+            return info, str(e)[:40]
+    both(program)

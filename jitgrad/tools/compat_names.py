@@ -21,7 +21,7 @@ NAMES: dict[str, list[str]] = {
         get_num_threads use_deterministic_algorithms are_deterministic_algorithms_enabled
         set_float32_matmul_precision get_float32_matmul_precision get_default_device set_default_device
         typename is_same_size renorm gradient vander combinations unravel_index frexp ldexp addr put
-        select_scatter slice_scatter diagonal_scatter is_signed conv1d conv2d conv_transpose2d cosine_similarity
+        select_scatter slice_scatter diagonal_scatter is_signed conv1d conv2d conv_transpose2d cosine_similarity lu_unpack
         dropout layer_norm group_norm batch_norm instance_norm pdist selu celu threshold max_pool2d
         add sub mul div true_divide floor_divide remainder fmod neg positive reciprocal pow square
         abs sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan atan2
@@ -130,7 +130,7 @@ NAMES: dict[str, list[str]] = {
     "torch.linalg": """
         norm vector_norm matrix_norm det slogdet inv solve lstsq cholesky qr eigh eigvalsh svd
         svdvals pinv matrix_exp matrix_power matrix_rank cross cholesky_ex inv_ex solve_ex cond vander
-        tensorinv tensorsolve diagonal solve_triangular multi_dot vecdot lu_factor lu_solve lu
+        tensorinv tensorsolve diagonal solve_triangular multi_dot vecdot lu_factor lu_solve lu lu_factor_ex
     """.split(),
     "torch.autograd": """
         grad backward Function gradcheck gradgradcheck detect_anomaly set_detect_anomaly
