@@ -12,10 +12,11 @@ from ...autograd import no_grad
 from ...ops.norms import vector_norm
 from ...ops.stacking import cat, stack
 from ...tensor import Tensor
-from . import rnn, stateless
+from . import parametrizations, parametrize, rnn, stateless
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "rnn", "skip_init", "stateless", "vector_to_parameters"]
+           "parameters_to_vector", "parametrizations", "parametrize", "rnn", "skip_init", "stateless",
+           "vector_to_parameters"]
 
 
 def _as_list(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
