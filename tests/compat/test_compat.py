@@ -45,6 +45,7 @@ PROGRAMS: dict[str, str | None] = {
     "optimizer_zoo": None,
     "graph_message_passing": None,
     "gradient_penalty": None,
+    "residual_ridge": None,
 }
 
 
