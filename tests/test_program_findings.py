@@ -179,7 +179,14 @@ def _cycle(lib, kind):
     p = lib.zeros(2, requires_grad=True)
     q = lib.zeros(1, requires_grad=True)
     sched = lib.optim.lr_scheduler
-    if kind.startswith("onecycle"):
+    if kind.startswith("cyclic"):
+        opt = (lib.optim.Adam([p, q], lr=0.1) if "adam" in kind else
+               lib.optim.SGD([{"params": [p]}, {"params": [q]}], lr=0.1, momentum=0.9))
+        mode = kind.split("-")[1]
+        s = sched.CyclicLR(opt, base_lr=0.01, max_lr=[0.1, 0.05] if "adam" not in kind else 0.2, step_size_up=3,
+                           step_size_down=5 if mode == "triangular2" else None, mode=mode, gamma=0.9)
+        steps = 20
+    elif kind.startswith("onecycle"):
         opt = (lib.optim.Adam([p, q], lr=0.1) if "adam" in kind else
                lib.optim.SGD([{"params": [p]}, {"params": [q]}], lr=0.1, momentum=0.9))
         s = sched.OneCycleLR(opt, max_lr=[0.5, 0.2] if "sgd" in kind else 0.3, total_steps=20,
@@ -206,7 +213,7 @@ def _cycle(lib, kind):
 
 
 @pytest.mark.parametrize("kind", ["onecycle-sgd", "onecycle-adam", "onecycle-linear-three-sgd", "warm",
-                                  "warm-mult"])
+                                  "warm-mult", "cyclic-triangular", "cyclic-triangular2", "cyclic-exp_range-adam"])
 def test_onecycle_and_warm_restarts(kind):
     import warnings as w
 
