@@ -318,6 +318,7 @@ from .ops.legacy_linalg import (  # noqa: E402
 )
 from .ops.linalg_extras import renorm  # noqa: E402
 from .ops.lu import lu_unpack  # noqa: E402
+from .ops.bessel import i0  # noqa: E402
 from .ops.numeric_extras import (  # noqa: E402
     addr, combinations, diagonal_scatter, frexp, gradient, is_signed, ldexp, put, select_scatter, slice_scatter,
     unravel_index, vander,
@@ -337,7 +338,7 @@ __all__ += [
     "is_deterministic_algorithms_warn_only_enabled", "is_same_size", "nan", "newaxis", "pi", "set_default_device",
     "set_float32_matmul_precision", "set_num_interop_threads", "set_num_threads", "typename",
     "use_deterministic_algorithms", "renorm", "combinations", "frexp", "gradient", "ldexp", "unravel_index", "vander",
-    "addr", "diagonal_scatter", "is_signed", "put", "select_scatter", "slice_scatter", "lu_unpack",
+    "addr", "diagonal_scatter", "is_signed", "put", "select_scatter", "slice_scatter", "lu_unpack", "i0",
 ]
 
 from .nn import toplevel as _nn_toplevel  # noqa: E402

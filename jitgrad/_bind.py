@@ -476,7 +476,9 @@ Tensor.log_normal_ = random_fills.log_normal_
 Tensor.cauchy_ = random_fills.cauchy_
 Tensor.geometric_ = random_fills.geometric_
 
-from .ops import legacy_linalg  # noqa: E402
+from .ops import bessel, legacy_linalg  # noqa: E402
+
+Tensor.i0 = bessel.i0
 
 Tensor.svd = legacy_linalg.svd
 Tensor.qr = legacy_linalg.qr

@@ -29,3 +29,8 @@ from .ops.misc_math import mvlgamma as multigammaln  # noqa: E402
 from .ops.pointwise import round, sinc  # noqa: E402,A004
 
 __all__ += ["entr", "erfcx", "log_ndtr", "multigammaln", "ndtr", "ndtri", "round", "sinc"]
+
+# -- modified Bessel functions (ops/bessel.py) --
+from .ops.bessel import i0, i0e, i1, i1e  # noqa: E402
+
+__all__ += ["i0", "i0e", "i1", "i1e"]

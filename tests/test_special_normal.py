@@ -46,3 +46,20 @@ def test_gradients(order):
             grads = lib.autograd.grad(sum(g.sum() for g in grads), [x, p, e])
         return [o.grad_fn.name() for o in outs[1:]], grads
     both_close(program, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_modified_bessel_functions(order):
+    """i0, i0e, i1, i1e across the series / asymptotic seam at |x| = 20 and far out (the
+    scaled forms stay finite), and their derivatives (1/2 at 0 for i1 and i1e)."""
+    def program(lib):
+        s = lib.special
+        x = _d(lib, [-800.0, -30.0, -20.0, -19.5, -3.0, -0.5, 0.0, 1e-8, 0.7, 4.0, 19.999, 20.0, 25.0, 700.0])
+        values = [lib.i0(x), s.i0e(x), s.i1(x), s.i1e(x), x.i0()]
+        y = _d(lib, [-21.0, -2.0, 0.0, 0.3, 3.0, 22.0]).requires_grad_()
+        outs = [s.i0(y), s.i0e(y), s.i1(y), s.i1e(y)]
+        grads = lib.autograd.grad(sum(o.sum() for o in outs), y, create_graph=order == 2)
+        if order == 2:
+            grads = lib.autograd.grad(grads[0].sum(), y)
+        return values, grads, [o.grad_fn.name() for o in outs]
+    both_close(program, rtol=1e-12, atol=0)  # (i0e' = i1e - sign(x) i0e cancels for large |x|)

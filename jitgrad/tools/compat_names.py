@@ -20,7 +20,7 @@ NAMES: dict[str, list[str]] = {
         triangular_solve chain_matmul nuclear_norm normal poisson multinomial set_num_threads
         get_num_threads use_deterministic_algorithms are_deterministic_algorithms_enabled
         set_float32_matmul_precision get_float32_matmul_precision get_default_device set_default_device
-        typename is_same_size renorm gradient vander combinations unravel_index frexp ldexp addr put
+        typename is_same_size renorm gradient vander combinations unravel_index frexp ldexp addr put i0
         select_scatter slice_scatter diagonal_scatter is_signed conv1d conv2d conv_transpose2d cosine_similarity lu_unpack
         dropout layer_norm group_norm batch_norm instance_norm pdist selu celu threshold max_pool2d
         add sub mul div true_divide floor_divide remainder fmod neg positive reciprocal pow square
