@@ -46,6 +46,7 @@ PROGRAMS: dict[str, str | None] = {
     "graph_message_passing": None,
     "gradient_penalty": None,
     "residual_ridge": None,
+    "mixture_density": None,
 }
 
 
