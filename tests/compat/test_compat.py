@@ -47,6 +47,7 @@ PROGRAMS: dict[str, str | None] = {
     "gradient_penalty": None,
     "residual_ridge": None,
     "mixture_density": None,
+    "trend_smoothing": None,
 }
 
 
