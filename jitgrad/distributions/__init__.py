@@ -38,6 +38,7 @@ from .transforms import (
     StickBreakingTransform, TanhTransform, Transform, identity_transform,
 )
 from .uniform import Uniform
+from .von_mises import VonMises
 from .unit_interval import ContinuousBernoulli, Kumaraswamy
 
 __all__ = [
@@ -48,7 +49,7 @@ __all__ = [
     "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Pareto",
     "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-    "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints", "kl_divergence",
+    "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints", "kl_divergence",
     "register_kl", "transform_to", "transforms",
     *transforms.__all__,  # (PyTorch's torch.distributions re-exports its transforms too)
 ]
