@@ -64,3 +64,30 @@ def test_symmetric_parametrization_and_weight_norm():
         out.append(tuple(whole.parametrizations.weight.original0.shape))
         return out
     both_close(program)
+
+
+def test_hook_based_weight_norm():
+    """The deprecated torch.nn.utils.weight_norm: weight_g / weight_v parameters, the weight
+    recomputed before each call, training, and remove_weight_norm."""
+    import warnings
+
+    def program(lib):
+        m = lib.nn.Linear(3, 2, dtype=lib.float64)
+        with lib.no_grad():
+            m.weight.copy_(lib.arange(6.0, dtype=lib.float64).reshape(2, 3) - 2.5)
+            m.bias.fill_(0.25)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lib.nn.utils.weight_norm(m)
+        x = lib.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 0.0]], dtype=lib.float64)
+        opt = lib.optim.Adam(m.parameters(), lr=0.05)
+        for _ in range(3):
+            opt.zero_grad()
+            (m(x) ** 2).sum().backward()
+            opt.step()
+        names = [n for n, _ in m.named_parameters()]
+        g, g_grad = m.weight_g.detach().clone(), m.weight_g.grad
+        lib.nn.utils.remove_weight_norm(m)
+        return ([type(w.message).__name__ for w in caught], names, g, g_grad, m(x),
+                [n for n, _ in m.named_parameters()], type(m.weight).__name__)
+    both_close(program)

@@ -121,7 +121,8 @@ NAMES: dict[str, list[str]] = {
     """.split(),
     "torch.nn.utils": """
         clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters rnn get_total_norm
-        clip_grads_with_norm_ skip_init stateless weight_norm spectral_norm parametrize parametrizations
+        clip_grads_with_norm_ skip_init stateless weight_norm remove_weight_norm spectral_norm parametrize
+        parametrizations
     """.split(),
     "torch.nn.utils.rnn": """
         PackedSequence pack_padded_sequence pad_packed_sequence pad_sequence pack_sequence

@@ -13,10 +13,11 @@ from ...ops.norms import vector_norm
 from ...ops.stacking import cat, stack
 from ...tensor import Tensor
 from . import parametrizations, parametrize, rnn, stateless
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "parametrizations", "parametrize", "rnn", "skip_init", "stateless",
-           "vector_to_parameters"]
+           "parameters_to_vector", "parametrizations", "parametrize", "remove_weight_norm", "rnn", "skip_init",
+           "stateless", "vector_to_parameters", "weight_norm"]
 
 
 def _as_list(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
