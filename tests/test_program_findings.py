@@ -236,3 +236,25 @@ def test_solve_triangular_takes_b_as_matrices(left, b_shape):
     from compat_helpers import both_close
 
     both_close(program)
+
+
+def test_reshape_transform():
+    def program(lib):
+        d = lib.distributions
+        t = d.ReshapeTransform((2, 3), (3, 2))
+        base = d.Independent(d.Normal(lib.zeros(4, 2, 3, dtype=lib.float64), lib.ones(4, 2, 3, dtype=lib.float64)), 2)
+        flow = d.TransformedDistribution(base, [t, d.transforms.ExpTransform()])
+        x = lib.arange(24.0, dtype=lib.float64).reshape(4, 3, 2) / 10 + 0.1
+        y = t(lib.arange(12.0, dtype=lib.float64).reshape(2, 2, 3))
+        errors = []
+        for bad in (lambda: d.ReshapeTransform((2, 3), (4, 2)), lambda: t.forward_shape((5, 3, 2))):
+            try:
+                bad()
+            except ValueError as e:
+                errors.append(str(e))
+        return (flow.log_prob(x), y, t.inv(y), t.log_abs_det_jacobian(y.reshape(2, 2, 3), y), t.forward_shape((5, 2, 3)),
+                t.inverse_shape((3, 2)), tuple(flow.event_shape), t.bijective, t.domain.event_dim,
+                t.codomain.event_dim, errors)
+    from compat_helpers import both_close
+
+    both_close(program)

@@ -34,7 +34,7 @@ from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import TransformedDistribution
 from .transforms import (
     AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, LowerCholeskyTransform,
-    PositiveDefiniteTransform, PowerTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
+    PositiveDefiniteTransform, PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
     StickBreakingTransform, TanhTransform, Transform, identity_transform,
 )
 from .uniform import Uniform
