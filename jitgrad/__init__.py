@@ -193,7 +193,7 @@ __all__ += [  # gathers/scatters, scans, statistics, sorting, shape ops
     "cummax", "cummin", "cumprod", "cumsum", "diag", "diag_embed", "diagflat", "diff", "flip",
     "fliplr", "flipud", "gather", "index_add", "index_copy", "index_fill", "index_select",
     "kthvalue", "logcumsumexp", "masked_fill", "masked_scatter", "masked_select", "median",
-    "msort", "nanmean", "nanmedian", "nansum", "narrow_copy", "nonzero", "prod",
+    "msort", "nanmean", "nanmedian", "nansum", "nonzero", "prod",
     "repeat_interleave", "roll", "rot90", "scatter", "scatter_add", "scatter_reduce", "index_reduce",
     "searchsorted", "sort", "std", "std_mean", "take", "take_along_dim", "tile", "topk", "trace",
     "tril", "triu", "unique", "var", "var_mean",
@@ -218,9 +218,7 @@ __all__ += [  # matrix ops, linalg, norms
 ]
 
 # -- neural-network modules (nn) --
-from . import nn  # noqa: E402  torch.nn's counterpart: Module, Parameter, layers, losses
-
-__all__ += ["nn"]
+from . import nn  # noqa: E402  torch.nn's counterpart: Module, Parameter, layers, losses (in __all__ above)
 # -- views as functions, their *_copy variants, inference mode (ops/view_ops.py,
 #    ops/view_copy.py, autograd/grad_mode.py) ---------------------------------------------------
 from .autograd.grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402
@@ -387,6 +385,45 @@ __all__ += [
     "rsqrt_", "selu_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_",
     "tanh_", "threshold_", "trunc_", "xlogy_", "zero_",
 ]
+
+from ._formatting import set_printoptions  # noqa: E402
+from .ops.legacy_linalg import (  # noqa: E402
+    chain_matmul, cholesky, cholesky_inverse, nuclear_norm, qr, svd, triangular_solve,
+)
+from .ops.linalg_extras import renorm  # noqa: E402
+from .ops.lu import lu_unpack  # noqa: E402
+from .ops.bessel import i0  # noqa: E402
+from .ops.numeric_extras import (  # noqa: E402
+    addr, combinations, diagonal_scatter, frexp, gradient, is_signed, ldexp, put, select_scatter, slice_scatter,
+    unravel_index, vander,
+)
+from .ops.random_draws import multinomial, normal, poisson  # noqa: E402
+from .settings import (  # noqa: E402
+    are_deterministic_algorithms_enabled, e, get_default_device, get_float32_matmul_precision,
+    get_num_interop_threads, get_num_threads, inf, is_deterministic_algorithms_warn_only_enabled, is_same_size,
+    nan, newaxis, pi, set_default_device, set_float32_matmul_precision, set_num_interop_threads, set_num_threads,
+    typename, use_deterministic_algorithms,
+)
+
+__all__ += [
+    "set_printoptions", "chain_matmul", "cholesky", "cholesky_inverse", "nuclear_norm", "qr", "svd",
+    "triangular_solve", "multinomial", "normal", "poisson", "are_deterministic_algorithms_enabled", "e",
+    "get_default_device", "get_float32_matmul_precision", "get_num_interop_threads", "get_num_threads", "inf",
+    "is_deterministic_algorithms_warn_only_enabled", "is_same_size", "nan", "newaxis", "pi", "set_default_device",
+    "set_float32_matmul_precision", "set_num_interop_threads", "set_num_threads", "typename",
+    "use_deterministic_algorithms", "renorm", "combinations", "frexp", "gradient", "ldexp", "unravel_index", "vander",
+    "addr", "diagonal_scatter", "is_signed", "put", "select_scatter", "slice_scatter", "lu_unpack", "i0",
+]
+
+from .nn import toplevel as _nn_toplevel  # noqa: E402
+from .nn.toplevel import (  # noqa: E402
+    adaptive_avg_pool1d, alpha_dropout, avg_pool1d, batch_norm, bilinear, celu, channel_shuffle, conv1d, conv2d,
+    conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, cosine_similarity, dropout, feature_alpha_dropout,
+    group_norm, hardshrink, instance_norm, layer_norm, max_pool1d, max_pool2d, max_pool3d, pdist, pixel_shuffle,
+    pixel_unshuffle, prelu, rms_norm, rrelu, selu, threshold,
+)
+
+__all__ += _nn_toplevel.__all__
 
 # -- compile (jitgrad/compiler) --
 from .compiler import compile  # noqa: E402  (loads the compiler, and Numba, on first use)

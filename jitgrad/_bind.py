@@ -32,6 +32,7 @@ Tensor.register_post_accumulate_grad_hook = variable.register_post_accumulate_gr
 Tensor.backward = variable.backward
 Tensor.detach_ = variable.detach_
 Tensor._repr_suffixes = variable.repr_suffixes
+Tensor.__float__ = variable.to_float
 
 # views (ops/view_ops.py: views.py plus their backward)
 Tensor.as_strided = as_strided.as_strided
@@ -451,6 +452,38 @@ Tensor.bernoulli_ = random_fills.bernoulli_
 Tensor.bernoulli = random_fills.bernoulli
 Tensor.exponential_ = random_fills.exponential_
 Tensor.random_ = random_fills.random_
+
+from .ops import random_draws  # noqa: E402
+
+Tensor.multinomial = random_draws.multinomial
+
+from .ops import linalg_extras  # noqa: E402
+
+Tensor.renorm = linalg_extras.renorm
+
+from .ops import numeric_extras  # noqa: E402
+
+Tensor.frexp = numeric_extras.frexp
+Tensor.ldexp = numeric_extras.ldexp
+Tensor.addr = numeric_extras.addr
+Tensor.put = numeric_extras.put
+Tensor.put_ = numeric_extras.put_
+Tensor.select_scatter = numeric_extras.select_scatter
+Tensor.slice_scatter = numeric_extras.slice_scatter
+Tensor.diagonal_scatter = numeric_extras.diagonal_scatter
+Tensor.is_signed = numeric_extras.is_signed
+Tensor.log_normal_ = random_fills.log_normal_
+Tensor.cauchy_ = random_fills.cauchy_
+Tensor.geometric_ = random_fills.geometric_
+
+from .ops import bessel, legacy_linalg  # noqa: E402
+
+Tensor.i0 = bessel.i0
+
+Tensor.svd = legacy_linalg.svd
+Tensor.qr = legacy_linalg.qr
+Tensor.triangular_solve = legacy_linalg.triangular_solve
+Tensor.cholesky_inverse = legacy_linalg.cholesky_inverse
 Tensor.isclose = closeness.isclose
 Tensor.equal = closeness.equal
 Tensor.fmax = division.fmax

@@ -17,10 +17,20 @@ from .ops.products import linalg_cross as cross
 from .ops.products import multi_dot, vecdot
 from .ops.lstsq import lstsq
 from .ops.matrix_exp import matrix_exp
+from .ops.lu import lu, lu_factor, lu_factor_ex, lu_solve
+from .ops.linalg_extras import cholesky_ex, cond, diagonal, inv_ex, solve_ex, tensorinv, tensorsolve, vander
 from .ops.spectral import eigh, eigvalsh, matrix_rank, pinv, qr, svd, svdvals
 
 __all__ = [
     "LinAlgError",
+    "cholesky_ex",
+    "cond",
+    "diagonal",
+    "inv_ex",
+    "solve_ex",
+    "tensorinv",
+    "tensorsolve",
+    "vander",
     "cholesky",
     "cross",
     "det",
@@ -28,6 +38,10 @@ __all__ = [
     "eigvalsh",
     "inv",
     "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
     "matmul",
     "matrix_exp",
     "matrix_norm",

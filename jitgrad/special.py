@@ -3,6 +3,8 @@ ops) under PyTorch's ``special`` names, plus ``xlog1py``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from .ops.activations import logit
 from .ops.binary_math import xlog1py, xlogy
 from .ops.pointwise import erf, erfc, erfinv, exp2, expm1, log1p
@@ -22,3 +24,34 @@ from .ops.gamma_fns import digamma as psi  # noqa: E402
 from .ops.gamma_fns import lgamma as gammaln  # noqa: E402
 
 __all__ += ["digamma", "gammaln", "polygamma", "psi"]
+
+# -- the normal CDF and relatives (ops/normal_cdf.py), aliases of top-level functions --
+from .ops.normal_cdf import entr, erfcx, log_ndtr, ndtr, ndtri  # noqa: E402
+from .ops.misc_math import mvlgamma as multigammaln  # noqa: E402
+from .ops.pointwise import round, sinc  # noqa: E402,A004
+
+__all__ += ["entr", "erfcx", "log_ndtr", "multigammaln", "ndtr", "ndtri", "round", "sinc"]
+
+# -- modified Bessel functions (ops/bessel.py) --
+from .ops.bessel import i0, i0e, i1, i1e  # noqa: E402
+
+__all__ += ["i0", "i0e", "i1", "i1e"]
+
+
+# -- the regularized incomplete gamma functions (distributions/incomplete_gamma.py, loaded on
+#    first use: ``import jitgrad`` does not load the distributions) --
+def gammainc(input: Any, other: Any) -> Any:
+    """``P(a, x)``, the regularized lower incomplete gamma function (differentiable in ``x``)."""
+    from .distributions.incomplete_gamma import gammainc as lower
+
+    return lower(input, other)
+
+
+def gammaincc(input: Any, other: Any) -> Any:
+    """``Q(a, x) = 1 - P(a, x)``, accurate where it is small."""
+    from .distributions.incomplete_gamma import gammaincc as upper
+
+    return upper(input, other)
+
+
+__all__ += ["gammainc", "gammaincc"]

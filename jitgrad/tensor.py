@@ -17,7 +17,6 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from . import _tracing, dtypes
-from ._warn_once import warn_once
 from ._formatting import format_tensor
 from .device import CPU, check as check_device
 from .device import device as device_type
@@ -257,10 +256,7 @@ class Tensor:
             )
         return bool(self.item())
 
-    def __float__(self) -> float:
-        if self.requires_grad:  # (PyTorch's message, once per process: ``_warn_once``)
-            warn_once("Converting a tensor with requires_grad=True to a scalar may lead to "
-                      "unexpected behavior.\nConsider using tensor.detach() first.")
+    def __float__(self) -> float:  # (autograd's version, warning about requires_grad: _bind.py)
         return float(self._scalar("float"))
 
     def __int__(self) -> int:

@@ -95,3 +95,32 @@ def known_differences(known: dict[Callable[[Any], None], str]) -> tuple[Any, Any
         program(jitgrad)
 
     return on_pytorch, on_jitgrad
+
+
+def close(ours: Any, theirs: Any, rtol: float = 1e-12, atol: float = 1e-14) -> None:
+    """``same`` with floats compared to ``rtol``/``atol`` (for results of LAPACK or matrix
+    products, which may sum in another order)."""
+    if isinstance(theirs, torch.Tensor):
+        assert isinstance(ours, jitgrad.Tensor), ours
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol, atol=atol)
+    elif isinstance(theirs, (tuple, list)):
+        assert isinstance(ours, (tuple, list)) and len(ours) == len(theirs), (ours, theirs)
+        for a, b in zip(ours, theirs):
+            close(a, b, rtol, atol)
+    elif isinstance(theirs, float):
+        assert ours == pytest.approx(theirs, rel=rtol, abs=atol)
+    else:
+        assert ours == theirs
+
+
+def both_close(program: Callable[[Any], Any], rtol: float = 1e-12, atol: float = 1e-14) -> None:
+    """``both`` for programs whose floats may differ in the last bits (``close``)."""
+    theirs_kind, theirs = outcome(lambda: program(torch))
+    ours_kind, ours = outcome(lambda: program(jitgrad))
+    assert ours_kind == theirs_kind, (ours, theirs)
+    if theirs_kind == "ok":
+        close(ours, theirs, rtol, atol)
+    else:
+        assert ours == theirs

@@ -110,6 +110,11 @@ SCHEDULERS = [
     ("CosineAnnealingLR", {"T_max": 7}),
     ("CosineAnnealingLR", {"T_max": 4, "eta_min": 0.01}),  # past T_max: the restart branch
     ("LambdaLR", {"lr_lambda": lambda epoch: 0.95 ** epoch + 0.1 * (epoch % 3)}),
+    ("MultiplicativeLR", {"lr_lambda": lambda epoch: 0.9 if epoch % 2 else 1.05}),
+    ("ConstantLR", {"factor": 0.25, "total_iters": 4}),
+    ("LinearLR", {"start_factor": 0.1, "total_iters": 6}),
+    ("LinearLR", {"start_factor": 1.0, "end_factor": 0.2, "total_iters": 5}),
+    ("PolynomialLR", {"total_iters": 8, "power": 2.0}),
 ]
 
 

@@ -7,9 +7,11 @@ import warnings
 from typing import Any, Callable
 
 from .. import dtypes
+from .._warn_once import warn_once
 from ..tensor import Tensor
 from . import engine, post_accumulate
 from .hook_results import typename
+from .grad_mode import is_grad_enabled
 from .graph import grad_accumulator, grad_fn_of
 from .node import Node, RemovableHandle, add_hook
 
@@ -23,6 +25,15 @@ def requires_grad(self: Tensor) -> bool:
             return True
         t = t._view_meta.base if t._view_meta is not None else None
     return False
+
+
+def to_float(self: Tensor) -> float:
+    """``float(t)``: PyTorch's warning (once per process) when ``t`` requires grad while
+    grad mode is on; under ``no_grad`` (as in LBFGS's step) there is nothing to warn about."""
+    if is_grad_enabled() and requires_grad(self):
+        warn_once("Converting a tensor with requires_grad=True to a scalar may lead to "
+                  "unexpected behavior.\nConsider using tensor.detach() first.")
+    return float(self._scalar("float"))
 
 
 def set_requires_grad(self: Tensor, flag: bool) -> None:

@@ -32,7 +32,13 @@ from .multivariate_normal import MultivariateNormal
 from .normal import LogisticNormal, LogNormal, Normal
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import TransformedDistribution
+from .transforms import (
+    AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, LowerCholeskyTransform,
+    PositiveDefiniteTransform, PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
+    StickBreakingTransform, TanhTransform, Transform, identity_transform,
+)
 from .uniform import Uniform
+from .von_mises import VonMises
 from .unit_interval import ContinuousBernoulli, Kumaraswamy
 
 __all__ = [
@@ -43,6 +49,7 @@ __all__ = [
     "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Pareto",
     "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-    "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints", "kl_divergence",
+    "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints", "kl_divergence",
     "register_kl", "transform_to", "transforms",
+    *transforms.__all__,  # (PyTorch's torch.distributions re-exports its transforms too)
 ]

@@ -66,37 +66,41 @@ def _continued_fraction(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     return h
 
 
-def regularized_gamma_p(a: np.ndarray, x: np.ndarray, log_gamma_a: np.ndarray) -> np.ndarray:
-    """``P(a, x)`` elementwise (``a > 0``, ``x >= 0``; NaN elsewhere), given ``lgamma(a)``."""
+def regularized_gamma_p(a: np.ndarray, x: np.ndarray, log_gamma_a: np.ndarray, upper: bool = False) -> np.ndarray:
+    """``P(a, x)`` elementwise (``a > 0``, ``x >= 0``; NaN elsewhere), given ``lgamma(a)``;
+    ``upper``: ``Q(a, x) = 1 - P(a, x)``, with full relative accuracy where it is small."""
     a, x, log_gamma_a = (np.asarray(v, dtype=np.float64).ravel() for v in (a, x, log_gamma_a))
     out = np.full(a.shape, np.nan)
     valid = (a > 0) & (x >= 0)
-    out[valid & (x == 0)] = 0.0
-    out[valid & np.isposinf(x)] = 1.0
+    out[valid & (x == 0)] = 1.0 if upper else 0.0
+    out[valid & np.isposinf(x)] = 0.0 if upper else 1.0
     inner = valid & (x > 0) & np.isfinite(x)
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
         front = np.exp(a * np.log(np.where(inner, x, 1.0)) - x - log_gamma_a)
         low = inner & (x < a + 1)
-        out[low] = front[low] * _series(a[low], x[low])
+        series = front[low] * _series(a[low], x[low])
+        out[low] = 1.0 - series if upper else series
         high = inner & ~low
-        out[high] = 1.0 - front[high] * _continued_fraction(a[high], x[high])
+        fraction = front[high] * _continued_fraction(a[high], x[high])
+        out[high] = fraction if upper else 1.0 - fraction
     return out
 
 
 class _RegularizedGammaP(Function):
-    """``P(a, x)``, differentiable in ``x`` (``a`` comes detached)."""
+    """``P(a, x)`` (``Q(a, x)`` with ``upper``), differentiable in ``x`` (``a`` comes detached)."""
 
     @staticmethod
-    def forward(ctx: Any, a: Tensor, x: Tensor) -> Tensor:
+    def forward(ctx: Any, a: Tensor, x: Tensor, upper: bool = False) -> Tensor:
         ctx.save_for_backward(a, x)
-        values = regularized_gamma_p(a._numpy(), x._numpy(), lgamma(a)._numpy())
+        ctx.upper = upper
+        values = regularized_gamma_p(a._numpy(), x._numpy(), lgamma(a)._numpy(), upper)
         return tensor(values.reshape(tuple(a.shape)), dtype=a.dtype)
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor]:
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor, None]:
         a, x = ctx.saved_tensors
         density = ((a - 1) * x.log() - x - a.lgamma()).exp()  # d P(a, x) / dx
-        return None, grad * density
+        return None, (-grad if ctx.upper else grad) * density, None
 
 
 class _NoShapeGradient(Function):
@@ -112,8 +116,13 @@ class _NoShapeGradient(Function):
         raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
 
 
-def gammainc(a: Tensor, x: Tensor) -> Tensor:
-    """``P(a, x)``, broadcast; differentiable with respect to ``x``."""
+def gammainc(a: Tensor, x: Tensor, upper: bool = False) -> Tensor:
+    """``P(a, x)`` (``Q(a, x)`` with ``upper``), broadcast; differentiable with respect to ``x``."""
     a, x = broadcast_tensors(a, x)
-    p = _RegularizedGammaP.apply(a.detach(), x)
+    p = _RegularizedGammaP.apply(a.detach(), x, upper)
     return p + _NoShapeGradient.apply(a) if a.requires_grad else p
+
+
+def gammaincc(a: Tensor, x: Tensor) -> Tensor:
+    """``Q(a, x) = 1 - P(a, x)``, accurate in the upper tail (chi-square p-values)."""
+    return gammainc(a, x, upper=True)

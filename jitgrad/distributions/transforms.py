@@ -18,12 +18,13 @@ from ..ops.stacking import cat
 from ..ranges import arange
 from ..tensor import Tensor
 from . import constraints
+from .shape_transforms import ReshapeTransform
 from .transform_base import ComposeTransform, IndependentTransform, Transform, _widened, identity_transform
 from .utils import broadcast_all, lazy_property, sum_rightmost
 
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
-    "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "SigmoidTransform",
+    "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
     "SoftmaxTransform", "SoftplusTransform",
     "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform",
 ]

@@ -17,7 +17,7 @@ from ..tensor import Tensor
 
 __all__ = [
     "calculate_gain", "constant_", "kaiming_normal_", "kaiming_uniform_", "normal_", "ones_",
-    "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_", "eye_", "orthogonal_", "trunc_normal_",
+    "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_", "eye_", "dirac_", "orthogonal_", "trunc_normal_",
 ]
 
 
@@ -140,6 +140,24 @@ def eye_(tensor: Tensor) -> Tensor:
     if tensor.ndim != 2:
         raise ValueError(f"nn.init.eye_: Only tensors with 2 dimensions are supported, got {tensor.ndim}")
     return _fill_from(tensor, np.eye(*tensor.shape))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-, 4- or 5-D convolution weight with the Dirac delta: each of the ``groups``
+    groups maps input channel ``d`` to output channel ``d`` unchanged (centre tap 1)."""
+    _check("dirac_", tensor)
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = sizes[0] // groups
+    values = np.zeros(sizes)
+    centre = tuple(k // 2 for k in sizes[2:])
+    for g in range(groups):
+        for d in range(min(out_per_group, sizes[1])):
+            values[(g * out_per_group + d, d) + centre] = 1
+    return _fill_from(tensor, values)
 
 
 def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tensor:

@@ -183,13 +183,16 @@ def _is_vector(A: Tensor, B: Tensor) -> bool:
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and B._sizes == A._sizes[:-1])
 
 
-def _solve_checked(A: Tensor, B: Tensor, vector: bool = False, left: bool = True) -> Tensor:
+def _solve_checked(A: Tensor, B: Tensor, vector: bool = False, left: bool = True,
+                   op: str = "linalg.solve") -> Tensor:
     n = A._sizes[-1]
     rows = B._sizes[-1] if vector else B._sizes[-2]
     if rows != n:
         shape_b = f"{rows}" if vector else f"{B._sizes[-2]}x{B._sizes[-1]}"
+        if op != "linalg.solve" and not left:  # (solve_triangular: B^T of the transposed system)
+            shape_b = f"{B._sizes[-1]}x{B._sizes[-2]}"
         raise RuntimeError(
-            f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+            f"{op}: Incompatible shapes of A and B for the equation {'AX = B' if left or op == 'linalg.solve' else 'XA = B'} "
             f"({n}x{n} and {shape_b})"
         )
     batch = B._sizes[:-1] if vector else B._sizes[:-2]
@@ -218,7 +221,12 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
     T = mul(A, from_result(keep, A.dtype))
     if unitriangular:
         T = add(T, from_result(np.eye(n), A.dtype))
-    return solve(T, B, left=left)
+    if A.dtype != B.dtype:
+        return solve(T, B, left=left)  # (its dtype error)
+    # B is always a (batch of) matrix here: linalg.solve's batch-of-vectors rule does not apply
+    if not left:  # X A = B is A^T X^T = B^T
+        return _mT(_solve_checked(_mT(T), _mT(B), False, left=False, op=op))
+    return _solve_checked(T, B, False, op=op)
 
 
 # -- det, slogdet ----------------------------------------------------------------------------

@@ -148,8 +148,12 @@ def _broadcast(t: Tensor, labels: list[int], sizes: dict[int, int]) -> Tensor:
     return t if t._sizes == target else t.expand(target)  # type: ignore[attr-defined,no-any-return]
 
 
-def einsum(equation: str, *operands: Any) -> Tensor:
-    """``torch.einsum(equation, *operands)`` (operands may also be passed as one list)."""
+def einsum(equation: Any, *operands: Any) -> Tensor:
+    """``torch.einsum(equation, *operands)`` (operands may also be passed as one list), or
+    the sublist form ``einsum(op1, [0, 1], op2, [1, 2], [0, 2])`` (subscripts 0-51 and
+    ``...``)."""
+    if isinstance(equation, Tensor):
+        equation, operands = _from_sublists((equation,) + operands)
     ops = _operands(operands)
     ins, out = parse(equation, [t._sizes for t in ops])
     dtype = ops[0].dtype
@@ -164,6 +168,26 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     sizes = label_sizes(ins, ops)
     ops = [_broadcast(t, labels, sizes) for t, labels in zip(ops, ins)]
     return contract(ops, ins, out, sizes)
+
+
+def _from_sublists(args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
+    """``(op, sublist, op, sublist, ..., [out_sublist])`` as an equation and the operands."""
+    def letters(sublist: Any) -> str:
+        out = []
+        for s in sublist:
+            if s is Ellipsis:
+                out.append("...")
+            elif isinstance(s, int) and 0 <= s < len(_LETTERS):
+                out.append(_LETTERS[s])
+            else:
+                raise ValueError(f"einsum(): subscript in subscript list is not within the valid range [0, 52), got {s!r}")
+        return "".join(out)
+
+    operands, terms = args[0::2], [letters(s) for s in args[1::2]]
+    if len(args) % 2:  # an output sublist closes the list
+        operands, out = operands[:-1], letters(args[-1])
+        return ",".join(terms) + "->" + out, tuple(operands)
+    return ",".join(terms), tuple(operands)
 
 
 def _subscripts(ins: Sequence[Sequence[int]], out: Sequence[int]) -> str:

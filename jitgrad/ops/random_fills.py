@@ -164,3 +164,38 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
         record(BernoulliBackward0() if p is None else NotImplementedBackward("bernoulli"),
                (input,), (out,))
     return out
+
+
+class LogNormalBackward0(FillBackward2):
+    pass
+
+
+class CauchyBackward0(FillBackward2):
+    pass
+
+
+class GeometricBackward0(FillBackward2):
+    pass
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
+    """Fill with ``exp`` of draws from N(mean, std^2)."""
+    _floating("log_normal_", self, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    return _write("log_normal_", self, lambda rng, n: rng.lognormal(mean, std, n), LogNormalBackward0, generator)
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill with draws from the Cauchy distribution (location ``median``, scale ``sigma``)."""
+    _floating("cauchy_", self, "cauchy_cpu")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    return _write("cauchy_", self, lambda rng, n: median + sigma * rng.standard_cauchy(n), CauchyBackward0, generator)
+
+
+def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
+    """Fill with the number of Bernoulli(``p``) trials up to the first success (1, 2, ...)."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    return _write("geometric_", self, lambda rng, n: rng.geometric(p, n), GeometricBackward0, generator)

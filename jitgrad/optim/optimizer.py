@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections import defaultdict
+import functools
+import itertools
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any, Union
 
 from ..autograd import enable_grad, no_grad
+from ..autograd.node import RemovableHandle, add_hook
 from ..tensor import Tensor
 
 ParamsT = Union[Iterable[Tensor], Iterable[dict[str, Any]]]
@@ -32,6 +35,9 @@ class Optimizer:
 
     def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
+        self._optimizer_step_pre_hooks: dict[int, Callable[..., Any]] = OrderedDict()
+        self._optimizer_step_post_hooks: dict[int, Callable[..., Any]] = OrderedDict()
+        self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             f"Tensors or dicts, but got {type(params).__name__}")
@@ -51,6 +57,21 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             lines += [f"    {key}: {group[key]}" for key in sorted(group) if key != "params"]
         return "\n".join(lines) + "\n)"
+
+    def _patch_step_function(self) -> None:
+        """Wrap the class's ``step`` (once) so it runs the step hooks, as PyTorch does."""
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _with_step_hooks(cls.step)  # type: ignore[method-assign]
+
+    def register_step_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` runs before each ``step``; it may return new
+        ``(args, kwargs)``."""
+        return add_hook(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` runs after each ``step``."""
+        return add_hook(self._optimizer_step_post_hooks, hook)
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Add a group of parameters, with hyperparameters overriding ``defaults``."""
@@ -163,3 +184,37 @@ def _cast_state(param: Tensor, key: str, value: Any) -> Any:
     if key != "step" and param.is_floating_point() and value.is_floating_point():
         return value.detach().to(param.dtype, copy=True)
     return value.detach().clone()
+
+
+_global_pre_hooks: dict[int, Callable[..., Any]] = OrderedDict()
+_global_post_hooks: dict[int, Callable[..., Any]] = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """A pre hook run before every optimizer's ``step`` (before their own)."""
+    return add_hook(_global_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """A post hook run after every optimizer's ``step`` (after their own)."""
+    return add_hook(_global_post_hooks, hook)
+
+
+def _with_step_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(step)
+    def hooked(*args: Any, **kwargs: Any) -> Any:
+        self = args[0]
+        for hook in itertools.chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), "
+                                       f"but got {result}.")
+                args, kwargs = result
+        out = step(*args, **kwargs)
+        for hook in itertools.chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+
+    hooked.hooked = True  # type: ignore[attr-defined]
+    return hooked

@@ -16,7 +16,13 @@ NAMES: dict[str, list[str]] = {
         dtype device Size Tensor get_default_dtype set_default_dtype finfo iinfo
         is_tensor is_floating_point is_complex numel result_type promote_types can_cast
         no_grad enable_grad set_grad_enabled is_grad_enabled inference_mode set_warn_always
-        is_warn_always_enabled
+        is_warn_always_enabled set_printoptions pi e inf nan newaxis svd qr cholesky cholesky_inverse
+        triangular_solve chain_matmul nuclear_norm normal poisson multinomial set_num_threads
+        get_num_threads use_deterministic_algorithms are_deterministic_algorithms_enabled
+        set_float32_matmul_precision get_float32_matmul_precision get_default_device set_default_device
+        typename is_same_size renorm gradient vander combinations unravel_index frexp ldexp addr put i0
+        select_scatter slice_scatter diagonal_scatter is_signed conv1d conv2d conv_transpose2d cosine_similarity lu_unpack
+        dropout layer_norm group_norm batch_norm instance_norm pdist selu celu threshold max_pool2d
         add sub mul div true_divide floor_divide remainder fmod neg positive reciprocal pow square
         abs sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan atan2
         sinh cosh tanh asinh acosh atanh sigmoid relu erf erfc erfinv lgamma digamma xlogy
@@ -111,29 +117,44 @@ NAMES: dict[str, list[str]] = {
     """.split(),
     "torch.nn.init": """
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_
-        kaiming_uniform_ kaiming_normal_ orthogonal_ trunc_normal_ calculate_gain
+        kaiming_uniform_ kaiming_normal_ orthogonal_ trunc_normal_ calculate_gain dirac_
     """.split(),
-    "torch.nn.utils": "clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters rnn".split(),
+    "torch.nn.utils": """
+        clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters rnn get_total_norm
+        clip_grads_with_norm_ skip_init stateless weight_norm remove_weight_norm spectral_norm parametrize
+        parametrizations
+    """.split(),
     "torch.nn.utils.rnn": """
         PackedSequence pack_padded_sequence pad_packed_sequence pad_sequence pack_sequence
         unpad_sequence unpack_sequence
     """.split(),
     "torch.linalg": """
         norm vector_norm matrix_norm det slogdet inv solve lstsq cholesky qr eigh eigvalsh svd
-        svdvals pinv matrix_exp matrix_power matrix_rank cross
+        svdvals pinv matrix_exp matrix_power matrix_rank cross cholesky_ex inv_ex solve_ex cond vander
+        tensorinv tensorsolve diagonal solve_triangular multi_dot vecdot lu_factor lu_solve lu lu_factor_ex
     """.split(),
     "torch.autograd": """
         grad backward Function gradcheck gradgradcheck detect_anomaly set_detect_anomaly
         no_grad enable_grad set_grad_enabled forward_ad functional graph
     """.split(),
-    "torch.optim": "Optimizer SGD Adam AdamW RMSprop Adagrad LBFGS lr_scheduler".split(),
-    "torch.special": "erf erfc erfinv expm1 log1p logit expit xlogy xlog1py gammaln digamma logsumexp softmax log_softmax".split(),
+    "torch.optim": "Optimizer SGD Adam AdamW RMSprop Adagrad LBFGS lr_scheduler Adamax NAdam RAdam Adadelta Rprop ASGD".split(),
+    "torch.optim.lr_scheduler": """
+        LRScheduler LambdaLR MultiplicativeLR StepLR MultiStepLR ConstantLR LinearLR ExponentialLR
+        SequentialLR PolynomialLR CosineAnnealingLR ChainedScheduler ReduceLROnPlateau CyclicLR
+        CosineAnnealingWarmRestarts OneCycleLR
+    """.split(),
+    "torch.special": """
+        erf erfc erfinv expm1 log1p logit expit xlogy xlog1py gammaln digamma logsumexp softmax log_softmax
+        ndtr ndtri log_ndtr erfcx entr multigammaln sinc round psi polygamma exp2 i0 i0e i1 i1e gammainc
+        gammaincc zeta bessel_j0 bessel_j1
+    """.split(),
     "torch.func": "grad grad_and_value vjp jvp jacrev jacfwd hessian vmap functional_call".split(),
     "torch.utils.data": """
         Dataset IterableDataset TensorDataset StackDataset ConcatDataset ChainDataset Subset
         random_split DataLoader Sampler SequentialSampler RandomSampler SubsetRandomSampler
         WeightedRandomSampler BatchSampler default_collate default_convert get_worker_info
     """.split(),
+    "torch.utils.checkpoint": "checkpoint checkpoint_sequential".split(),
     "torch.testing": "assert_close make_tensor assert_allclose".split(),
     "torch.random": "manual_seed seed initial_seed get_rng_state set_rng_state fork_rng".split(),
     "torch.distributions": """
@@ -145,6 +166,9 @@ NAMES: dict[str, list[str]] = {
         Gumbel Weibull Pareto HalfCauchy RelaxedBernoulli RelaxedOneHotCategorical
         ExponentialFamily LowRankMultivariateNormal VonMises ContinuousBernoulli Kumaraswamy
         LogisticNormal InverseGamma FisherSnedecor LKJCholesky Wishart
+        Transform AffineTransform ComposeTransform ExpTransform SigmoidTransform TanhTransform
+        SoftplusTransform PowerTransform AbsTransform IndependentTransform StickBreakingTransform
+        SoftmaxTransform LowerCholeskyTransform ReshapeTransform CatTransform StackTransform
     """.split(),
 }
 
@@ -164,6 +188,8 @@ DIFFERENCES: dict[str, str] = {
     "torch.manual_seed": "seeds jitgrad's NumPy generator: reproducible, but not PyTorch's numbers",
     "torch.rand": "jitgrad's NumPy generator: not PyTorch's random numbers",
     "torch.randn": "jitgrad's NumPy generator: not PyTorch's random numbers",
+    **{f"torch.{name}": "jitgrad's NumPy generator: not PyTorch's random numbers"
+       for name in ("normal", "poisson", "multinomial")},
     **{f"torch.nn.init.{name}": "random fills use jitgrad's generator: not PyTorch's numbers"
        for name in ("uniform_", "normal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
                     "kaiming_normal_", "orthogonal_", "trunc_normal_")},
@@ -171,6 +197,12 @@ DIFFERENCES: dict[str, str] = {
                        "copied the matching keys)",
     "torch.linalg.det": "the gradient at a singular matrix is the cofactor matrix (PyTorch 2.13 "
                         "returns zeros there)",
+    "torch.distributions.VonMises": "the log normaliser uses the exact Bessel function (PyTorch's polynomial "
+                                    "approximation errs by up to 6e-7 relative); samples from jitgrad's generator",
+    "torch.linalg.cond": "differentiable for every norm (PyTorch 2.13's backward raises for 'fro', inf, -inf, "
+                         "1 and -1)",
+    "torch.linalg.cholesky_ex": "where info is nonzero, L holds an unblocked factorization stopped at the failing "
+                                "column (not LAPACK's blocked one's values)",
     "torch.det": "the gradient at a singular matrix is the cofactor matrix (PyTorch 2.13 "
                  "returns zeros there)",
     "torch.nn.Linear": "initial weights come from jitgrad's generator: not PyTorch's numbers",

@@ -1,7 +1,8 @@
-"""``torch.utils``'s counterpart: ``data`` (datasets, samplers, ``DataLoader``)."""
+"""``torch.utils``'s counterpart: ``data`` (datasets, samplers, ``DataLoader``) and
+``checkpoint``."""
 
 from __future__ import annotations
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]

@@ -9,6 +9,7 @@ registration order, so names and orders equal PyTorch's.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
 
@@ -17,6 +18,7 @@ from ...autograd import no_grad
 from ...autograd.node import RemovableHandle, add_hook
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter, set_data
+from .backward_hooks import BackwardHook
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -35,6 +37,16 @@ def _addindent(s: str, spaces: int) -> str:
     if len(lines) == 1:
         return s
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
+
+
+_EXTRA_STATE = "_extra_state"
+
+
+def _add_hook(hooks: OrderedDict[int, Any], hook: Callable[..., Any], prepend: bool) -> RemovableHandle:
+    handle = add_hook(hooks, hook)
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)  # type: ignore[attr-defined]
+    return handle
 
 
 def _check_name(kind: str, name: Any, owner: Module) -> None:
@@ -68,6 +80,11 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_forward_hooks", OrderedDict())
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_backward_hooks", OrderedDict())
+        object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_hooks_with_kwargs", set())  # hook ids (a removed one may stay)
+        object.__setattr__(self, "_forward_hooks_always_called", set())
+        object.__setattr__(self, "_forward_pre_hooks_with_kwargs", set())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(
@@ -76,24 +93,93 @@ class Module:
 
     # -- calling ----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        for hook in list(self._forward_pre_hooks.values()):
-            replaced = hook(self, args)
-            if replaced is not None:
-                args = replaced if isinstance(replaced, tuple) else (replaced,)
-        result = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
+        if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks:
+            return self._call_with_hooks(args, kwargs)
+        return self.forward(*args, **kwargs)
+
+    def _call_with_hooks(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """PyTorch's order: forward pre hooks, the inputs' backward-hook identity, forward,
+        forward hooks, the outputs' identity; hooks registered with ``always_call`` also run
+        (their errors silenced with a warning) when something before them raised."""
+        result = None
+        called: set[int] = set()
+        try:
+            for key, hook in list(self._forward_pre_hooks.items()):
+                if key in self._forward_pre_hooks_with_kwargs:
+                    replaced = hook(self, args, kwargs)
+                    if replaced is not None:
+                        if not (isinstance(replaced, tuple) and len(replaced) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, "
+                                               f"new_kwargs), but got {replaced}.")
+                        args, kwargs = replaced
+                else:
+                    replaced = hook(self, args)
+                    if replaced is not None:
+                        args = replaced if isinstance(replaced, tuple) else (replaced,)
+            backward_hook = None
+            if self._backward_hooks or self._backward_pre_hooks:
+                backward_hook = BackwardHook(self, list(self._backward_hooks.values()),
+                                             list(self._backward_pre_hooks.values()))
+                args = backward_hook.setup_input_hook(args)
+            result = self.forward(*args, **kwargs)
+            for key, hook in list(self._forward_hooks.items()):
+                called.add(key)
+                result = self._run_forward_hook(key, hook, args, kwargs, result)
+            if backward_hook is not None:
+                if not isinstance(result, (Tensor, tuple)):
+                    warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple "
+                                  f"of Tensors but received {type(result)}", stacklevel=2)
+                result = backward_hook.setup_output_hook(result)
+            return result
+        except Exception:
+            for key, hook in list(self._forward_hooks.items()):
+                if key in self._forward_hooks_always_called and key not in called:
+                    try:
+                        result = self._run_forward_hook(key, hook, args, kwargs, result)
+                    except Exception as e:  # noqa: BLE001 - the forward's error is the one raised
+                        warnings.warn("forward hook with ``always_call=True`` raised an exception that was "
+                                      f"silenced as another error was raised in forward: {e}", stacklevel=2)
+            raise
+
+    def _run_forward_hook(self, key: int, hook: Callable[..., Any], args: tuple[Any, ...],
+                          kwargs: dict[str, Any], result: Any) -> Any:
+        if key in self._forward_hooks_with_kwargs:
+            replaced = hook(self, args, kwargs, result)
+        else:
             replaced = hook(self, args, result)
-            if replaced is not None:
-                result = replaced
-        return result
+        return result if replaced is None else replaced
 
-    def register_forward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
-        """``hook(module, args, output)`` runs after ``forward``; it may return a new output."""
-        return add_hook(self._forward_hooks, hook)
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
+        output)``) runs after ``forward``; it may return a new output. ``always_call``: it
+        runs even when the forward raised."""
+        handle = _add_hook(self._forward_hooks, hook, prepend)
+        if with_kwargs:
+            self._forward_hooks_with_kwargs.add(handle.id)
+        if always_call:
+            self._forward_hooks_always_called.add(handle.id)
+        return handle
 
-    def register_forward_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
-        """``hook(module, args)`` runs before ``forward``; it may return new args."""
-        return add_hook(self._forward_pre_hooks, hook)
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """``hook(module, args)`` runs before ``forward``; it may return new args
+        (``with_kwargs``: ``hook(module, args, kwargs)`` may return ``(args, kwargs)``)."""
+        handle = _add_hook(self._forward_pre_hooks, hook, prepend)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs.add(handle.id)
+        return handle
+
+    def register_full_backward_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` runs once the gradients of the module's
+        positional tensor inputs are known; it may return a new ``grad_input`` (see
+        ``backward_hooks.py``)."""
+        return _add_hook(self._backward_hooks, hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_output)`` runs once the gradients of the module's outputs are
+        known; it may return a new ``grad_output``."""
+        return _add_hook(self._backward_pre_hooks, hook, prepend)
 
     # -- registration -----------------------------------------------------------------------
     def register_parameter(self, name: str, param: Parameter | None) -> None:
@@ -275,6 +361,57 @@ class Module:
             module = module._modules[item]  # type: ignore[assignment]
         return module
 
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at a dotted path (``"encoder.0.weight"``)."""
+        owner, name = self._owner_of(target)
+        if not isinstance(getattr(owner, name), Parameter):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return getattr(owner, name)
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at a dotted path (``"bn.running_mean"``)."""
+        owner, name = self._owner_of(target)
+        if name not in owner._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return getattr(owner, name)
+
+    def _owner_of(self, target: str) -> tuple[Module, str]:
+        path, _, name = target.rpartition(".")
+        owner = self.get_submodule(path)
+        if not hasattr(owner, name):
+            raise AttributeError(owner._get_name() + " has no attribute `" + name + "`")
+        return owner, name
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at a dotted path; the parent must exist (``strict``: so must the
+        name, as a submodule)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError("`module` is not an nn.Module, found " + str(type(module)))
+        path, _, name = target.rpartition(".")
+        parent = self.get_submodule(path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(parent._get_name() + " has no attribute `" + name + "`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError("`" + name + "` is not an nn.Module")
+        setattr(parent, name, module)
+
+    def get_extra_state(self) -> Any:
+        """Override (with ``set_extra_state``) to save more than parameters and buffers in the
+        state dict, under ``<prefix>_extra_state``."""
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called. Please file an "
+            "issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to report this bug.")
+
+    def set_extra_state(self, state: Any) -> None:
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called. Please file an "
+            "issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to report this bug.")
+
+    def _has_extra_state(self, which: str) -> bool:
+        return getattr(type(self), which) is not getattr(Module, which)
+
     # -- modes and gradients ----------------------------------------------------------------
     def train(self, mode: bool = True) -> Module:
         if not isinstance(mode, bool):
@@ -359,6 +496,13 @@ class Module:
     def float(self) -> Module:
         return self.to(dtypes.float32)
 
+    def half(self) -> Module:
+        return self.to(dtypes.float16)
+
+    def share_memory(self) -> Module:
+        """Nothing to do: jitgrad's tensors live in this process's memory."""
+        return self
+
     def cpu(self) -> Module:
         return self
 
@@ -373,6 +517,8 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()  # type: ignore[attr-defined]
+        if self._has_extra_state("get_extra_state"):
+            destination[prefix + _EXTRA_STATE] = self.get_extra_state()
 
     def state_dict(
         self, *args: Any, destination: Any = None, prefix: str = "", keep_vars: bool = False
@@ -419,10 +565,15 @@ class Module:
                 )
                 continue
             writes.append(functools.partial(self._load_one, name, param, value, assign))
+        extra = self._has_extra_state("set_extra_state")
+        if extra and prefix + _EXTRA_STATE in state_dict:
+            writes.append(functools.partial(self.set_extra_state, state_dict[prefix + _EXTRA_STATE]))
+        elif extra:
+            missing.append(prefix + _EXTRA_STATE)
         for key in state_dict:
             if key.startswith(prefix):
                 parts = key[len(prefix):].split(".", 1)
-                known = self._modules if len(parts) > 1 else local
+                known = self._modules if len(parts) > 1 else {**local, **({_EXTRA_STATE: None} if extra else {})}
                 if parts[0] not in known:
                     unexpected.append(key)
 
