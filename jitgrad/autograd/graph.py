@@ -141,8 +141,9 @@ def single_metadata(sizes: tuple[int, ...], dtype: Any) -> tuple[tuple[Any, Any]
     return meta
 
 
-def _input_numbers(inputs: Sequence[Tensor | None], nodes: Sequence[Node | None]) -> tuple[int, ...]:
-    """``record``'s ``_nrs`` when an edge leads to an input other than 0 of its node."""
+def input_numbers(inputs: Sequence[Tensor | None], nodes: Sequence[Node | None]) -> tuple[int, ...]:
+    """The ``_nrs`` of a node with edges to ``nodes`` for ``inputs`` (``record``'s, and the
+    written-out ones', when an edge leads to an input other than 0 of its node)."""
     return edge_numbers(tuple([0 if t is None or fn is None or fn.__class__ is AccumulateGrad else t._output_nr
                                for t, fn in zip(inputs, nodes)]))
 
@@ -172,7 +173,7 @@ def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor
         else:
             nodes.append(None)
     node._next = tuple(nodes)
-    node._nrs = _input_numbers(inputs, nodes) if numbered or len(nodes) >= len(ZERO_NRS) else ZERO_NRS[len(nodes)]
+    node._nrs = input_numbers(inputs, nodes) if numbered or len(nodes) >= len(ZERO_NRS) else ZERO_NRS[len(nodes)]
     if len(outputs) == 1:  # the common case, without a loop
         out = outputs[0]
         out._grad_fn = node

@@ -11,8 +11,8 @@ import numpy as np
 from .. import _tracing
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import _RUNS_FIRST, AccumulateGrad, needs_grad, record, single_metadata
-from ..autograd.node import Grads, Node, _next_sequence_nr, edge_numbers
+from ..autograd.graph import _RUNS_FIRST, AccumulateGrad, input_numbers, needs_grad, record, single_metadata
+from ..autograd.node import ZERO_NRS, Grads, Node, _next_sequence_nr
 from ..geometry.strided import wrap_dim
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
@@ -194,7 +194,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     # written out) its edge, for inputs that are not views, or views whose history is up to
     # date (``current_grad_fn``'s test); else ``edges`` is None
     edges: list[Any] | None = [] if _grad_state.enabled else None  # (the node's ``_next``)
-    nrs: list[int] = []  # (its ``_nrs``)
+    numbered = False  # (whether an edge leads to an input other than 0: its ``_nrs``)
     wanted = False
     for t in tensors:
         if t.__class__ is not Tensor:
@@ -222,7 +222,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 continue
         if fn is not None:
             edges.append(fn)
-            nrs.append(t._output_nr)
+            if t._output_nr:
+                numbered = True
             wanted = True
         elif t._requires_grad:
             ref = t._grad_accumulator
@@ -239,11 +240,9 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                     acc._tensor_pre_hooks = {0: t._hooks}
                 t._grad_accumulator = _weak(acc)
             edges.append(acc)
-            nrs.append(0)
             wanted = True
         else:
             edges.append(None)
-            nrs.append(0)
     if scalars:
         shape: tuple[int, ...] = (k,)
     else:
@@ -293,7 +292,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         record(node, tensors, (out,))
         return out
     node._next = tuple(edges)
-    node._nrs = edge_numbers(tuple(nrs))
+    node._nrs = input_numbers(tensors, edges) if numbered or len(edges) >= len(ZERO_NRS) \
+        else ZERO_NRS[len(edges)]
     node.input_metadata = plan[2]
     out._grad_fn = node
     return out
@@ -443,7 +443,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     _, _, _, strides, numel, shape, total, out_strides, shapes, meta, one, d = plan
     arrays = []
     edges: list[Any] | None = [] if _grad_state.enabled else None  # (the node's ``_next``)
-    nrs: list[int] = []  # (its ``_nrs``)
+    numbered = False  # (whether an edge leads to an input other than 0: its ``_nrs``)
     wanted = False
     for t in tensors:
         if t.__class__ is not Tensor:
@@ -467,7 +467,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 continue
         if fn is not None:
             edges.append(fn)
-            nrs.append(t._output_nr)
+            if t._output_nr:
+                numbered = True
             wanted = True
         elif t._requires_grad:
             ref = t._grad_accumulator
@@ -484,11 +485,9 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                     acc._tensor_pre_hooks = {0: t._hooks}
                 t._grad_accumulator = _weak(acc)
             edges.append(acc)
-            nrs.append(0)
             wanted = True
         else:
             edges.append(None)
-            nrs.append(0)
     # each buffer whole from its start: longer than the input's elements if a buffer is
     # (checked once, on the result's length), of other dtypes if the inputs are
     values = _concatenate(arrays) if not d else _concatenate_along(arrays, sizes, numel, d)
@@ -530,7 +529,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         record(node, tensors, (out,))
         return out
     node._next = tuple(edges)
-    node._nrs = edge_numbers(tuple(nrs))
+    node._nrs = input_numbers(tensors, edges) if numbered or len(edges) >= len(ZERO_NRS) \
+        else ZERO_NRS[len(edges)]
     node.input_metadata = meta
     out._grad_fn = node
     return out
