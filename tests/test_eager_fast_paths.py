@@ -186,3 +186,10 @@ def test_objects_rows_count_for_each_op() -> None:
     rows = bench_small_ops.objects_rows({"jitgrad": jitgrad}, True)
     assert [r["op"] for r in rows] == [name for name, _ in bench_small_ops.PER_OP]
     assert all(float(r["gc objects/op"]) >= 0 for r in rows)
+
+
+def test_long_stepper_rows_measure_each_library_in_its_own_process() -> None:
+    rows = bench_small_ops.long_stepper_rows({"jitgrad": jitgrad}, True)
+    assert [r["lib"] for r in rows] == ["jitgrad"]
+    assert float(rows[0]["us/statement"]) > 0 and rows[0]["collector share"].endswith("%")
+    assert rows[0]["jitgrad/PyTorch"] == "-"  # (no PyTorch measured)

@@ -177,6 +177,8 @@ SYSTEM_TABLES: dict[str, tuple[Callable[[bool], list[dict[str, str]]], list[str]
     "busy_core": (bench_system.busy_core_rows, bench_system.BUSY_COLUMNS),
     "small_ops_objects": (lambda quick: bench_small_ops.objects_rows(_libraries(), quick),
                           bench_small_ops.OBJECT_COLUMNS),
+    "long_stepper": (lambda quick: bench_small_ops.long_stepper_rows(_libraries(), quick),
+                     bench_small_ops.LONG_COLUMNS),
 }
 
 

@@ -14,7 +14,9 @@ towards the garbage collector's thresholds) and of ``sys.getallocatedblocks()``.
 from __future__ import annotations
 
 import gc
+import json
 import math
+import subprocess
 import sys
 from typing import Any, Callable
 
@@ -230,4 +232,66 @@ def objects_rows(libs: dict[str, Any], quick: bool) -> list[dict[str, str]]:
             objects, blocks = _objects_per_op(build(lib), n)
             rows.append({"op": name, "lib": lib_name, "gc objects/op": f"{objects:.1f}",
                          "blocks/op": f"{blocks:.1f}"})
+    return rows
+
+
+# -- a long stepper: what the per-op rows' medians leave out ------------------------------
+# The per-op rows time 500 statements after ``gc.collect()``: the collector's young
+# collections count, its full ones (which walk every tracked object of the process,
+# graph and imported modules alike) mostly do not. A stepper run for thousands of steps
+# keeps its graph alive and pays them all. Each library runs in a fresh interpreter that
+# imports only it (the other's modules would enlarge the heap the full collections walk).
+LONG_COLUMNS = ["long stepper", "lib", "us/statement", "collector share", "jitgrad/PyTorch"]
+
+_LONG_CHILD = r"""
+import gc, json, sys, time
+lib = __import__(sys.argv[1])
+steps = int(sys.argv[2])
+spent = [0.0, None]
+def clock(phase, info):
+    if phase == "start":
+        spent[1] = time.process_time()
+    else:
+        spent[0] += time.process_time() - spent[1]
+def run(n):
+    u = lib.zeros(130, dtype=lib.float64, requires_grad=True) * 1.0
+    al = lib.tensor(0.3, dtype=lib.float64, requires_grad=True)
+    for _ in range(n):
+        u[1:-1] += al * (u[2:] - 2 * u[1:-1] + u[:-2])
+    return u
+run(200)
+gc.callbacks.append(clock)
+times, shares = [], []
+for _ in range(3):
+    spent[0] = 0.0
+    start = time.process_time()
+    run(steps)
+    total = time.process_time() - start
+    times.append(total / steps)
+    shares.append(spent[0] / total)
+print(json.dumps({"s": sorted(times)[1], "share": sorted(shares)[1]}))
+"""
+
+
+def _long_once(lib_name: str, steps: int) -> dict[str, float]:
+    proc = subprocess.run([sys.executable, "-c", _LONG_CHILD, lib_name, str(steps)], capture_output=True,
+                          text=True, timeout=900)
+    if proc.returncode != 0:
+        raise RuntimeError(f"bench: long-stepper subprocess ({lib_name}) failed (rc {proc.returncode}):\n"
+                           f"{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def long_stepper_rows(libs: dict[str, Any], quick: bool) -> list[dict[str, str]]:
+    """``u[1:-1] += al * (u[2:] - 2 * u[1:-1] + u[:-2])`` for 10,000 steps (1,000 quick), the
+    graph kept: the process CPU time per statement (median of 3 runs, each in one fresh
+    interpreter per library) and the share of it spent in the garbage collector."""
+    steps = 1_000 if quick else 10_000
+    measured = {name: _long_once(name, steps) for name in libs}
+    rows = []
+    for name, m in measured.items():
+        ratio = m["s"] / measured["torch"]["s"] if "torch" in measured else None
+        rows.append({"long stepper": f"u[1:-1] += ... x {steps}", "lib": name,
+                     "us/statement": f"{m['s'] * 1e6:.1f}", "collector share": f"{m['share']:.0%}",
+                     "jitgrad/PyTorch": "-" if ratio is None or name == "torch" else f"{ratio:.2f}"})
     return rows
