@@ -4,6 +4,7 @@ saved tensors (every field), edges, versions and errors; and PyTorch's semantics
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -322,3 +323,40 @@ def test_a_node_that_saved_nothing_unpacks_and_releases_nothing():
     assert node.unpack() == ()
     node.release_variables()
     assert node.unpack() == () and node.saved == ()
+
+
+# -- logsumexp over a dim: its backward on the data ----------------------------------------
+@settings(max_examples=budget(40), deadline=None)
+@given(shape=st.lists(st.integers(1, 4), min_size=2, max_size=3), dim=st.integers(-3, 2), keepdim=st.booleans(),
+       dtype=st.sampled_from(["float64", "float32"]), seed=st.integers(0, 2**16))
+def test_logsumexp_backward_on_the_data_is_the_general_paths(shape, dim, keepdim, dtype, seed):
+    """``LogsumexpBackward0`` over a dim of an N-d input, computed on the data when no graph
+    of the backward is built: bit for bit the general path's (``_logsumexp_grad_data``
+    declined) and PyTorch's gradient to rounding; the case HMM's forward algorithm reduces."""
+    from jitgrad.ops import reduction
+    from lean_switch import declined
+
+    dim = dim % len(shape) if -len(shape) <= dim < len(shape) else 0
+    values = np.random.default_rng(seed).normal(size=shape) * 3
+    grads = []
+    for path in ("data", "general", "torch"):
+        lib = torch if path == "torch" else jitgrad
+        x = lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=True)
+        y = lib.logsumexp(x * 1.0, dim, keepdim=keepdim)
+        weights = lib.arange(y.numel(), dtype=getattr(lib, dtype)).reshape(y.shape) + 1
+        with declined(reduction, "_logsumexp_grad_data", None) if path == "general" else contextlib.nullcontext():
+            (y * weights).sum().backward()
+        grads.append(x.grad.detach().numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+    np.testing.assert_allclose(grads[0], grads[2], rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-6)
+
+
+def test_logsumexp_double_backward_takes_the_general_path():
+    for lib in (jitgrad, torch):
+        x = lib.tensor([[0.5, 1.0], [2.0, -1.0]], dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(lib.logsumexp(x, 0).sum(), x, create_graph=True)
+        (h,) = lib.autograd.grad((g * g).sum(), x)
+        if lib is jitgrad:
+            ours = (g.detach().numpy(), h.detach().numpy())
+    np.testing.assert_allclose(ours[0], g.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours[1], h.detach().numpy(), rtol=1e-12)

@@ -277,13 +277,34 @@ class LogsumexpBackward0(SavingNode):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         self_, result = self.unpack()
         sizes = self_._sizes
-        if len(sizes) == 1 and not is_grad_enabled():  # (no graph of the backward to build)
-            # the 0-d gradient and result broadcast against a 1-D input as their (1,)
-            # reshapes would: the same products, without two views
-            return (mul(grads[0], exp(sub(self_, result))),)  # type: ignore[arg-type]
+        if not is_grad_enabled():  # (no graph of the backward to build)
+            if len(sizes) == 1:
+                # the 0-d gradient and result broadcast against a 1-D input as their (1,)
+                # reshapes would: the same products, without two views
+                return (mul(grads[0], exp(sub(self_, result))),)  # type: ignore[arg-type]
+            out = _logsumexp_grad_data(grads[0], self_, result, self.dims)
+            if out is not None:
+                return (out,)
         g = _restore(grads[0], sizes, self.dims, self.keepdim)  # type: ignore[arg-type]
         r = _restore(result, sizes, self.dims, self.keepdim)
         return (mul(g, exp(sub(self_, r))),)
+
+
+def _logsumexp_grad_data(grad: Any, x: Tensor, result: Tensor, dims: tuple[int, ...]) -> Tensor | None:
+    """``grad * exp(x - result)`` with the reduced dims of ``grad`` and ``result`` put back as
+    size 1, computed on the data (the general path's ufuncs in its order: the same values)
+    when all three are lean tensors of one dtype; None otherwise."""
+    xd, rd, gd = lean_data(x), lean_data(result), lean_data(grad)
+    if xd is None or rd is None or gd is None or not xd.dtype is rd.dtype is gd.dtype:
+        return None
+    sizes = x._sizes
+    shape = keepdim_shape(sizes, dims)
+    token = QUIET.set(IGNORE_ALL)
+    try:
+        values = np.multiply(gd.reshape(shape), np.exp(np.subtract(xd.reshape(sizes), rd.reshape(shape))))
+    finally:
+        QUIET.reset(token)
+    return fresh_result(values.reshape(-1), sizes, layout(sizes)[0])
 
 
 _INF = float("inf")
