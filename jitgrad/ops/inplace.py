@@ -240,9 +240,8 @@ def apply_inplace(
 # nodes numbered in the general path's order. If you add a slot to CopySlices or
 # AsStridedBackward0, or a step to those functions, do it there too:
 # tests/test_lean_inplace.py compares every slot of the nodes made both ways. There the
-# base's edge is the one its views share, and the regenerated view's ``_next`` becomes the
-# one the base's views share (``Tensor._views_next``, see the lean plain view in
-# ``view_ops.py``); a stepper's second
+# regenerated view's ``_next`` becomes the one the base's next views share
+# (``Tensor._views_next``, see the lean plain view in ``view_ops.py``); a stepper's second
 # write through one place takes the last CopySlices's geometries and metadata.
 def lean_inplace(
     op: str, ufunc: np.ufunc, self: Tensor, other: Any, make_node: Callable[[], Node],

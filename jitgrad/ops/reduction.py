@@ -295,7 +295,7 @@ def _logsumexp_grad_data(grad: Any, x: Tensor, result: Tensor, dims: tuple[int, 
     size 1, computed on the data (the general path's ufuncs in its order: the same values)
     when all three are lean tensors of one dtype; None otherwise."""
     xd, rd, gd = lean_data(x), lean_data(result), lean_data(grad)
-    if xd is None or rd is None or gd is None or not xd.dtype is rd.dtype is gd.dtype:
+    if xd is None or rd is None or gd is None or not (xd.dtype is rd.dtype is gd.dtype):
         return None
     sizes = x._sizes
     shape = keepdim_shape(sizes, dims)
