@@ -55,8 +55,10 @@ def validate_outputs(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor 
             f"Function {node.name()} returned an invalid number of gradients - expected "
             f"{len(nexts)}, but got {len(grads)}"
         )
+    # (a gradient for an input that needs none goes on unchecked, as PyTorch's: the node's
+    # post-hooks see it, and ``send`` drops it)
     return [
-        None if grad is None or nxt is None else _validate(node, i, grad, nxt.input_metadata[nr])
+        grad if grad is None or nxt is None else _validate(node, i, grad, nxt.input_metadata[nr])
         for i, (grad, nxt, nr) in enumerate(zip(grads, nexts, node._nrs))
     ]
 
