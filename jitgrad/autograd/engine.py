@@ -397,11 +397,13 @@ class GraphTask:
         slots, owned = buffers.grads, buffers.owned
         mine = not buffers.create_graph  # (buffers may own what they are handed)
         following = None
+        nrs = node._nrs  # (read by index where a gradient goes on: ``zip`` costs ~0.1 us a node)
         i = 0
-        for nxt, nr in zip(node._next, node._nrs):
+        for nxt in node._next:
             if nxt is not None:
                 grad = outputs[i]
                 if grad is not None:
+                    nr = nrs[i]
                     fresh = handed is not None and handed[i]
                     meta = nxt.input_metadata[nr]
                     # validate_outputs, inlined for a gradient that already fits
