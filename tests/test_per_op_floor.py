@@ -360,3 +360,33 @@ def test_logsumexp_double_backward_takes_the_general_path():
             ours = (g.detach().numpy(), h.detach().numpy())
     np.testing.assert_allclose(ours[0], g.detach().numpy(), rtol=1e-12)
     np.testing.assert_allclose(ours[1], h.detach().numpy(), rtol=1e-12)
+
+
+@settings(max_examples=budget(60), deadline=None)
+@given(sizes=st.lists(st.integers(1, 4), min_size=1, max_size=3), data=st.data(),
+       dtype=st.sampled_from(["float64", "float32"]))
+def test_sum_to_on_the_data_is_sums_reduction(sizes, data, dtype):
+    """The engine's un-broadcast (``sum_to`` with no graph of the backward) on the data: bit
+    for bit what ``sum(dims, keepdim=True)`` then a view give; and a broadcasting program's
+    gradients as PyTorch's."""
+    from jitgrad.ops import reduction
+
+    sizes = tuple(sizes)
+    lead = data.draw(st.integers(0, 2))
+    shape = tuple(data.draw(st.sampled_from([1, s])) for s in sizes)  # (what broadcasts to ``sizes``)
+    full = (2,) * lead + sizes
+    g = jitgrad.tensor(np.random.default_rng(len(full)).normal(size=full), dtype=getattr(jitgrad, dtype))
+    with jitgrad.no_grad():
+        ours = reduction.sum_to(g, shape)
+        lead_dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and sizes[i] != 1)
+        general = jitgrad.sum(g, lead_dims, keepdim=True).reshape(shape) if lead_dims else g
+    assert ours.shape == general.shape and ours.dtype == general.dtype
+    np.testing.assert_array_equal(ours.numpy(), general.numpy())
+    grads = []
+    for lib in (jitgrad, torch):
+        small = lib.tensor(np.linspace(-1, 1, int(np.prod(shape))).reshape(shape), dtype=getattr(lib, dtype),
+                           requires_grad=True)
+        big = lib.tensor(np.linspace(0, 2, int(np.prod(full))).reshape(full), dtype=getattr(lib, dtype))
+        ((small + big) * big).sum().backward()
+        grads.append(small.grad.detach().numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5 if dtype == "float32" else 1e-12)

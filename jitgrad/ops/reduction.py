@@ -188,6 +188,15 @@ def sum_to(self: Tensor, shape: Sequence[int]) -> Tensor:
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and self._sizes[lead + i] != 1
     )
+    if dims and not is_grad_enabled():  # (the engine un-broadcasting a gradient)
+        data = lean_data(self)
+        if data is not None and data.dtype in dtypes.FLOATING:
+            # ``sum``'s reduction itself (the same values), without its checks, node and view
+            try:
+                values = QUIET_RUN(_add_reduce, data.reshape(self._sizes), dims, data.dtype, None, True)
+            except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+                values = quiet_call(_add_reduce, data.reshape(self._sizes), dims, data.dtype, None, True)
+            return fresh_result(values.reshape(-1), shape, layout(shape)[0])
     out = sum(self, dims, keepdim=True) if dims else self
     return out.view(shape) if out._sizes != shape else out  # type: ignore[attr-defined]
 
