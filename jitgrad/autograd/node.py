@@ -715,6 +715,8 @@ class SavingNode(Node):
                 self._compact = (_RELEASED, *compact[1:])
             elif codes and codes[-1] is _INPUT_RESULT:
                 self._compact = (_RELEASED, _RELEASED, *compact[2:])
+            elif None not in codes and len(codes) < len(_ALL_RELEASED):  # (tensors only: a product's)
+                self._compact = _ALL_RELEASED[len(codes)]
             elif codes.count(None) != len(codes):  # (else no tensor was saved: nothing to free)
                 self._compact = tuple([
                     value if code is None else _RELEASED for value, code in zip(compact, codes)
@@ -739,6 +741,8 @@ class SavingNode(Node):
 
 # stands for a compactly saved tensor after ``release_variables``
 _RELEASED = object()
+# the ``_compact`` of a node that saved only tensors, after ``release_variables``, by count
+_ALL_RELEASED = tuple((_RELEASED,) * k for k in range(5))
 # (``_compact``, ``_codes``) of a node that saved ``(None, number)`` after it was released
 _OTHER_RELEASED = ((None, _RELEASED), (None, 0))
 
