@@ -93,6 +93,12 @@ def _joins_and_where(lib: Any) -> Any:
     return lib.where(c > 0, c, x.sum() * 2)
 
 
+def _where_of_a_second_output(lib: Any) -> Any:
+    x = lib.tensor([[3.0, -1.0], [2.0, 5.0]], dtype=lib.float64, requires_grad=True)
+    low, high = lib.aminmax(x * 1.0, dim=0)  # (``high`` is output 1 of one node, not a view)
+    return lib.where(high > 2.5, high, low) + lib.where(low < 0, low * 2, high)
+
+
 def _max_and_sort(lib: Any) -> Any:
     x = lib.tensor([[3.0, 1.0], [2.0, 5.0]], dtype=lib.float64, requires_grad=True)
     values, _ = lib.max(x * 1.0, 1)
@@ -115,8 +121,8 @@ def _custom_function(lib: Any) -> Any:
     return q * p
 
 
-PROGRAMS: list[Callable[[Any], Any]] = [_unbound, _written_rows, _stepper, _joins_and_where, _max_and_sort,
-                                        _custom_function]
+PROGRAMS: list[Callable[[Any], Any]] = [_unbound, _written_rows, _stepper, _joins_and_where,
+                                        _where_of_a_second_output, _max_and_sort, _custom_function]
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__.strip("_"))

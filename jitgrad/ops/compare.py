@@ -16,7 +16,7 @@ from .. import _tracing, dtypes
 from .._quiet import quiet_call
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
-from ..autograd.graph import grad_accumulator, needs_grad, record
+from ..autograd.graph import grad_accumulator, input_numbers, needs_grad, record
 from ..autograd.node import SAVED_HOOKS, ZERO_NRS, Grads, Node, SavingNode, _next_sequence_nr
 from ..geometry import broadcast_shapes
 from ..storage import INFERENCE, Storage
@@ -392,22 +392,19 @@ def _fused_where(condition: Any, input: Any, other: Any) -> Tensor | None:
         return out
     # ``needs_grad``, ``Node.__init__`` and ``record``, written out for operands that are not views
     nexts: list[Node | None] = []
-    nrs: list[int] = []
+    numbered = False  # (whether an edge leads to an input other than 0: its ``_nrs``)
     for value in (a, b):
         if value is None:
             nexts.append(None)
-            nrs.append(0)
         elif value._grad_fn is not None:
             nexts.append(value._grad_fn)
-            nrs.append(value._output_nr)
+            numbered = numbered or value._output_nr != 0
         elif value._requires_grad:
             ref = value._grad_accumulator
             acc = ref() if ref is not None else None
             nexts.append(grad_accumulator(value) if acc is None else acc)
-            nrs.append(0)
         else:
             nexts.append(None)
-            nrs.append(0)
     if nexts[0] is None and nexts[1] is None:
         return out
     node = _new(WhereBackward0)
@@ -415,7 +412,7 @@ def _fused_where(condition: Any, input: Any, other: Any) -> Tensor | None:
     if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
         anomaly_mode.record_creation(node.metadata)
     node._next = (nexts[0], nexts[1])
-    node._nrs = ZERO_NRS[2] if nrs[0] == 0 and nrs[1] == 0 else (nrs[0], nrs[1])
+    node._nrs = input_numbers((a, b), nexts) if numbered else ZERO_NRS[2]
     node.input_metadata = plan[2]
     out._grad_fn = node
     # ``SavingNode.save(condition)``'s compact form, written out

@@ -117,14 +117,19 @@ def _lean_total(self: Tensor) -> Tensor | None:
     data = lean_data(self)
     if data is None:
         return None
-    try:
-        values = QUIET_RUN(_add_reduce, data, 0, None, None, True)
-    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
-        values = quiet_call(_add_reduce, data, 0, None, None, True)
-    return fresh_result(values, (), ())
+    return fresh_result(_summed(data, 0, None, True), (), ())
 
 
 _add_reduce, _true_divide, _multiply, _subtract = np.add.reduce, np.true_divide, np.multiply, np.subtract
+
+
+def _summed(x: np.ndarray, axis: Any, dtype: Any, keepdims: bool) -> np.ndarray:
+    """``np.add.reduce`` (``np.sum`` without its dispatch layers) quietly: inf - inf is nan,
+    silently, as in PyTorch. Every sum of this module reduces through it."""
+    try:
+        return QUIET_RUN(_add_reduce, x, axis, dtype, None, keepdims)  # type: ignore[no-any-return]
+    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
+        return quiet_call(_add_reduce, x, axis, dtype, None, keepdims)  # type: ignore[no-any-return]
 
 
 def _all_dims(ndim: int) -> tuple[int, ...]:
@@ -157,11 +162,7 @@ def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None)
         out_dtype = self.dtype
     else:
         out_dtype = dtypes.int64  # PyTorch sums bool and integer tensors as int64
-    x = array_of(self)
-    try:  # np.add.reduce is np.sum without its dispatch layers; inf - inf is nan, silently
-        values = QUIET_RUN(_add_reduce, x, dims, out_dtype, None, keepdim)
-    except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
-        values = quiet_call(_add_reduce, x, dims, out_dtype, None, keepdim)
+    values = _summed(array_of(self), dims, out_dtype, keepdim)
     out = from_result(np.asarray(values), out_dtype)
     if needs_grad(self):
         node = (SumBackward0 if dim is None else SumBackward1)(self._sizes, dims, keepdim)
@@ -192,10 +193,7 @@ def sum_to(self: Tensor, shape: Sequence[int]) -> Tensor:
         data = lean_data(self)
         if data is not None and data.dtype in dtypes.FLOATING:
             # ``sum``'s reduction itself (the same values), without its checks, node and view
-            try:
-                values = QUIET_RUN(_add_reduce, data.reshape(self._sizes), dims, data.dtype, None, True)
-            except RuntimeError:  # (another thread is in QUIET_RUN's context: see ``_quiet``)
-                values = quiet_call(_add_reduce, data.reshape(self._sizes), dims, data.dtype, None, True)
+            values = _summed(data.reshape(self._sizes), dims, data.dtype, True)
             return fresh_result(values.reshape(-1), shape, layout(shape)[0])
     out = sum(self, dims, keepdim=True) if dims else self
     return out.view(shape) if out._sizes != shape else out  # type: ignore[attr-defined]
