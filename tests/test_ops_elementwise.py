@@ -514,3 +514,18 @@ def test_no_numpy_warnings_for_inf_and_nan_results():
         y.log_()
     with pytest.warns(RuntimeWarning):  # NumPy's own setting is untouched
         np.log(np.zeros(1))
+
+
+def test_in_place_writes_through_views_overflow_quietly_as_pytorch():
+    """The lean write through a view (and the general in-place path) computes inf and nan
+    without NumPy's warnings, to PyTorch's values."""
+    results = []
+    for lib in (jitgrad, torch):
+        u = lib.tensor([1e308, 1e308, 0.0, 1.0], dtype=lib.float64, requires_grad=True) * 1.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            u[:2] += u[:2].detach() * 10  # (overflow: inf)
+            u[2:3] /= 0.0  # (0 / 0: nan)
+            u[3:].mul_(1e308).mul_(1e308)
+        results.append([str(v) for v in u.tolist()])
+    assert results[0] == results[1] == ["inf", "inf", "nan", "inf"]
