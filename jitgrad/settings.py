@@ -3,8 +3,9 @@
 ``torch.set_default_device``) and the constants ``pi``, ``e``, ``inf``, ``nan``, ``newaxis``.
 
 jitgrad computes on the CPU, deterministically and in the precision asked for, so the
-switches only remember what was set (and check it as PyTorch does); the thread counts are
-handed to Numba's parallel kernels when Numba is loaded.
+switches only remember what was set (and check it as PyTorch does); the intra-op thread
+count is handed to Numba's parallel kernels when Numba is loaded and to NumPy's OpenBLAS
+(jitgrad's matrix products), as PyTorch's reaches its own BLAS.
 """
 
 from __future__ import annotations
@@ -30,13 +31,19 @@ _state: dict[str, Any] = {
 
 
 def set_num_threads(n: int) -> None:
-    """The number of threads for intra-op parallelism (Numba's, when it is loaded)."""
+    """The number of threads for intra-op parallelism: Numba's (when it is loaded) and
+    OpenBLAS's for the matrix products (``kernels/_blas.py``; on a machine shared with busy
+    processes, ``set_num_threads(1)`` keeps a product from waiting for a descheduled
+    thread)."""
     if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
         raise RuntimeError(f"set_num_threads expects a positive integer, got {n!r}")
     _state["threads"] = n
     numba = sys.modules.get("numba")
     if numba is not None:
         numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    from .kernels._blas import set_blas_threads
+
+    set_blas_threads(n)
 
 
 def get_num_threads() -> int:

@@ -128,6 +128,31 @@ def test_settings_remember_and_check():
     both(program)
 
 
+def test_set_num_threads_reaches_openblas():
+    """jitgrad's matrix products run on NumPy's OpenBLAS: the intra-op count reaches it (as
+    PyTorch's reaches its BLAS); bad counts are refused and change nothing."""
+    from jitgrad.kernels import _blas
+
+    found = _blas._POLICY.found if _blas._POLICY.looked else _blas._find()
+    if found is None:
+        pytest.skip("NumPy without a bundled OpenBLAS")
+    before, blas_before = jitgrad.get_num_threads(), found[1]()
+    try:
+        jitgrad.set_num_threads(1)
+        assert (jitgrad.get_num_threads(), found[1]()) == (1, 1)
+        for bad in (0, -1, True, 1.5, "2"):
+            with pytest.raises(RuntimeError, match="set_num_threads expects a positive integer"):
+                jitgrad.set_num_threads(bad)
+            assert (jitgrad.get_num_threads(), found[1]()) == (1, 1)
+        with _blas.one_blas_thread():  # a count set inside a held block takes effect after it
+            jitgrad.set_num_threads(2)
+            assert found[1]() == 1
+        assert found[1]() == 2
+    finally:
+        jitgrad.set_num_threads(before)
+        _blas.set_blas_threads(blas_before)
+
+
 def test_einsum_sublist_form():
     def program(lib):
         a = lib.arange(24.0, dtype=lib.float64).reshape(2, 3, 4).requires_grad_()

@@ -3,7 +3,7 @@
 trained at (sequence 50, batch 8, 16 features, hidden 32, float32), in one process with
 PyTorch, both at their default thread counts. Timed as the calling thread's CPU time (as
 the small-op scenarios): at these sizes both libraries do their work on it (jitgrad's fused
-layers hold OpenBLAS to one thread, ``nn/_blas.py``), and the wall clock of a shared machine
+layers hold OpenBLAS to one thread, ``kernels/_blas.py``), and the wall clock of a shared machine
 stretches PyTorch's OpenMP regions by whole time slices. The build makes the module and
 input and runs them once (PyTorch's first call of a new module prepares its fused kernel);
 each timed call runs a fresh forward and its backward."""

@@ -41,7 +41,7 @@ from ..kernels import rnn as _rnn_kernels
 from ..geometry import contiguous_strides
 from ..ops.operands import fresh_result
 from ..tensor import Tensor
-from ._blas import one_blas_thread, one_thread_pays
+from ..kernels._blas import one_blas_thread, one_thread_pays
 
 State = tuple[Tensor, ...]
 _FLOATS = (dtypes.float32, dtypes.float64)
