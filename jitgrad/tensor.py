@@ -35,10 +35,6 @@ class Tensor:
         # autograd state, managed by jitgrad/autograd (this layer only holds it)
         "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_grad_accumulator", "_hooks",
         "_retains_grad", "_view_meta", "__weakref__",
-        # ``(grad_fn,)``, the one-node ``_next`` last given to a view's node of this tensor,
-        # shared by its next views' nodes while it is current (the lean plain view in
-        # ops/view_ops.py); set only by the paths that use it: unset until then
-        "_views_next",
     )
 
     _storage: Storage
@@ -54,7 +50,6 @@ class Tensor:
     _hooks: dict[int, Any] | None
     _retains_grad: bool
     _view_meta: Any
-    _views_next: tuple[Any] | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         """Nothing to do: the legacy constructor ``jitgrad.Tensor(data)`` / ``Tensor(2, 3)``

@@ -26,7 +26,6 @@ class Tensor:
     _storage: Storage
     _strides: tuple[int, ...]
     _view_meta: Any
-    _views_next: tuple[Any] | None
     @property
     def H(self) -> Tensor: ...
     @property

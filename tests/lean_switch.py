@@ -58,14 +58,15 @@ def node_slots(node: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"__class__": type(node).__name__,  # (hooks by key: closures differ)
                            "__dict__": {k: sorted(v) if isinstance(v, dict) else v
                                         for k, v in node.__dict__.items()}}
+    # (the edges' nodes by type, through ``_next``: the inline slots behind it may be unset
+    # on one path and None on the other, as ``Node._next`` allows)
+    out["_next"] = tuple(type(f).__name__ for f in node._next)
     for klass in type(node).__mro__:
         for name in getattr(klass, "__slots__", ()):
-            if name in ("__weakref__", "__dict__"):
+            if name in ("__weakref__", "__dict__", "_n0", "_n1", "_nx"):
                 continue
             value = getattr(node, name)
-            if name == "_next":
-                value = tuple(type(f).__name__ for f in value)
-            elif name == "fn":
+            if name == "fn":
                 value = node_slots(value)
             elif name == "sequence_nr":
                 continue  # (numbers differ from run to run: compare differences)

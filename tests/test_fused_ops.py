@@ -73,13 +73,19 @@ def _binding(f: Any, name: str) -> list[Any]:
     return modules
 
 
+# A node's edge slots beyond its edges may be unset or None (``Node._next``: the fused
+# paths leave them unset, ``set_next`` writes None): compared as None.
+_EDGE_SLOTS = ("_n0", "_n1", "_nx")
+
+
 def _slots(obj: Any) -> dict[str, Any]:
     """Every slot of ``obj``'s classes (unset ones as ``_MISSING``) and its ``__dict__``."""
     out: dict[str, Any] = {}
     for cls in type(obj).__mro__:
         for name in cls.__dict__.get("__slots__", ()):
             if name not in ("__weakref__", "__dict__"):
-                out[name] = _raw_slot(obj, cls, name)
+                value = _raw_slot(obj, cls, name)
+                out[name] = None if value is _MISSING and name in _EDGE_SLOTS else value
     out["__dict__"] = dict(getattr(obj, "__dict__", {}))
     return out
 

@@ -600,7 +600,7 @@ def test_copy_slices_init_does_what_node_init_does() -> None:
         assert made.sequence_nr == plain.sequence_nr + 1
         for name in Node.__slots__:
             if name not in ("__weakref__", "__dict__", "sequence_nr"):
-                assert getattr(made, name) == getattr(plain, name), name
+                assert getattr(made, name, None) == getattr(plain, name, None), name
         assert set(made.__dict__) == set(plain.__dict__)
         assert bool(made.__dict__.get("_metadata")) == bool(plain.__dict__.get("_metadata")) == anomaly
 

@@ -318,7 +318,7 @@ def _same_views(lean: Any, general: Any) -> None:
         if a is None:
             continue
         for name in Tensor.__slots__:
-            if name in ("__weakref__", "_view_meta", "_views_next"):
+            if name in ("__weakref__", "_view_meta"):
                 continue
             assert getattr(a, name) is getattr(b, name) or getattr(a, name) == getattr(b, name), name
         for name in ViewMeta.__slots__:

@@ -258,7 +258,7 @@ def test_lean_meta_has_every_slot_and_state() -> None:
         assert a.grad_fn.rel == b.grad_fn.rel and type(a.grad_fn.rel) is type(b.grad_fn.rel)
         assert a.grad_fn.__dict__ == b.grad_fn.__dict__ == {}
         for name in Tensor.__slots__:  # every slot set, as Tensor._make sets it
-            if name in ("__weakref__", "_grad_fn", "_view_meta", "_views_next"):
+            if name in ("__weakref__", "_grad_fn", "_view_meta"):
                 continue
             assert getattr(a, name) is getattr(b, name) or getattr(a, name) == getattr(b, name), name
         assert a.grad_fn.input_metadata == b.grad_fn.input_metadata
@@ -409,11 +409,11 @@ def test_slice_views_share_their_slice() -> None:
     assert d._view_meta.step_args[0].start is True and d.tolist() == x[1:-1].tolist()
 
 
-def test_views_of_a_base_share_its_edge_while_it_is_current() -> None:
-    """The views of a tensor that is not a view, written through its views (its grad_fn a
-    CopySlices), share one ``_next`` tuple (``Tensor._views_next``) while its history
-    stays; a new history (another write) gets its own, other tensors' views and other
-    output numbers their own edges, and ``detach_`` lets the old history go."""
+def test_views_of_a_base_hold_its_edge_inline() -> None:
+    """The views of a tensor written through its views (its grad_fn a CopySlices) hold
+    their edge in the node itself (no tuple per view); a new history (another write) is
+    the next views' edge, other tensors' views and other output numbers their own edges,
+    and ``detach_`` lets the old history go."""
     import gc
     import weakref
 
@@ -425,10 +425,10 @@ def test_views_of_a_base_share_its_edge_while_it_is_current() -> None:
     u[1:3] += x[:2]  # (the lean write: the base's views then share the regenerated edge)
     c = u[2:]
     assert c.grad_fn.next_functions == ((u.grad_fn, 0),) and u.grad_fn is not old
-    assert c.grad_fn._next is u[:1].grad_fn._next is u[1:3].grad_fn._next
+    assert c.grad_fn._n0 is u[:1].grad_fn._n0 is u[1:3].grad_fn._n0 is u.grad_fn
     written = u.grad_fn
-    u[0] = x[5] * 2.0  # (another write: its views share another edge)
-    assert u[1:].grad_fn._next is u[0].grad_fn._next
+    u[0] = x[5] * 2.0  # (another write: the next views' edge)
+    assert u[1:].grad_fn._n0 is u[0].grad_fn._n0 is u.grad_fn
     assert u[0].grad_fn.next_functions == ((u.grad_fn, 0),)
     assert u.grad_fn is not written
     values, order = jitgrad.sort(u * 1.0)

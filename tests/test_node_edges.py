@@ -59,6 +59,13 @@ def _check_storage(t: Any) -> None:
         if len(fn._nrs) < len(ZERO_NRS) and not any(fn._nrs):
             assert fn._nrs is ZERO_NRS[len(fn._nrs)], fn.name()  # (shared: no object per node)
         assert all(n is None or isinstance(n, Node) for n in fn._next)
+        # inline: one or two edges in the node's slots (no tuple per node), more in ``_nx``
+        n = len(fn._nrs)
+        if n > 2:
+            assert type(fn._nx) is tuple and fn._nx == fn._next, fn.name()
+        elif n:
+            assert fn._n0 is fn._next[0] and (n == 1 or fn._n1 is fn._next[1]), fn.name()
+            assert getattr(fn, "_nx", None) is None, fn.name()
 
 
 def _unbound(lib: Any) -> Any:

@@ -207,7 +207,9 @@ def _count_dependencies(roots: Sequence[Edge]) -> dict[Node, int]:
     starts = set(stack)  # a node is walked from when first counted, unless it is a root
     get = deps.get
     while stack:
-        for nxt in stack.pop()._next:
+        node = stack.pop()
+        n = len(node._nrs)  # (``node._next``, inlined: see ``Node``)
+        for nxt in (node._n0, node._n1) if n == 2 else (node._n0,) if n == 1 else node._nx if n else ():
             if nxt is not None:
                 count = get(nxt)
                 if count is None:
@@ -333,11 +335,11 @@ class GraphTask:
                 if grads[0] is not None or node._run_without_grads or any(g is not None for g in grads):
                     outputs = node.apply_owned(grads, flags) if flags and node.takes_owned else node.apply(grads)
                 else:
-                    outputs = [None] * len(node._next)
+                    outputs = [None] * len(node._nrs)
             finally:
                 if capture is not None:
                     node._needed = None
-            if len(outputs) != len(node._next):
+            if len(outputs) != len(node._nrs):
                 validate_outputs(node, outputs)  # raises the error
         else:  # post-hooks see the gradients in and out and may keep them: the node writes
             flags = None  # into none, and passes none on owned (a list back)
@@ -398,8 +400,9 @@ class GraphTask:
         mine = not buffers.create_graph  # (buffers may own what they are handed)
         following = None
         nrs = node._nrs  # (read by index where a gradient goes on: ``zip`` costs ~0.1 us a node)
+        n = len(nrs)  # (``node._next``, inlined: see ``Node``)
         i = 0
-        for nxt in node._next:
+        for nxt in (node._n0, node._n1) if n == 2 else (node._n0,) if n == 1 else node._nx if n else ():
             if nxt is not None:
                 grad = outputs[i]
                 if grad is not None:

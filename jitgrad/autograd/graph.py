@@ -22,7 +22,7 @@ from ..tensor import Tensor
 from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled
 from . import anomaly_mode
-from .node import ZERO_NRS, Edge, Grads, Node, edge_numbers
+from .node import ZERO_NRS, Edge, Grads, Node, edge_numbers, set_next
 
 # ``rebase_history(tensor, node, base_edge, op)``: make ``node`` the history of an input a custom
 # Function modified in place (``ctx.mark_dirty``); ops install it with the view machinery
@@ -100,7 +100,7 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
     if node is None:
         # ``AccumulateGrad(t)``, written out: a loop over ``leaf * c`` makes one per op
         node = _new(AccumulateGrad)
-        node._next = node._nrs = ()
+        node._nrs = ()  # (no edges)
         node.variable = t
         node.sequence_nr = _RUNS_FIRST
         dtype = t._storage.buffer.dtype
@@ -172,7 +172,7 @@ def record(node: Node, inputs: Sequence[Tensor | None], outputs: Sequence[Tensor
             nodes.append(grad_accumulator(t) if acc is None else acc)
         else:
             nodes.append(None)
-    node._next = tuple(nodes)
+    set_next(node, nodes)  # (``node._next = tuple(nodes)``, without the property's call)
     node._nrs = input_numbers(inputs, nodes) if numbered or len(nodes) >= len(ZERO_NRS) else ZERO_NRS[len(nodes)]
     if len(outputs) == 1:  # the common case, without a loop
         out = outputs[0]
@@ -280,7 +280,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable: Tensor) -> None:
         # Node.__init__ written out (``grad_accumulator`` writes this out again)
-        self._next = self._nrs = ()
+        self._nrs = ()  # (no edges yet: the node slots stay unset)
         self.variable = variable
         self.sequence_nr = _RUNS_FIRST  # runs as soon as it is ready, as in PyTorch
         self.input_metadata = single_metadata(variable._sizes, variable._storage.buffer.dtype)

@@ -211,7 +211,6 @@ def detach_(self: Tensor) -> Tensor:
     self._grad_fn = None
     self._requires_grad = False
     self._output_nr = 0
-    self._views_next = None  # (its views' shared ``_next``: the old history must not outlive this)
     return self
 
 

@@ -336,7 +336,8 @@ def _lean_recorded_write(
     second, src_nr = gradient_edge(src)
     node = _new(CopyBackwards)
     node.sequence_nr = _next_sequence_nr()
-    node._next = (first, second)
+    node._n0 = first
+    node._n1 = second
     node._nrs = ZERO_NRS[2] if nr == 0 and src_nr == 0 else (nr, src_nr)
     dtype = buffer.dtype
     by_sizes = _SINGLE_METADATA.get(dtype.type)  # (single_metadata's cache)
@@ -372,7 +373,7 @@ def _lean_recorded_write(
     copy_slices.view = view
     copy_slices.view_fn = None
     copy_slices.fn = node
-    copy_slices._next, copy_slices._nrs = node._next, node._nrs
+    copy_slices._n0, copy_slices._n1, copy_slices._nrs = first, second, node._nrs
     meta = None if previous is None else previous.input_metadata
     copy_slices.input_metadata = meta if meta is not None and meta[0][0] == base_sizes \
         and meta[0][1] is dtype else single_metadata(base_sizes, dtype)

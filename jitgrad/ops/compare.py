@@ -411,7 +411,8 @@ def _fused_where(condition: Any, input: Any, other: Any) -> Tensor | None:
     node.sequence_nr = _next_sequence_nr()
     if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
         anomaly_mode.record_creation(node.metadata)
-    node._next = (nexts[0], nexts[1])
+    node._n0 = nexts[0]
+    node._n1 = nexts[1]
     node._nrs = input_numbers((a, b), nexts) if numbered else ZERO_NRS[2]
     node.input_metadata = plan[2]
     out._grad_fn = node

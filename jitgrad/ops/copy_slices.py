@@ -98,7 +98,7 @@ class CopySlices(Node):
 
     def __init__(self, base: Tensor, view: Geometry, view_fn: tuple[Step, ...] | None, fn: Node) -> None:
         # Node.__init__, written out (one frame less on every write through a view)
-        self._next = self._nrs = ()
+        self._nrs = ()  # (no edges yet: the node slots stay unset)
         self.input_metadata = ()
         self.sequence_nr = _next_sequence_nr()
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
@@ -131,7 +131,7 @@ class CopySlices(Node):
         if fn is None:
             raise RuntimeError(_FREED)
         if grad is None:
-            return (None,) * len(self._next)
+            return (None,) * len(self._nrs)
         if not _grad_state.enabled:  # (is_grad_enabled)
             return self._apply_data(fn, grad, bool(owned and owned[0]))
         result = self._result(grad)
@@ -178,14 +178,13 @@ class CopySlices(Node):
         offset = result._offset + view.storage_offset - base.storage_offset
         sizes, strides = view.sizes, view.strides
         mine = self._needed  # (_needed_for_fn: CopySlices's edges are fn's, the first the base's)
-        nexts = self._next
-        n = len(fn._next)
+        n = len(fn._nrs)
         if mine is not None:
             needed = mine[:n]
-        elif n == 2:
-            needed = (nexts[0] is not None, nexts[1] is not None)
+        elif n == 2 and len(self._nrs) == 2:
+            needed = (self._n0 is not None, self._n1 is not None)
         else:
-            needed = tuple([nxt is not None for nxt in nexts[:n]])
+            needed = tuple([nxt is not None for nxt in self._next[:n]])
         base_wanted = needed[0]  # (self.needs_input_grad(0))
         overwrites = fn.overwrites_view
         if overwrites:  # fn's first output would be zeros: fill the slice instead (below)
@@ -263,7 +262,7 @@ class CopySlices(Node):
         zero(region)
 
     def _needed_for_fn(self) -> tuple[bool, ...]:
-        n = len(self.fn._next)  # type: ignore[union-attr]
+        n = len(self.fn._nrs)  # type: ignore[union-attr]
         return (self.needs_input_grad(0),) + tuple(self.needs_input_grad(i) for i in range(1, n))
 
     def _result(self, grad: Tensor) -> Tensor:

@@ -54,8 +54,7 @@ def _needed(node: Node) -> tuple[bool, bool]:
     needed = node._needed
     if needed is not None:
         return needed[0], needed[1]
-    first, second = node._next
-    return first is not None, second is not None
+    return node._n0 is not None, node._n1 is not None
 
 
 # -- add / sub ---------------------------------------------------------------------------------

@@ -299,7 +299,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                 acc = ref() if ref is not None else None
                 if acc is None:  # ``grad_accumulator(input)``, written out: its last graph is gone
                     acc = _new(AccumulateGrad)
-                    acc._next = acc._nrs = ()
+                    acc._nrs = ()  # (no edges)
                     acc.variable = input
                     acc.sequence_nr = _RUNS_FIRST
                     acc.input_metadata = plan[2]  # (the input's sizes)
@@ -328,10 +328,11 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
             if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
                 anomaly_mode.record_creation(node.metadata)
             if pair:
-                node._next = (first, second)
+                node._n0 = first
+                node._n1 = second
                 node._nrs = ZERO_NRS[2] if nr == 0 and other_nr == 0 else (nr, other_nr)
             else:
-                node._next = (first,)
+                node._n0 = first
                 node._nrs = ZERO_NRS[1] if nr == 0 else (nr,)
             node.input_metadata = meta
             out._grad_fn = node

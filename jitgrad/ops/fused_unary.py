@@ -150,7 +150,7 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
                 acc = ref() if ref is not None else None
                 if acc is None:  # ``grad_accumulator(input)``, written out: its last graph is gone
                     acc = _new(AccumulateGrad)
-                    acc._next = acc._nrs = ()
+                    acc._nrs = ()  # (no edges)
                     acc.variable = input
                     acc.sequence_nr = _RUNS_FIRST
                     acc.input_metadata = meta
@@ -166,7 +166,7 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
             node.sequence_nr = _next_sequence_nr()
             if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
                 anomaly_mode.record_creation(node.metadata)
-            node._next = (first,)
+            node._n0 = first
             node._nrs = ZERO_NRS[1] if nr == 0 else (nr,)
             node.input_metadata = meta
             out._grad_fn = node

@@ -144,7 +144,7 @@ def rebase_history(self: Tensor, node: Node, base_edge: Any) -> None:
     # grad_fn reads its elements from the base's new history
     old = self._grad_fn
     fn = AsStridedBackward0(copy_slices.base, view)
-    fn._next, fn._nrs = (copy_slices,), ZERO_NRS[1]  # (gradient_edge(base))
+    fn._n0, fn._nrs = copy_slices, ZERO_NRS[1]  # (gradient_edge(base))
     dtype = self._storage.buffer.dtype
     meta = node.input_metadata  # (the write's node: of this view's sizes and dtype, usually)
     fn.input_metadata = meta if len(meta) == 1 and meta[0][1] is dtype and meta[0][0] == self._sizes \
@@ -239,10 +239,8 @@ def apply_inplace(
 # __init__``, the view's ``regenerate`` as ``AsStridedBackward0``) is written out below, the
 # nodes numbered in the general path's order. If you add a slot to CopySlices or
 # AsStridedBackward0, or a step to those functions, do it there too:
-# tests/test_lean_inplace.py compares every slot of the nodes made both ways. There the
-# regenerated view's ``_next`` becomes the one the base's next views share
-# (``Tensor._views_next``, see the lean plain view in ``view_ops.py``); a stepper's second
-# write through one place takes the last CopySlices's geometries and metadata.
+# tests/test_lean_inplace.py compares every slot of the nodes made both ways. A stepper's
+# second write through one place takes the last CopySlices's geometries and metadata.
 def lean_inplace(
     op: str, ufunc: np.ufunc, self: Tensor, other: Any, make_node: Callable[[], Node],
 ) -> Tensor | None:
@@ -321,7 +319,8 @@ def lean_inplace(
                     other_nr = tensor._output_nr
                 else:
                     other_fn, other_nr = gradient_edge(tensor)
-                node._next = (base_fn, other_fn)
+                node._n0 = base_fn
+                node._n1 = other_fn
                 base_nr = base._output_nr
                 node._nrs = ZERO_NRS[2] if base_nr == 0 and other_nr == 0 else (base_nr, other_nr)
                 dtype = dst.dtype
@@ -350,7 +349,7 @@ def lean_inplace(
                 copy_slices.view = view
                 copy_slices.view_fn = None
                 copy_slices.fn = node
-                copy_slices._next, copy_slices._nrs = node._next, node._nrs
+                copy_slices._n0, copy_slices._n1, copy_slices._nrs = base_fn, other_fn, node._nrs
                 # (the base's sizes are the last CopySlices's: its metadata, if of this dtype)
                 copy_slices.input_metadata = whole_meta if whole_meta is not None and \
                     whole_meta[0][1] is dtype else single_metadata(base._sizes, dtype)
@@ -362,8 +361,7 @@ def lean_inplace(
                 regenerated.sequence_nr = _next_sequence_nr()
                 regenerated.input_geometry = whole
                 regenerated.geometry = view
-                # (the base's next views share this ``_next``: ``Tensor._views_next``)
-                regenerated._next = base._views_next = (copy_slices,)
+                regenerated._n0 = copy_slices
                 regenerated._nrs = ZERO_NRS[1]
                 regenerated.input_metadata = meta
                 self._grad_fn = regenerated

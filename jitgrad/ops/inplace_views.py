@@ -252,5 +252,5 @@ def set_(
     self._storage.bump("set_")
     self._storage = storage
     self._sizes, self._strides, self._offset = geometry
-    self._base = self._view_meta = self._views_next = None  # (no longer a view of anything)
+    self._base = self._view_meta = None  # (no longer a view of anything)
     return self

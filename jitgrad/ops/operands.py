@@ -177,9 +177,9 @@ def array_of(t: Tensor) -> np.ndarray:
 #    copies too: each path has a test comparing every slot with the general path's, which
 #    fails until you do (named below).
 # 3. Few objects: each object an op leaves alive counts towards the collector's
-#    thresholds, so shared tuples (one-output nodes' metadata, ``graph.single_metadata``; a
-#    base's views' ``_next``, ``Tensor._views_next``), cached 0-d numbers and remembered views
-#    (``view_ops._SEEN``) stand in for new ones.
+#    thresholds, so shared tuples (one-output nodes' metadata, ``graph.single_metadata``;
+#    input numbers, ``node.ZERO_NRS``), nodes' edges held inline (``Node``'s slots), cached
+#    0-d numbers and remembered views (``view_ops._SEEN``) stand in for new ones.
 # 4. Tested against PyTorch as well (values, gradients, Hypothesis programs); the tests'
 #    ``general()`` switch (tests/lean_switch.py) turns every path off at once.
 # The paths:

@@ -12,7 +12,7 @@ from .. import _tracing
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import _RUNS_FIRST, AccumulateGrad, input_numbers, needs_grad, record, single_metadata
-from ..autograd.node import ZERO_NRS, Grads, Node, _next_sequence_nr
+from ..autograd.node import ZERO_NRS, Grads, Node, _next_sequence_nr, set_next
 from ..geometry.strided import wrap_dim
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
@@ -52,9 +52,10 @@ class CatBackward0(Node):
             base = g if g._base is None else g._base
             head, tail, step, offset = sizes[:dim], sizes[dim + 1:], strides[dim], g._offset
             needed = self._needed
+            nexts = self._next
             for i, input_sizes in enumerate(self.sizes):
                 length = input_sizes[dim]
-                if needed[i] if needed is not None else self._next[i] is not None:
+                if needed[i] if needed is not None else nexts[i] is not None:
                     view = Tensor._make(storage, head + (length,) + tail, strides, offset + start * step, base)
                     view._view_meta = ViewMeta(base, None, (narrow, (dim, start, length)), NO_GRAD_MODE)
                     out.append(view)
@@ -81,7 +82,8 @@ class StackBackward0(Node):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
-        n = len(self._next)
+        nexts = self._next
+        n = len(nexts)
         dim = self.dim
         if _data_only(g, dim):
             # ``select``'s data (no graph to build): each input's slice, a view of ``g`` made
@@ -93,7 +95,7 @@ class StackBackward0(Node):
             needed = self._needed
             out: list[Tensor | None] = []
             for i in range(n):
-                if needed[i] if needed is not None else self._next[i] is not None:
+                if needed[i] if needed is not None else nexts[i] is not None:
                     view = Tensor._make(storage, view_sizes, view_strides, offset + i * step, base)
                     view._view_meta = ViewMeta(base, None, (select, (dim, i)), NO_GRAD_MODE)
                     out.append(view)
@@ -230,7 +232,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
             acc = ref() if ref is not None else None
             if acc is None:  # ``grad_accumulator(t)``, written out: its last graph is gone
                 acc = _new(AccumulateGrad)
-                acc._next = acc._nrs = ()
+                acc._nrs = ()  # (no edges)
                 acc.variable = t
                 acc.sequence_nr = _RUNS_FIRST
                 acc.input_metadata = ((by_sizes and by_sizes.get(t._sizes)) or _plan(t._sizes, dtype))[2]
@@ -291,7 +293,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if edges is None:  # the general edges (``record`` regenerates a stale view's history)
         record(node, tensors, (out,))
         return out
-    node._next = tuple(edges)
+    set_next(node, edges)
     node._nrs = input_numbers(tensors, edges) if numbered or len(edges) >= len(ZERO_NRS) \
         else ZERO_NRS[len(edges)]
     node.input_metadata = plan[2]
@@ -475,7 +477,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
             acc = ref() if ref is not None else None
             if acc is None:  # ``grad_accumulator(t)``, written out: its last graph is gone
                 acc = _new(AccumulateGrad)
-                acc._next = acc._nrs = ()
+                acc._nrs = ()  # (no edges)
                 acc.variable = t
                 acc.sequence_nr = _RUNS_FIRST
                 acc.input_metadata = one if buffer.dtype is dtype else single_metadata(sizes, buffer.dtype)
@@ -528,7 +530,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if edges is None:  # the general edges (``record`` regenerates a stale view's history)
         record(node, tensors, (out,))
         return out
-    node._next = tuple(edges)
+    set_next(node, edges)
     node._nrs = input_numbers(tensors, edges) if numbered or len(edges) >= len(ZERO_NRS) \
         else ZERO_NRS[len(edges)]
     node.input_metadata = meta

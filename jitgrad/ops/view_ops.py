@@ -32,7 +32,6 @@ from ..geometry.strided import wrap_dim
 from ..dtypes import UnsupportedDtype
 from ..tensor import Tensor, sizes_arg
 from ..storage import INFERENCE
-from .copy_slices import CopySlices
 from .view_meta import DEFAULT, MULTI_OUTPUT_NODE, Step, ViewMeta, dense_call, make_view
 from .operands import layout, new_tensor
 
@@ -50,7 +49,7 @@ class ViewBackward(Node):
         self, input_sizes: tuple[int, ...], rel: Any, rel_fn: Callable[[Geometry, Any], Geometry] | None = None
     ) -> None:
         # Node.__init__, written out (one frame less on every view)
-        self._next = self._nrs = ()
+        self._nrs = ()  # (no edges yet: the node slots stay unset)
         self.input_metadata = ()
         self.sequence_nr = _next_sequence_nr()
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
@@ -554,12 +553,8 @@ def _immutable(index: Any) -> bool:
 # Tensor, ViewMeta and node slot and the graph with the general path, and the values and
 # gradients with PyTorch.
 # Fewer objects per view (each one Python's collector tracks costs a stepper's statement
-# time in every collection): the views of a tensor that is not a view, written through
-# its views (its grad_fn a CopySlices: a stepper's or a table's), share one ``_next``
-# ``(grad_fn,)`` while its history is current (``Tensor._views_next``, set only by
-# this path and the lean write through a view, which hands the base its regenerated
-# view's ``_next``; ``detach_`` clears it, so an old history is not kept alive);
-# and ``getitem`` remembers ``x[i]``, ``x[a:b]``, ``x[a:b, c:d]``, ``x[a:b, j]`` and
+# time in every collection): the node holds its edge inline (``Node``'s slots), and
+# ``getitem`` remembers ``x[i]``, ``x[a:b]``, ``x[a:b, c:d]``, ``x[a:b, j]`` and
 # ``x[a:b, None]`` by their Python ints (``_SEEN``): one shared index per bounds for the
 # node and the view's replay step (``x[a:b]`` kept as the same view ``x[(a:b,)]``), with
 # the sizes and strides it last indexed (and those before: two tensors taking turns
@@ -629,23 +624,13 @@ def _plain_view(
         if anomaly_mode.enabled:  # where the user's code created this node (debugging only)
             anomaly_mode.record_creation(node.metadata)
         if fn is not None:
-            if vm is None and fn.__class__ is CopySlices:
-                # a base written through its views: they share one ``_next`` (``Tensor._views_next``)
-                try:
-                    nexts = self._views_next
-                except AttributeError:  # (not set before)
-                    nexts = None
-                if nexts is None or nexts[0] is not fn:
-                    nexts = self._views_next = (fn,)
-                node._next = nexts
-            else:
-                node._next = (fn,)
+            node._n0 = fn
             nr = self._output_nr
             node._nrs = ZERO_NRS[1] if nr == 0 else (nr,)
         else:
             ref = self._grad_accumulator
             acc = ref() if ref is not None else None
-            node._next = (grad_accumulator(self) if acc is None else acc,)
+            node._n0 = grad_accumulator(self) if acc is None else acc
             node._nrs = ZERO_NRS[1]
         dtype = storage.buffer.dtype
         if metadata is None or metadata[0][1] is not dtype:
