@@ -60,7 +60,9 @@ def _summed(node: Node, i: int, g: Tensor) -> bool:
     """Whether the gradient of ``node``'s input ``i`` is ``g``'s shape summed to 0-d."""
     if not g._sizes:
         return False
-    nxt, nr = node._next[i], node._nrs[i]
+    nrs = node._nrs
+    nxt = node._nx[i] if len(nrs) > 2 else node._n0 if i == 0 else node._n1  # (``node._next[i]``)
+    nr = nrs[i]
     return not nxt.input_metadata[nr][0]  # type: ignore[union-attr]
 
 
