@@ -50,6 +50,66 @@ def test_compactly_saved_tensors_are_the_general_saved_tensors_field_for_field(k
     assert node.unpack() == (t, 2.0, None)  # (the SavedTensors)
 
 
+@pytest.mark.parametrize("k", range(8))
+@pytest.mark.parametrize("arity", [1, 2])
+def test_one_or_two_values_are_kept_inline_and_read_as_the_general_saved_tensors(k, arity):
+    """``save`` of one or two values keeps them in the node's slots (no tuple for a kept
+    graph to hold); unpacking, ``saved``, release and the errors after it are those of the
+    tuple form and of SavedTensors."""
+    from jitgrad.autograd.node import INLINE
+
+    t = _inputs()[k]
+    values = (t, 2.0)[:arity]
+    node = MulBackward0()
+    node.save(*values)
+    assert node._compact is INLINE and node._s0 is t and node.unpack() == values
+    saved = node.saved
+    assert node._compact is None and node._s0 is None and node._s1 is None  # (handed over)
+    assert _fields(saved[0]) == _fields(SavedTensor(t)) and saved[1:] == values[1:]
+    node = MulBackward0()
+    node.save(*values)
+    node.release_variables()
+    assert node._s0 is None and node._s1 is None  # (nothing kept alive after release)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        node.unpack()
+
+
+def test_a_stepper_statement_leaves_only_its_nodes_and_one_saved_tensor():
+    """``u[1:-1] += al * (u[2:] - 2 * u[1:-1] + u[:-2])`` keeps, per statement, its 9 nodes
+    and the saved sum (a Tensor and its Storage): edges and saved values inline, no tuple
+    (each object a kept graph holds costs Python's collector on every collection)."""
+    import collections
+    import gc
+
+    u = (jitgrad.arange(130, dtype=jitgrad.float64) ** 2).requires_grad_() * 1.0
+    al = jitgrad.tensor(0.001, dtype=jitgrad.float64, requires_grad=True)
+
+    def statement() -> None:
+        u[1:-1].__iadd__(al * (u[2:] - 2 * u[1:-1] + u[:-2]))
+
+    from jitgrad.autograd.node import Node
+    from jitgrad.storage import Storage
+
+    def graph_objects() -> collections.Counter[str]:  # (what a kept graph can be made of)
+        return collections.Counter(type(o).__name__ for o in gc.get_objects()
+                                   if isinstance(o, (Node, jitgrad.Tensor, Storage, tuple)))
+
+    for _ in range(50):  # (warm: caches, first-use objects)
+        statement()
+    gc.collect()
+    before = graph_objects()
+    for _ in range(100):
+        statement()
+    gc.collect()
+    after = graph_objects()
+    grown = {k: (after[k] - before[k]) / 100 for k in after if after[k] != before[k]}
+    assert {k: v for k, v in grown.items() if abs(v) >= 0.5} == {
+        "SliceBackward0": 3, "SubBackward0": 1, "AddBackward0": 2, "MulBackward0": 2,
+        "CopySlices": 1, "Tensor": 1, "Storage": 1}, grown
+    (g,) = jitgrad.autograd.grad(u.sum(), al)  # (and the graph still differentiates)
+    assert g.item() != 0
+
+
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_compact_saving_refuses_what_saved_tensors_refuse(when):
     """A version moved, a history detached in place, backward after release: the same

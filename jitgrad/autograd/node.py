@@ -574,15 +574,17 @@ class SavingNode(Node):
 
     Saving is part of every op that saves (a product saves both operands), so the common
     case — plain inputs, no saved tensor hooks, no anomaly mode — is kept compact: the
-    values themselves (``_compact``, the very tuple ``save`` was called with) and one
-    integer per tensor (``_codes``: ``2 * version + had_history``, None for a non-tensor),
-    instead of a ``SavedTensor`` per tensor. ``unpack`` checks those directly; ``saved``
+    values themselves (``_compact``, the very tuple ``save`` was called with; one or two
+    values are kept inline instead, in ``_s0`` and ``_s1`` with ``_compact`` the marker
+    ``INLINE``: no tuple for a kept graph to hold, see ``Node``'s edges) and one integer per
+    tensor (``_codes``: ``2 * version + had_history``, None for a non-tensor; a shared
+    tuple when small, ``codes_of``), instead of a ``SavedTensor`` per tensor. ``unpack`` checks those directly; ``saved``
     (and ``_raw_saved_<name>``) makes the ``SavedTensor``s on first use, exactly as ``save``
     would have made them, and keeps them; anything irregular (a version moved, a history
     detached in place, backward after release) is handed to them, for the same errors.
     """
 
-    __slots__ = ("_saved", "_compact", "_codes")
+    __slots__ = ("_saved", "_compact", "_codes", "_s0", "_s1")
 
     # A Python number operand of ``mul`` / ``div`` is, in PyTorch, wrapped as a 0-dim tensor
     # and saved as one: ``grad_fn._saved_other`` is ``tensor(2)``, and it is freed by
@@ -593,7 +595,7 @@ class SavingNode(Node):
     def __getattr__(self, name: str) -> Any:
         # only called for attributes not found otherwise: the slots before ``save`` ran,
         # ``_saved_<x>`` / ``_raw_saved_<x>``
-        if name in ("_saved", "_compact", "_codes"):
+        if name in ("_saved", "_compact", "_codes", "_s0", "_s1"):
             return None
         for prefix, raw in (("_raw_saved_", True), ("_saved_", False)):
             if name.startswith(prefix):
@@ -616,6 +618,8 @@ class SavingNode(Node):
             compact = self._compact
             if compact is None:
                 return ()  # nothing saved (yet)
+            if compact is INLINE:
+                compact = _inline_values(self)
             codes = self._codes
             if codes is _RESULT_CODES:
                 saved = self._saved = (_saved_result(self, *compact),)
@@ -627,13 +631,13 @@ class SavingNode(Node):
                     value if code is None else _saved_from_code(value, code)
                     for value, code in zip(compact, self._codes)
                 ])
-            self._compact = self._codes = None
+            self._compact = self._codes = self._s0 = self._s1 = None
         return saved
 
     @saved.setter
     def saved(self, values: tuple[Any, ...]) -> None:
         self._saved = values
-        self._compact = self._codes = None
+        self._compact = self._codes = self._s0 = self._s1 = None
 
     def save(self, *values: Any, outputs: Sequence[Tensor] = ()) -> None:
         """Save ``values`` for backward: tensors as ``SavedTensor``s, with their version
@@ -654,8 +658,16 @@ class SavingNode(Node):
                     codes.append(None)
             else:
                 self._saved = None
-                self._compact = values
-                self._codes = tuple(codes)
+                n = len(values)
+                if n == 2:
+                    self._compact = INLINE
+                    self._s0, self._s1 = values
+                elif n == 1:
+                    self._compact = INLINE
+                    self._s0 = values[0]
+                else:
+                    self._compact = values
+                self._codes = codes_of(codes)
                 return
         saved: list[Any] = []
         for t in values:
@@ -702,6 +714,8 @@ class SavingNode(Node):
 
     def unpack(self) -> tuple[Any, ...]:
         compact = self._compact
+        if compact is INLINE:
+            compact = (self._s0, self._s1) if len(self._codes) == 2 else (self._s0,)
         if compact is None:
             pass
         elif self._codes is _RESULT_CODES:  # (``save_result``)
@@ -738,12 +752,16 @@ class SavingNode(Node):
 
     def _release_numbers(self) -> None:
         """Release the numbers saved compactly as the tensors they stand for (0-dim, version 0)."""
+        compact = self._compact  # (tuple form: ``release_variables`` leaves no inline values)
         self._codes = tuple([0 if code is None and v is not None else code
-                             for v, code in zip(self._compact, self._codes)])
-        self._compact = tuple([None if v is None else _RELEASED for v in self._compact])
+                             for v, code in zip(compact, self._codes)])
+        self._compact = tuple([None if v is None else _RELEASED for v in compact])
 
     def release_variables(self) -> None:
         compact = self._compact
+        if compact is INLINE:  # (released into the tuple form: shared tuples, mostly)
+            compact = _inline_values(self)
+            self._compact, self._s0, self._s1 = compact, None, None
         if compact is not None:
             codes = self._codes
             if codes is _RESULT_CODES:
@@ -776,6 +794,35 @@ class SavingNode(Node):
 
 # stands for a compactly saved tensor after ``release_variables``
 _RELEASED = object()
+
+
+class _Inline:
+    """``SavingNode._compact`` when one or two values are kept inline (``_s0``, ``_s1``)."""
+
+    def __repr__(self) -> str:
+        return "INLINE"
+
+
+INLINE: Any = _Inline()
+
+
+def _inline_values(node: SavingNode) -> tuple[Any, ...]:
+    """The values a node keeps inline, as the tuple ``save`` was called with."""
+    return (node._s0, node._s1) if len(node._codes) == 2 else (node._s0,)
+
+
+# ``_codes`` of one or two small codes (each None or below 16: versions below 8), shared
+_SMALL_CODES = (None,) + tuple(range(16))
+CODE_TUPLES: dict[tuple[Any, ...], tuple[Any, ...]] = {
+    **{(a,): (a,) for a in _SMALL_CODES},
+    **{(a, b): (a, b) for a in _SMALL_CODES for b in _SMALL_CODES},
+}
+
+
+def codes_of(codes: Sequence[Any]) -> tuple[Any, ...]:
+    """``tuple(codes)``, the shared tuple when there is one."""
+    key = tuple(codes)
+    return CODE_TUPLES.get(key, key)
 # the ``_compact`` of a node that saved only tensors, after ``release_variables``, by count
 _ALL_RELEASED = tuple((_RELEASED,) * k for k in range(5))
 # (``_compact``, ``_codes``) of a node that saved ``(None, number)`` after it was released

@@ -17,7 +17,7 @@ from .._quiet import quiet_call
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import grad_accumulator, input_numbers, needs_grad, record
-from ..autograd.node import SAVED_HOOKS, ZERO_NRS, Grads, Node, SavingNode, _next_sequence_nr
+from ..autograd.node import CODE_TUPLES, INLINE, SAVED_HOOKS, ZERO_NRS, Grads, Node, SavingNode, _next_sequence_nr
 from ..geometry import broadcast_shapes
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
@@ -422,8 +422,10 @@ def _fused_where(condition: Any, input: Any, other: Any) -> Tensor | None:
         return out
     counter = condition._storage._counter
     node._saved = None
-    node._compact = (condition,)
-    node._codes = ((0 if counter is None else 2 * counter.value) + (condition._grad_fn is not None),)
+    node._compact = INLINE
+    node._s0 = condition
+    codes = ((0 if counter is None else 2 * counter.value) + (condition._grad_fn is not None),)
+    node._codes = CODE_TUPLES.get(codes, codes)
     return out
 
 

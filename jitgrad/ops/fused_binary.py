@@ -31,7 +31,7 @@ from .._quiet import QUIET_RUN, quiet_call
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import _RUNS_FIRST, AccumulateGrad, grad_accumulator, needs_grad, record
-from ..autograd.node import SAVED_HOOKS, ZERO_NRS, Node, _next_sequence_nr
+from ..autograd.node import CODE_TUPLES, INLINE, SAVED_HOOKS, ZERO_NRS, Node, _next_sequence_nr
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
@@ -349,7 +349,9 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
         # ``SavingNode.save``'s compact form when it would take it
         if operand is not Tensor:  # no tensor: hooks and anomaly mode only concern tensors
             node._saved = None
-            node._compact = (None, other if first is not None or saves == QUOTIENT else None)
+            node._compact = INLINE
+            node._s0 = None
+            node._s1 = other if first is not None or saves == QUOTIENT else None
             node._codes = _NONE2
             return out
         a = input if second is not None or saves == INPUTS else None
@@ -369,8 +371,11 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
             counter = other._storage._counter
             code_b = (0 if counter is None else 2 * counter.value) + (other._grad_fn is not None)
         node._saved = None
-        node._compact = (a, b)
-        node._codes = (code_a, code_b)
+        node._compact = INLINE
+        node._s0 = a
+        node._s1 = b
+        codes = (code_a, code_b)
+        node._codes = CODE_TUPLES.get(codes, codes)
         return out
 
     fused.__name__ = fused.__qualname__ = f"fused_{ufunc.__name__}"

@@ -14,7 +14,7 @@ from .._quiet import QUIET_RUN, quiet_call
 from ..autograd import anomaly_mode
 from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.graph import _RUNS_FIRST, AccumulateGrad, needs_grad, record
-from ..autograd.node import _RESULT_CODES, SAVED_HOOKS, ZERO_NRS, Node, _next_sequence_nr
+from ..autograd.node import _RESULT_CODES, CODE_TUPLES, INLINE, SAVED_HOOKS, ZERO_NRS, Node, _next_sequence_nr
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
@@ -189,8 +189,10 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
                 return out
             counter = input._storage._counter
             node._saved = None  # type: ignore[attr-defined]
-            node._compact = (input,)  # type: ignore[attr-defined]
-            node._codes = ((0 if counter is None else 2 * counter.value) + (input._grad_fn is not None),)  # type: ignore[attr-defined]
+            node._compact = INLINE  # type: ignore[attr-defined]
+            node._s0 = input  # type: ignore[attr-defined]
+            codes = ((0 if counter is None else 2 * counter.value) + (input._grad_fn is not None),)
+            node._codes = CODE_TUPLES.get(codes, codes)  # type: ignore[attr-defined]
         return out
 
     fused.__name__ = fused.__qualname__ = f"fused_{forward.name if isinstance(forward, LazyKernel) else forward.__name__}"
