@@ -1151,3 +1151,25 @@ def test_fused_declared_binary_functions_take_arguments_as_pytorch(call: str) ->
         except TypeError as e:
             outcomes.append(("TypeError", str(e).split("(")[0]))
     assert outcomes[0] == outcomes[1]
+
+
+def test_a_one_element_operand_reads_its_current_values() -> None:
+    """The fused path keeps the last one-element operand's NumPy view (a stepper's
+    ``alpha * lap``): writes into that element, a new buffer for the tensor (``.data =``)
+    and another element of the same buffer are all seen, in both operand orders, as in
+    PyTorch."""
+    for lib in (jitgrad, torch):
+        a = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+        pair = lib.tensor([7.0, 11.0], dtype=lib.float64)
+        x = lib.arange(4, dtype=lib.float64)
+        got = [(a * x).tolist(), (x * a).tolist()]
+        with lib.no_grad():
+            a.fill_(3.0)
+        got += [(a * x).tolist(), (x * a).tolist()]
+        a.data = lib.tensor(5.0, dtype=lib.float64)
+        got += [(a * x).tolist(), (x * a).tolist(), (pair[0] * x).tolist(), (pair[1] * x).tolist()]
+        (a * x).sum().backward()
+        got.append(a.grad.item())
+        if lib is jitgrad:
+            mine = got
+    assert mine == got
