@@ -48,6 +48,18 @@ PROGRAMS: dict[str, str | None] = {
     "residual_ridge": None,
     "mixture_density": None,
     "trend_smoothing": None,
+    "particle_springs": None,
+    "soft_alignment": None,
+    "red_black_sor": None,
+    "crank_nicolson": None,
+    "masked_attention": None,
+    "crf_viterbi": None,
+    "sinkhorn_transport": None,
+    "implicit_euler": None,
+    "dopri_stages": None,
+    "newton_cg": None,
+    "gru_language_model": None,
+    "implicit_feedback": None,
 }
 
 
