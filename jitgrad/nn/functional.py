@@ -53,7 +53,8 @@ from ._more_activations import (
     celu, glu, hardshrink, hardsigmoid, hardswish, logsigmoid, relu6, rms_norm, selu, softmin,
     softshrink, softsign, tanhshrink, threshold,
 )
-from ._normalization import cosine_similarity, embedding, layer_norm, one_hot, pairwise_distance
+from ._embedding import embedding
+from ._normalization import cosine_similarity, layer_norm, one_hot, pairwise_distance
 
 __all__ = [
     "avg_pool1d", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_similarity",

@@ -60,6 +60,7 @@ PROGRAMS: dict[str, str | None] = {
     "newton_cg": None,
     "gru_language_model": None,
     "implicit_feedback": None,
+    "skipgram_embeddings": None,
 }
 
 
