@@ -61,6 +61,7 @@ PROGRAMS: dict[str, str | None] = {
     "gru_language_model": None,
     "implicit_feedback": None,
     "skipgram_embeddings": None,
+    "ctc_recognizer": None,
 }
 
 
