@@ -62,6 +62,7 @@ PROGRAMS: dict[str, str | None] = {
     "implicit_feedback": None,
     "skipgram_embeddings": None,
     "ctc_recognizer": None,
+    "super_resolution": None,
 }
 
 
