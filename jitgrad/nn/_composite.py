@@ -7,7 +7,14 @@ gets is a copy whose only node is a ``CompositeBackward``, with the op's inputs 
 functions, as in PyTorch. Its ``apply`` runs the composition's backward (``autograd.grad``,
 keeping that graph until this node is released), with ``create_graph`` when the outer
 backward has it, so gradients of gradients follow. The node also saves the inputs PyTorch's
-saves, for the same version checks."""
+saves, for the same version checks.
+
+When two or more inputs need a gradient, the composition reads each through its own alias
+(``view_as``, the *boundary*) and the node's backward asks for the gradients of those: a
+partial derivative per input, as a kernel's backward gives. Asked of the inputs themselves,
+``grad`` would return total derivatives, so an input that is also an ancestor of another
+(``grid_sample(x, grid_from(x))``, ``conv1d(x, x[..., :3])``) would get the other's path twice:
+once from this node, once more through the other input's own history."""
 
 from __future__ import annotations
 
@@ -61,29 +68,42 @@ class MultilabelMarginLossBackward0(CompositeBackward):
     pass
 
 
-def one_node(node_type: type[CompositeBackward], compute: Callable[[], Tensor], inputs: tuple[Tensor | None, ...],
+def _boundaries(inputs: tuple[Tensor | None, ...]) -> tuple[Tensor | None, ...]:
+    """The inputs the composition reads: aliases of those needing a gradient when two or more
+    do (see the module docstring), else the inputs themselves."""
+    if sum(1 for t in inputs if t is not None and needs_grad(t)) < 2:
+        return inputs
+    return tuple(t.view_as(t) if t is not None and needs_grad(t) else t for t in inputs)  # type: ignore[attr-defined]
+
+
+def one_node(node_type: type[CompositeBackward], compute: Callable[..., Tensor], inputs: tuple[Tensor | None, ...],
              saved: tuple[Tensor | None, ...] = ()) -> Tensor:
-    """``compute()``, recorded as one ``node_type`` over ``inputs`` when a gradient is needed."""
-    inner = compute()
+    """``compute(*inputs)``, recorded as one ``node_type`` over ``inputs`` when a gradient is
+    needed."""
     if not needs_grad(*inputs):
-        return inner
+        return compute(*inputs)
+    boundaries = _boundaries(inputs)
+    inner = compute(*boundaries)
     out = from_result(array_of(inner), inner.dtype)
-    node = node_type(inner, inputs)
+    node = node_type(inner, boundaries)
     record(node, inputs, (out,))
     node.save(*saved)
     return out
 
 
-def convolution(compute: Callable[[Tensor], Tensor], input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-    """``compute(input)``, recorded as one ``ConvolutionBackward0`` when a gradient is needed
-    (an unbatched input is computed as a batch of one, then squeezed, as PyTorch)."""
+def convolution(compute: Callable[[Tensor, Tensor, Tensor | None], Tensor], input: Tensor, weight: Tensor,
+                bias: Tensor | None) -> Tensor:
+    """``compute(input, weight, bias)``, recorded as one ``ConvolutionBackward0`` when a
+    gradient is needed (an unbatched input is computed as a batch of one, then squeezed, as
+    PyTorch)."""
     if not needs_grad(input, weight, bias):
-        return compute(input)
-    inner = compute(input)  # (its checks see the caller's shapes)
+        return compute(input, weight, bias)
+    boundaries = _boundaries((input, weight, bias))
+    inner = compute(*boundaries)  # type: ignore[arg-type]  # (its checks see the caller's shapes)
     batched = input.ndim != weight.ndim - 1
     x = input if batched else input.unsqueeze(0)  # type: ignore[attr-defined]
     out = from_result(array_of(inner) if batched else array_of(inner)[None], inner.dtype)
-    node = ConvolutionBackward0(inner, (input, weight, bias), batched)
+    node = ConvolutionBackward0(inner, boundaries, batched)
     record(node, (x, weight, bias), (out,))
     node.save(x, weight)
     return out if batched else out.squeeze(0)  # type: ignore[attr-defined,no-any-return]

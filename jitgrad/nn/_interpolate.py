@@ -131,11 +131,11 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
                 antialias: bool = False) -> Tensor:
     """Resize the spatial dims (all after the first two) to ``size``, or by ``scale_factor``;
     one node under PyTorch's name (``UpsampleBilinear2DBackward0``, ...: ``_composite.py``)."""
-    def resize() -> Tensor:
+    def resize(input: Tensor) -> Tensor:
         return _resize(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
 
     if mode == "area":  # adaptive average pooling, with its own node
-        return resize()
+        return resize(input)
     node_type = _NODES.get((mode, input.ndim - 2), CompositeBackward)  # (other modes raise in _resize)
     return one_node(node_type, resize, (input,))
 

@@ -63,6 +63,8 @@ PROGRAMS: dict[str, str | None] = {
     "skipgram_embeddings": None,
     "ctc_recognizer": None,
     "super_resolution": None,
+    "pinn_poisson": None,
+    "stn_digits": None,
 }
 
 
