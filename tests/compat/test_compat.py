@@ -65,6 +65,8 @@ PROGRAMS: dict[str, str | None] = {
     "super_resolution": None,
     "pinn_poisson": None,
     "stn_digits": None,
+    "isotonic_calibration": None,
+    "beam_search": None,
 }
 
 
