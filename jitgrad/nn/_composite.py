@@ -43,8 +43,10 @@ class CompositeBackward(SavingNode):
             raise RuntimeError(_FREED)
         wanted = [i for i, t in enumerate(self.inputs) if t is not None and self.needs_input_grad(i)]
         g = grads[0] if self.batched else grads[0].squeeze(0)  # type: ignore[union-attr]
+        # (an input the composition does not reach, as the grid of a nearest grid_sample,
+        # gets zeros: a kernel's backward returns them)
         got = grad(self.inner, [self.inputs[i] for i in wanted], g, retain_graph=True,  # type: ignore[misc]
-                   create_graph=is_grad_enabled(), allow_unused=True)
+                   create_graph=is_grad_enabled(), allow_unused=True, materialize_grads=True)
         out: list[Tensor | None] = [None] * len(self.inputs)
         for i, gi in zip(wanted, got):
             out[i] = gi.unsqueeze(0) if i == 0 and gi is not None and not self.batched else gi  # type: ignore[attr-defined]

@@ -67,6 +67,7 @@ PROGRAMS: dict[str, str | None] = {
     "stn_digits": None,
     "isotonic_calibration": None,
     "beam_search": None,
+    "ppo_update": None,
 }
 
 
