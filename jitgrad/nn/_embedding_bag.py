@@ -87,4 +87,6 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         return total / from_result(np.maximum(counts, 1)[:, None])
 
     inputs = (weight,) if per_sample_weights is None else (weight, per_sample_weights)
-    return one_node(EmbeddingBagBackward0, compute, inputs, (weight,))
+    # (PyTorch's node saves the weight only for the per-sample weights' gradient: a weight
+    # written in place before backward is refused only then)
+    return one_node(EmbeddingBagBackward0, compute, inputs, inputs[:1] if per_sample_weights is not None else ())
