@@ -71,3 +71,37 @@ def test_the_same_tensor_as_two_inputs():
         return y, k.grad
 
     both_close(program)
+
+
+WRITTEN_AFTER = {
+    "interpolate_bilinear": (lambda lib, x: lib.nn.functional.interpolate(x, size=(6, 7), mode="bilinear"), IMAGE),
+    "interpolate_nearest": (lambda lib, x: lib.nn.functional.interpolate(x, scale_factor=2), IMAGE),
+    "interpolate_bicubic": (lambda lib, x: lib.nn.functional.interpolate(x, size=(3, 8), mode="bicubic"), IMAGE),
+    "affine_grid": (lambda lib, t: lib.nn.functional.affine_grid(t, [2, 1, 3, 4], align_corners=False),
+                    RNG.normal(size=(2, 2, 3))),
+    "embedding_bag_max": (lambda lib, w: lib.nn.functional.embedding_bag(lib.tensor([0, 2, 4, 1]), w,
+                                                                         lib.tensor([0, 2]), mode="max"), TABLE),
+    "pdist": (lambda lib, x: lib.nn.functional.pdist(x), TABLE),
+    "conv1d": (lambda lib, x: lib.nn.functional.conv1d(x, lib.ones(1, 2, 2, dtype=lib.float64)), SIGNAL),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WRITTEN_AFTER))
+def test_an_input_written_in_place_after_the_op(case):
+    """Where PyTorch's node saved nothing of the input, the write is allowed and the gradient
+    still reaches the input's history as it was (jitgrad found no gradient at all: it looked
+    for the input by its new history); where it saved it, both refuse."""
+    op, data = WRITTEN_AFTER[case]
+
+    def program(lib):
+        leaf = lib.tensor(data, requires_grad=True)
+        x = leaf * 1
+        y = op(lib, x)
+        x.mul_(2.0)
+        try:
+            (y * y.detach().sin()).sum().backward()
+        except RuntimeError as e:
+            return y, "modified by an inplace operation" in str(e)
+        return y, leaf.grad
+
+    both_close(program)

@@ -9,12 +9,15 @@ keeping that graph until this node is released), with ``create_graph`` when the 
 backward has it, so gradients of gradients follow. The node also saves the inputs PyTorch's
 saves, for the same version checks.
 
-When two or more inputs need a gradient, the composition reads each through its own alias
-(``view_as``, the *boundary*) and the node's backward asks for the gradients of those: a
-partial derivative per input, as a kernel's backward gives. Asked of the inputs themselves,
-``grad`` would return total derivatives, so an input that is also an ancestor of another
-(``grid_sample(x, grid_from(x))``, ``conv1d(x, x[..., :3])``) would get the other's path twice:
-once from this node, once more through the other input's own history."""
+The composition reads each input that needs a gradient through its own *boundary*: an alias
+on the same memory (not a view) whose one node passes the gradient through to the input.
+The node's backward asks ``grad`` for the gradients of the boundaries, which nothing else
+can reach or change: a partial derivative per input, as a kernel's backward gives. Asked of
+the inputs themselves, ``grad`` would return total derivatives (an input that is also an
+ancestor of another, ``grid_sample(x, grid_from(x))``, would get the other's path twice),
+and would look for an input by its history at backward time: an input written in place
+after the op (``interpolate(x)`` then ``x.mul_(2)``, allowed when the op saved nothing of
+it) has a new one there, which the composition does not reach (no gradient at all)."""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from typing import Callable
 from ..autograd.engine import grad
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import needs_grad, record
-from ..autograd.node import _FREED, Grads, SavingNode
+from ..autograd.node import _FREED, Grads, Node, SavingNode
 from ..ops.operands import array_of, from_result
 from ..tensor import Tensor
 
@@ -70,12 +73,23 @@ class MultilabelMarginLossBackward0(CompositeBackward):
     pass
 
 
+class BoundaryBackward(Node):
+    """The identity between an input and the alias a composition reads (see above)."""
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return (grads[0],)
+
+
 def _boundaries(inputs: tuple[Tensor | None, ...]) -> tuple[Tensor | None, ...]:
-    """The inputs the composition reads: aliases of those needing a gradient when two or more
-    do (see the module docstring), else the inputs themselves."""
-    if sum(1 for t in inputs if t is not None and needs_grad(t)) < 2:
-        return inputs
-    return tuple(t.view_as(t) if t is not None and needs_grad(t) else t for t in inputs)  # type: ignore[attr-defined]
+    """The inputs the composition reads: a fresh alias for each one that needs a gradient."""
+    out: list[Tensor | None] = []
+    for t in inputs:
+        if t is not None and needs_grad(t):
+            alias = Tensor._make(t._storage, t._sizes, t._strides, t._offset)
+            record(BoundaryBackward(), (t,), (alias,))
+            t = alias
+        out.append(t)
+    return tuple(out)
 
 
 def one_node(node_type: type[CompositeBackward], compute: Callable[..., Tensor], inputs: tuple[Tensor | None, ...],
