@@ -178,6 +178,14 @@ from .ops.gather_scatter import (  # noqa: E402
 from .ops.masking import masked_fill, masked_scatter, masked_select  # noqa: E402
 from .ops.scan import cummax, cummin, cumprod, cumsum, logcumsumexp  # noqa: E402
 from .ops.scatter_reduce import index_reduce, scatter_reduce  # noqa: E402
+from .ops.out_arg import with_out as _with_out  # noqa: E402
+
+# PyTorch's out= on these functions (ops/out_arg.py; their Tensor methods take none)
+arange, linspace = _with_out(arange, "from_out"), _with_out(linspace, "from_out")
+cumsum, cumprod = _with_out(cumsum, "from_out"), _with_out(cumprod, "from_out")
+matmul, mm, bmm = _with_out(matmul, "exact"), _with_out(mm, "exact"), _with_out(bmm, "exact")
+mv, dot = _with_out(mv, "exact"), _with_out(dot, "exact")
+gather, index_select = _with_out(gather, "exact"), _with_out(index_select, "exact")
 from .ops.shape_ops import (  # noqa: E402
     diag, diag_embed, diagflat, diff, flip, fliplr, flipud, narrow_copy,
     roll, rot90, tile, trace, tril, triu,

@@ -124,7 +124,9 @@ def copy_into(self: Tensor, src: Tensor, op: str, checked: bool = False) -> Tens
         pass  # nothing to move (an empty view may even sit past the end of its storage)
     elif same_memory and kernels.regions_overlap(
         self._offset, sizes, self._strides, src_offset, sizes, src_strides,
-    ):
+    ) and not kernels.shared_only_at_same_index(self._offset, self._strides, src_offset, src_strides, sizes):
+        # (an element both read and written at the same index, x[:, 0] = x[0], is copied onto
+        # itself: the result cannot depend on the order of the writes)
         raise RuntimeError(
             f"{op}: unsupported operation: some elements of the input tensor and the written-to "
             f"tensor refer to a single memory location (source sizes {list(sizes)}, strides "

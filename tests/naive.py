@@ -54,6 +54,12 @@ def regions_overlap(a_offset, a_sizes, a_strides, b_offset, b_sizes, b_strides):
     return any(p in a for p in flat_indices(b_offset, b_sizes, b_strides))
 
 
+def shared_only_at_same_index(a_offset, a_strides, b_offset, b_strides, sizes):
+    a = flat_indices(a_offset, sizes, a_strides)
+    b = flat_indices(b_offset, sizes, b_strides)
+    return all(a[i] != b[j] for i in range(len(a)) for j in range(len(b)) if i != j)
+
+
 def rnn_backward(mode, saved, g_out, g_state, w_hh, plan):
     """Backpropagation through time of a fused recurrent layer (``nn/_recurrent_fused.py``'s
     ``_backward``) in whole-array NumPy: each step's gates' gradients as the formulas read,

@@ -97,3 +97,23 @@ def _raised(program: Any, lib: Any) -> Exception:
     with pytest.raises(Exception) as info:
         program(lib)
     return info.value
+
+
+@pytest.mark.parametrize("mode, weighted", [("sum", False), ("mean", False), ("max", False), ("sum", True)])
+def test_weight_written_in_place_before_backward(mode: str, weighted: bool) -> None:
+    """PyTorch's node saves the weight only for the per-sample weights' gradient: a weight
+    written in place after the lookup is refused at backward only then."""
+    got = []
+    for L in (jitgrad, torch):
+        w = L.tensor(np.arange(12.0).reshape(4, 3), requires_grad=True)
+        x = w * 1
+        per_sample = L.ones(3, dtype=L.float64, requires_grad=True) if weighted else None
+        y = L.nn.functional.embedding_bag(L.tensor([0, 1, 2]), x, L.tensor([0, 1]), mode=mode,
+                                          per_sample_weights=per_sample)
+        x.mul_(2.0)
+        try:
+            y.sum().backward()
+            got.append(("ok", w.grad.tolist()))
+        except RuntimeError as e:
+            got.append(("stale", "modified by an inplace operation" in str(e)))
+    assert got[0] == got[1]

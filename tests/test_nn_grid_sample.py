@@ -40,6 +40,16 @@ def test_grid_sample(mode: str, padding_mode: str, align_corners: bool) -> None:
                                                         align_corners=align_corners), X, grid, second=False)
 
 
+def test_nearest_gives_the_grid_a_zero_gradient_not_none() -> None:
+    """A nearest grid_sample does not depend on the grid smoothly: its gradient is zeros, and
+    it is there (grid.grad is a tensor), as PyTorch's kernel returns it."""
+    for L in (jitgrad, torch):
+        x = L.tensor(X, requires_grad=True)
+        grid = L.tensor(RNG.uniform(-1, 1, (2, 3, 6, 2)), requires_grad=True)
+        L.nn.functional.grid_sample(x, grid, mode="nearest", align_corners=True).sum().backward()
+        assert grid.grad is not None and not grid.grad.any() and x.grad.any()
+
+
 def test_spatial_transformer_chain() -> None:
     """theta -> affine_grid -> grid_sample, gradients to theta and the image."""
     def program(L: Any, x: Any, t: Any) -> Any:

@@ -13,6 +13,7 @@ import torch
 
 import jitgrad
 from jitgrad import nn
+from tests.compat_helpers import both
 
 RNG = np.random.default_rng(1)
 
@@ -216,6 +217,31 @@ def test_to_double_float_keep_identity_and_convert_grads():
     assert w.dtype == jitgrad.float32
     with pytest.raises(TypeError):
         m.to(jitgrad.int64)
+
+
+@pytest.mark.parametrize("convert", ["double", "float", "half", "to64"])
+def test_conversion_keeps_each_parameters_version_counter(convert):
+    """``Module.double()`` sets ``param.data``: a parameter (and its grad) keeps its own
+    version counter (an Embedding's weight starts at 1: its init writes in place), and a
+    later in-place write moves it on from there, as in PyTorch."""
+    def program(lib):
+        m = lib.nn.Embedding(4, 3, padding_idx=0)
+        lin = lib.nn.Linear(3, 2)
+        with lib.no_grad():
+            lin.weight.mul_(2)
+        lin.weight.grad = lib.ones(2, 3)
+        lin.weight.grad.add_(1)
+        for mod in (m, lin):
+            if convert == "to64":
+                mod.to(lib.float64)
+            else:
+                getattr(mod, convert)()
+        before = [m.weight._version, lin.weight._version, lin.weight.grad._version]
+        with lib.no_grad():
+            lin.weight.add_(1)
+        return before, lin.weight._version, str(lin.weight.grad.dtype).split(".")[-1]
+
+    both(program)
 
 
 def test_linear_init_bounds_seeded_and_reset():

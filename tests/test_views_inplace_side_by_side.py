@@ -137,6 +137,36 @@ def test_setitem_of_a_constant_and_of_a_value_requiring_grad(kind, tensor_index)
     both(program)
 
 
+def test_copy_between_views_sharing_an_element_at_the_same_index():
+    """A symmetric fill (``A[i:, i] = A[i, i:]``) and ``diagonal().copy_(row)``: the views
+    share one element, read and written at the same index, so the result does not depend on
+    the order of the writes; PyTorch allows it, and so does jitgrad (values and gradients)."""
+    def program(lib):
+        x = numbers(lib, 4, 4, seed=9, grad=True)
+        a = x * 1
+        for i in range(3):  # (at i = 3 the two one-element views differ in strides only:
+            a[i:, i] = a[i, i:]  # PyTorch refuses that, jitgrad copies the element onto itself)
+        b = x * 2
+        b.diagonal().copy_(b[0])
+        (a * numbers(lib, 4, 4, seed=2) + b.exp()).sum().backward()
+        return a, b, x.grad
+
+    both(program)
+
+
+def test_copy_between_views_sharing_an_element_at_different_indexes_is_refused():
+    """``v[1:] = v[:-1]``: element 1 is written at index 0 and read at index 1; both
+    libraries refuse."""
+    both(lambda lib: numbers(lib, 5, seed=1).__setitem__(slice(1, None), numbers(lib, 5, seed=1)[:-1]),
+         "refer to a single memory location")
+
+    def shifted(lib):
+        v = numbers(lib, 5, seed=1)
+        v[1:] = v[:-1]
+
+    both(shifted, "refer to a single memory location")
+
+
 def test_setitem_with_a_zero_dim_integer_tensor_index():
     def program(lib):
         x = numbers(lib, 5, seed=9, grad=True)

@@ -644,10 +644,17 @@ def grad(
     retain_graph: bool | None = None,
     create_graph: bool = False,
     allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
     materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...] | dict[Any, Tensor | None]:
     """Gradients of ``outputs`` w.r.t. ``inputs``, returned (nothing is accumulated): a
-    tuple, or a dict by the same keys when ``inputs`` is a dict."""
+    tuple, or a dict by the same keys when ``inputs`` is a dict; ``is_grads_batched``:
+    ``batched_grad.py``."""
+    if is_grads_batched:
+        from .batched_grad import batched_grad
+
+        return batched_grad(grad, outputs, inputs, grad_outputs, retain_graph, create_graph,
+                            allow_unused, materialize_grads)
     out_list = _as_list(outputs)
     in_list = _input_list("grad", inputs)
     grads = None if grad_outputs is None else _as_list(grad_outputs)

@@ -7,8 +7,8 @@ is imported only when a kernel first runs (``_lazy.py``).
 """
 from __future__ import annotations
 
-from .overlap import has_internal_overlap, regions_overlap
+from .overlap import has_internal_overlap, regions_overlap, shared_only_at_same_index
 from .strided import fill, scatter, strided_add, strided_copy
 
-__all__ = ["fill", "has_internal_overlap", "regions_overlap", "scatter", "strided_add",
-           "strided_copy"]
+__all__ = ["fill", "has_internal_overlap", "regions_overlap", "scatter", "shared_only_at_same_index",
+           "strided_add", "strided_copy"]

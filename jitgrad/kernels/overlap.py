@@ -125,6 +125,35 @@ def regions_overlap(a_offset: int, a_sizes: Sequence[int], a_strides: Sequence[i
     raise _too_large(kernel, f"a window of {hi - lo + 1} elements with {walk} elements")
 
 
+def shared_only_at_same_index(a_offset: int, a_strides: Sequence[int], b_offset: int,
+                              b_strides: Sequence[int], sizes: Sequence[int]) -> bool:
+    """For two geometries of one shape on the same buffer: True iff every element they share
+    sits at the same index in both (``x[:, 0]`` and ``x[0]`` share only ``x[0, 0]``, index 0
+    of each), so a copy from one into the other reads no element another write changes.
+    False (the caller refuses) when the geometries are too large to enumerate."""
+    kernel = "shared_only_at_same_index"
+    sizes, a_strides, numel = _parse(kernel, "a_", sizes, a_strides)
+    _, b_strides, _ = _parse(kernel, "b_", sizes, b_strides)
+    if numel > _SORT_LIMIT:
+        return False
+    a = np.asarray(as_index(kernel, "a_offset", a_offset), dtype=np.int64)
+    b = np.asarray(as_index(kernel, "b_offset", b_offset), dtype=np.int64)
+    for n, sa, sb in zip(sizes, a_strides, b_strides):
+        steps = np.arange(n, dtype=np.int64)
+        a = a[..., None] + steps * sa
+        b = b[..., None] + steps * sb
+    a, b = a.reshape(-1), b.reshape(-1)
+    order = np.argsort(a, kind="stable")
+    found = np.minimum(np.searchsorted(a, b, sorter=order), numel - 1)
+    hit = a[order[found]] == b  # b's element j is also one of a's: at index order[found[j]]
+    if not hit.any():
+        return True
+    where_in_a = order[found[hit]]
+    if np.unique(a).size != numel:  # (a writes some element twice: never only at its own index)
+        return False
+    return bool(np.all(where_in_a == np.nonzero(hit)[0]))
+
+
 def _numel(sizes: Sequence[int]) -> int:
     n = 1
     for s in sizes:

@@ -104,7 +104,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """1-D cross-correlation of ``input`` ``(N, C_in, L)`` (or ``(C_in, L)``) with ``weight``
     ``(C_out, C_in / groups, k)``."""
-    return convolution(lambda x: _conv(x, weight, bias, stride, padding, dilation, groups, 1),
+    return convolution(lambda x, w, b: _conv(x, w, b, stride, padding, dilation, groups, 1),
                        input, weight, bias)
 
 
@@ -112,7 +112,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """2-D cross-correlation of ``input`` ``(N, C_in, H, W)`` (or unbatched) with ``weight``
     ``(C_out, C_in / groups, kH, kW)``."""
-    return convolution(lambda x: _conv(x, weight, bias, stride, padding, dilation, groups, 2),
+    return convolution(lambda x, w, b: _conv(x, w, b, stride, padding, dilation, groups, 2),
                        input, weight, bias)
 
 
@@ -120,7 +120,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """3-D cross-correlation of ``input`` ``(N, C_in, D, H, W)`` (or unbatched) with ``weight``
     ``(C_out, C_in / groups, kD, kH, kW)``."""
-    return convolution(lambda x: _conv(x, weight, bias, stride, padding, dilation, groups, 3),
+    return convolution(lambda x, w, b: _conv(x, w, b, stride, padding, dilation, groups, 3),
                        input, weight, bias)
 
 

@@ -125,7 +125,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     """The transposed 1-d convolution of ``input`` ``(N, C_in, L)`` with ``weight``
     ``(C_in, C_out / groups, k)``."""
-    return convolution(lambda x: _conv_transpose(x, weight, bias, stride, padding, output_padding, groups,
+    return convolution(lambda x, w, b: _conv_transpose(x, w, b, stride, padding, output_padding, groups,
                                                dilation, 1), input, weight, bias)
 
 
@@ -133,7 +133,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     """The transposed 2-d convolution of ``input`` ``(N, C_in, H, W)`` with ``weight``
     ``(C_in, C_out / groups, kH, kW)``."""
-    return convolution(lambda x: _conv_transpose(x, weight, bias, stride, padding, output_padding, groups,
+    return convolution(lambda x, w, b: _conv_transpose(x, w, b, stride, padding, output_padding, groups,
                                                dilation, 2), input, weight, bias)
 
 
@@ -141,5 +141,5 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     """The transposed 3-d convolution of ``input`` ``(N, C_in, D, H, W)`` with ``weight``
     ``(C_in, C_out / groups, kD, kH, kW)``."""
-    return convolution(lambda x: _conv_transpose(x, weight, bias, stride, padding, output_padding, groups,
+    return convolution(lambda x, w, b: _conv_transpose(x, w, b, stride, padding, output_padding, groups,
                                                  dilation, 3), input, weight, bias)

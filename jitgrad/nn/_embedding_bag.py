@@ -71,7 +71,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     keep = np.ones(len(flat), bool) if padding_idx is None else flat != (padding_idx % n)
     d = weight.shape[1]
 
-    def compute() -> Tensor:
+    def compute(weight: Tensor, per_sample_weights: Tensor | None = None) -> Tensor:
         rows = weight[from_result(flat[keep])]
         if per_sample_weights is not None:
             w = per_sample_weights.reshape(-1)[from_result(np.nonzero(keep)[0])]  # type: ignore[attr-defined]
@@ -87,4 +87,6 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         return total / from_result(np.maximum(counts, 1)[:, None])
 
     inputs = (weight,) if per_sample_weights is None else (weight, per_sample_weights)
-    return one_node(EmbeddingBagBackward0, compute, inputs, (weight,))
+    # (PyTorch's node saves the weight only for the per-sample weights' gradient: a weight
+    # written in place before backward is refused only then)
+    return one_node(EmbeddingBagBackward0, compute, inputs, inputs[:1] if per_sample_weights is not None else ())

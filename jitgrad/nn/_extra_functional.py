@@ -55,7 +55,7 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     rows_i, rows_j = np.triu_indices(input.shape[0], 1)
-    return one_node(PdistBackward0, lambda: vector_norm(input[from_result(rows_i)] - input[from_result(rows_j)],
+    return one_node(PdistBackward0, lambda input: vector_norm(input[from_result(rows_i)] - input[from_result(rows_j)],
                                                         float(p), -1), (input,), (input,))
 
 
@@ -75,7 +75,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     slopes = randomness.default_rng().uniform(lower, upper, tuple(input.shape)).astype(input.dtype)
     slope = creation.from_numpy(slopes)
     source = input.clone() if inplace else input  # type: ignore[attr-defined]  # (saved: not the written one)
-    out = one_node(RreluWithNoiseBackward0, lambda: where(source > 0, source, source * slope), (source,), (source,))
+    out = one_node(RreluWithNoiseBackward0, lambda source: where(source > 0, source, source * slope), (source,),
+                   (source,))
     return _inplace(input, out, inplace)
 
 

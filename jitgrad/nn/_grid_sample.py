@@ -56,7 +56,7 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
     base = np.stack([np.broadcast_to(xs, (h, w)), np.broadcast_to(ys[:, None], (h, w)), np.ones((h, w))], -1)
     base_t = from_result(base.reshape(1, h * w, 3).astype(theta.dtype))
 
-    def compute() -> Tensor:
+    def compute(theta: Tensor) -> Tensor:
         return base_t.matmul(theta.transpose(1, 2)).reshape(n, h, w, 2)  # type: ignore[attr-defined,no-any-return]
 
     return one_node(AffineGridGeneratorBackward0, compute, (theta,))
@@ -101,7 +101,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     n, c, h, w = input.shape
     ho, wo = grid.shape[1], grid.shape[2]
 
-    def read(x: np.ndarray, y: np.ndarray) -> tuple[Tensor, np.ndarray]:
+    def read(input: Tensor, x: np.ndarray, y: np.ndarray) -> tuple[Tensor, np.ndarray]:
         """``input`` at integer (x, y) ``(N, Ho * Wo)``, and where they are inside."""
         inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
         flat = np.where(inside, np.clip(y, 0, h - 1) * w + np.clip(x, 0, w - 1), 0)
@@ -109,14 +109,14 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         values = gather(input.reshape(n, c, h * w), 2, index)  # type: ignore[attr-defined]
         return values, inside[:, None, :]
 
-    def compute() -> Tensor:
+    def compute(input: Tensor, grid: Tensor) -> Tensor:
         gx = _unnormalize(grid[..., 0].reshape(n, ho * wo), w, align_corners)  # type: ignore[index,attr-defined]
         gy = _unnormalize(grid[..., 1].reshape(n, ho * wo), h, align_corners)  # type: ignore[index,attr-defined]
         if padding_mode == "border":  # (PyTorch's clip: no gradient on the border itself, nor past it)
             gx, gy = _clip(gx, w - 1), _clip(gy, h - 1)
         x, y = gx.detach().numpy(), gy.detach().numpy()  # type: ignore[attr-defined]
         if mode == "nearest":
-            values, inside = read(np.rint(x).astype(np.int64), np.rint(y).astype(np.int64))
+            values, inside = read(input, np.rint(x).astype(np.int64), np.rint(y).astype(np.int64))
             out = values * from_result(inside.astype(input.dtype))
             return out.reshape(n, c, ho, wo)  # type: ignore[attr-defined,no-any-return]
         x0, y0 = np.floor(x).astype(np.int64), np.floor(y).astype(np.int64)
@@ -124,7 +124,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         fy = (gy - from_result(y0.astype(input.dtype))).unsqueeze(1)  # type: ignore[attr-defined]
         total: Any = 0
         for dx, dy, wgt in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):
-            values, inside = read(x0 + dx, y0 + dy)
+            values, inside = read(input, x0 + dx, y0 + dy)
             total = total + values * wgt * from_result(inside.astype(input.dtype))
         return total.reshape(n, c, ho, wo)  # type: ignore[no-any-return]
 

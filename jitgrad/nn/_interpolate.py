@@ -1,8 +1,13 @@
-"""``interpolate`` for the modes ``nearest``, ``nearest-exact``, ``linear``, ``bilinear`` and
-``trilinear``: separable along each spatial dim, a gather of source indices (nearest) or of
-two neighbours mixed by their weights (linear), with ATen's index arithmetic (the scale in
-the input's float type); gradients through ``index_select``, under one node named as
-PyTorch's (``_composite.py``)."""
+"""``interpolate`` for the modes ``nearest``, ``nearest-exact``, ``linear``, ``bilinear``,
+``trilinear``, ``bicubic`` and ``area``: separable along each spatial dim, a gather of source
+indices (nearest) or of two (linear) or four (bicubic: Keys' cubic convolution, a = -0.75,
+border taps clamped) neighbours mixed by their weights, with ATen's index arithmetic (the
+scale in the input's float type); gradients through ``index_select``, under one node named
+as PyTorch's (``_composite.py``). Bicubic mixes the last dim first, then the one before, each
+sum of taps left to right, as ATen's CPU kernel nests the width's sum inside the height's;
+the values agree with its to a few ulps (its compiled kernel contracts some of the
+products and sums into fused multiply-adds). ``area`` is adaptive average pooling, as in
+PyTorch."""
 
 from __future__ import annotations
 
@@ -85,12 +90,39 @@ class UpsampleTrilinear3DBackward0(CompositeBackward):
     pass
 
 
+class UpsampleBicubic2DBackward0(CompositeBackward):
+    pass
+
+
+def _cubic(in_size: int, out_size: int, scale: float | None, align_corners: bool, ftype: Any
+           ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The four source indices and weights of each output position (ATen's
+    ``HelperInterpCubic``: the source position is not clamped below 0, its floor is clamped
+    to the last index, the fraction to [0, 1], the taps to [0, in_size - 1])."""
+    s = _scale(in_size, out_size, align_corners, scale, ftype)
+    dst = np.arange(out_size).astype(ftype)
+    src = s * dst if align_corners else s * (dst + ftype(0.5)) - ftype(0.5)
+    base = np.minimum(np.floor(src.astype(np.float32)).astype(np.int64), in_size - 1)
+    t = np.minimum(np.maximum(src - base.astype(ftype), ftype(0)), ftype(1)).astype(ftype)
+    a = ftype(-0.75)
+
+    def near(x: np.ndarray) -> np.ndarray:  # |x| <= 1
+        return ((a + ftype(2)) * x - (a + ftype(3))) * x * x + ftype(1)
+
+    def far(x: np.ndarray) -> np.ndarray:  # 1 < |x| < 2
+        return ((a * x - ftype(5) * a) * x + ftype(8) * a) * x - ftype(4) * a
+
+    weights = [far(t + ftype(1)), near(t), near(ftype(1) - t), far(ftype(1) - t + ftype(1))]
+    taps = [np.clip(base - 1 + j, 0, in_size - 1) for j in range(4)]
+    return taps, [w.astype(ftype) for w in weights]
+
+
 _NODES: dict[tuple[str, int], type[CompositeBackward]] = {
     ("nearest", 1): UpsampleNearest1DBackward0, ("nearest", 2): UpsampleNearest2DBackward0,
     ("nearest", 3): UpsampleNearest3DBackward0, ("nearest-exact", 1): UpsampleNearestExact1DBackward0,
     ("nearest-exact", 2): UpsampleNearestExact2DBackward0, ("nearest-exact", 3): UpsampleNearestExact3DBackward0,
     ("linear", 1): UpsampleLinear1DBackward0, ("bilinear", 2): UpsampleBilinear2DBackward0,
-    ("trilinear", 3): UpsampleTrilinear3DBackward0,
+    ("trilinear", 3): UpsampleTrilinear3DBackward0, ("bicubic", 2): UpsampleBicubic2DBackward0,
 }
 
 
@@ -99,25 +131,29 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
                 antialias: bool = False) -> Tensor:
     """Resize the spatial dims (all after the first two) to ``size``, or by ``scale_factor``;
     one node under PyTorch's name (``UpsampleBilinear2DBackward0``, ...: ``_composite.py``)."""
+    def resize(input: Tensor) -> Tensor:
+        return _resize(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
+
+    if mode == "area":  # adaptive average pooling, with its own node
+        return resize(input)
     node_type = _NODES.get((mode, input.ndim - 2), CompositeBackward)  # (other modes raise in _resize)
-    return one_node(node_type, lambda: _resize(input, size, scale_factor, mode, align_corners,
-                                               recompute_scale_factor, antialias), (input,))
+    return one_node(node_type, resize, (input,))
 
 
 def _resize(input: Tensor, size: Any, scale_factor: Any, mode: str, align_corners: bool | None,
             recompute_scale_factor: bool | None, antialias: bool) -> Tensor:
-    if mode not in _MODES:
+    if mode not in _MODES or (mode == "bicubic" and input.ndim != 4):
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the modes: "
-            f"nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got {mode})"
+            f"nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})"
         )
     if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
         raise ValueError(
             "align_corners option can only be set with the interpolating modes: linear | bilinear | "
             "bicubic | trilinear"
         )
-    if mode in ("bicubic", "area") or antialias:
-        raise NotImplementedError(f"interpolate: mode {mode!r} (or antialias) is not supported by jitgrad")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported by jitgrad")
     n = input.ndim - 2
     if mode in _LINEAR_DIMS and n != _LINEAR_DIMS[mode]:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR_DIMS[mode] + 2}D input")
@@ -148,7 +184,11 @@ def _resize(input: Tensor, size: Any, scale_factor: Any, mode: str, align_corner
         scales = [None if recompute_scale_factor else f for f in factors]
     else:
         raise ValueError("either size or scale_factor should be defined")
+    if mode == "area":
+        return _area(input, sizes)
     ftype = input.dtype.type if input.dtype in dtypes.FLOATING else np.float32
+    if mode == "bicubic":
+        return _bicubic(input, spatial, sizes, scales, bool(align_corners), ftype)
     out = input
     for k, (in_size, out_size, scale) in enumerate(zip(spatial, sizes, scales)):
         dim = 2 + k
@@ -165,3 +205,29 @@ def _resize(input: Tensor, size: Any, scale_factor: Any, mode: str, align_corner
         x1 = out.index_select(dim, creation.tensor(i1))  # type: ignore[attr-defined]
         out = x0 * w0 + x1 * w1
     return out
+
+
+def _bicubic(input: Tensor, spatial: list[int], sizes: list[int], scales: list[float | None],
+             align_corners: bool, ftype: Any) -> Tensor:
+    out = input
+    for k in (1, 0):  # the width's taps first: ATen sums them inside the height's
+        dim = 2 + k
+        taps, weights = _cubic(spatial[k], sizes[k], scales[k], align_corners, ftype)
+        shape = [1] * out.ndim
+        shape[dim] = sizes[k]
+        mixed = None
+        for idx, w in zip(taps, weights):
+            term = out.index_select(dim, creation.tensor(idx)) * creation.tensor(  # type: ignore[attr-defined]
+                w.reshape(shape), dtype=out.dtype)
+            mixed = term if mixed is None else mixed + term
+        out = mixed  # type: ignore[assignment]
+    return out
+
+
+def _area(input: Tensor, sizes: list[int]) -> Tensor:
+    """``area``: adaptive average pooling to ``sizes`` (PyTorch's own reduction)."""
+    from ._pool3d import adaptive_avg_pool3d
+    from ._pool_functional import adaptive_avg_pool1d, adaptive_avg_pool2d
+
+    pool = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}[len(sizes)]
+    return pool(input, sizes[0] if len(sizes) == 1 else tuple(sizes))

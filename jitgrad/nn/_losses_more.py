@@ -210,7 +210,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if t.size and (t.min() < 0 or t.max() >= c):
         raise RuntimeError("target out of range")
 
-    def compute() -> Tensor:
+    def compute(input: Tensor) -> Tensor:
+        x = input if input.ndim == 2 else input.reshape(1, -1)  # type: ignore[attr-defined]
         idx = from_result(t.reshape(n, 1))
         z = margin - x.gather(1, idx) + x  # type: ignore[attr-defined]
         hinge = where(z > 0, z, 0.0)  # (no gradient at z == 0, as PyTorch's kernel)
@@ -248,7 +249,8 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     is_target[rows, t[rows, k]] = True
     mask = listed[:, :, None] & ~is_target[:, None, :]
 
-    def compute() -> Tensor:
+    def compute(input: Tensor) -> Tensor:
+        x = input if input.ndim == 2 else input.reshape(1, -1)  # type: ignore[attr-defined]
         chosen = x.gather(1, from_result(safe)).unsqueeze(2)  # type: ignore[attr-defined]
         z = 1 - chosen + x.unsqueeze(1)  # type: ignore[attr-defined]
         hinge = where(from_result(mask) & (z > 0), z, 0.0)  # (no gradient at z == 0, as PyTorch's kernel)

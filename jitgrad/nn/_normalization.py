@@ -1,14 +1,13 @@
-"""``layer_norm``, ``embedding``, ``one_hot``, ``cosine_similarity``, ``pairwise_distance``:
+"""``layer_norm``, ``one_hot``, ``cosine_similarity``, ``pairwise_distance``:
 composed from jitgrad ops."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from .. import creation, dtypes
-from ..ops.compare import where
 from ..tensor import Tensor
 
 
@@ -28,27 +27,6 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     if weight is not None:
         out = out * weight
     return out if bias is None else out + bias
-
-
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: Any = None,
-              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
-    """Rows of ``weight`` picked by the integer ``input``; rows at ``padding_idx`` get no gradient."""
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not supported")
-    if input.dtype not in (dtypes.int64, dtypes.int32):
-        raise RuntimeError(
-            f"embedding: expected the indices to be int64 or int32, got {input.dtype.name}"
-        )
-    n = weight.shape[0]
-    idx = input._numpy()  # type: ignore[attr-defined]
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        raise IndexError(f"embedding: index out of range for {n} embeddings (got {idx.min()}..{idx.max()})")
-    rows = weight[input]
-    if padding_idx is None:
-        return rows
-    padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
-    mask = creation.tensor(idx == padding_idx).unsqueeze(-1)  # type: ignore[attr-defined]
-    return where(mask, rows.detach(), rows)  # type: ignore[attr-defined]
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

@@ -53,7 +53,9 @@ from ._more_activations import (
     celu, glu, hardshrink, hardsigmoid, hardswish, logsigmoid, relu6, rms_norm, selu, softmin,
     softshrink, softsign, tanhshrink, threshold,
 )
-from ._normalization import cosine_similarity, embedding, layer_norm, one_hot, pairwise_distance
+from ._ctc import ctc_loss
+from ._embedding import embedding
+from ._normalization import cosine_similarity, layer_norm, one_hot, pairwise_distance
 
 __all__ = [
     "avg_pool1d", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_similarity",
@@ -76,7 +78,7 @@ __all__ = [
     "lp_pool3d", "max_unpool3d", "celu_", "elu_", "hardtanh_", "leaky_relu_", "relu_", "selu_", "threshold_",
     "local_response_norm", "pdist", "rrelu", "rrelu_", "embedding_bag", "gumbel_softmax",
     "affine_grid", "grid_sample",
-    "scaled_dot_product_attention",
+    "scaled_dot_product_attention", "ctc_loss",
 ]
 
 

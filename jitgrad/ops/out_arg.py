@@ -1,11 +1,14 @@
 """``out=`` of the common binary ops (``add``, ``sub``, ``mul``, ``div`` and their alias
-names), as PyTorch's: refused when grad mode is on and an input or ``out`` requires grad
+names), and of the functions ``with_out`` wraps for the top-level namespace (``matmul``,
+``cumsum``, ``gather``...: their Tensor methods take no ``out``, as PyTorch's), as PyTorch's:
+refused when grad mode is on and an input or ``out`` requires grad
 (nothing is computed then); otherwise the result is computed, checked castable to ``out``'s
 dtype, and copied into ``out``, which is resized first when its shape differs (with
 PyTorch's deprecation warning when it had elements)."""
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any, Callable
 
@@ -56,3 +59,36 @@ def into_out(op: str, out: Any, compute: Callable[[], Tensor], *inputs: Any) -> 
             )
         out.resize_(result._sizes)  # type: ignore[attr-defined]
     return out.copy_(result)  # type: ignore[attr-defined, no-any-return]
+
+
+# (the C++ type names PyTorch's "Expected out tensor to have dtype" message prints)
+_CPP_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int",
+              "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool"}
+
+
+def with_out(function: Callable[..., Tensor], dtype_rule: str = "cast") -> Callable[..., Tensor]:
+    """``function`` with PyTorch's keyword ``out=`` (see ``into_out``); without it, the call
+    goes straight through. ``dtype_rule``, as the op's kernel in PyTorch: ``cast`` (the
+    result cast into ``out``), ``exact`` (``out`` must have the result's dtype: ``mm``,
+    ``gather``), ``from_out`` (computed in ``out``'s dtype unless one is given: ``cumsum``,
+    the factories)."""
+    op = function.__name__
+
+    @functools.wraps(function)
+    def wrapped(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Tensor:
+        if out is None:
+            return function(*args, **kwargs)
+        if dtype_rule == "from_out" and kwargs.get("dtype") is None and isinstance(out, Tensor):
+            kwargs["dtype"] = out.dtype
+
+        def compute() -> Tensor:
+            result = function(*args, **kwargs)
+            if dtype_rule == "exact" and result.dtype != out.dtype:  # type: ignore[union-attr]
+                raise RuntimeError(f"Expected out tensor to have dtype {_CPP_NAMES[result.dtype.name]}, but got "
+                                   f"{_CPP_NAMES[out.dtype.name]} instead")  # type: ignore[union-attr]
+            return result
+
+        return into_out(op, out, compute, *args, *kwargs.values())
+
+    return wrapped

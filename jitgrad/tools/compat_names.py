@@ -92,7 +92,7 @@ NAMES: dict[str, list[str]] = {
         BatchNorm3d LocalResponseNorm Mish RReLU EmbeddingBag
         RNN LSTM GRU RNNCell LSTMCell GRUCell RNNBase RNNCellBase MultiheadAttention
         TransformerEncoderLayer TransformerEncoder TransformerDecoderLayer TransformerDecoder
-        Transformer
+        Transformer CTCLoss
     """.split(),
     "torch.nn.functional": """
         linear relu leaky_relu elu gelu silu softplus sigmoid tanh hardtanh softmax log_softmax
@@ -113,7 +113,7 @@ NAMES: dict[str, list[str]] = {
         max_pool3d_with_indices adaptive_max_pool3d_with_indices lp_pool3d max_unpool3d relu_ elu_
         leaky_relu_ hardtanh_ threshold_ selu_ celu_ local_response_norm pdist rrelu rrelu_
         embedding_bag gumbel_softmax affine_grid grid_sample
-        scaled_dot_product_attention
+        scaled_dot_product_attention ctc_loss
     """.split(),
     "torch.nn.init": """
         uniform_ normal_ zeros_ ones_ constant_ eye_ xavier_uniform_ xavier_normal_

@@ -37,7 +37,7 @@ from .loss_more import (
     CosineEmbeddingLoss, HingeEmbeddingLoss, MarginRankingLoss, MultiLabelSoftMarginLoss,
     PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
 )
-from .loss_more import MultiLabelMarginLoss, MultiMarginLoss, TripletMarginWithDistanceLoss
+from .loss_more import CTCLoss, MultiLabelMarginLoss, MultiMarginLoss, TripletMarginWithDistanceLoss
 from .pooling_extra import ChannelShuffle, Fold, LPPool1d, LPPool2d, MaxUnpool1d, MaxUnpool2d, Unfold
 from .pooling_extra import LPPool3d, MaxUnpool3d
 from .padding import CircularPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d
@@ -67,7 +67,7 @@ __all__ = [
     "AlphaDropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout",
     "CosineSimilarity", "GroupNorm", "PairwiseDistance", "PixelShuffle", "PixelUnshuffle", "PReLU",
     "Softmax2d", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "CosineEmbeddingLoss",
-    "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss",
+    "HingeEmbeddingLoss", "CTCLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss",
     "SoftMarginLoss", "TripletMarginLoss",
     "ChannelShuffle", "CircularPad3d", "ConstantPad3d", "Fold", "LPPool1d", "LPPool2d",
     "MaxUnpool1d", "MaxUnpool2d", "ReflectionPad3d", "ReplicationPad3d", "Unfold", "ZeroPad3d",

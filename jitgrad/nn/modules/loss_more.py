@@ -1,7 +1,8 @@
 """Margin and count loss modules: ``MarginRankingLoss``, ``HingeEmbeddingLoss``,
 ``SoftMarginLoss``, ``CosineEmbeddingLoss``, ``TripletMarginLoss``,
 ``TripletMarginWithDistanceLoss``, ``PoissonNLLLoss``, ``MultiLabelSoftMarginLoss``,
-``MultiMarginLoss``, ``MultiLabelMarginLoss`` (a ``weight`` is a buffer, as PyTorch's)."""
+``MultiMarginLoss``, ``MultiLabelMarginLoss`` (a ``weight`` is a buffer, as PyTorch's),
+``CTCLoss``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any, Callable
 
 from ...tensor import Tensor
 from .. import _losses_more as L
+from .._ctc import ctc_loss
 from .loss import _Loss, _WeightedLoss
 
 
@@ -103,3 +105,16 @@ class MultiMarginLoss(_WeightedLoss):
 class MultiLabelMarginLoss(_Loss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return L.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """Connectionist Temporal Classification (``F.ctc_loss``)."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any) -> Tensor:
+        return ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                        self.zero_infinity)

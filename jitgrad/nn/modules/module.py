@@ -17,7 +17,7 @@ from ... import dtypes
 from ...autograd import no_grad
 from ...autograd.node import RemovableHandle, add_hook
 from ...tensor import Tensor
-from ..parameter import Buffer, Parameter, set_data
+from ..parameter import Buffer, Parameter
 from .backward_hooks import BackwardHook
 
 
@@ -460,9 +460,11 @@ class Module:
             for p in self._parameters.values():
                 if p is None:
                     continue
-                set_data(p, fn(p))
-                if p._grad is not None:
-                    set_data(p._grad, fn(p._grad))
+                new = fn(p)
+                if new is not p:  # ``param.data = new``: p keeps its version counter
+                    p.data = new
+                if p._grad is not None and (new_grad := fn(p._grad)) is not p._grad:
+                    p._grad.data = new_grad
             for name, b in self._buffers.items():
                 if b is not None:
                     self._buffers[name] = fn(b)
