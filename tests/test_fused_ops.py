@@ -73,9 +73,10 @@ def _binding(f: Any, name: str) -> list[Any]:
     return modules
 
 
-# A node's edge slots beyond its edges may be unset or None (``Node._next``: the fused
-# paths leave them unset, ``set_next`` writes None): compared as None.
-_EDGE_SLOTS = ("_n0", "_n1", "_nx")
+# A node's edge slots beyond its edges, and a saving node's inline values beyond its
+# values, may be unset or None (``Node._next``, ``SavingNode``: the fused paths leave them
+# unset, ``set_next`` and ``save`` write None): compared as None.
+_EDGE_SLOTS = ("_n0", "_n1", "_nx", "_s0", "_s1")
 
 
 def _slots(obj: Any) -> dict[str, Any]:

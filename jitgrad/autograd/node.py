@@ -664,9 +664,10 @@ class SavingNode(Node):
                     self._s0, self._s1 = values
                 elif n == 1:
                     self._compact = INLINE
-                    self._s0 = values[0]
+                    self._s0, self._s1 = values[0], None  # (a second save keeps nothing of the first)
                 else:
                     self._compact = values
+                    self._s0 = self._s1 = None
                 self._codes = codes_of(codes)
                 return
         saved: list[Any] = []
