@@ -197,7 +197,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if da == 2 and db == 1:
         return mv(input, other)
     if da == 1 and db == 2:
-        return mm(input.unsqueeze(0), other).squeeze(0)  # type: ignore[attr-defined]
+        return mm(input.unsqueeze(0), other).squeeze_(0)  # type: ignore[attr-defined]  # (in place, as PyTorch: SqueezeBackward4)
     if da == 2 and db == 2:
         return mm(input, other)
     if da >= 3 and db <= 2:
