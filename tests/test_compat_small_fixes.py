@@ -4,8 +4,11 @@ node names and gradients included, must match."""
 
 from __future__ import annotations
 
+import re
+import warnings
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.compat_helpers import both, numbers
@@ -668,5 +671,75 @@ def test_rot90_records_rot90_backward_and_returns_no_view(k: int, dims: tuple[in
         (g,) = lib.autograd.grad(out, x, w, create_graph=True)
         (gw,) = lib.autograd.grad((g * g).sum(), w)
         return out, out.stride(), out._base is None, out.grad_fn.name(), g, gw, g.grad_fn.name()
+
+    both(program)
+
+
+# -- torch.cross without dim: PyTorch's deprecation warning (once per process), its default dim --------
+def test_cross_without_dim_warns_as_pytorch() -> None:
+    def program(lib: Any) -> Any:
+        lib.set_warn_always(True)  # (once per process otherwise: another test may have seen it)
+        try:
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                a, b = numbers(lib, 2, 3, grad=True), numbers(lib, 2, 3, seed=1)
+                out = [lib.cross(a, b), a.cross(b), lib.cross(a, b, dim=1), lib.linalg.cross(a, b)]
+        finally:
+            lib.set_warn_always(False)
+        texts = [(w.category.__name__, re.sub(r" \(Triggered internally at .*\)$", "", str(w.message)),
+                  w.filename == __file__) for w in seen]
+        return out, out[0].grad_fn.name(), texts
+
+    both(program)
+
+
+def test_cross_without_a_dim_of_size_3_raises_as_pytorch() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both(lambda lib: lib.cross(numbers(lib, 2, 4), numbers(lib, 2, 4, seed=1)))
+
+
+# -- tensor() of data that holds no number: PyTorch's error types and messages -----------------------
+@pytest.mark.parametrize("data", [
+    [1, None], [1.5, None], [None], [[1, 2], [3, None]], None, [None, [1]], [object()],
+    ["a"], [1, "a"], [[1, 2], ["a", 3]], [[1, "a"], [None, 3]], ["a", None],
+], ids=str)
+@pytest.mark.parametrize("dtype", [None, "float64", "float32", "int64", "int32", "bool"])
+def test_tensor_of_non_numbers_raises_as_pytorch(data: Any, dtype: str | None) -> None:
+    both(lambda lib: lib.tensor(data, dtype=None if dtype is None else getattr(lib, dtype)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.as_tensor([1, None]),
+    lambda lib: lib.tensor([1, 2]).new_tensor([None]),
+    lambda lib: lib.tensor([1.0]).new_tensor([2.0, None]),
+    lambda lib: lib.tensor(object()),
+])
+def test_other_constructors_of_non_numbers_raise_as_pytorch(call: Any) -> None:
+    both(call)
+
+
+# -- TypedStorage: elements by index, tolist ---------------------------------------------------------
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.tensor([1.5, 2.0, -3.25], dtype=lib.float64),
+    lambda lib: lib.tensor([1.5, 2.0, -3.25]),
+    lambda lib: lib.tensor([1, -2, 3]),
+    lambda lib: lib.tensor([True, False]),
+    lambda lib: lib.arange(6.0).reshape(2, 3)[1:, 1:],
+    lambda lib: lib.zeros(0),
+], ids=["float64", "float32", "int64", "bool", "view", "empty"])
+def test_typed_storage_elements_and_tolist(make: Any) -> None:
+    def program(lib: Any) -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (TypedStorage's deprecation)
+            st = make(lib).storage()
+        got = [st.tolist(), len(st)]
+        for index in (0, 1, -1, 3, -4, 1.0, slice(0, 2), np.int64(1)):
+            try:
+                v = st[index]
+                got.append((v, type(v).__name__))
+            except (IndexError, RuntimeError) as e:
+                got.append(str(e).replace("torch.storage", "jitgrad.storage"))
+        return got
 
     both(program)

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import dtypes
+from .._warn_once import warn_once
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
@@ -173,9 +174,18 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """``torch.cross``: as ``linalg.cross``, but without ``dim`` it takes the first dim of
     size 3 (PyTorch's deprecated default)."""
     if dim is None and isinstance(input, Tensor) and isinstance(other, Tensor):
+        warn_once(_CROSS_DIM_WARNING)
         shape = broadcast_shapes(input._sizes, other._sizes)
-        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     return _cross("linalg.cross", input, other, -1 if dim is None else dim)
+
+
+_CROSS_DIM_WARNING = (  # PyTorch's, once per process
+    "Using torch.cross without specifying the dim arg is deprecated.\n"
+    "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+    "The default value of dim will change to agree with that of linalg.cross in a future release.")
 
 
 # -- beta * input + alpha * product: one node each, as PyTorch ---------------------------------
