@@ -160,3 +160,111 @@ def test_fused_products_record_one_node(name: str) -> None:
 def _inputs(fn: Any) -> list[Any]:
     """The leaves at ``fn``'s edges other than its first (``AccumulateGrad.variable``)."""
     return [f.variable if f is not None and hasattr(f, "variable") else None for f, _ in fn.next_functions[1:]]
+
+
+# -- composites: the chain of nodes PyTorch's C++ composition records ---------------------------------
+def _vec(lib: Any, *shape: int, seed: int = 0) -> Any:
+    return numbers(lib, *shape, seed=seed, grad=True)
+
+
+COMPOSITES = {
+    "inner-vectors": lambda lib: lib.inner(_vec(lib, 3), _vec(lib, 3, seed=1)),
+    "inner-matrices": lambda lib: lib.inner(_vec(lib, 2, 3), _vec(lib, 4, 3, seed=1)),
+    "inner-batch": lambda lib: lib.inner(_vec(lib, 2, 2, 3), _vec(lib, 3, seed=1)),
+    "inner-0d": lambda lib: lib.inner(_vec(lib, 2, 3), _vec(lib, seed=1)),
+    "tensordot-2": lambda lib: lib.tensordot(_vec(lib, 2, 3, 4), _vec(lib, 3, 4, 5, seed=1)),
+    "tensordot-0": lambda lib: lib.tensordot(_vec(lib, 2, 3), _vec(lib, 4, seed=1), dims=0),
+    "tensordot-lists": lambda lib: lib.tensordot(_vec(lib, 2, 3, 4), _vec(lib, 4, 3, seed=1), dims=([1, 2], [1, 0])),
+    "tensordot-full-contiguous": lambda lib: lib.tensordot(_vec(lib, 3, 4), _vec(lib, 3, 4, seed=1)),
+    "tensordot-full-strided": lambda lib: lib.tensordot(_vec(lib, 3, 4), _vec(lib, 4, 3, seed=1),
+                                                        dims=([0, 1], [1, 0])),
+    "tensordot-size-1": lambda lib: lib.tensordot(_vec(lib, 2, 3), _vec(lib, 1, 4, seed=1), dims=([1], [0])),
+    "kron": lambda lib: lib.kron(_vec(lib, 2, 3), _vec(lib, 2, 2, seed=1)),
+    "kron-ranks": lambda lib: lib.kron(_vec(lib, 2), _vec(lib, 2, 2, seed=1)),
+    "kron-sliced": lambda lib: lib.kron(_vec(lib, 3, 2)[:, :1], _vec(lib, 2, 2, seed=1)),
+    "quantile": lambda lib: lib.quantile(_vec(lib, 5), 0.3),
+    "quantile-last-dim": lambda lib: lib.quantile(_vec(lib, 2, 5), 0.3, dim=1),
+    "quantile-first-dim": lambda lib: lib.quantile(_vec(lib, 5, 2), 0.6, dim=0, keepdim=True),
+    "quantile-tensor-q": lambda lib: lib.quantile(_vec(lib, 2, 5), lib.tensor([0.3, 0.5], dtype=lib.float64), dim=1),
+    "quantile-lower": lambda lib: lib.quantile(_vec(lib, 5), 0.3, interpolation="lower"),
+    "nanquantile": lambda lib: lib.nanquantile(_vec(lib, 5), 0.3),
+    "trapezoid": lambda lib: lib.trapezoid(_vec(lib, 5)),
+    "trapezoid-dx": lambda lib: lib.trapezoid(_vec(lib, 3, 4), dx=0.5, dim=0),
+    "trapezoid-x": lambda lib: lib.trapezoid(_vec(lib, 3, 4), _vec(lib, 4, seed=1)),
+    "trapezoid-x-2d": lambda lib: lib.trapezoid(_vec(lib, 3, 4), _vec(lib, 3, 4, seed=1), dim=0),
+    "trapezoid-x-padded": lambda lib: lib.trapezoid(_vec(lib, 2, 3, 4), _vec(lib, 3, 4, seed=1), dim=1),
+    "trapezoid-one": lambda lib: lib.trapezoid(_vec(lib, 3, 1)),
+    "cumulative-trapezoid": lambda lib: lib.cumulative_trapezoid(_vec(lib, 3, 4)),
+    "cumulative-trapezoid-x": lambda lib: lib.cumulative_trapezoid(_vec(lib, 3, 4), _vec(lib, 4, seed=1)),
+    "cumulative-trapezoid-dx": lambda lib: lib.cumulative_trapezoid(_vec(lib, 3, 4), dx=0.5),
+    "diff": lambda lib: lib.diff(_vec(lib, 3, 4), dim=0),
+    "diff-n0": lambda lib: lib.diff(_vec(lib, 4, 3).t(), n=0, prepend=_vec(lib, 3, 1, seed=2)),
+    "diff-n3": lambda lib: lib.diff(_vec(lib, 3, 2), n=3),
+    "diff-appended": lambda lib: lib.diff(_vec(lib, 3, 4), append=_vec(lib, 3, 1, seed=3)),
+    "diag-matrix": lambda lib: lib.diag(_vec(lib, 3, 4)),
+    "diag-offset": lambda lib: lib.diag(_vec(lib, 3, 4), -1),
+    "diag-vector": lambda lib: lib.diag(_vec(lib, 3), 1),
+    "reshape-alias": lambda lib: _vec(lib, 4, 3).t().reshape(3, 2, 2),
+    "reshape-view": lambda lib: _vec(lib, 4, 3).reshape(2, 6),
+    "reshape-copy": lambda lib: _vec(lib, 4, 3).t().reshape(12),
+    "flatten-alias": lambda lib: _vec(lib, 4, 3).unsqueeze(0).transpose(0, 1).flatten(1),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPOSITES))
+def test_composite_records_pytorchs_chain(name: str) -> None:
+    def program(lib: Any) -> Any:
+        out = COMPOSITES[name](lib)
+        leaves = _leaves(out.grad_fn)
+        weights = lib.linspace(-1.0, 2.0, out.numel(), dtype=lib.float64).reshape(out.shape)
+        grads = lib.autograd.grad(out, leaves, weights, create_graph=True)
+        second = lib.autograd.grad(sum((g * g).sum() for g in grads), leaves, allow_unused=True)
+        return out, graph(out), list(grads), list(second)
+
+    both_close(program)
+
+
+def _leaves(fn: Any) -> list[Any]:
+    """The leaves under ``fn``, first seen first (``AccumulateGrad.variable``)."""
+    found: list[Any] = []
+    stack = [fn]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        if hasattr(node, "variable"):
+            if not any(node.variable is f for f in found):
+                found.append(node.variable)
+            continue
+        stack.extend(f for f, _ in reversed(node.next_functions))
+    return found
+
+
+def test_scalar_composite_nodes_save_their_number() -> None:
+    def program(lib: Any) -> Any:
+        y = lib.trapezoid(_vec(lib, 3, 4), dx=0.25)
+        z = lib.trapezoid(_vec(lib, 3, 4), _vec(lib, 4, seed=1))
+        return y.grad_fn._saved_other, z.grad_fn._saved_other
+
+    both(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.trapezoid(numbers(lib, 3, 4), numbers(lib, 3)),
+    lambda lib: lib.cumulative_trapezoid(numbers(lib, 3, 4), numbers(lib, 3)),
+    lambda lib: lib.trapezoid(numbers(lib, 3, 4), dim=2),
+    lambda lib: lib.trapezoid(numbers(lib, 3)[0]),
+    lambda lib: lib.tensordot(numbers(lib, 2, 3), numbers(lib, 4, 5), dims=([1], [0])),
+    lambda lib: lib.inner(numbers(lib, 2, 3), numbers(lib, 2)),
+], ids=["x-length", "cumulative-x-length", "dim", "0-d", "contracted-sizes", "inner-sizes"])
+def test_composite_refusals(call: Any) -> None:
+    both(call, "")
+
+
+def test_trapezoid_over_nothing_is_zeros_without_history() -> None:
+    def program(lib: Any) -> Any:
+        out = lib.trapezoid(numbers(lib, 3, 0, grad=True))
+        out_x = lib.trapezoid(numbers(lib, 3, 0, grad=True), numbers(lib, 0, grad=True))
+        return out, out.requires_grad, out_x, out_x.requires_grad
+
+    both(program)

@@ -1,7 +1,7 @@
 """Products built from differentiable pieces: ``outer``, ``tensordot``, ``kron``, ``cross``,
 and the fused ``beta * input + alpha * product`` family (``addmm``, ``addmv``, ``baddbmm``,
 ``addbmm``). The first ones need no node of their own: their gradients (and gradients of
-gradients) come from ``mul``, ``einsum``, the matrix products and the views they are made of;
+gradients) come from ``mul``, the matrix products and the views they are made of;
 the fused family records PyTorch's one node per op (``AddmmBackward0``, ...), whose
 gradients are matrix products again.
 """
@@ -18,13 +18,13 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..geometry import broadcast_shapes
+from ..geometry import views as vg
 from ..tensor import Tensor
 from .operands import from_result
 from .compare import where
-from .einsum import einsum
 from .elementwise import add, mul, sub
 from .inplace_result import write_result
-from .linalg import bmm, mm, mv
+from .linalg import _unsafe_view, bmm, dot, mm, mv
 from .reduction import sum as sum_
 from .stacking import stack
 
@@ -90,19 +90,41 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: None = None) -> Tensor:
             f"both inputs should have same dtype, got {a.dtype.name} and {b.dtype.name}"
         )
     da, db = _tensordot_dims(a, b, dims)
+    # recorded as PyTorch's: contracted dims of size 1 on one side are summed on the other at
+    # once; the operands permuted (free dims, then contracted ones) and reshaped into one mm,
+    # or, when nothing is left free, a dot (a mul and a sum when they are not contiguous)
+    t1, t2, csize = a, b, 1
     for x, y in zip(da, db):
-        if a._sizes[x] != b._sizes[y]:
+        s1, s2 = a._sizes[x], b._sizes[y]
+        if s2 == 1:
+            t1 = sum_(t1, x, keepdim=True, dtype=t1.dtype)
+        elif s1 == 1:
+            t2 = sum_(t2, y, keepdim=True, dtype=t2.dtype)
+        elif s1 != s2:
             raise RuntimeError(
-                f"contracted dimensions need to match, but first has size {a._sizes[x]} in "
-                f"dim {x} and second has size {b._sizes[y]} in dim {y}"
+                f"contracted dimensions need to match, but first has size {s1} in dim {x} and second "
+                f"has size {s2} in dim {y}"
             )
-    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-    la = [next(letters) for _ in range(a.ndim)]
-    lb = [next(letters) for _ in range(b.ndim)]
-    for x, y in zip(da, db):
-        lb[y] = la[x]
-    free = [la[i] for i in range(a.ndim) if i not in da] + [lb[i] for i in range(b.ndim) if i not in db]
-    return einsum(f"{''.join(la)},{''.join(lb)}->{''.join(free)}", a, b)
+        else:
+            csize *= s1
+    free1 = [i for i in range(a.ndim) if i not in da]
+    free2 = [i for i in range(b.ndim) if i not in db]
+    rsizes = tuple(t1._sizes[i] for i in free1) + tuple(t2._sizes[i] for i in free2)
+    size1, size2 = _prod(t1._sizes[i] for i in free1), _prod(t2._sizes[i] for i in free2)
+    t1 = t1.permute(free1 + da)  # type: ignore[attr-defined]
+    t2 = t2.permute(db + free2)  # type: ignore[attr-defined]
+    if size1 != 1 or size2 != 1:
+        return mm(t1.reshape(size1, csize), t2.reshape(csize, size2)).reshape(rsizes)  # type: ignore[no-any-return]
+    if t1.is_contiguous() and t2.is_contiguous():
+        return dot(t1.flatten(), t2.flatten()).reshape(rsizes)  # type: ignore[no-any-return]
+    return sum_(mul(t1.squeeze(), t2.squeeze()), dtype=t1.dtype).reshape(rsizes)  # type: ignore[no-any-return]
+
+
+def _prod(sizes: Any) -> int:
+    out = 1
+    for s in sizes:
+        out *= s
+    return out
 
 
 def kron(input: Tensor, other: Tensor) -> Tensor:
@@ -112,9 +134,19 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     n = max(input.ndim, other.ndim)
     sa = (1,) * (n - input.ndim) + input._sizes
     sb = (1,) * (n - other.ndim) + other._sizes
-    a = input.reshape(tuple(x for s in sa for x in (s, 1)))  # type: ignore[attr-defined]
-    b = other.reshape(tuple(x for s in sb for x in (1, s)))  # type: ignore[attr-defined]
-    return mul(a, b).reshape(tuple(x * y for x, y in zip(sa, sb)))  # type: ignore[attr-defined]
+    a = _seen_as(input, tuple(x for s in sa for x in (s, 1)))
+    b = _seen_as(other, tuple(x for s in sb for x in (1, s)))
+    return _seen_as(mul(a, b), tuple(x * y for x, y in zip(sa, sb)))
+
+
+def _seen_as(t: Tensor, sizes: tuple[int, ...]) -> Tensor:
+    """``t`` with ``sizes`` as PyTorch's ``kron`` sees its operands and its product: an
+    ``_unsafe_view`` (``UnsafeViewBackward0``); a copy where the strides allow no view
+    (PyTorch raises there)."""
+    strides = vg.view_strides(t._sizes, t._strides, sizes)
+    if strides is None:
+        return t.reshape(sizes)  # type: ignore[attr-defined,no-any-return]
+    return _unsafe_view(t, sizes, strides)
 
 
 def _cross(op: str, input: Tensor, other: Tensor, dim: int) -> Tensor:
