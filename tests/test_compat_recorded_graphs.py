@@ -4,10 +4,10 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import pytest
-
 import torch
 
 import jitgrad
@@ -268,3 +268,101 @@ def test_trapezoid_over_nothing_is_zeros_without_history() -> None:
         return out, out.requires_grad, out_x, out_x.requires_grad
 
     both(program)
+
+
+# -- scatters, fills and reductions out of place: PyTorch's one node each -----------------------------
+def _index(lib: Any, rows: list[list[int]]) -> Any:
+    return lib.tensor(rows)
+
+
+SCATTERS = {
+    "scatter-value": lambda lib, x, s: x.scatter(1, _index(lib, [[0, 2], [1, 1]]), -0.5),
+    "scatter-0d-self": lambda lib, x, s: x[0, 0].scatter(0, lib.tensor(0), 3.0),
+    "scatter_add": lambda lib, x, s: x.scatter_add(1, _index(lib, [[0, 2], [2, 2]]), s),
+    "scatter_add-dim0": lambda lib, x, s: x.scatter_add(0, _index(lib, [[1, 0], [1, 1]]), s),
+    "index_add": lambda lib, x, s: x.index_add(1, lib.tensor([3, 0]), s),
+    "index_add-alpha-repeats": lambda lib, x, s: x.index_add(1, lib.tensor([1, 1]), s, alpha=0.75),
+    "index_fill": lambda lib, x, s: x.index_fill(1, lib.tensor([0, 3, 0]), 2.0),
+    "index_fill-tensor": lambda lib, x, s: x.index_fill(0, lib.tensor([1]), s[1, 0]),
+    "masked_scatter": lambda lib, x, s: x.masked_scatter(lib.tensor([[True, False, True, False]] * 2), s),
+    "masked_scatter-broadcast": lambda lib, x, s: x[0].masked_scatter(
+        lib.tensor([[False, True, True, False], [True, False, False, False]]), s),
+    "masked_scatter-0d": lambda lib, x, s: x[0, 1].masked_scatter(lib.tensor(True), s),
+    "scatter_reduce-sum": lambda lib, x, s: x.scatter_reduce(1, _index(lib, [[0, 0], [3, 1]]), s, "sum"),
+    "scatter_reduce-sum-exclusive": lambda lib, x, s: x.scatter_reduce(
+        1, _index(lib, [[0, 0], [3, 1]]), s, "sum", include_self=False),
+    "scatter_reduce-mean": lambda lib, x, s: x.scatter_reduce(1, _index(lib, [[0, 0], [3, 1]]), s, "mean"),
+    "scatter_reduce-mean-exclusive": lambda lib, x, s: x.scatter_reduce(
+        1, _index(lib, [[2, 2], [2, 0]]), s, "mean", include_self=False),
+    "index_reduce-mean": lambda lib, x, s: x.index_reduce(1, lib.tensor([2, 2]), s, "mean"),
+    "index_reduce-mean-exclusive": lambda lib, x, s: x.index_reduce(1, lib.tensor([2, 0]), s, "mean",
+                                                                    include_self=False),
+    "mvlgamma": lambda lib, x, s: (x * x + 2).mvlgamma(3),
+}
+
+
+@pytest.mark.parametrize("name", list(SCATTERS))
+def test_scatters_record_pytorchs_node(name: str) -> None:
+    def program(lib: Any) -> Any:
+        x = numbers(lib, 2, 4, grad=True)
+        s = numbers(lib, 2, 2, seed=1, grad=True)
+        out = SCATTERS[name](lib, x, s)
+        weights = lib.linspace(-1.0, 2.0, out.numel(), dtype=lib.float64).reshape(out.shape)
+        gx, gs = lib.autograd.grad(out, (x, s), weights, create_graph=True, allow_unused=True)
+        used = [g for g in (gx, gs) if g is not None]
+        second = lib.autograd.grad(sum((g * g).sum() for g in used), (x, s), allow_unused=True)
+        return out, graph(out), gx, gs, list(second)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (index_reduce's beta warning)
+        both_close(program, rtol=1e-9)  # (mvlgamma's second derivative: trigamma, PyTorch's and SciPy's)
+
+
+IN_PLACE_GRADCHECK = {
+    "scatter_-value": lambda x, s: (x * 1).scatter_(1, jitgrad.tensor([[0, 2]]), -0.5),
+    "scatter_add_": lambda x, s: (x * 1).scatter_add_(1, jitgrad.tensor([[2, 2]]), s),
+    "index_add_-view": lambda x, s: (lambda y: (y[:, 1:].index_add_(1, jitgrad.tensor([0, 0]), s, alpha=2), y)[1])(x * 1),
+    "index_fill_-tensor": lambda x, s: (x * 1).index_fill_(1, jitgrad.tensor([1]), s[0, 0]),
+    "masked_scatter_": lambda x, s: (x * 1).masked_scatter_(jitgrad.tensor([[True, False, True]]), s),
+    "scatter_reduce_-mean": lambda x, s: (x * 1).scatter_reduce_(1, jitgrad.tensor([[1, 1]]), s, "mean"),
+    "scatter_reduce_-prod": lambda x, s: (x * 1).scatter_reduce_(1, jitgrad.tensor([[1, 2]]), s, "prod"),
+    "cumprod_-view": lambda x, s: (lambda y: (y[:, 1:].cumprod_(1), y)[1])(x * 1),
+    "mvlgamma_": lambda x, s: (x * x + 2).mvlgamma_(2),
+    "index_reduce_-amax": lambda x, s: (x * 1).index_reduce_(1, jitgrad.tensor([2, 0]), s, "amax"),
+}
+
+
+@pytest.mark.parametrize("name", list(IN_PLACE_GRADCHECK))
+def test_in_place_scatters_pass_gradcheck(name: str) -> None:
+    x = jitgrad.tensor([[0.5, -1.25, 2.0]], dtype=jitgrad.float64, requires_grad=True)
+    s = jitgrad.tensor([[1.5, 0.75]], dtype=jitgrad.float64, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert jitgrad.autograd.gradcheck(IN_PLACE_GRADCHECK[name], (x, s))
+        assert jitgrad.autograd.gradgradcheck(IN_PLACE_GRADCHECK[name], (x, s))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, t, s: t.cumprod_(1),
+    lambda lib, t, s: t.scatter_reduce_(1, lib.tensor([[0, 2]]), s, "amax"),
+    lambda lib, t, s: t.index_reduce_(1, lib.tensor([1, 1]), s, "prod"),
+], ids=["cumprod_", "scatter_reduce_", "index_reduce_"])
+def test_in_place_node_saves_self_after_the_write(call: Any) -> None:
+    """The node saves ``self`` as written (its result), as PyTorch's: a later write to it
+    makes backward raise; reading ``_saved_result`` gives ``self``'s values."""
+    def program(lib: Any) -> Any:
+        x = lib.tensor([[0.5, -1.25, 2.0]], dtype=lib.float64, requires_grad=True)
+        s = lib.tensor([[1.5, 0.75]], dtype=lib.float64, requires_grad=True)
+        t = x * 1
+        out = call(lib, t, s)
+        saved = out.grad_fn._saved_result
+        t.mul_(2)
+        try:
+            out.sum().backward()
+            return "ok", saved
+        except RuntimeError as e:
+            return "modified by an inplace operation" in str(e), saved
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both(program)
