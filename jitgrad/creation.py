@@ -188,7 +188,7 @@ def _refuse_non_numbers(data: Any, dtype: object) -> None:
     while isinstance(first, (list, tuple)) and first:
         first = first[0]
     if isinstance(first, str):
-        raise ValueError(f"too many dimensions '{type(first).__name__}'")
+        raise ValueError(f"tensor(): too many dimensions '{type(first).__name__}'")
     leaves = _leaves_in_order(data) if isinstance(data, (list, tuple)) else iter((data,))
     leaf = next((v for v in leaves if not isinstance(v, _NUMBERS)), _NOTHING)
     if leaf is _NOTHING:
@@ -196,11 +196,11 @@ def _refuse_non_numbers(data: Any, dtype: object) -> None:
     name = type(leaf).__name__
     if dtype is None:
         if isinstance(leaf, str):
-            raise TypeError(f"new(): invalid data type '{name}'")
-        raise RuntimeError(f"Could not infer dtype of {name}")
+            raise TypeError(f"tensor(): invalid data type '{name}' (expected numbers)")
+        raise RuntimeError(f"tensor(): Could not infer dtype of {name} (expected numbers)")
     if dtypes.to_dtype(dtype, "tensor").kind == "f":
-        raise TypeError(f"must be real number, not {name}")
-    raise TypeError(f"'{name}' object cannot be interpreted as an integer")
+        raise TypeError(f"tensor(): must be real number, not {name}")
+    raise TypeError(f"tensor(): '{name}' object cannot be interpreted as an integer")
 
 
 def _python_leaves(data: Any) -> Any:

@@ -37,7 +37,7 @@ from ._index_args import (
 )
 from .assignment import IndexPutBackward0
 from .inplace_result import write_result
-from .masking import MaskedFillBackward0, MaskedFillBackward1, masked_fill
+from .masking import MaskedFillBackward0, MaskedFillBackward1, filled
 from .view_ops import expand, reshape
 
 
@@ -210,7 +210,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         part = source_part(src, index)
         return _overwrite(op, ScatterBackward0, input, np_index, part)
     _, np_index = scatter_index(op, input, dim, index, None)
-    return masked_fill(input, _mask_at(input, np_index), fill_value(op, input, src), _SCATTER_NODES, op)
+    return filled(input, _mask_at(input, np_index), fill_value(op, input, src), _SCATTER_NODES, op)
 
 
 class ScatterBackward1(MaskedFillBackward0):
@@ -411,8 +411,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     op = "index_fill"
     tensor_arg(op, "input", input)
     _, np_index = _index_along(op, input, dim, index, None)
-    return masked_fill(input, _mask_at(input, np_index), fill_value(op, input, value),
-                       (IndexFillBackward0, IndexFillBackward1), op)
+    return filled(input, _mask_at(input, np_index), fill_value(op, input, value),
+                  (IndexFillBackward0, IndexFillBackward1), op)
 
 
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,

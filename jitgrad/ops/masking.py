@@ -54,12 +54,15 @@ class MaskedFillBackward1(SavingNode):
         )
 
 
-def masked_fill(input: Tensor, mask: Tensor, value: Any,
-                nodes: tuple[type[SavingNode], type[SavingNode]] = (MaskedFillBackward0, MaskedFillBackward1),
-                op: str = "masked_fill") -> Tensor:
-    """A copy of ``input`` with ``value`` (a number or a 0-d tensor) where ``mask`` holds;
-    ``nodes``: the node for a number and for a tensor value (the ops made of it record
-    PyTorch's names: ``scatter``'s ``ScatterBackward1``, ``index_fill``'s ...)."""
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """A copy of ``input`` with ``value`` (a number or a 0-d tensor) where ``mask`` holds."""
+    return filled(input, mask, value, (MaskedFillBackward0, MaskedFillBackward1), "masked_fill")
+
+
+def filled(input: Tensor, mask: Tensor, value: Any, nodes: tuple[type[SavingNode], type[SavingNode]],
+           op: str) -> Tensor:
+    """``masked_fill`` recorded with ``nodes``, the node for a number and for a tensor value
+    (the ops made of it record PyTorch's names: ``scatter``'s ``ScatterBackward1``, ...)."""
     tensor_arg(op, "input", input)
     _mask(op, mask)
     value = fill_value(op, input, value)
