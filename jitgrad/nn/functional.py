@@ -111,7 +111,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None:
         if input.dim() == 2:
             return addmm(bias, input, weight.t())  # type: ignore[attr-defined]
-        fusable = (bias.dim() == 1 or bias.squeeze().dim() == 1) and bias.is_contiguous()  # type: ignore[attr-defined]
+        # (one dim of size > 1, after squeezing: PyTorch's test, without making the squeeze)
+        fusable = (bias.dim() == 1 or sum(s != 1 for s in bias.shape) == 1) and bias.is_contiguous()
         if fusable and input.is_contiguous():
             lead = tuple(input.shape[:-1])
             rows = addmm(bias, input.reshape(math.prod(lead), input.shape[-1]), weight.t())  # type: ignore[attr-defined]

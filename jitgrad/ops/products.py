@@ -290,22 +290,26 @@ def _fused(op: str, input: Tensor, a: Tensor, b: Tensor, product: Any, beta: Any
             f"{op}: self and mat2 must have the same dtype, but got {input.dtype.name} and "
             f"{a.dtype.name}"
         )
+    if not needs_grad(input, a, b):
+        return _fused_values(op, input, a, b, product, beta, alpha)
     with no_grad():
-        prod = product(a, b)
-        shape = prod._sizes
-        if not _broadcasts_to(input._sizes, shape):
-            raise RuntimeError(
-                f"{op}: the input of shape {list(input._sizes)} can't be broadcast to the product's "
-                f"shape {list(shape)}"
-            )
-        scaled = prod if alpha == 1 else mul(prod, alpha)
-        if beta == 0:
-            out = add(scaled, where(_true(input), 0, input))
-        else:
-            out = add(scaled, input if beta == 1 else mul(input, beta))
-    if needs_grad(input, a, b):
-        node(alpha, beta).record_inputs(input, a, b, out)
+        out = _fused_values(op, input, a, b, product, beta, alpha)
+    node(alpha, beta).record_inputs(input, a, b, out)
     return out
+
+
+def _fused_values(op: str, input: Tensor, a: Tensor, b: Tensor, product: Any, beta: Any, alpha: Any) -> Tensor:
+    prod = product(a, b)
+    shape = prod._sizes
+    if not _broadcasts_to(input._sizes, shape):
+        raise RuntimeError(
+            f"{op}: the input of shape {list(input._sizes)} can't be broadcast to the product's "
+            f"shape {list(shape)}"
+        )
+    scaled = prod if alpha == 1 else mul(prod, alpha)
+    if beta == 0:
+        return add(scaled, where(_true(input), 0, input))
+    return add(scaled, input if beta == 1 else mul(input, beta))
 
 
 def _broadcasts_to(src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
