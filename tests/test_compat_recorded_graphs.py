@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import jitgrad
-from tests.compat_helpers import both, both_close, close, numbers, outcome
+from tests.compat_helpers import both, both_close, close, known_differences, numbers, outcome
 
 
 def graph(t: Any) -> Any:
@@ -366,3 +366,33 @@ def test_in_place_node_saves_self_after_the_write(call: Any) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         both(program)
+
+
+# -- known differences: PyTorch records a node that refuses backward; jitgrad differentiates -----------
+def _inverse_hyperbolic_in_place_has_no_derivative(lib: Any) -> None:
+    for name, start in (("acosh_", 1.5), ("asinh_", 0.5), ("atanh_", 0.25)):
+        x = lib.tensor([start, start + 0.1], dtype=lib.float64, requires_grad=True)
+        y = getattr(x * 1, name)()
+        assert y.grad_fn.name() == name[:-1].title() + "Backward1"
+        with pytest.raises(NotImplementedError, match=f"inplace version of {name[:-1]}"):
+            y.sum().backward()
+
+
+def _floor_divide_has_no_derivative(lib: Any) -> None:
+    x = lib.tensor([1.5, -2.25], dtype=lib.float64, requires_grad=True)
+    for y in (lib.floor_divide(x, 0.7), x // 0.7, (x * 1).floor_divide_(0.7)):
+        assert y.grad_fn.name() == "torch::autograd::NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for aten::floor_divide"):
+            y.sum().backward()
+
+
+KNOWN = {
+    _inverse_hyperbolic_in_place_has_no_derivative:
+        "PyTorch's acosh_/asinh_/atanh_ record <Op>Backward1, not_implemented in derivatives.yaml; jitgrad "
+        "records <Op>Backward0 and differentiates (ops/pointwise.py declarations)",
+    _floor_divide_has_no_derivative:
+        "PyTorch's floor_divide records NotImplemented; jitgrad records DivBackward2 (rounding_mode='floor'), "
+        "whose gradient is zeros (ops/division.py)",
+}
+
+test_known_difference_on_pytorch, test_known_difference_on_jitgrad = known_differences(KNOWN)
