@@ -208,6 +208,12 @@ COMPOSITES = {
     "reshape-view": lambda lib: _vec(lib, 4, 3).reshape(2, 6),
     "reshape-copy": lambda lib: _vec(lib, 4, 3).t().reshape(12),
     "flatten-alias": lambda lib: _vec(lib, 4, 3).unsqueeze(0).transpose(0, 1).flatten(1),
+    "gradient": lambda lib: lib.gradient(_vec(lib, 5))[0],
+    "gradient-edge-2": lambda lib: lib.gradient(_vec(lib, 3, 4), dim=1, edge_order=2)[0],
+    "gradient-spacing": lambda lib: lib.gradient(_vec(lib, 3, 4), spacing=3, dim=0)[0],
+    "pairwise-distance": lambda lib: lib.nn.functional.pairwise_distance(_vec(lib, 3, 4), _vec(lib, 3, 4, seed=1)),
+    "hardshrink": lambda lib: lib.nn.functional.hardshrink(_vec(lib, 3, 4), 0.75),
+    "softshrink": lambda lib: lib.nn.functional.softshrink(_vec(lib, 3, 4), 0.75),
 }
 
 
@@ -244,7 +250,9 @@ def test_scalar_composite_nodes_save_their_number() -> None:
     def program(lib: Any) -> Any:
         y = lib.trapezoid(_vec(lib, 3, 4), dx=0.25)
         z = lib.trapezoid(_vec(lib, 3, 4), _vec(lib, 4, seed=1))
-        return y.grad_fn._saved_other, z.grad_fn._saved_other
+        g = [lib.gradient(_vec(lib, 4), **kw)[0] for kw in ({}, {"spacing": 3}, {"spacing": 0.5})]
+        return y.grad_fn._saved_other, z.grad_fn._saved_other, [[f._saved_other for f, _ in x.grad_fn.next_functions]
+                                                                 for x in g]
 
     both(program)
 

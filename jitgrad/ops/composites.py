@@ -38,12 +38,37 @@ class DivBackward1(Node):
         return (grads[0] / self._saved_other,)  # type: ignore[operator]
 
 
+class AddBackward1(Node):
+    """Backward of a tensor plus a number inside a composite (``add.Scalar``, one edge)."""
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return (grads[0],)
+
+
+_BY_NUMBER = {MulBackward1: lambda t, n: t * n, DivBackward1: lambda t, n: t / n, AddBackward1: lambda t, n: t + n}
+
+
 def _by_number(node: type[Node], t: Tensor, number: Any) -> Tensor:
     with no_grad():
-        out = t * number if node is MulBackward1 else t / number  # type: ignore[operator]
+        out = _BY_NUMBER[node](t, number)
     if needs_grad(t):
-        record(node(number), (t,), (out,))  # type: ignore[call-arg]
+        record(node() if node is AddBackward1 else node(number), (t,), (out,))  # type: ignore[call-arg]
     return out  # type: ignore[no-any-return]
+
+
+def scaled(t: Tensor, number: Any) -> Tensor:
+    """``t * number`` recorded as PyTorch's C++ composites record it (``MulBackward1``)."""
+    return _by_number(MulBackward1, t, number)
+
+
+def divided(t: Tensor, number: Any) -> Tensor:
+    """``t / number`` recorded as PyTorch's C++ composites record it (``DivBackward1``)."""
+    return _by_number(DivBackward1, t, number)
+
+
+def shifted(t: Tensor, number: Any) -> Tensor:
+    """``t + number`` recorded as PyTorch's C++ composites record it (``AddBackward1``)."""
+    return _by_number(AddBackward1, t, number)
 
 
 def _number(value: Any) -> Any:

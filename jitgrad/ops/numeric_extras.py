@@ -18,10 +18,12 @@ def _as_float(t: Tensor) -> Tensor:
     return t if t.dtype in dtypes.FLOATING else t.to(dtypes.DEFAULT_FLOAT)  # type: ignore[attr-defined,no-any-return]
 
 
-def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple[Tensor, ...]:
+def gradient(input: Tensor, *, spacing: Any = 1.0, dim: Any = None, edge_order: int = 1) -> tuple[Tensor, ...]:
     """The derivative estimated along each of ``dim`` (all dims by default): central
     differences inside, one-sided differences of order ``edge_order`` (1 or 2) at the ends.
     ``spacing``: one number, one number per dim, or one coordinate tensor per dim."""
+    from .composites import divided as div_
+    from .composites import scaled as mul_
     from .stacking import cat
 
     if edge_order not in (1, 2):
@@ -52,13 +54,14 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: in
             out.append(_coordinate_gradient(part, n, d, f.ndim, _as_float(h), edge_order, cat))
             continue
         step = h.item() if isinstance(h, Tensor) else h
-        center = (part(2, n - 2) - part(0, n - 2)) / step / 2
+        # (the numbers as PyTorch's C++ composite applies them: MulBackward1, DivBackward1)
+        center = div_(div_(part(2, n - 2) - part(0, n - 2), step), 2)
         if edge_order == 1:
-            first = (part(1, 1) - part(0, 1)) / step
-            last = (part(n - 1, 1) - part(n - 2, 1)) / step
+            first = div_(part(1, 1) - part(0, 1), step)
+            last = div_(part(n - 1, 1) - part(n - 2, 1), step)
         else:
-            first = (part(0, 1) * -1.5 + part(1, 1) * 2 - part(2, 1) * 0.5) / step
-            last = (part(n - 3, 1) * 0.5 - part(n - 2, 1) * 2 + part(n - 1, 1) * 1.5) / step
+            first = div_(mul_(part(0, 1), -1.5) + mul_(part(1, 1), 2.0) - mul_(part(2, 1), 0.5), step)
+            last = div_(mul_(part(n - 3, 1), 0.5) - mul_(part(n - 2, 1), 2.0) + mul_(part(n - 1, 1), 1.5), step)
         out.append(cat([first, center, last], d))
     return tuple(out)
 
