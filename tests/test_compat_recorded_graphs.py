@@ -258,13 +258,17 @@ def test_scalar_composite_nodes_save_their_number() -> None:
 
 
 @pytest.mark.parametrize("call", [
+    lambda lib: lib.slice_scatter(numbers(lib, 2, 3), numbers(lib, 1, 2), 1, 0, 3, 2),
+    lambda lib: lib.select_scatter(numbers(lib, 2, 3), numbers(lib, 1, 3), 0, 1),
+    lambda lib: lib.diagonal_scatter(numbers(lib, 2, 3), numbers(lib, 3)),
     lambda lib: lib.trapezoid(numbers(lib, 3, 4), numbers(lib, 3)),
     lambda lib: lib.cumulative_trapezoid(numbers(lib, 3, 4), numbers(lib, 3)),
     lambda lib: lib.trapezoid(numbers(lib, 3, 4), dim=2),
     lambda lib: lib.trapezoid(numbers(lib, 3)[0]),
     lambda lib: lib.tensordot(numbers(lib, 2, 3), numbers(lib, 4, 5), dims=([1], [0])),
     lambda lib: lib.inner(numbers(lib, 2, 3), numbers(lib, 2)),
-], ids=["x-length", "cumulative-x-length", "dim", "0-d", "contracted-sizes", "inner-sizes"])
+], ids=["slice-scatter-size", "select-scatter-size", "diagonal-scatter-size", "x-length", "cumulative-x-length",
+        "dim", "0-d", "contracted-sizes", "inner-sizes"])
 def test_composite_refusals(call: Any) -> None:
     both(call, "")
 
@@ -306,6 +310,9 @@ SCATTERS = {
     "index_reduce-mean-exclusive": lambda lib, x, s: x.index_reduce(1, lib.tensor([2, 0]), s, "mean",
                                                                     include_self=False),
     "mvlgamma": lambda lib, x, s: (x * x + 2).mvlgamma(3),
+    "slice_scatter": lambda lib, x, s: lib.slice_scatter(x, s, 1, 1, 4, 2),
+    "select_scatter": lambda lib, x, s: lib.select_scatter(x, s[0], 1, 2),
+    "diagonal_scatter": lambda lib, x, s: lib.diagonal_scatter(x, s[1], 2),
 }
 
 

@@ -11,6 +11,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import dtypes
+from ..autograd.grad_mode import no_grad
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, Node
 from ..tensor import Tensor
 
 
@@ -159,17 +162,56 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
     return input * (2.0 ** _as_float(other))  # type: ignore[operator,no-any-return]
 
 
-def _scatter_into(input: Tensor, view: Any, src: Tensor) -> Tensor:
-    """A copy of ``input`` with ``view(copy)`` overwritten by ``src`` (the gradient of
-    ``input`` is zero there, ``src`` gets that slice of it)."""
-    out = input.clone()  # type: ignore[attr-defined]
-    view(out).copy_(src)
+class _ScatterIntoBackward(Node):
+    """Backward of ``src`` written over ``view(input)`` (a copy): ``input`` gets the gradient
+    with that view zeroed (the op again, so a second derivative records it too), ``src`` the
+    gradient's view."""
+
+    def __init__(self, scatter: Any, view: Any) -> None:
+        super().__init__()
+        self.scatter, self.view = scatter, view
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        from ..creation import zeros_like
+
+        g = grads[0]
+        part = self.view(g)
+        return (self.scatter(g, zeros_like(part)) if self.needs_input_grad(0) else None,
+                part if self.needs_input_grad(1) else None)
+
+
+class SliceScatterBackward0(_ScatterIntoBackward):
+    pass
+
+
+class SelectScatterBackward0(_ScatterIntoBackward):
+    pass
+
+
+class DiagonalScatterBackward0(_ScatterIntoBackward):
+    pass
+
+
+def _scatter_into(node: type[_ScatterIntoBackward], scatter: Any, input: Tensor, view: Any, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``view(copy)`` overwritten by ``src``, recorded as ``node``
+    (PyTorch's one node for the op; ``scatter(input, src)`` makes it again)."""
+    with no_grad():
+        out = input.clone()  # type: ignore[attr-defined]
+        part = view(out)
+        if tuple(part.shape) != tuple(src.shape):
+            raise RuntimeError(
+                f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+                f"slice size = {list(part.shape)}")
+        part.copy_(src)
+    if needs_grad(input, src):
+        record(node(scatter, view), (input, src), (out,))
     return out  # type: ignore[no-any-return]
 
 
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """``input`` with ``input.select(dim, index)`` replaced by ``src``."""
-    return _scatter_into(input, lambda t: t.select(dim, index), src)
+    return _scatter_into(SelectScatterBackward0, lambda i, s: select_scatter(i, s, dim, index), input,
+                         lambda t: t.select(dim, index), src)
 
 
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
@@ -180,12 +222,14 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
         index[dim] = slice(start, end, step)
         return t[tuple(index)]  # type: ignore[index,no-any-return]
 
-    return _scatter_into(input, view, src)
+    return _scatter_into(SliceScatterBackward0, lambda i, s: slice_scatter(i, s, dim, start, end, step), input,
+                         view, src)
 
 
 def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """``input`` with its diagonal (``offset``, ``dim1``, ``dim2``) replaced by ``src``."""
-    return _scatter_into(input, lambda t: t.diagonal(offset, dim1, dim2), src)
+    return _scatter_into(DiagonalScatterBackward0, lambda i, s: diagonal_scatter(i, s, offset, dim1, dim2), input,
+                         lambda t: t.diagonal(offset, dim1, dim2), src)
 
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
