@@ -214,6 +214,8 @@ COMPOSITES = {
     "pairwise-distance": lambda lib: lib.nn.functional.pairwise_distance(_vec(lib, 3, 4), _vec(lib, 3, 4, seed=1)),
     "hardshrink": lambda lib: lib.nn.functional.hardshrink(_vec(lib, 3, 4), 0.75),
     "softshrink": lambda lib: lib.nn.functional.softshrink(_vec(lib, 3, 4), 0.75),
+    "ldexp": lambda lib: lib.ldexp(_vec(lib, 3), _vec(lib, 3, seed=1)),
+    "ldexp-int": lambda lib: lib.ldexp(_vec(lib, 3), lib.tensor([1, -2, 3])),
 }
 
 

@@ -535,7 +535,7 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
     "AddmvBackward0": ("mat", "vec", "alpha", "beta"), "BaddbmmBackward0": ("batch1", "batch2", "alpha", "beta"),
     "AddbmmBackward0": ("batch1", "batch2", "alpha", "beta"),
     "ScatterReduceBackward0": ("self", "src", "result"), "IndexReduceBackward0": ("self", "source", "result"),
-    "MvlgammaBackward0": ("self",),
+    "MvlgammaBackward0": ("self",), "LdexpBackward0": ("other", "result"),
 }
 
 

@@ -6,6 +6,7 @@ or coordinate spacing), ``vander``, ``combinations``, ``ldexp``, and the integer
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -13,7 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import needs_grad, record
-from ..autograd.node import Grads, Node
+from ..autograd.node import Grads, Node, SavingNode
 from ..tensor import Tensor
 
 
@@ -158,8 +159,27 @@ def frexp(input: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
-    """``input * 2 ** other`` (PyTorch's composite, differentiable in ``input``)."""
-    return input * (2.0 ** _as_float(other))  # type: ignore[operator,no-any-return]
+    """``input * 2 ** other``, recorded as PyTorch's ``LdexpBackward0`` (saving ``other`` and
+    the result)."""
+    with no_grad():
+        out = input * (2.0 ** _as_float(other))  # type: ignore[operator]
+    if needs_grad(input, other) and out.dtype in dtypes.FLOATING:
+        node = LdexpBackward0()
+        record(node, (input, other), (out,))
+        node.save(other, out, outputs=(out,))
+    return out  # type: ignore[no-any-return]
+
+
+class LdexpBackward0(SavingNode):
+    """``grad * 2 ** other`` to ``input``, ``grad * result * ln 2`` to ``other``."""
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        from .composites import scaled
+
+        g = grads[0]
+        other, result = self.unpack()
+        return (g * (2.0 ** _as_float(other)) if self.needs_input_grad(0) else None,  # type: ignore[operator]
+                scaled(g * result, math.log(2.0)) if self.needs_input_grad(1) else None)  # type: ignore[operator]
 
 
 class _ScatterIntoBackward(Node):
