@@ -413,3 +413,14 @@ KNOWN = {
 }
 
 test_known_difference_on_pytorch, test_known_difference_on_jitgrad = known_differences(KNOWN)
+
+
+def test_frexp_mantissa_records_frexp_backward() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([0.5, -1.5, 12.0, 0.0, 3e-310], dtype=lib.float64, requires_grad=True)
+        mantissa, exponent = lib.frexp(x)
+        saved = mantissa.grad_fn._saved_exponent
+        mantissa.backward(lib.linspace(1.0, 2.0, 5, dtype=lib.float64))
+        return graph(mantissa), exponent.requires_grad, mantissa, exponent, saved, x.grad
+
+    both(program)

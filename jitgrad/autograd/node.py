@@ -536,6 +536,7 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
     "AddbmmBackward0": ("batch1", "batch2", "alpha", "beta"),
     "ScatterReduceBackward0": ("self", "src", "result"), "IndexReduceBackward0": ("self", "source", "result"),
     "MvlgammaBackward0": ("self",), "LdexpBackward0": ("other", "result"),
+    "FrexpBackward0": ("exponent",),
 }
 
 

@@ -155,7 +155,20 @@ def frexp(input: Tensor) -> tuple[Tensor, Tensor]:
     if input.dtype not in dtypes.FLOATING:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = np.frexp(input._numpy())
-    return creation.tensor(m, dtype=input.dtype), creation.tensor(e.astype(np.int32))
+    mantissa, exponent = creation.tensor(m, dtype=input.dtype), creation.tensor(e.astype(np.int32))
+    if needs_grad(input):
+        node = FrexpBackward0()
+        record(node, (input,), (mantissa,))
+        node.save(exponent)
+    return mantissa, exponent
+
+
+class FrexpBackward0(SavingNode):
+    """The mantissa's backward: ``grad / 2 ** exponent`` (the exponent has no gradient)."""
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        (exponent,) = self.unpack()
+        return (grads[0] / (2.0 ** exponent.to(grads[0].dtype)),)  # type: ignore[operator,union-attr]
 
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
