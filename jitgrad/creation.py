@@ -141,14 +141,17 @@ def tensor(
     check_pin_memory("tensor", pin_memory)
     if isinstance(data, Tensor):
         data = data._numpy()
-    if data is None or isinstance(data, (str, bytes)):
+    if isinstance(data, (str, bytes)):
         raise TypeError(f"tensor(): cannot make a tensor from {type(data).__name__}")
     try:
         array = np.asarray(data)
     except ValueError as exc:
+        _refuse_non_numbers(data, dtype)
         raise ValueError(
             f"tensor(): data is ragged (nested sequences of different lengths): {exc}"
         ) from None
+    if array.dtype.kind in "OU" and (isinstance(data, (list, tuple)) or array.ndim == 0):
+        _refuse_non_numbers(data, dtype)  # (an array of objects: _infer_dtype's refusal)
     if array.dtype == object and array.size == 0 and array.ndim:
         array = array.astype(np.float64)
     inferred = _infer_dtype("tensor", data, array)
@@ -162,6 +165,42 @@ def tensor(
     if target in dtypes.INTEGRAL and isinstance(data, (list, tuple, int, float)):
         _check_fits("tensor", array, target)
     return _finish(from_numpy_copy(array, target), requires_grad)
+
+
+_NUMBERS = (bool, int, float, np.generic, Tensor)
+_NOTHING = object()
+
+
+def _leaves_in_order(data: Any) -> Any:
+    """The leaves of nested lists and tuples, first to last (depth first)."""
+    for v in data:
+        if isinstance(v, (list, tuple)):
+            yield from _leaves_in_order(v)
+        else:
+            yield v
+
+
+def _refuse_non_numbers(data: Any, dtype: object) -> None:
+    """PyTorch's refusal of ``tensor()`` data holding something other than numbers: a str
+    first in every dim reads as one more dim; then, without a dtype, the first leaf that is
+    no number stops the dtype's inference; with one, its conversion fails."""
+    first = data
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    if isinstance(first, str):
+        raise ValueError(f"tensor(): too many dimensions '{type(first).__name__}'")
+    leaves = _leaves_in_order(data) if isinstance(data, (list, tuple)) else iter((data,))
+    leaf = next((v for v in leaves if not isinstance(v, _NUMBERS)), _NOTHING)
+    if leaf is _NOTHING:
+        return
+    name = type(leaf).__name__
+    if dtype is None:
+        if isinstance(leaf, str):
+            raise TypeError(f"tensor(): invalid data type '{name}' (expected numbers)")
+        raise RuntimeError(f"tensor(): Could not infer dtype of {name} (expected numbers)")
+    if dtypes.to_dtype(dtype, "tensor").kind == "f":
+        raise TypeError(f"tensor(): must be real number, not {name}")
+    raise TypeError(f"tensor(): '{name}' object cannot be interpreted as an integer")
 
 
 def _python_leaves(data: Any) -> Any:

@@ -336,6 +336,21 @@ class TypedStorage(UntypedStorage):
     def element_size(self) -> int:
         return int(self._storage.buffer.itemsize)
 
+    def __getitem__(self, index: Any) -> Any:
+        """Element ``index`` of the memory (negative counts from the end), a Python number."""
+        if isinstance(index, slice):
+            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
+        if not isinstance(index, int):  # (as PyTorch's: not even a NumPy integer)
+            raise RuntimeError(f"can't index a {type(self)} with {type(index)}")
+        size = self.size()
+        if not -size <= index < size:
+            raise IndexError(f"index {index} out of range for storage of size {size}")
+        return self._storage.buffer[index].item()
+
+    def tolist(self) -> list[Any]:
+        """Every element of the memory, as Python numbers."""
+        return self._storage.buffer.tolist()  # type: ignore[no-any-return]
+
     @property
     def dtype(self) -> np.dtype:
         return self._storage.buffer.dtype

@@ -4,11 +4,16 @@ node names and gradients included, must match."""
 
 from __future__ import annotations
 
+import re
+import warnings
 from typing import Any
 
+import numpy as np
 import pytest
+import torch
 
-from tests.compat_helpers import both, numbers
+import jitgrad
+from tests.compat_helpers import both, both_close, numbers, outcome
 
 
 def _edges(t: Any) -> list[str | None]:
@@ -388,6 +393,25 @@ WRITES = {
     "cumsum_": lambda lib, t, s, i: t.cumsum_(1),
     "scatter_": lambda lib, t, s, i: t.scatter_(1, i, s),
     "index_copy_": lambda lib, t, s, i: t.index_copy_(1, i[0], s),
+    "scatter_-value": lambda lib, t, s, i: t.scatter_(1, i, 2.5),
+    "scatter_-reduce": lambda lib, t, s, i: t.scatter_(1, i, s, reduce="multiply"),
+    "scatter_add_": lambda lib, t, s, i: t.scatter_add_(1, i, s),
+    "scatter_add_-repeats": lambda lib, t, s, i: t.scatter_add_(1, lib.tensor([[2, 2], [0, 0]]), s),
+    "index_add_": lambda lib, t, s, i: t.index_add_(1, i[0], s),
+    "index_add_-alpha-repeats": lambda lib, t, s, i: t.index_add_(1, lib.tensor([1, 1]), s, alpha=-2.5),
+    "index_fill_": lambda lib, t, s, i: t.index_fill_(1, i[0], -1.5),
+    "index_fill_-tensor": lambda lib, t, s, i: t.index_fill_(1, lib.tensor([2, 0, 2]), s[0, 1]),
+    "masked_scatter_": lambda lib, t, s, i: t.masked_scatter_(
+        lib.tensor([[True, False, True], [False, True, False]]), s),
+    "masked_scatter_-row-mask": lambda lib, t, s, i: t.masked_scatter_(lib.tensor([False, True, True]), s),
+    "scatter_reduce_-sum": lambda lib, t, s, i: t.scatter_reduce_(1, i, s, "sum"),
+    "scatter_reduce_-mean": lambda lib, t, s, i: t.scatter_reduce_(1, i, s, "mean", include_self=False),
+    "scatter_reduce_-amax": lambda lib, t, s, i: t.scatter_reduce_(1, i, s, "amax"),
+    "scatter_reduce_-prod": lambda lib, t, s, i: t.scatter_reduce_(1, i, s, "prod", include_self=False),
+    "cumprod_": lambda lib, t, s, i: t.cumprod_(1),
+    "index_reduce_-prod": lambda lib, t, s, i: t.index_reduce_(1, i[0], s, "prod"),
+    "index_reduce_-mean": lambda lib, t, s, i: t.index_reduce_(1, lib.tensor([1, 1]), s, "mean", include_self=False),
+    "index_reduce_-amin": lambda lib, t, s, i: t.index_reduce_(1, i[0], s, "amin"),
 }
 
 
@@ -405,11 +429,32 @@ def test_in_place_op_records_its_own_node(name: str, where: str) -> None:
         nodes = out is target, out.grad_fn.name(), _edges(out), y.grad_fn.name(), _edges(y)
         root = y if where == "view" else out
         w = lib.linspace(-1.0, 1.0, root.numel(), dtype=lib.float64).reshape(root.shape)
-        gx, gs = lib.autograd.grad(root, (x, s), w, create_graph=True, allow_unused=True)
+        try:
+            gx, gs = lib.autograd.grad(root, (x, s), w, create_graph=True, allow_unused=True)
+        except RuntimeError as e:  # (scatter_ with reduce: no derivative, in either library)
+            return nodes, root, str(e).split(":")[-1]
         (second,) = lib.autograd.grad(gx.sum(), x, allow_unused=True)
         return nodes, root, gx, gs, second
 
-    both(program)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (index_reduce's beta warning, scatter's deprecated reduce)
+        both(program)
+
+
+@pytest.mark.parametrize("where", ["tensor", "view"])
+def test_mvlgamma_in_place_records_its_own_node(where: str) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([[1.5, 2.25, 3.0], [0.75, 4.0, 1.25]], dtype=lib.float64, requires_grad=True)
+        y = x * 2
+        target = y[1:] if where == "view" else y.clone()
+        out = target.mvlgamma_(2)
+        root = y if where == "view" else out
+        nodes = out.grad_fn.name(), _edges(out), y.grad_fn.name(), _edges(y)
+        (gx,) = lib.autograd.grad(root, x, lib.ones_like(root), create_graph=True)
+        (second,) = lib.autograd.grad(gx.sum(), x)
+        return nodes, root, gx, second
+
+    both_close(program, rtol=1e-9)  # (the second derivative: trigamma, PyTorch's and SciPy's)
 
 
 @pytest.mark.parametrize("name", ["lgamma_", "digamma_"])
@@ -668,5 +713,83 @@ def test_rot90_records_rot90_backward_and_returns_no_view(k: int, dims: tuple[in
         (g,) = lib.autograd.grad(out, x, w, create_graph=True)
         (gw,) = lib.autograd.grad((g * g).sum(), w)
         return out, out.stride(), out._base is None, out.grad_fn.name(), g, gw, g.grad_fn.name()
+
+    both(program)
+
+
+# -- torch.cross without dim: PyTorch's deprecation warning (once per process), its default dim --------
+def test_cross_without_dim_warns_as_pytorch() -> None:
+    def program(lib: Any) -> Any:
+        lib.set_warn_always(True)  # (once per process otherwise: another test may have seen it)
+        try:
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                a, b = numbers(lib, 2, 3, grad=True), numbers(lib, 2, 3, seed=1)
+                out = [lib.cross(a, b), a.cross(b), lib.cross(a, b, dim=1), lib.linalg.cross(a, b)]
+        finally:
+            lib.set_warn_always(False)
+        texts = [(w.category.__name__, re.sub(r" \(Triggered internally at .*\)$", "", str(w.message)),
+                  w.filename == __file__) for w in seen]
+        return out, out[0].grad_fn.name(), texts
+
+    both(program)
+
+
+def test_cross_without_a_dim_of_size_3_raises_as_pytorch() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both(lambda lib: lib.cross(numbers(lib, 2, 4), numbers(lib, 2, 4, seed=1)))
+
+
+# -- tensor() of data that holds no number: PyTorch's error types and messages -----------------------
+@pytest.mark.parametrize("data", [
+    [1, None], [1.5, None], [None], [[1, 2], [3, None]], None, [None, [1]], [object()],
+    ["a"], [1, "a"], [[1, 2], ["a", 3]], [[1, "a"], [None, 3]], ["a", None],
+], ids=str)
+@pytest.mark.parametrize("dtype", [None, "float64", "float32", "int64", "int32", "bool"])
+def test_tensor_of_non_numbers_raises_as_pytorch(data: Any, dtype: str | None) -> None:
+    _raises_as_pytorch(lambda lib: lib.tensor(data, dtype=None if dtype is None else getattr(lib, dtype)))
+
+
+def _raises_as_pytorch(call: Any) -> None:
+    """Both raise the same type, and jitgrad's message is PyTorch's with the op named."""
+    theirs_kind, theirs = outcome(lambda: call(torch))
+    ours_kind, ours = outcome(lambda: call(jitgrad))
+    assert ours_kind == theirs_kind != "ok", (ours, theirs)
+    assert ours.startswith("tensor(): ") and theirs.removeprefix("new(): ") in ours, (ours, theirs)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.as_tensor([1, None]),
+    lambda lib: lib.tensor([1, 2]).new_tensor([None]),
+    lambda lib: lib.tensor([1.0]).new_tensor([2.0, None]),
+    lambda lib: lib.tensor(object()),
+])
+def test_other_constructors_of_non_numbers_raise_as_pytorch(call: Any) -> None:
+    _raises_as_pytorch(call)
+
+
+# -- TypedStorage: elements by index, tolist ---------------------------------------------------------
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.tensor([1.5, 2.0, -3.25], dtype=lib.float64),
+    lambda lib: lib.tensor([1.5, 2.0, -3.25]),
+    lambda lib: lib.tensor([1, -2, 3]),
+    lambda lib: lib.tensor([True, False]),
+    lambda lib: lib.arange(6.0).reshape(2, 3)[1:, 1:],
+    lambda lib: lib.zeros(0),
+], ids=["float64", "float32", "int64", "bool", "view", "empty"])
+def test_typed_storage_elements_and_tolist(make: Any) -> None:
+    def program(lib: Any) -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (TypedStorage's deprecation)
+            st = make(lib).storage()
+        got = [st.tolist(), len(st)]
+        for index in (0, 1, -1, 3, -4, 1.0, slice(0, 2), np.int64(1)):
+            try:
+                v = st[index]
+                got.append((v, type(v).__name__))
+            except (IndexError, RuntimeError) as e:
+                got.append(str(e).replace("torch.storage", "jitgrad.storage"))
+        return got
 
     both(program)

@@ -279,13 +279,22 @@ def test_tensor_matches_pytorch(name: str) -> None:
 
 
 @pytest.mark.parametrize("data", [
-    None, "a", ["a", "b"], [1, None], [[1, 2], [3]], [[1, 2], 3], np.array([1], dtype=object),
-    {"a": 1}, [1 + 2j],
-])
+    None, "a", ["a", "b"], [1, None], [[1, 2], [3]], np.array([1], dtype=object), {"a": 1},
+], ids=str)
+def test_tensor_rejections_raise_pytorchs_error_type(data) -> None:
+    # the type PyTorch raises: RuntimeError for None and dicts (no dtype to infer), ValueError
+    # for a list of strings and ragged lists, TypeError for a str (messages: see
+    # test_compat_small_fixes.py); jitgrad's own messages name tensor()
+    with pytest.raises(Exception) as theirs:
+        torch.tensor(data)
+    with pytest.raises(theirs.type):
+        jitgrad.tensor(data)
+
+
+@pytest.mark.parametrize("data", [[[1, 2], 3], [1 + 2j]], ids=str)
 def test_tensor_rejections_name_tensor(data) -> None:
-    # PyTorch raises RuntimeError for None and dicts, ValueError for a list of strings and
-    # TypeError for [[1, 2], 3]; jitgrad says TypeError (not numbers) or ValueError (ragged,
-    # overflow), always naming tensor().
+    # deliberate differences: PyTorch says TypeError for [[1, 2], 3] and makes a complex tensor
+    # of [1 + 2j]; jitgrad says ragged (ValueError) / not numbers (TypeError), naming tensor()
     with pytest.raises((TypeError, ValueError), match=r"tensor\(\)"):
         jitgrad.tensor(data)
 

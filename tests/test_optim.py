@@ -43,7 +43,7 @@ def _numpy(t) -> np.ndarray:
 def _run(lib, opt_name, kwargs, arrays, steps=STEPS, groups=None, skip=(), dtype="float64"):
     params = _params(lib, arrays, dtype)
     optim = torch.optim if lib is torch else jitgrad.optim
-    extra = {"foreach": False} if lib is torch else {}
+    extra = {"foreach": False}  # (the single-tensor update; jitgrad records the flag as PyTorch)
     spec = params if groups is None else [{**g, "params": [params[i] for i in g["params"]]} for g in groups]
     opt = getattr(optim, opt_name)(spec, **kwargs, **extra)
     for k in range(steps):

@@ -262,3 +262,84 @@ def test_reduce_lr_on_plateau_state_and_errors():
                 lib.optim.lr_scheduler.ReduceLROnPlateau(o, **kwargs)
         with pytest.raises(TypeError):
             lib.optim.lr_scheduler.ReduceLROnPlateau(object())
+
+
+# -- every optimizer's groups and state as PyTorch's: the implementation flags with PyTorch's defaults,
+#    scalar state (``step``, ...) in PyTorch's scalar dtype (the default dtype, float32 when fused) ------
+STATEFUL = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop", "SGD"]
+
+
+def _layout(lib, name, default, **kwargs):
+    """What one step leaves in an optimizer: its group's keys and values, each state entry's
+    dtype and shape, the state dict's keys."""
+    lib.set_default_dtype(getattr(lib, default))
+    try:
+        w = lib.tensor([0.5, -1.5, 2.0], requires_grad=True)
+        opt = getattr(lib.optim, name)([w], lr=0.1, **kwargs)
+        (w * w).sum().backward()
+        opt.step()
+        group = {k: v for k, v in opt.param_groups[0].items() if k != "params"}
+        state = {k: (str(v.dtype).split(".")[-1], tuple(v.shape)) for k, v in opt.state[w].items()}
+        packed = opt.state_dict()
+        return (sorted(group.items()), state, sorted(packed), sorted(packed["param_groups"][0]),
+                {k: sorted(v) for k, v in packed["state"].items()})
+    finally:
+        lib.set_default_dtype(lib.float32)
+
+
+@pytest.mark.parametrize("default", ["float32", "float64"])
+@pytest.mark.parametrize("name", STATEFUL)
+def test_groups_and_state_layout_match_torch(name, default):
+    assert _layout(jitgrad, name, default) == _layout(torch, name, default)
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("Adam", {"fused": True}), ("AdamW", {"foreach": True}), ("Adagrad", {"fused": True}), ("SGD", {"fused": True}),
+    ("Adam", {"decoupled_weight_decay": True, "weight_decay": 0.1}),
+])
+def test_flags_are_kept_as_torch(name, kwargs):
+    assert _layout(jitgrad, name, "float64", **kwargs) == _layout(torch, name, "float64", **kwargs)
+
+
+def test_adam_decoupled_weight_decay_is_adamw():
+    kwargs = {"lr": 0.05, "weight_decay": 0.1}
+    _assert_same_run("Adam", {**kwargs, "decoupled_weight_decay": True})
+    ours, _ = _run(jitgrad, "Adam", {**kwargs, "decoupled_weight_decay": True}, _init(0))
+    adamw, _ = _run(jitgrad, "AdamW", kwargs, _init(0))
+    for a, b in zip(ours, adamw):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name,kwargs,error", [
+    ("Adam", {"fused": True, "foreach": True}, RuntimeError),
+    ("SGD", {"fused": True, "foreach": True}, RuntimeError),
+])
+def test_flag_refusals_at_construction_as_torch(name, kwargs, error):
+    with pytest.raises(error) as theirs:
+        getattr(torch.optim, name)([torch.zeros(1, requires_grad=True)], **kwargs)
+    with pytest.raises(error) as ours:
+        getattr(jitgrad.optim, name)([jitgrad.zeros(1, requires_grad=True)], **kwargs)
+    assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("name", ["Adam", "RMSprop", "Rprop", "ASGD"])
+def test_capturable_step_on_the_cpu_raises_as_torch(name):
+    errors = []
+    for lib in (torch, jitgrad):
+        w = lib.zeros(2, requires_grad=True)
+        opt = getattr(lib.optim, name)([w], lr=0.1, capturable=True)
+        w.sum().backward()
+        with pytest.raises(AssertionError) as raised:
+            opt.step()
+        errors.append(str(raised.value))
+        assert w.detach().tolist() == [0.0, 0.0]  # nothing moved
+    assert errors[0] == errors[1]
+
+
+def test_differentiable_step_is_refused_naming_the_flag():
+    w = jitgrad.zeros(2, requires_grad=True)
+    opt = jitgrad.optim.Adam([w], lr=0.1, differentiable=True)
+    w.sum().backward()
+    with pytest.raises(NotImplementedError, match="differentiable=True"):
+        opt.step()
+    assert w.detach().tolist() == [0.0, 0.0]

@@ -82,3 +82,40 @@ def test_lbfgs_errors_as_torch():
             opt.step(closure)
     with pytest.raises(RuntimeError, match="closure"):
         jitgrad.optim.LBFGS([jitgrad.zeros(1, requires_grad=True)]).step()
+
+
+def _state_layout(lib, kwargs):
+    """What LBFGS keeps after three steps: each entry's type (and dtype and shape for
+    tensors), lists entry by entry; then the parameter after a fourth step taken by a fresh
+    optimizer loaded from the state dict."""
+    p = lib.tensor([0.5, -0.3, 1.0], dtype=lib.float64, requires_grad=True)
+    opt = lib.optim.LBFGS([p], **kwargs)
+
+    def closure():
+        opt.zero_grad()
+        loss = _least_squares(lib, p)
+        loss.backward()
+        return loss
+
+    for _ in range(3):
+        opt.step(closure)
+
+    def describe(v):
+        if isinstance(v, list):
+            return [describe(a) for a in v]
+        if isinstance(v, lib.Tensor):
+            return "tensor", str(v.dtype).split(".")[-1], tuple(v.shape)
+        return type(v).__name__
+
+    layout = {k: describe(v) for k, v in opt.state[p].items()}
+    again = lib.optim.LBFGS([p], **kwargs)
+    again.load_state_dict(opt.state_dict())
+    again.step(closure)
+    return layout, p.detach().numpy().copy()
+
+
+@pytest.mark.parametrize("kwargs", [{"history_size": 2, "max_iter": 4}, {"line_search_fn": "strong_wolfe"}])
+def test_lbfgs_state_holds_tensors_as_torch(kwargs):
+    ours, theirs = _state_layout(jitgrad, kwargs), _state_layout(torch, kwargs)
+    assert ours[0] == theirs[0]
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-9, atol=1e-12)

@@ -566,6 +566,12 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
     "SincBackward0": ("self",), "VdotBackward0": ("self", "other"),
     "LinalgMatrixExpBackward0": ("self",), "CopysignBackward0": ("self", "-", "result"),
     "CopysignBackward1": ("self", "-", "result"),
+    "AddmmBackward0": ("mat1", "mat2", "alpha", "beta", "mat1_sym_sizes", "mat2_sym_sizes"),
+    "AddmvBackward0": ("mat", "vec", "alpha", "beta"), "BaddbmmBackward0": ("batch1", "batch2", "alpha", "beta"),
+    "AddbmmBackward0": ("batch1", "batch2", "alpha", "beta"),
+    "ScatterReduceBackward0": ("self", "src", "result"), "IndexReduceBackward0": ("self", "source", "result"),
+    "MvlgammaBackward0": ("self",), "LdexpBackward0": ("other", "result"),
+    "FrexpBackward0": ("exponent",),
 }
 
 

@@ -74,17 +74,11 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    return where((input >= -lambd) & (input <= lambd), 0.0, input)  # type: ignore[operator]
+    return _more.hardshrink(input, lambd=lambd)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    if lambd < 0:
-        names = {"float32": "Float", "float64": "Double", "float16": "Half"}
-        raise RuntimeError(
-            f"lambda must be in range [0, {float(np.finfo(input.dtype).max):g}] for input dtype "
-            f"{names.get(input.dtype.name, input.dtype.name)}, but found {lambd:g}"
-        )
-    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))
+    return _more.softshrink(input, lambd=lambd)
 
 
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,

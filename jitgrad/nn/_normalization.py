@@ -53,9 +53,10 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """The ``p``-norm of ``x1 - x2 + eps`` along the last dim of the broadcast (ATen's
     ``pairwise_distance``, whose node is ``at::norm``'s ``NormBackward1``)."""
+    from ..ops.composites import shifted
     from ..ops.norms import LinalgVectorNormBackward0, NormBackward1, vector_norm
 
-    out = vector_norm(x1 - x2 + eps, p, -1 if max(x1.ndim, x2.ndim) else None, keepdim)
+    out = vector_norm(shifted(x1 - x2, eps), p, -1 if max(x1.ndim, x2.ndim) else None, keepdim)
     if out._grad_fn.__class__ is LinalgVectorNormBackward0:
         out._grad_fn.__class__ = NormBackward1  # the same node under ATen's name
     return out

@@ -6,8 +6,10 @@ structural functions (``linear``, ``pad``, ``avg_pool1d``, ``normalize``) and re
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from ..ops.products import addmm
 from ..ops.softmax import log_softmax as _log_softmax, softmax as _softmax
 from ..tensor import Tensor
 from ._activations import (
@@ -95,15 +97,30 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``input @ weight.T + bias``."""
+    """``input @ weight.T + bias``, recorded as PyTorch's ``linear`` records it: ``addmm`` for a
+    2-D input with a bias; a contiguous input of other dims, with a contiguous bias of one
+    dim of size > 1 (squeezed), flattened to rows, ``addmm``, and viewed back; otherwise
+    ``matmul`` then ``add_`` of the bias."""
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
+            f"{weight.dim()}D")
     if input.shape[-1:] != weight.shape[-1:]:
         raise RuntimeError(
-            f"linear: input's last dimension ({input.shape[-1] if input.dim() else 'none'}) must "
-            f"equal weight's in_features ({weight.shape[-1]}); got input {list(input.shape)}, "
-            f"weight {list(weight.shape)}"
+            f"linear: input's last dimension ({input.shape[-1]}) must equal weight's in_features "
+            f"({weight.shape[-1]}); got input {list(input.shape)}, weight {list(weight.shape)}"
         )
+    if bias is not None:
+        if input.dim() == 2:
+            return addmm(bias, input, weight.t())  # type: ignore[attr-defined]
+        # (one dim of size > 1, after squeezing: PyTorch's test, without making the squeeze)
+        fusable = (bias.dim() == 1 or sum(s != 1 for s in bias.shape) == 1) and bias.is_contiguous()
+        if fusable and input.is_contiguous():
+            lead = tuple(input.shape[:-1])
+            rows = addmm(bias, input.reshape(math.prod(lead), input.shape[-1]), weight.t())  # type: ignore[attr-defined]
+            return rows.view(*lead, rows.shape[1])  # type: ignore[attr-defined,no-any-return]
     out = input.matmul(weight.t())  # type: ignore[attr-defined]
-    return out if bias is None else out + bias
+    return out if bias is None else out.add_(bias)  # type: ignore[no-any-return]
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -2,7 +2,7 @@
 place too: ``selu`` (``EluBackward0``; in place ``EluBackward1``), ``celu`` (``CeluBackward0``
 / ``1``), ``leaky_relu`` (``LeakyReluBackward0`` / ``1``), ``rrelu`` outside training
 (``RreluWithNoiseBackward0`` / ``1``), ``threshold`` (``ThresholdBackward0``
-/ ``1``), ``hardsigmoid`` and ``hardswish``. The in-place forms whose node is numbered 1 read
+/ ``1``), ``hardshrink``, ``softshrink``, ``hardsigmoid`` and ``hardswish``. The in-place forms whose node is numbered 1 read
 the result (``elu_backward``'s ``is_result``), as PyTorch's in-place kernels keep no copy of
 their input; ``threshold_`` keeps one. Forwards and derivatives follow ATen's CPU kernels.
 """
@@ -156,6 +156,72 @@ THRESHOLD = Pointwise(
     SELF, dtype=SAME, refuse=NO_BOOL, params={"threshold": 0.0, "value": 0.0},
     method=False, export=False, domain="kinks", reference="nn.functional.threshold", inplace_number=1)
 threshold, threshold_ = THRESHOLD.fn, THRESHOLD.fn_
+
+
+# -- hardshrink, softshrink: ATen's kernels -----------------------------------------------------------
+def _shrunk(x: Any, lambd: float) -> Any:
+    """Where ATen's shrink kernels give nothing: ``-lambd <= x <= lambd``."""
+    return np.logical_and(np.greater_equal(x, -lambd), np.less_equal(x, lambd))
+
+
+def _np_hardshrink(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe", lambd: float = 0.5) -> np.ndarray:
+    np.copyto(out, x, casting=casting)
+    np.copyto(out, 0, where=_shrunk(x, lambd))
+    return out
+
+
+def _np_softshrink(x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe", lambd: float = 0.5) -> np.ndarray:
+    """(Zeros where shrunk, as ATen's vectorised kernel gives them; NaN stays NaN.)"""
+    out.fill(0)
+    np.copyto(out, np.subtract(x, lambd, dtype=dtype, casting=casting), where=np.greater(x, lambd))
+    np.copyto(out, np.add(x, lambd, dtype=dtype, casting=casting), where=np.less(x, -lambd))
+    np.copyto(out, x, casting=casting, where=np.isnan(x))
+    return out
+
+
+def _np_shrink_backward(g: Any, x: Any, out: np.ndarray, dtype: Any, casting: str = "unsafe",
+                        lambd: float = 0.5) -> np.ndarray:
+    """ATen's ``hardshrink_backward`` (``softshrink_backward`` is the same): nothing where the
+    input was shrunk to zero, the gradient elsewhere."""
+    np.copyto(out, g, casting=casting)
+    np.copyto(out, 0, where=_shrunk(x, lambd))
+    return out
+
+
+def _shrink_backward_decl(name: str) -> Pointwise:
+    decl: Pointwise = Pointwise(
+        name, _np_shrink_backward,
+        (lambda gg, g, x, r, lambd: decl.fn(gg, x, lambd=lambd), lambda gg, g, x, r, lambd: zeros_like(x)),
+        SELF, dtype=SAME, refuse=FLOAT_ONLY, arity=2, tensors_only=True, params={"lambd": 0.5},
+        names=("grad_out", "self"), inplace=False, method=False, export=False, domain="grad-kinks",
+        reference=f"ops.aten.{name}")
+    return decl
+
+
+HARDSHRINK_BACKWARD = _shrink_backward_decl("hardshrink_backward")
+SOFTSHRINK_BACKWARD = _shrink_backward_decl("softshrink_backward")
+
+
+def _check_softshrink(op: str, x: Any, lambd: float = 0.5) -> None:
+    if lambd < 0:
+        names = {"float32": "Float", "float64": "Double", "float16": "Half"}
+        raise RuntimeError(
+            f"lambda must be in range [0, {float(np.finfo(x.dtype).max):g}] for input dtype "
+            f"{names.get(x.dtype.name, x.dtype.name)}, but found {lambd:g}"
+        )
+
+
+HARDSHRINK = Pointwise(
+    "hardshrink", _np_hardshrink, lambda g, x, r, lambd: HARDSHRINK_BACKWARD.fn(g, x, lambd=lambd), SELF, dtype=SAME,
+    refuse=FLOAT_ONLY, params={"lambd": 0.5}, method=False, export=False, inplace=False, domain="kinks",
+    reference="nn.functional.hardshrink")
+hardshrink = HARDSHRINK.fn
+
+SOFTSHRINK = Pointwise(
+    "softshrink", _np_softshrink, lambda g, x, r, lambd: SOFTSHRINK_BACKWARD.fn(g, x, lambd=lambd), SELF, dtype=SAME,
+    refuse=FLOAT_ONLY, params={"lambd": 0.5}, check=_check_softshrink, method=False, export=False,
+    inplace=False, domain="kinks", reference="nn.functional.softshrink")
+softshrink = SOFTSHRINK.fn
 
 
 # -- hardsigmoid, hardswish ------------------------------------------------------------------------

@@ -11,34 +11,105 @@ from .. import creation, dtypes
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node, SavingNode
+from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 
 
-def _spacing(x: Tensor, y: Tensor, dim: int) -> Tensor:
-    dx = x.diff(dim=-1 if x.ndim == 1 else dim)  # type: ignore[attr-defined]
-    if x.ndim == 1:  # (along ``dim`` of y)
+class MulBackward1(Node):
+    """Backward of a tensor times a number inside a composite (PyTorch's ``mul.Scalar``, one
+    edge; from Python a number is wrapped as a tensor: ``MulBackward0``)."""
+
+    def __init__(self, other: Any) -> None:
+        super().__init__()
+        self._saved_other = other
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return (grads[0] * self._saved_other,)  # type: ignore[operator]
+
+
+class DivBackward1(Node):
+    """Backward of a tensor divided by a number inside a composite (``div.Scalar``)."""
+
+    def __init__(self, other: Any) -> None:
+        super().__init__()
+        self._saved_other = other
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return (grads[0] / self._saved_other,)  # type: ignore[operator]
+
+
+class AddBackward1(Node):
+    """Backward of a tensor plus a number inside a composite (``add.Scalar``, one edge)."""
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        return (grads[0],)
+
+
+_BY_NUMBER = {MulBackward1: lambda t, n: t * n, DivBackward1: lambda t, n: t / n, AddBackward1: lambda t, n: t + n}
+
+
+def _by_number(node: type[Node], t: Tensor, number: Any) -> Tensor:
+    with no_grad():
+        out = _BY_NUMBER[node](t, number)
+    if needs_grad(t):
+        record(node() if node is AddBackward1 else node(number), (t,), (out,))  # type: ignore[call-arg]
+    return out  # type: ignore[no-any-return]
+
+
+def scaled(t: Tensor, number: Any) -> Tensor:
+    """``t * number`` recorded as PyTorch's C++ composites record it (``MulBackward1``)."""
+    return _by_number(MulBackward1, t, number)
+
+
+def divided(t: Tensor, number: Any) -> Tensor:
+    """``t / number`` recorded as PyTorch's C++ composites record it (``DivBackward1``)."""
+    return _by_number(DivBackward1, t, number)
+
+
+def shifted(t: Tensor, number: Any) -> Tensor:
+    """``t + number`` recorded as PyTorch's C++ composites record it (``AddBackward1``)."""
+    return _by_number(AddBackward1, t, number)
+
+
+def _number(value: Any) -> Any:
+    """A spacing given as a number (a 0-d tensor read as one, as PyTorch's Scalar)."""
+    return value.item() if isinstance(value, Tensor) else value  # type: ignore[attr-defined]
+
+
+def _sample_points(op: str, x: Tensor, y: Tensor, dim: int) -> Tensor:
+    """``x[1:] - x[:-1]`` along ``dim``, ``x`` seen with ``y``'s dims (a 1-D ``x`` along
+    ``dim``, a shorter one with leading dims of size 1), as PyTorch's."""
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{op}: There must be one `x` value for each sample point")
         shape = [1] * y.ndim
-        shape[dim] = dx.shape[0]
-        dx = dx.reshape(shape)
-    return dx  # type: ignore[no-any-return]
+        shape[dim] = x.shape[0]
+        x = x.view(shape)  # type: ignore[attr-defined]
+    elif x.ndim < y.ndim:
+        x = x.view([1] * (y.ndim - x.ndim) + list(x.shape))  # type: ignore[attr-defined]
+    left, right = _halves(x, dim)
+    return right - left
+
+
+def _halves(y: Tensor, dim: int) -> tuple[Tensor, Tensor]:
+    n = y.shape[dim]  # (y[:-1] and y[1:]: both empty when y is)
+    return y.narrow(dim, 0, max(n - 1, 0)), y.narrow(dim, min(n, 1), max(n - 1, 0))  # type: ignore[attr-defined]
 
 
 def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     """The trapezoidal rule along ``dim``: with sample points ``x``, or a spacing ``dx``
-    (default 1)."""
+    (default 1); recorded as PyTorch's (``MulBackward1``/``DivBackward1`` for the numbers)."""
     if x is not None and not isinstance(x, Tensor):
         raise TypeError(f"trapezoid(): argument 'x' must be a Tensor (a spacing goes in dx=), got {type(x).__name__}")
-    d = dim % y.ndim if y.ndim else 0
-    n = y.shape[d]
+    d = wrap_dim(dim, y.ndim, wrap_scalar=False)
+    if y.shape[d] == 0:  # (PyTorch: zeros, no history)
+        with no_grad():
+            return creation.zeros_like(y.sum(d))  # type: ignore[attr-defined]
     if isinstance(x, Tensor):
-        if n == 0:
-            return y.sum(d) * 0  # type: ignore[attr-defined,no-any-return]
-        left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)  # type: ignore[attr-defined]
-        return (_spacing(x, y, d) * (right + left)).sum(d) / 2.0  # type: ignore[no-any-return]
-    step = 1 if dx is None else dx
-    if n == 0:
-        return y.sum(d) * 0  # type: ignore[attr-defined,no-any-return]
-    return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * step  # type: ignore[attr-defined,no-any-return]
+        left, right = _halves(y, d)
+        return _by_number(DivBackward1, ((left + right) * _sample_points("trapezoid", x, y, d)).sum(d), 2.0)  # type: ignore[attr-defined]
+    ends = _by_number(MulBackward1, y.select(d, 0) + y.select(d, -1), 0.5)  # type: ignore[attr-defined]
+    return _by_number(MulBackward1, y.sum(d) - ends, 1.0 if dx is None else _number(dx))  # type: ignore[attr-defined]
 
 
 def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
@@ -46,13 +117,13 @@ def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int =
     if x is not None and not isinstance(x, Tensor):
         raise TypeError(
             f"cumulative_trapezoid(): argument 'x' must be a Tensor (a spacing goes in dx=), got {type(x).__name__}")
-    d = dim % y.ndim
-    n = y.shape[d]
-    left, right = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, 1, max(n - 1, 0)) if n else y  # type: ignore[attr-defined]
+    d = wrap_dim(dim, y.ndim, wrap_scalar=False)
+    left, right = _halves(y, d)
     if isinstance(x, Tensor):
-        return (_spacing(x, y, d) * (right + left)).cumsum(d) / 2.0  # type: ignore[no-any-return]
-    step = 1 if dx is None else dx
-    return (step / 2.0 * (right + left)).cumsum(d)  # type: ignore[no-any-return]
+        spacing = _sample_points("cumulative_trapezoid", x, y, d)
+        return _by_number(DivBackward1, ((left + right) * spacing).cumsum(d), 2.0)  # type: ignore[attr-defined]
+    step = 1.0 if dx is None else _number(dx)
+    return _by_number(MulBackward1, left + right, step / 2.0).cumsum(d)  # type: ignore[no-any-return]
 
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:

@@ -4,10 +4,12 @@
 ops are in ``masking.py``, ``scatter_reduce`` in ``scatter_reduce.py``.
 
 Each one turns its index tensor into a NumPy index tuple (open grids beside the indexed dim)
-and is then a gather (``index_ops.gather``, backward a scatter-add) or a scatter-add
-(``index_ops.index_put_zeros``, backward a gather), so every gradient is a jitgrad op and
-double backward works. Overwriting scatters (``scatter``, ``index_copy``) have their own node:
-the overwritten positions get no gradient, the source gets the gradient gathered back.
+and is then a gather (``index_ops.gather``, backward a scatter-add) or a scatter-add, so
+every gradient is a jitgrad op and double backward works. Each records PyTorch's node:
+overwriting scatters (``scatter``, ``index_copy``) give the overwritten positions no
+gradient and the source the gradient gathered back; adding ones (``scatter_add``,
+``index_add``) pass the gradient to ``self`` and gather it for the source; fills
+(``scatter`` of a value, ``index_fill``) are ``masked_fill`` under their own names.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from ._index_args import (
 )
 from .assignment import IndexPutBackward0
 from .inplace_result import write_result
-from .masking import masked_fill
+from .masking import MaskedFillBackward0, MaskedFillBackward1, filled
 from .view_ops import expand, reshape
 
 
@@ -208,7 +210,22 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         part = source_part(src, index)
         return _overwrite(op, ScatterBackward0, input, np_index, part)
     _, np_index = scatter_index(op, input, dim, index, None)
-    return masked_fill(input, _mask_at(input, np_index), fill_value(op, input, src))
+    return filled(input, _mask_at(input, np_index), fill_value(op, input, src), _SCATTER_NODES, op)
+
+
+class ScatterBackward1(MaskedFillBackward0):
+    """``scatter`` of a value: nothing for the overwritten positions."""
+
+
+class IndexFillBackward0(MaskedFillBackward0):
+    """``index_fill`` with a number: nothing for the filled slices."""
+
+
+class IndexFillBackward1(MaskedFillBackward1):
+    """``index_fill`` with a 0-d tensor value: it gets the sum of the filled slices' gradient."""
+
+
+_SCATTER_NODES = (ScatterBackward1, MaskedFillBackward1)  # (a 0-d tensor src of scatter: see scatter)
 
 
 class NotImplementedBackward(Node):
@@ -290,7 +307,54 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
         part = reshape(part, -1) if part.ndim else reshape(part, 1)
         part = part[: len(np_index[0])]  # type: ignore[index]
         return add(input, reshape(index_put_zeros(part, (1,), np_index), ()))
-    return add(input, index_put_zeros(part, input._sizes, np_index))
+    return _added_at(ScatterAddBackward0, input, src, part, np_index, 1)
+
+
+class _AddAtBackward(Node):
+    """Backward of adding ``alpha * src`` at ``np_index`` of a copy of ``self``: ``self`` gets
+    the gradient as it is, ``src`` the gradient gathered from where it was added (times
+    ``alpha``; zeros for a part of ``src`` that was not read)."""
+
+    def __init__(self, np_index: tuple[Any, ...], part_sizes: tuple[int, ...], src_sizes: tuple[int, ...],
+                 alpha: Any) -> None:
+        super().__init__()
+        self.np_index, self.part_sizes, self.src_sizes, self.alpha = np_index, part_sizes, src_sizes, alpha
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        assert g is not None
+        gsrc = None
+        if self.needs_input_grad(1):
+            gsrc = gather_at(g, self.np_index)
+            if gsrc._sizes != self.part_sizes:
+                gsrc = reshape(gsrc, self.part_sizes)
+            if self.alpha != 1:
+                gsrc = mul(gsrc, self.alpha)
+            if self.part_sizes != self.src_sizes:
+                gsrc = index_put_zeros(gsrc, self.src_sizes, tuple(slice(0, n) for n in self.part_sizes))
+        return (g if self.needs_input_grad(0) else None, gsrc)
+
+
+class ScatterAddBackward0(_AddAtBackward):
+    pass
+
+
+class IndexAddBackward0(_AddAtBackward):
+    pass
+
+
+def _added_at(node_type: type[_AddAtBackward], input: Tensor, src: Tensor, part: Tensor,
+              np_index: tuple[Any, ...], alpha: Any) -> Tensor:
+    """A copy of ``input`` with ``alpha * part`` (``src`` or its leading corner) added at
+    ``np_index`` (repeated positions add up), recorded as one ``node_type``."""
+    values = np.array(input._numpy(), copy=True)
+    scaled = part._numpy() if alpha == 1 else (part._numpy() * np.asarray(alpha, dtype=input.dtype))
+    with np.errstate(all="ignore"):
+        np.add.at(values, np_index, scaled)
+    out = from_result(values, input.dtype)
+    if needs_grad(input, src):
+        record(node_type(np_index, part._sizes, src._sizes, alpha), (input, src), (out,))
+    return out
 
 
 def _index_along(
@@ -326,10 +390,10 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     tensor_arg(op, "source", source)
     same_dtype(op, input, source, "source")
     _, np_index = _index_along(op, input, dim, index, source)
-    part = source if alpha == 1 else mul(source, alpha)
     if not input.ndim:
+        part = source if alpha == 1 else mul(source, alpha)
         return add(input, reshape(index_put_zeros(reshape(part, -1), (1,), np_index), ()))
-    return add(input, index_put_zeros(part, input._sizes, np_index))
+    return _added_at(IndexAddBackward0, input, source, source, np_index, alpha)
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -347,7 +411,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     op = "index_fill"
     tensor_arg(op, "input", input)
     _, np_index = _index_along(op, input, dim, index, None)
-    return masked_fill(input, _mask_at(input, np_index), fill_value(op, input, value))
+    return filled(input, _mask_at(input, np_index), fill_value(op, input, value),
+                  (IndexFillBackward0, IndexFillBackward1), op)
 
 
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,
@@ -387,16 +452,22 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
 def scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
              reduce: str | None = None) -> Tensor:
     result = scatter(self, dim, index, src, value=value, reduce=reduce)
-    return write_result("scatter_", self, result, "ScatterBackward0", (src,)) if isinstance(src, Tensor) \
-        else write_result("scatter_", self, result)
+    if isinstance(src, Tensor) and reduce is not None:
+        if isinstance(result._grad_fn, NotImplementedBackward):
+            result._grad_fn.op = "scatter_"  # (its backward names the in-place op, as PyTorch's)
+        return write_result("scatter_", self, result, "torch::autograd::NotImplemented", (src,))
+    if isinstance(src, Tensor):
+        return write_result("scatter_", self, result, "ScatterBackward0", (src,))
+    return write_result("scatter_", self, result, "ScatterBackward1")
 
 
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    return write_result("scatter_add_", self, scatter_add(self, dim, index, src))
+    return write_result("scatter_add_", self, scatter_add(self, dim, index, src), "ScatterAddBackward0", (src,))
 
 
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
-    return write_result("index_add_", self, index_add(self, dim, index, source, alpha=alpha))
+    return write_result("index_add_", self, index_add(self, dim, index, source, alpha=alpha), "IndexAddBackward0",
+                        (source,))
 
 
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -404,7 +475,9 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 
 def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
-    return write_result("index_fill_", self, index_fill(self, dim, index, value))
+    if isinstance(value, Tensor):
+        return write_result("index_fill_", self, index_fill(self, dim, index, value), "IndexFillBackward1", (value,))
+    return write_result("index_fill_", self, index_fill(self, dim, index, value), "IndexFillBackward0")
 
 
 # -- index_put (out of place) --------------------------------------------------------------------

@@ -166,10 +166,12 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return out
 
 
-def _unsafe_view(self: Tensor, sizes: tuple[int, ...]) -> Tensor:
-    """``self`` (a fresh contiguous product) seen with ``sizes``; not a view for autograd
-    purposes (PyTorch's ``_unsafe_view``), since nothing else can see ``self``."""
-    out = Tensor._make(self._storage, sizes, contiguous_strides(sizes), self._offset)
+def _unsafe_view(self: Tensor, sizes: tuple[int, ...], strides: tuple[int, ...] | None = None) -> Tensor:
+    """``self`` (a fresh contiguous product, or ``strides`` given) seen with ``sizes``; not a
+    view for autograd purposes (PyTorch's ``_unsafe_view``), since nothing else can see
+    ``self`` (or, for an op's input, the result stays inside the op)."""
+    out = Tensor._make(self._storage, sizes, contiguous_strides(sizes) if strides is None else strides,
+                       self._offset)
     if needs_grad(self):
         rel = vg.view(Geometry(self._sizes, contiguous_strides(self._sizes), 0), sizes)
         record(UnsafeViewBackward0(self._sizes, rel), (self,), (out,))
@@ -197,7 +199,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if da == 2 and db == 1:
         return mv(input, other)
     if da == 1 and db == 2:
-        return mm(input.unsqueeze(0), other).squeeze(0)  # type: ignore[attr-defined]
+        return mm(input.unsqueeze(0), other).squeeze_(0)  # type: ignore[attr-defined]  # (in place, as PyTorch: SqueezeBackward4)
     if da == 2 and db == 2:
         return mm(input, other)
     if da >= 3 and db <= 2:

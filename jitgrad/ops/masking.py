@@ -1,7 +1,7 @@
 """Mask ops: ``masked_fill``, ``masked_select``, ``masked_scatter`` and ``masked_fill_``,
 ``masked_scatter_``. ``masked_fill`` is a ``where`` with a constant mask; ``masked_select``
-a gather at the mask's positions; ``masked_scatter`` a scatter-add of the leading source
-elements to those positions, then a ``where``."""
+a gather at the mask's positions; ``masked_scatter`` writes the leading source elements to
+those positions (``MaskedScatterBackward0``: the gradient gathered back from there)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from ..autograd.node import Grads, SavingNode
 from .operands import from_result, new_tensor
 from ._index_args import MaskedSelectBackward0, broadcast, fill_value, flat, gather_as, same_dtype, tensor_arg
 from .compare import where
+from .index_ops import gather as gather_at
 from .index_ops import index_put_zeros
 from .inplace import apply_inplace
 from .inplace_result import write_result
@@ -55,7 +56,13 @@ class MaskedFillBackward1(SavingNode):
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with ``value`` (a number or a 0-d tensor) where ``mask`` holds."""
-    op = "masked_fill"
+    return filled(input, mask, value, (MaskedFillBackward0, MaskedFillBackward1), "masked_fill")
+
+
+def filled(input: Tensor, mask: Tensor, value: Any, nodes: tuple[type[SavingNode], type[SavingNode]],
+           op: str) -> Tensor:
+    """``masked_fill`` recorded with ``nodes``, the node for a number and for a tensor value
+    (the ops made of it record PyTorch's names: ``scatter``'s ``ScatterBackward1``, ...)."""
     tensor_arg(op, "input", input)
     _mask(op, mask)
     value = fill_value(op, input, value)
@@ -65,7 +72,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     np.copyto(view, value._numpy() if isinstance(value, Tensor) else value, casting="unsafe", where=mask._numpy())
     tensor_value = value if isinstance(value, Tensor) else None
     if needs_grad(input, tensor_value):
-        node: SavingNode = MaskedFillBackward0() if tensor_value is None else MaskedFillBackward1()
+        node: SavingNode = nodes[0]() if tensor_value is None else nodes[1]()
         record(node, (input,) if tensor_value is None else (input, tensor_value), (out,))
         node.save(mask)
     return out
@@ -100,12 +107,36 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
             f"{op}(): Number of elements of source < number of ones in mask (got {source.numel()} "
             f"and {k})"
         )
-    taken = flat(source)[:k]  # type: ignore[index]
-    if not shape:
-        placed = reshape(index_put_zeros(taken, (1,), np.nonzero(m.reshape(1))), ())
-    else:
-        placed = index_put_zeros(taken, shape, np.nonzero(m))
-    return where(from_result(np.array(m)), placed, input)
+    values = np.array(np.broadcast_to(input._numpy(), shape))
+    values[m] = source._numpy().reshape(-1)[:k]
+    out = from_result(values, input.dtype)
+    if needs_grad(input, source):
+        node = MaskedScatterBackward0(source._sizes)
+        record(node, (input, source), (out,))
+        node.save(from_result(np.array(m)))
+    return out
+
+
+class MaskedScatterBackward0(SavingNode):
+    """Backward of ``masked_scatter``: nothing for the overwritten positions of ``input``;
+    ``source``'s leading elements get the gradient at the mask's positions, in order, the
+    others zeros (PyTorch's ``masked_scatter_backward``)."""
+
+    def __init__(self, source_sizes: tuple[int, ...]) -> None:
+        super().__init__()
+        self.source_sizes = source_sizes
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        (mask,) = self.unpack()
+        gsource = None
+        if self.needs_input_grad(1):
+            n = 1
+            for s in self.source_sizes:
+                n *= s
+            picked = gather_at(reshape(g, 1) if not g.ndim else g, np.nonzero(mask._numpy().reshape(g._sizes or (1,))))
+            gsource = reshape(index_put_zeros(picked, (n,), (np.arange(picked.numel()),)), self.source_sizes)
+        return (where(mask, 0.0, g) if self.needs_input_grad(0) else None, gsource)
 
 
 
@@ -133,7 +164,8 @@ def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     _broadcast_into("masked_scatter_", self, mask)
-    return write_result("masked_scatter_", self, masked_scatter(self, mask, source))
+    return write_result("masked_scatter_", self, masked_scatter(self, mask, source), "MaskedScatterBackward0",
+                        (source,))
 
 
 def _broadcast_into(op: str, self: Tensor, mask: Any) -> None:

@@ -170,24 +170,49 @@ def heaviside_(self: Tensor, values: Tensor) -> Tensor:
 
 
 def mvlgamma_(self: Tensor, p: int) -> Tensor:
-    """In-place ``mvlgamma`` (written with ``CopyBackwards``: its out-of-place form is a
-    composition, where PyTorch records ``MvlgammaBackward0``)."""
-    return write_result("mvlgamma_", self, mvlgamma(self, p))
+    """In-place ``mvlgamma`` (``MvlgammaBackward0``, saving a copy of the old ``self``)."""
+    source = self.clone() if needs_grad(self) else self  # type: ignore[attr-defined]
+    return write_result("mvlgamma_", self, mvlgamma(source, p), "MvlgammaBackward0")
+
+
+class MvlgammaBackward0(SavingNode):
+    """Backward of ``mvlgamma``: ``grad * sum_j digamma(self - j/2)``."""
+
+    def __init__(self, p: int) -> None:
+        super().__init__()
+        self.p = p
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        from .gamma_fns import digamma
+
+        (x,) = self.unpack()
+        return (grads[0] * digamma(_mvlgamma_args(x, self.p)).sum(-1),)  # type: ignore[attr-defined,operator]
+
+
+def _mvlgamma_args(x: Tensor, p: int) -> Tensor:
+    """``x - j/2`` for ``j < p``, along a new last dim."""
+    from ..ranges import arange
+
+    return arange(-p * 0.5 + 0.5, 0.5, 0.5, dtype=x.dtype) + x.unsqueeze(-1)  # type: ignore[attr-defined,no-any-return]
 
 
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The multivariate log-gamma ``sum_j lgamma(x - j/2) + p(p-1)/4 log(pi)`` (ATen's)."""
     import math
 
-    from ..ranges import arange
     from .gamma_fns import lgamma
 
     if not isinstance(p, int) or isinstance(p, bool):
         raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not {type(p).__name__}")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    args = arange(-p * 0.5 + 0.5, 0.5, 0.5, dtype=input.dtype) + input.unsqueeze(-1)  # type: ignore[attr-defined]
-    return lgamma(args).sum(-1) + p * (p - 1) * math.log(math.pi) * 0.25  # type: ignore[attr-defined,no-any-return]
+    with no_grad():
+        out = lgamma(_mvlgamma_args(input, p)).sum(-1) + p * (p - 1) * math.log(math.pi) * 0.25  # type: ignore[attr-defined]
+    if needs_grad(input):
+        node = MvlgammaBackward0(p)
+        record(node, (input,), (out,))
+        node.save(input)
+    return out  # type: ignore[no-any-return]
 
 
 def sum_to_size(self: Tensor, *size: Any) -> Tensor:

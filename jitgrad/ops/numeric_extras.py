@@ -6,11 +6,15 @@ or coordinate spacing), ``vander``, ``combinations``, ``ldexp``, and the integer
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any, Sequence
 
 import numpy as np
 
 from .. import dtypes
+from ..autograd.grad_mode import no_grad
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Grads, Node, SavingNode
 from ..tensor import Tensor
 
 
@@ -18,10 +22,12 @@ def _as_float(t: Tensor) -> Tensor:
     return t if t.dtype in dtypes.FLOATING else t.to(dtypes.DEFAULT_FLOAT)  # type: ignore[attr-defined,no-any-return]
 
 
-def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple[Tensor, ...]:
+def gradient(input: Tensor, *, spacing: Any = 1.0, dim: Any = None, edge_order: int = 1) -> tuple[Tensor, ...]:
     """The derivative estimated along each of ``dim`` (all dims by default): central
     differences inside, one-sided differences of order ``edge_order`` (1 or 2) at the ends.
     ``spacing``: one number, one number per dim, or one coordinate tensor per dim."""
+    from .composites import divided as div_
+    from .composites import scaled as mul_
     from .stacking import cat
 
     if edge_order not in (1, 2):
@@ -52,13 +58,14 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: in
             out.append(_coordinate_gradient(part, n, d, f.ndim, _as_float(h), edge_order, cat))
             continue
         step = h.item() if isinstance(h, Tensor) else h
-        center = (part(2, n - 2) - part(0, n - 2)) / step / 2
+        # (the numbers as PyTorch's C++ composite applies them: MulBackward1, DivBackward1)
+        center = div_(div_(part(2, n - 2) - part(0, n - 2), step), 2)
         if edge_order == 1:
-            first = (part(1, 1) - part(0, 1)) / step
-            last = (part(n - 1, 1) - part(n - 2, 1)) / step
+            first = div_(part(1, 1) - part(0, 1), step)
+            last = div_(part(n - 1, 1) - part(n - 2, 1), step)
         else:
-            first = (part(0, 1) * -1.5 + part(1, 1) * 2 - part(2, 1) * 0.5) / step
-            last = (part(n - 3, 1) * 0.5 - part(n - 2, 1) * 2 + part(n - 1, 1) * 1.5) / step
+            first = div_(mul_(part(0, 1), -1.5) + mul_(part(1, 1), 2.0) - mul_(part(2, 1), 0.5), step)
+            last = div_(mul_(part(n - 3, 1), 0.5) - mul_(part(n - 2, 1), 2.0) + mul_(part(n - 1, 1), 1.5), step)
         out.append(cat([first, center, last], d))
     return tuple(out)
 
@@ -148,25 +155,96 @@ def frexp(input: Tensor) -> tuple[Tensor, Tensor]:
     if input.dtype not in dtypes.FLOATING:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = np.frexp(input._numpy())
-    return creation.tensor(m, dtype=input.dtype), creation.tensor(e.astype(np.int32))
+    mantissa, exponent = creation.tensor(m, dtype=input.dtype), creation.tensor(e.astype(np.int32))
+    if needs_grad(input):
+        node = FrexpBackward0()
+        record(node, (input,), (mantissa,))
+        node.save(exponent)
+    return mantissa, exponent
+
+
+class FrexpBackward0(SavingNode):
+    """The mantissa's backward: ``grad / 2 ** exponent`` (the exponent has no gradient)."""
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        (exponent,) = self.unpack()
+        return (grads[0] / (2.0 ** exponent.to(grads[0].dtype)),)  # type: ignore[operator,union-attr]
 
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
-    """``input * 2 ** other`` (PyTorch's composite, differentiable in ``input``)."""
-    return input * (2.0 ** _as_float(other))  # type: ignore[operator,no-any-return]
+    """``input * 2 ** other``, recorded as PyTorch's ``LdexpBackward0`` (saving ``other`` and
+    the result)."""
+    with no_grad():
+        out = input * (2.0 ** _as_float(other))  # type: ignore[operator]
+    if needs_grad(input, other) and out.dtype in dtypes.FLOATING:
+        node = LdexpBackward0()
+        record(node, (input, other), (out,))
+        node.save(other, out, outputs=(out,))
+    return out  # type: ignore[no-any-return]
 
 
-def _scatter_into(input: Tensor, view: Any, src: Tensor) -> Tensor:
-    """A copy of ``input`` with ``view(copy)`` overwritten by ``src`` (the gradient of
-    ``input`` is zero there, ``src`` gets that slice of it)."""
-    out = input.clone()  # type: ignore[attr-defined]
-    view(out).copy_(src)
+class LdexpBackward0(SavingNode):
+    """``grad * 2 ** other`` to ``input``, ``grad * result * ln 2`` to ``other``."""
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        from .composites import scaled
+
+        g = grads[0]
+        other, result = self.unpack()
+        return (g * (2.0 ** _as_float(other)) if self.needs_input_grad(0) else None,  # type: ignore[operator]
+                scaled(g * result, math.log(2.0)) if self.needs_input_grad(1) else None)  # type: ignore[operator]
+
+
+class _ScatterIntoBackward(Node):
+    """Backward of ``src`` written over ``view(input)`` (a copy): ``input`` gets the gradient
+    with that view zeroed (the op again, so a second derivative records it too), ``src`` the
+    gradient's view."""
+
+    def __init__(self, scatter: Any, view: Any) -> None:
+        super().__init__()
+        self.scatter, self.view = scatter, view
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        from ..creation import zeros_like
+
+        g = grads[0]
+        part = self.view(g)
+        return (self.scatter(g, zeros_like(part)) if self.needs_input_grad(0) else None,
+                part if self.needs_input_grad(1) else None)
+
+
+class SliceScatterBackward0(_ScatterIntoBackward):
+    pass
+
+
+class SelectScatterBackward0(_ScatterIntoBackward):
+    pass
+
+
+class DiagonalScatterBackward0(_ScatterIntoBackward):
+    pass
+
+
+def _scatter_into(node: type[_ScatterIntoBackward], scatter: Any, input: Tensor, view: Any, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``view(copy)`` overwritten by ``src``, recorded as ``node``
+    (PyTorch's one node for the op; ``scatter(input, src)`` makes it again)."""
+    with no_grad():
+        out = input.clone()  # type: ignore[attr-defined]
+        part = view(out)
+        if tuple(part.shape) != tuple(src.shape):
+            raise RuntimeError(
+                f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+                f"slice size = {list(part.shape)}")
+        part.copy_(src)
+    if needs_grad(input, src):
+        record(node(scatter, view), (input, src), (out,))
     return out  # type: ignore[no-any-return]
 
 
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """``input`` with ``input.select(dim, index)`` replaced by ``src``."""
-    return _scatter_into(input, lambda t: t.select(dim, index), src)
+    return _scatter_into(SelectScatterBackward0, lambda i, s: select_scatter(i, s, dim, index), input,
+                         lambda t: t.select(dim, index), src)
 
 
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
@@ -177,12 +255,14 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
         index[dim] = slice(start, end, step)
         return t[tuple(index)]  # type: ignore[index,no-any-return]
 
-    return _scatter_into(input, view, src)
+    return _scatter_into(SliceScatterBackward0, lambda i, s: slice_scatter(i, s, dim, start, end, step), input,
+                         view, src)
 
 
 def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """``input`` with its diagonal (``offset``, ``dim1``, ``dim2``) replaced by ``src``."""
-    return _scatter_into(input, lambda t: t.diagonal(offset, dim1, dim2), src)
+    return _scatter_into(DiagonalScatterBackward0, lambda i, s: diagonal_scatter(i, s, offset, dim1, dim2), input,
+                         lambda t: t.diagonal(offset, dim1, dim2), src)
 
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:

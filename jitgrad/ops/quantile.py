@@ -38,7 +38,10 @@ def _quantile(op: str, input: Tensor, q: Any, dim: int | None, keepdim: bool, in
         out_shape = [1] * input.ndim if keepdim else []
     else:
         d = dim % max(input.ndim, 1)
-        sorted_ = input.unsqueeze(-1).transpose(d, -1).sort().values  # type: ignore[attr-defined]
+        if d == input.ndim - 1:  # (PyTorch sorts the last dim as it is)
+            sorted_ = input.sort().values  # type: ignore[attr-defined]
+        else:
+            sorted_ = input.unsqueeze(-1).transpose(d, -1).sort().values  # type: ignore[attr-defined]
         out_shape = list(input.shape)
         if keepdim:
             out_shape[d] = 1
@@ -76,9 +79,10 @@ def _quantile(op: str, input: Tensor, q: Any, dim: int | None, keepdim: bool, in
             weights = ranks - below.to(ranks.dtype)  # type: ignore[attr-defined]
         above = sorted_.gather(-1, ranks.ceil().long())  # type: ignore[attr-defined]
         values = values.lerp(above, weights)  # type: ignore[attr-defined]
+    # (in place, on the fresh result, as PyTorch: SqueezeBackward4, TransposeBackward1, ...)
     if q.ndim == 0:
-        return values.squeeze(-1)  # type: ignore[no-any-return]
-    return values.unsqueeze(0).transpose(0, -1).squeeze(-1)  # type: ignore[no-any-return]
+        return values.squeeze_(-1)  # type: ignore[no-any-return]
+    return values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)  # type: ignore[no-any-return]
 
 
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,

@@ -167,9 +167,9 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 def cumprod_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     # the backward saves its input: give it a copy, the write changes self's version
     source = clone(self) if needs_grad(self) else self
-    # (CopyBackwards, where PyTorch records CumprodBackward0: the node saves its result, which
-    # in place is ``self`` with its own later history; see ops/inplace_result.py)
-    return write_result("cumprod_", self, to_dtype(cumprod(source, dim, dtype=dtype), self.dtype))
+    # (CumprodBackward0 saving ``self`` after the write as its result: ops/inplace_result.py)
+    return write_result("cumprod_", self, to_dtype(cumprod(source, dim, dtype=dtype), self.dtype),
+                        "CumprodBackward0", saves_result=True)
 
 
 # -- cummax, cummin ------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """``scatter_reduce`` (``reduce`` = ``"sum"``, ``"prod"``, ``"mean"``, ``"amax"``, ``"amin"``,
 ``include_self=``) and ``scatter_reduce_``.
 
-``sum`` and ``mean`` are compositions (a scatter-add, a constant count), so their gradients
-come from those. ``amax``/``amin`` share the gradient evenly among every contributor equal
+``sum`` and ``mean`` pass the gradient (divided by the count for ``mean``) to ``self`` and
+gather it for ``src``. ``amax``/``amin`` share the gradient evenly among every contributor equal
 to the result, and ``prod`` gives each contributor the product of the others, both as
 PyTorch's ``scatter_reduce_backward`` (``FunctionsManual.cpp``), written in jitgrad ops.
 """
@@ -15,6 +15,7 @@ import numpy as np
 
 from .._warn_once import warn_once
 from ..autograd.function import delayed_error
+from ..autograd.grad_mode import no_grad
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from ..geometry.strided import wrap_dim
@@ -82,13 +83,23 @@ class ScatterReduceBackward0(SavingNode):
         g = grads[0]
         assert g is not None
         self_, src, result = self.unpack()
-        if self.reduce == "prod":
+        if self.reduce in ("sum", "mean"):
+            gs, gsrc = self._sum(g)
+        elif self.reduce == "prod":
             gs, gsrc = self._prod(g, self_, src, result)
         else:
             gs, gsrc = self._extreme(g, self_, src, result)
         if not self.include_self:
             gs = where(_mask(self.written), 0.0, gs)
         return (gs if self.needs_input_grad(0) else None, gsrc if self.needs_input_grad(1) else None)
+
+    def _sum(self, g: Tensor) -> tuple[Tensor, Tensor]:
+        """``sum``: the gradient to ``self``, gathered to ``src``; ``mean``: both divided by
+        the count of values each position took."""
+        if self.reduce == "sum":
+            return g, gather_at(g, self.np_index)
+        count = _const(_count(g._sizes, self.np_index, self.include_self), g)
+        return div(g, count), div(gather_at(g, self.np_index), gather_at(count, self.np_index))
 
     def _extreme(self, g: Tensor, self_: Tensor, src: Tensor, result: Tensor) -> tuple[Tensor, Tensor]:
         r = result._numpy()
@@ -134,6 +145,27 @@ class ScatterReduceBackward0(SavingNode):
         return gs, gsrc
 
 
+def _summed(self: Tensor, np_index: tuple[Any, ...], src: Tensor, reduce: str, include_self: bool,
+            written: np.ndarray) -> Tensor:
+    """``sum``/``mean``: a scatter-add (onto zeros where ``self`` is left out), divided by
+    the count for ``mean`` (rounded down for integers, as PyTorch)."""
+    base = self if include_self else masked_fill(self, _mask(written), 0)
+    total = add(base, index_put_zeros(src, self._sizes, np_index))
+    if reduce == "sum":
+        return total
+    count = _count(self._sizes, np_index, include_self)
+    if self.dtype.kind != "f":
+        return from_result(np.floor_divide(total._numpy(), count.astype(self.dtype)), self.dtype)
+    return div(total, _const(count, total))
+
+
+def _count(sizes: tuple[int, ...], np_index: tuple[Any, ...], include_self: bool) -> np.ndarray:
+    """How many values a mean takes at each position (1 where none)."""
+    count = np.full(sizes, 1.0 if include_self else 0.0)
+    np.add.at(count, np_index, 1)
+    return np.where(count == 0, 1, count)  # type: ignore[no-any-return]
+
+
 class IndexReduceBackward0(ScatterReduceBackward0):
     """``index_reduce``: the same formulas (PyTorch's ``index_reduce_backward``)."""
 
@@ -143,19 +175,11 @@ class IndexReduceBackward0(ScatterReduceBackward0):
 def _scatter_reduce(self: Tensor, dim: int, np_index: tuple[Any, ...], src: Tensor, reduce: str,
                     include_self: bool, written: np.ndarray,
                     node_cls: type[ScatterReduceBackward0] = ScatterReduceBackward0) -> Tensor:
-    if reduce == "sum":
-        base = self if include_self else masked_fill(self, _mask(written), 0)
-        return add(base, index_put_zeros(src, self._sizes, np_index))
-    if reduce == "mean":
-        count = np.full(self._sizes, 1.0 if include_self else 0.0)
-        np.add.at(count, np_index, 1)
-        total = _scatter_reduce(self, dim, np_index, src, "sum", include_self, written)
-        count = np.where(count == 0, 1, count)
-        if self.dtype.kind != "f":  # integer means round down, as PyTorch
-            return from_result(np.floor_divide(total._numpy(), count.astype(self.dtype)), self.dtype)
-        return div(total, _const(count, total))
-    values = _raw(self._numpy(), np_index, src._numpy(), reduce, include_self, written)
-    out = from_result(values, self.dtype)
+    if reduce in ("sum", "mean"):
+        with no_grad():  # (the values of the composition; the node is PyTorch's)
+            out = _summed(self, np_index, src, reduce, include_self, written)
+    else:
+        out = from_result(_raw(self._numpy(), np_index, src._numpy(), reduce, include_self, written), self.dtype)
     if needs_grad(self, src):
         node = node_cls(dim, np_index, reduce, include_self, written)
         record(node, (self, src), (out,))
@@ -232,14 +256,16 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 
 def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                   include_self: bool = True) -> Tensor:
+    # the node saves its input (a copy: the write changes self's version) and its result
+    # (self after the write, as PyTorch's: ops/inplace_result.py)
     source_copy = clone(self) if needs_grad(self) else self
     result = index_reduce(source_copy, dim, index, source, reduce, include_self=include_self)
-    return write_result("index_reduce_", self, result)  # (its node may save its result: CopyBackwards)
+    return write_result("index_reduce_", self, result, "IndexReduceBackward0", (source,), saves_result=True)
 
 
 def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                     include_self: bool = True) -> Tensor:
-    # amax/amin/prod save their input: give them a copy, the write changes self's version
+    # as index_reduce_
     source = clone(self) if needs_grad(self) else self
     result = scatter_reduce(source, dim, index, src, reduce, include_self=include_self)
-    return write_result("scatter_reduce_", self, result)
+    return write_result("scatter_reduce_", self, result, "ScatterReduceBackward0", (src,), saves_result=True)

@@ -19,7 +19,7 @@ from .. import dtypes
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, Node
-from ..creation import zeros
+from ..creation import empty_like, zeros
 from ..geometry.strided import as_int, wrap_dim
 from ..tensor import Tensor
 from .operands import array_of, from_result
@@ -282,8 +282,26 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     if input.ndim == 1:
         return diag_embed(input, k, 0, 1)
     if input.ndim == 2:
-        return clone(diagonal_view(input, k), memory_format="contiguous_format")
+        with no_grad():
+            out = clone(diagonal_view(input, k), memory_format="contiguous_format")
+        if needs_grad(input):
+            record(DiagonalBackward0_copy(input._sizes, k), (input,), (out,))
+        return out
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+class DiagonalBackward0_copy(Node):  # (PyTorch's name: diag of a matrix is diagonal_copy)
+    """Backward of ``diag`` of a matrix: the gradient on that diagonal of zeros."""
+
+    def __init__(self, sizes: tuple[int, ...], offset: int) -> None:
+        super().__init__()
+        self.sizes, self.offset = sizes, offset
+
+    def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
+        g = grads[0]
+        out = zeros(self.sizes, dtype=g.dtype)
+        diagonal_view(out, self.offset).copy_(g)  # type: ignore[attr-defined]
+        return (out,)
 
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
@@ -323,6 +341,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     if n < 0:
         raise RuntimeError(f"diff(): order must be non-negative but got {n}")
     d = wrap_dim(dim, input.ndim, "diff")
+    if n == 0:  # (as PyTorch: a copy of input into an empty_like, prepend and append left out)
+        return empty_like(input).copy_(input)  # type: ignore[attr-defined,no-any-return]
     parts = [p for p in (prepend, input, append) if p is not None]
     x = cat(parts, d) if len(parts) > 1 else input
     for _ in range(n):
@@ -331,7 +351,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
             break
         hi, lo = narrow(x, d, 1, m - 1), narrow(x, d, 0, m - 1)
         x = logical_xor(hi, lo) if x.dtype == dtypes.bool_ else sub(hi, lo)
-    return x if x is not input else clone(input)
+    return x
 
 
 def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:

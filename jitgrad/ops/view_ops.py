@@ -25,7 +25,7 @@ from ..autograd.graph import (
     _SINGLE_METADATA, ScatterGrad, grad_accumulator, needs_grad, record, single_metadata,
 )
 from ..autograd.node import ZERO_NRS, Grads, Node, _next_sequence_nr
-from ..geometry import Geometry, contiguous_strides
+from ..geometry import Geometry, contiguous_strides, is_contiguous
 from ..geometry import views as vg
 from ..geometry.broadcast import infer_size
 from ..geometry.strided import wrap_dim
@@ -172,6 +172,10 @@ class ViewBackward0(ViewBackward):
 
 
 class UnsafeViewBackward0(ViewBackward):
+    pass
+
+
+class ReshapeAliasBackward0(ViewBackward):  # reshape of a non-contiguous tensor that can be viewed
     pass
 
 
@@ -386,7 +390,10 @@ def reshape(self: Tensor, *shape: Any) -> Tensor:
     """A view when the strides allow one; otherwise a differentiable copy (not a view)."""
     sizes = infer_size("reshape", sizes_arg("reshape", shape), self.numel())
     if vg.view_strides(self._sizes, self._strides, sizes) is not None:
-        return view(self, sizes)
+        if is_contiguous(self._sizes, self._strides):
+            return view(self, sizes)
+        out = _forward(views.view, self, sizes)  # (PyTorch's _reshape_alias: a view, its own node)
+        return _record(ReshapeAliasBackward0, self, out, vg.view, out._sizes, step=(view, (out._sizes,)))
     from .structure import clone
 
     copy = clone(self, memory_format="contiguous_format")

@@ -7,9 +7,8 @@ from typing import Any
 
 from ..autograd import no_grad
 from ..creation import full_like, tensor
-from ..dtypes import float32
 from ..tensor import Tensor
-from .optimizer import Optimizer, ParamsT
+from .optimizer import Optimizer, ParamsT, _get_scalar_dtype, with_flags
 
 
 class Adagrad(Optimizer):
@@ -18,8 +17,8 @@ class Adagrad(Optimizer):
 
     def __init__(self, params: ParamsT, lr: float = 1e-2, lr_decay: float = 0,
                  weight_decay: float = 0, initial_accumulator_value: float = 0, eps: float = 1e-10,
-                 foreach: bool | None = None, *, maximize: bool = False) -> None:
-        del foreach  # accepted for PyTorch's signature; there is one implementation
+                 foreach: bool | None = None, *, maximize: bool = False, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
         for name, value in (("learning rate", lr), ("lr_decay value", lr_decay),
                             ("weight_decay value", weight_decay),
                             ("initial_accumulator_value value", initial_accumulator_value),
@@ -29,12 +28,12 @@ class Adagrad(Optimizer):
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                     "initial_accumulator_value": initial_accumulator_value,
                     "maximize": maximize}
-        super().__init__(params, defaults)
+        super().__init__(params, with_flags(defaults, foreach=foreach, differentiable=differentiable, fused=fused))
         with no_grad():
             for group in self.param_groups:
                 for p in group["params"]:
                     state = self.state[p]
-                    state["step"] = tensor(0.0, dtype=float32)
+                    state["step"] = tensor(0.0, dtype=_get_scalar_dtype(group.get("fused")))
                     state["sum"] = full_like(p, initial_accumulator_value)
 
     def _update(self, param: Tensor, grad: Tensor, group: dict[str, Any]) -> None:

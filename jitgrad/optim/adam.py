@@ -6,47 +6,54 @@ from __future__ import annotations
 from typing import Any
 
 from ..creation import tensor, zeros_like
-from ..dtypes import float32
 from ..ops.elementwise import maximum
 from ..tensor import Tensor
-from .optimizer import Optimizer, ParamsT
+from .optimizer import Optimizer, ParamsT, _get_scalar_dtype, with_flags
 
 
 class Adam(Optimizer):
     """Moments ``m = lerp(m, g, 1 - beta1)``, ``v = beta2 * v + (1 - beta2) * g * g``; update
     ``p -= lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)``, with ``v``
     replaced by its running maximum under AMSGrad. ``weight_decay`` adds ``wd * p`` to ``g``
-    (L2, not AdamW's decoupled decay)."""
+    (L2), or with ``decoupled_weight_decay`` shrinks ``p *= 1 - lr * wd`` first (AdamW)."""
 
     def __init__(self, params: ParamsT, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False) -> None:
         check_adam_args(lr, betas, eps, weight_decay)
-        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
-                    "amsgrad": amsgrad, "maximize": maximize}
+        defaults = with_flags(
+            {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
+             "maximize": maximize}, foreach=foreach, capturable=capturable, differentiable=differentiable,
+            fused=fused)
+        defaults["decoupled_weight_decay"] = decoupled_weight_decay
         super().__init__(params, defaults)
 
-    def _init_state(self, param: Tensor, amsgrad: bool) -> dict[str, Any]:
+    def _init_state(self, param: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         state = self.state[param]
         if not state:
-            # PyTorch keeps the step count as a float32 scalar tensor; so do we (state_dict parity).
-            state["step"] = tensor(0.0, dtype=float32)
+            # a 0-d tensor of PyTorch's scalar dtype (state_dict parity)
+            state["step"] = tensor(0.0, dtype=_get_scalar_dtype(group.get("fused")))
             state["exp_avg"] = zeros_like(param)
             state["exp_avg_sq"] = zeros_like(param)
-            if amsgrad:
+            if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_like(param)
         return state
 
     def _update(self, param: Tensor, grad: Tensor, group: dict[str, Any]) -> None:
         beta1, beta2 = group["betas"]
-        state = self._init_state(param, group["amsgrad"])
+        state = self._init_state(param, group)
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
         if group["maximize"]:
             grad = -grad
         state["step"].add_(1)
         step = state["step"].item()
         if group["weight_decay"] != 0:
-            grad = grad.add(param, alpha=group["weight_decay"])
+            if group.get("decoupled_weight_decay"):
+                param.mul_(1 - group["lr"] * group["weight_decay"])  # type: ignore[attr-defined]
+            else:
+                grad = grad.add(param, alpha=group["weight_decay"])
 
         _lerp_(exp_avg, grad, 1 - beta1)
         # PyTorch's addcmul_ computes self + (value * t1) * t2.

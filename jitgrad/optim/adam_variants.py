@@ -7,17 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import dtypes
 from ..creation import tensor, zeros_like
 from ..ops.elementwise import maximum
 from ..tensor import Tensor
 from .adam import _lerp_, check_adam_args
-from .optimizer import Optimizer, ParamsT
+from .optimizer import Optimizer, ParamsT, _get_scalar_dtype, with_flags
 
 
 def scalar_dtype() -> Any:
     """PyTorch's ``_get_scalar_dtype()``."""
-    return dtypes.float64 if dtypes.DEFAULT_FLOAT == dtypes.float64 else dtypes.float32
+    return _get_scalar_dtype()
 
 
 def _moments(state: dict[str, Any], grad: Tensor, beta1: float, beta2: float) -> None:
@@ -64,8 +63,9 @@ class Adamax(Optimizer):
                  eps: float = 1e-8, weight_decay: float = 0, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False, capturable: bool = False) -> None:
         check_adam_args(lr, betas, eps, weight_decay)
-        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
-                                  "maximize": maximize})
+        super().__init__(params, with_flags(
+            {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "maximize": maximize},
+            foreach=foreach, differentiable=differentiable, capturable=capturable))
 
     def _update(self, param: Tensor, grad: Tensor, group: dict[str, Any]) -> None:
         beta1, beta2 = group["betas"]
@@ -91,9 +91,10 @@ class NAdam(Optimizer):
         check_adam_args(lr, betas, eps, weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
-        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
-                                  "momentum_decay": momentum_decay, "decoupled_weight_decay": decoupled_weight_decay,
-                                  "maximize": maximize})
+        super().__init__(params, with_flags(
+            {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+             "momentum_decay": momentum_decay, "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize},
+            foreach=foreach, capturable=capturable, differentiable=differentiable))
 
     def _update(self, param: Tensor, grad: Tensor, group: dict[str, Any]) -> None:
         beta1, beta2 = group["betas"]
@@ -122,8 +123,10 @@ class RAdam(Optimizer):
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
         check_adam_args(lr, betas, eps, weight_decay)
-        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
-                                  "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize})
+        super().__init__(params, with_flags(
+            {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+             "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize},
+            foreach=foreach, capturable=capturable, differentiable=differentiable))
 
     def _update(self, param: Tensor, grad: Tensor, group: dict[str, Any]) -> None:
         beta1, beta2 = group["betas"]

@@ -9,7 +9,7 @@ from typing import Any
 from ..creation import full_like, tensor, zeros_like
 from ..tensor import Tensor
 from .adam_variants import begin_step, scalar_dtype
-from .optimizer import Optimizer, ParamsT
+from .optimizer import Optimizer, ParamsT, with_flags
 
 
 class Adadelta(Optimizer):
@@ -27,8 +27,9 @@ class Adadelta(Optimizer):
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        super().__init__(params, {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
-                                  "maximize": maximize})
+        super().__init__(params, with_flags(
+            {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay, "maximize": maximize},
+            foreach=foreach, capturable=capturable, differentiable=differentiable))
 
     def _update(self, param: Tensor, grad: Tensor, group: dict[str, Any]) -> None:
         rho, eps = group["rho"], group["eps"]
@@ -56,8 +57,9 @@ class Rprop(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        super().__init__(params, {"lr": lr, "etas": tuple(etas), "step_sizes": tuple(step_sizes),
-                                  "maximize": maximize})
+        super().__init__(params, with_flags(
+            {"lr": lr, "etas": tuple(etas), "step_sizes": tuple(step_sizes), "maximize": maximize},
+            foreach=foreach, capturable=capturable, differentiable=differentiable))
 
     def _update(self, param: Tensor, grad: Tensor, group: dict[str, Any]) -> None:
         etaminus, etaplus = group["etas"]
@@ -87,6 +89,8 @@ class ASGD(Optimizer):
     """Averaged SGD: ``p = p (1 - lambd eta) - eta g``, the average ``ax`` of the iterates
     after ``t0`` steps, ``eta = lr / (1 + lambd lr t) ** alpha``."""
 
+    _captured = "params, mus, etas, and state_steps"
+
     def __init__(self, params: ParamsT, lr: float = 1e-2, lambd: float = 1e-4, alpha: float = 0.75,
                  t0: float = 1e6, weight_decay: float = 0, foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
@@ -94,8 +98,9 @@ class ASGD(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        super().__init__(params, {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
-                                  "weight_decay": weight_decay, "maximize": maximize})
+        super().__init__(params, with_flags(
+            {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0, "weight_decay": weight_decay, "maximize": maximize},
+            foreach=foreach, differentiable=differentiable, capturable=capturable))
 
     def _update(self, param: Tensor, grad: Tensor, group: dict[str, Any]) -> None:
         lr, lambd = group["lr"], group["lambd"]

@@ -1,6 +1,7 @@
 """``LBFGS``: ``torch.optim.LBFGS`` (after minFunc), with its optional strong-Wolfe line
 search, the same iteration, stopping rules and state. The flat direction and gradient
-vectors are NumPy arrays of the parameters' dtype; the parameters are updated in place."""
+vectors are NumPy arrays of the parameters' dtype while it runs, tensors in the state (as
+PyTorch's); the parameters are updated in place."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 
 from ..autograd import enable_grad, no_grad
 from ..creation import from_numpy
+from ..tensor import Tensor
 from .optimizer import Optimizer, ParamsT
 
 
@@ -182,9 +184,13 @@ class LBFGS(Optimizer):
         if np.abs(flat_grad).max() <= tolerance_grad:
             return orig_loss
 
-        d, t = state.get("d"), state.get("t")
-        old_dirs, old_stps, ro = state.get("old_dirs"), state.get("old_stps"), state.get("ro")
-        H_diag, prev_flat_grad, prev_loss = state.get("H_diag"), state.get("prev_flat_grad"), state.get("prev_loss")
+        d, t = _array(state.get("d")), state.get("t")
+        old_dirs, old_stps, ro = (None if v is None else [_array(a) for a in v]
+                                  for v in (state.get("old_dirs"), state.get("old_stps"), state.get("ro")))
+        H_diag, prev_flat_grad, prev_loss = _array(state.get("H_diag")), _array(state.get("prev_flat_grad")), \
+            state.get("prev_loss")
+        if "al" in state:
+            state["al"] = [_array(a) for a in state["al"]]
         n_iter = 0
         while n_iter < max_iter:
             n_iter += 1
@@ -253,6 +259,22 @@ class LBFGS(Optimizer):
                 break
             if abs(loss - prev_loss) < tolerance_change:
                 break
-        state.update({"d": d, "t": t, "old_dirs": old_dirs, "old_stps": old_stps, "ro": ro,
-                      "H_diag": H_diag, "prev_flat_grad": prev_flat_grad, "prev_loss": prev_loss})
+        # (kept as PyTorch keeps them: tensors, 0-d ones for the scalars of the history)
+        state.update({"d": _tensor(d), "t": t, "old_dirs": [_tensor(a) for a in old_dirs],
+                      "old_stps": [_tensor(a) for a in old_stps], "ro": [_tensor(a) for a in ro],
+                      "H_diag": _tensor(H_diag), "prev_flat_grad": _tensor(prev_flat_grad), "prev_loss": prev_loss})
+        if "al" in state:
+            state["al"] = [_tensor(a) for a in state["al"]]
         return orig_loss
+
+
+def _tensor(value: Any) -> Any:
+    """A NumPy array or scalar of the iteration as a tensor of its dtype (others as they are)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return from_numpy(np.array(value))
+    return value
+
+
+def _array(value: Any) -> Any:
+    """The iteration's NumPy form of a tensor kept in the state."""
+    return value._numpy() if isinstance(value, Tensor) else value

@@ -12,6 +12,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any, Union
 
+from .. import dtypes
 from ..autograd import enable_grad, no_grad
 from ..autograd.node import RemovableHandle, add_hook
 from ..tensor import Tensor
@@ -29,9 +30,39 @@ class _RequiredParameter:
 required: Any = _RequiredParameter()
 
 
+def _get_scalar_dtype(is_fused: bool | None = None) -> Any:
+    """PyTorch's dtype of an optimizer's scalar state (``step``, NAdam's ``mu_product``,
+    ASGD's ``eta``/``mu``): float64 when that is the default dtype, else float32; always
+    float32 for a fused step."""
+    if is_fused:
+        return dtypes.float32
+    return dtypes.float64 if dtypes.DEFAULT_FLOAT == dtypes.float64 else dtypes.float32
+
+
+def with_flags(defaults: dict[str, Any], **flags: Any) -> dict[str, Any]:
+    """``defaults`` with PyTorch's implementation flags that the optimizer takes (``foreach``,
+    ``fused``, ``capturable``, ``differentiable``), so ``param_groups`` and ``state_dict``
+    hold the same keys as PyTorch's. jitgrad has one implementation, the single-tensor
+    update; ``step`` refuses what it cannot honour (see ``_check_flags``)."""
+    if flags.get("fused") and flags.get("foreach"):
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    return {**defaults, **flags}
+
+
+def _check_flags(group: dict[str, Any], captured: str) -> None:
+    if group.get("capturable"):  # (PyTorch's check: no device here can capture)
+        raise AssertionError(f"If capturable=True, {captured} must be on supported devices: "
+                             "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
+    if group.get("differentiable"):
+        raise NotImplementedError("optimizer step: differentiable=True is not implemented (jitgrad's "
+                                  "updates run under no_grad); got differentiable=True, expected False")
+
+
 class Optimizer:
     """Base class: holds ``param_groups`` (dicts with ``"params"`` and hyperparameters)
     and ``state`` (per-parameter dicts, keyed by the parameter tensor itself)."""
+
+    _captured = "params and state_steps"  # (what PyTorch's capturable check names)
 
     def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
@@ -127,6 +158,7 @@ class Optimizer:
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
+                _check_flags(group, self._captured)
                 for p in group["params"]:
                     if p.grad is not None:
                         self._update(p, p.grad, group)

@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..creation import tensor, zeros_like
-from ..dtypes import float32
 from ..tensor import Tensor
 from .adam import _lerp_
-from .optimizer import Optimizer, ParamsT
+from .optimizer import Optimizer, ParamsT, _get_scalar_dtype, with_flags
 
 
 class RMSprop(Optimizer):
@@ -18,20 +17,22 @@ class RMSprop(Optimizer):
     ``weight_decay`` adds ``wd * p`` to ``g``."""
 
     def __init__(self, params: ParamsT, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
-                 weight_decay: float = 0, momentum: float = 0, centered: bool = False, *,
-                 maximize: bool = False) -> None:
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False,
+                 capturable: bool = False, foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
         for name, value in (("learning rate", lr), ("epsilon value", eps), ("momentum value", momentum),
                             ("weight_decay value", weight_decay), ("alpha value", alpha)):
             if not 0.0 <= value:
                 raise ValueError(f"Invalid {name}: {value}")
         defaults = {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay,
                     "momentum": momentum, "centered": centered, "maximize": maximize}
-        super().__init__(params, defaults)
+        super().__init__(params, with_flags(defaults, capturable=capturable, foreach=foreach,
+                                            differentiable=differentiable))
 
     def _init_state(self, param: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         state = self.state[param]
         if not state:
-            state["step"] = tensor(0.0, dtype=float32)
+            state["step"] = tensor(0.0, dtype=_get_scalar_dtype())
             state["square_avg"] = zeros_like(param)
             if group["momentum"] > 0:
                 state["momentum_buffer"] = zeros_like(param)

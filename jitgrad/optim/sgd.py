@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, ParamsT
+from .optimizer import Optimizer, ParamsT, with_flags
 
 
 class SGD(Optimizer):
@@ -15,7 +15,8 @@ class SGD(Optimizer):
     with Nesterov). The first step sets ``b = g`` without dampening, as PyTorch does."""
 
     def __init__(self, params: ParamsT, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
-                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False) -> None:
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -26,7 +27,7 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
                     "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize}
-        super().__init__(params, defaults)
+        super().__init__(params, with_flags(defaults, foreach=foreach, differentiable=differentiable, fused=fused))
 
     def _update(self, param: Tensor, grad: Tensor, group: dict[str, Any]) -> None:
         momentum, weight_decay = group["momentum"], group["weight_decay"]

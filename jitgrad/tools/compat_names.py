@@ -206,6 +206,13 @@ DIFFERENCES: dict[str, str] = {
     "torch.det": "the gradient at a singular matrix is the cofactor matrix (PyTorch 2.13 "
                  "returns zeros there)",
     "torch.nn.Linear": "initial weights come from jitgrad's generator: not PyTorch's numbers",
+    **{f"torch.optim.{name}": "fused=True is kept in the groups (and a float32 step) as PyTorch's, but the "
+                              "step is the single-tensor update (PyTorch's fused kernel may round differently)"
+       for name in ("Adam", "AdamW", "Adagrad")},
+    "torch.optim.SGD": "fused=True is kept in the groups as PyTorch's, but the step is the single-tensor "
+                       "update (PyTorch's fused kernel may round differently)",
+    "torch.optim.Optimizer": "differentiable=True (every optimizer that takes it) is refused at step with "
+                             "NotImplementedError: updates run under no_grad",
     "torch.nn.Embedding": "initial weights come from jitgrad's generator: not PyTorch's numbers",
     "torch.nn.EmbeddingBag": "initial weights come from jitgrad's generator: not PyTorch's numbers",
     **{f"torch.nn.{name}": "initial weights come from jitgrad's generator: not PyTorch's numbers"
