@@ -46,7 +46,7 @@ NAMES: dict[str, list[str]] = {
         save load conj real imag isreal resolve_conj heaviside vdot pinverse pairwise_distance
         matrix_exp trapezoid cumulative_trapezoid cartesian_prod block_diag cov corrcoef dist
         float_power quantile nanquantile bitwise_left_shift bitwise_right_shift gcd lcm
-        unique_consecutive nextafter mvlgamma
+        unique_consecutive nextafter mvlgamma mode histogram histogramdd
         channels_last channels_last_3d contiguous_format preserve_format memory_format
     """.split(),
     "Tensor": """
@@ -69,7 +69,7 @@ NAMES: dict[str, list[str]] = {
         remainder floor_divide __mod__ __rmod__ __floordiv__ __rfloordiv__ __pos__ index_put
         nbytes itemsize is_same_size __contains__ __reversed__ tensor_split unflatten
         __getitem__ __setitem__ __len__ __iter__ __array__ __dlpack__
-        set_
+        set_ mode histogram
     """.split(),
     "torch.nn": """
         Module Parameter Buffer ModuleList ModuleDict ParameterList ParameterDict Sequential
@@ -248,6 +248,9 @@ DIFFERENCES: dict[str, str] = {
                   "without is not reproduced)",
     "torch.topk": "ties: the lower index first (PyTorch's order among equal values is not "
                   "reproduced)",
+    **{f"{space}.mode": "the index is the mode's last position (PyTorch's with at most 16 elements "
+                        "along dim; above that, and with NaN, PyTorch's order is its sort's)"
+       for space in ("torch", "Tensor")},
     "Tensor.sort": "ties keep their index order (PyTorch's order with stable=True; its order "
                    "without is not reproduced)",
     "Tensor.topk": "ties: the lower index first (PyTorch's order among equal values is not "
