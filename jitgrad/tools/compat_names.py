@@ -146,7 +146,8 @@ NAMES: dict[str, list[str]] = {
     "torch.special": """
         erf erfc erfinv expm1 log1p logit expit xlogy xlog1py gammaln digamma logsumexp softmax log_softmax
         ndtr ndtri log_ndtr erfcx entr multigammaln sinc round psi polygamma exp2 i0 i0e i1 i1e gammainc
-        gammaincc zeta bessel_j0 bessel_j1
+        gammaincc zeta bessel_j0 bessel_j1 bessel_y0 bessel_y1 modified_bessel_i0 modified_bessel_i1
+        modified_bessel_k0 modified_bessel_k1 scaled_modified_bessel_k0 scaled_modified_bessel_k1
     """.split(),
     "torch.func": "grad grad_and_value vjp jvp jacrev jacfwd hessian vmap functional_call".split(),
     "torch.utils.data": """
@@ -248,6 +249,11 @@ DIFFERENCES: dict[str, str] = {
                   "without is not reproduced)",
     "torch.topk": "ties: the lower index first (PyTorch's order among equal values is not "
                   "reproduced)",
+    **{f"torch.special.{name}": "exact to float64 round-off (PyTorch 2.13's errs by up to ~1e-6 relative "
+                                "on [2, 25], loses the phase above ~1e8, and is nan at +-inf)"
+       for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1")},
+    **{f"torch.special.{name}": "the limits at +-inf (PyTorch 2.13: nan)"
+       for name in ("modified_bessel_i0", "modified_bessel_i1")},
     **{f"{space}.mode": "the index is the mode's last position (PyTorch's with at most 16 elements "
                         "along dim; above that, and with NaN, PyTorch's order is its sort's)"
        for space in ("torch", "Tensor")},
