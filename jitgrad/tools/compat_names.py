@@ -254,6 +254,8 @@ DIFFERENCES: dict[str, str] = {
        for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1")},
     **{f"torch.special.{name}": "the limits at +-inf (PyTorch 2.13: nan)"
        for name in ("modified_bessel_i0", "modified_bessel_i1")},
+    "torch.nn.utils.spectral_norm": "the power iteration starts from jitgrad's generator: not PyTorch's "
+                                    "numbers (from the same u and v, PyTorch's weights and gradients)",
     **{f"{space}.mode": "the index is the mode's last position (PyTorch's with at most 16 elements "
                         "along dim; above that, and with NaN, PyTorch's order is its sort's)"
        for space in ("torch", "Tensor")},
