@@ -121,9 +121,11 @@ NAMES: dict[str, list[str]] = {
     """.split(),
     "torch.nn.utils": """
         clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters rnn get_total_norm
-        clip_grads_with_norm_ skip_init stateless weight_norm remove_weight_norm spectral_norm parametrize
+        clip_grads_with_norm_ skip_init stateless weight_norm remove_weight_norm spectral_norm remove_spectral_norm
+        parametrize
         parametrizations
     """.split(),
+    "torch.nn.utils.parametrizations": "orthogonal spectral_norm weight_norm".split(),
     "torch.nn.utils.rnn": """
         PackedSequence pack_padded_sequence pad_packed_sequence pad_sequence pack_sequence
         unpad_sequence unpack_sequence
@@ -256,6 +258,11 @@ DIFFERENCES: dict[str, str] = {
        for name in ("modified_bessel_i0", "modified_bessel_i1")},
     "torch.nn.utils.spectral_norm": "the power iteration starts from jitgrad's generator: not PyTorch's "
                                     "numbers (from the same u and v, PyTorch's weights and gradients)",
+    "torch.nn.utils.parametrizations.spectral_norm": "the power iteration starts from jitgrad's generator: not "
+                                                     "PyTorch's numbers (from the same u and v, PyTorch's weights "
+                                                     "and gradients)",
+    "torch.nn.utils.parametrizations.orthogonal": "a non-square weight's base is completed with draws from "
+                                                  "jitgrad's generator: not PyTorch's numbers",
     **{f"{space}.mode": "the index is the mode's last position (PyTorch's with at most 16 elements "
                         "along dim; above that, and with NaN, PyTorch's order is its sort's)"
        for space in ("torch", "Tensor")},

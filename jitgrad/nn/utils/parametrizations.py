@@ -12,6 +12,7 @@ from ...ops.norms import vector_norm
 from ...tensor import Tensor
 from ..modules.module import Module
 from . import parametrize
+from .orthogonal import orthogonal
 from .spectral_norm import as_matrix, check_iterations, default_dim, normalized, random_unit
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]

@@ -60,7 +60,10 @@ class ParametrizationList(ModuleList):
             new: Any = original
             for module in reversed(list(self)):
                 if hasattr(module, "right_inverse"):
-                    new = module.right_inverse(new)
+                    try:
+                        new = module.right_inverse(new)
+                    except NotImplementedError:  # (as PyTorch: then taken as the identity)
+                        pass
         if not isinstance(new, (Tensor, tuple, list)):
             raise ValueError(f"'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
                              f"Got {type(new).__name__}")
