@@ -11,10 +11,11 @@ import numpy as np
 from ..creation import full, tensor
 from ..dtypes import bool_
 from ..ops.closeness import isclose
+from ..ops.norms import vector_norm
 from ..tensor import Tensor
 
 __all__ = [
-    "Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
+    "Constraint", "boolean", "corr_cholesky", "dependent", "dependent_property", "greater_than", "greater_than_eq",
     "half_open_interval", "independent", "integer_interval", "interval", "is_dependent",
     "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer",
     "one_hot", "positive", "positive_definite", "positive_integer", "positive_semidefinite",
@@ -251,6 +252,19 @@ class _LowerCholesky(_LowerTriangular):
         return super().check(value) & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
 
 
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: lower triangular, a positive
+    diagonal, and rows of unit norm (within ``10 n eps``)."""
+
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        tol = float(np.finfo(value.dtype).eps) * value.shape[-1] * 10
+        row_norm = vector_norm(value.detach(), dim=-1)  # type: ignore[attr-defined]
+        unit_rows = ((row_norm - 1.0).abs() <= tol).all(-1)
+        return _LowerCholesky().check(value) & unit_rows
+
+
 class _Square(Constraint):
     event_dim = 2
 
@@ -319,6 +333,7 @@ simplex = _Simplex()
 multinomial = _Multinomial
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()

@@ -41,6 +41,17 @@ def _precision_to_scale_tril(P: Tensor) -> Tensor:
     return solve_triangular(upper_inverse, eye(P.shape[-1], dtype=P.dtype), upper=False)
 
 
+def the_one_matrix(covariance_matrix: Any, precision_matrix: Any, scale_tril: Any,
+                   error: type[Exception]) -> tuple[str, Tensor]:
+    """``(name, matrix)`` of the one matrix given (``error`` unless exactly one is)."""
+    given = [(name, m) for name, m in (("covariance_matrix", covariance_matrix),
+                                       ("precision_matrix", precision_matrix),
+                                       ("scale_tril", scale_tril)) if m is not None]
+    if len(given) != 1:
+        raise error("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
+    return given[0]
+
+
 class GaussianVector(Distribution):
     """What the Gaussian vector distributions share: ``loc`` is the mean and the mode, and
     their matrices have shape ``batch_shape + (n, n)``."""
@@ -70,12 +81,7 @@ class MultivariateNormal(GaussianVector):
                  validate_args: bool | None = None) -> None:
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        given = [(name, m) for name, m in (("covariance_matrix", covariance_matrix),
-                                           ("precision_matrix", precision_matrix),
-                                           ("scale_tril", scale_tril)) if m is not None]
-        if len(given) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
-        ((name, matrix),) = given
+        name, matrix = the_one_matrix(covariance_matrix, precision_matrix, scale_tril, ValueError)
         if matrix.dim() < 2:
             what = "scale_tril matrix" if name == "scale_tril" else name
             raise ValueError(f"{what} must be at least two-dimensional, with optional leading batch dimensions")

@@ -263,6 +263,10 @@ DIFFERENCES: dict[str, str] = {
                                                      "and gradients)",
     "torch.nn.utils.parametrizations.orthogonal": "a non-square weight's base is completed with draws from "
                                                   "jitgrad's generator: not PyTorch's numbers",
+    "torch.distributions.LKJCholesky": "samples come from jitgrad's generator: not PyTorch's numbers",
+    "torch.distributions.Wishart": "rsample refuses a gradient with respect to df (sample works); samples are "
+                                   "not PyTorch's numbers; 'Singular sample detected.' is warned only for a "
+                                   "singular sample (PyTorch 2.13 warns at every rsample)",
     **{f"{space}.mode": "the index is the mode's last position (PyTorch's with at most 16 elements "
                         "along dim; above that, and with NaN, PyTorch's order is its sort's)"
        for space in ("torch", "Tensor")},
