@@ -34,9 +34,10 @@ from .normal import LogisticNormal, LogNormal, Normal
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import TransformedDistribution
 from .transforms import (
-    AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, LowerCholeskyTransform,
-    PositiveDefiniteTransform, PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
-    StickBreakingTransform, TanhTransform, Transform, identity_transform,
+    AbsTransform, AffineTransform, CatTransform, ComposeTransform, ExpTransform, IndependentTransform,
+    LowerCholeskyTransform, PositiveDefiniteTransform, PowerTransform, ReshapeTransform, SigmoidTransform,
+    SoftmaxTransform, SoftplusTransform, StackTransform, StickBreakingTransform, TanhTransform, Transform,
+    identity_transform,
 )
 from .uniform import Uniform
 from .von_mises import VonMises

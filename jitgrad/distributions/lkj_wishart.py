@@ -27,7 +27,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..creation import tensor
 from ..geometry import Size
 from ..ops.cholesky_solve import cholesky_solve
-from ..ops.decompositions import cholesky, slogdet
+from ..ops.decompositions import slogdet
 from ..ops.gamma_fns import digamma, lgamma
 from ..ops.joins import broadcast_shapes
 from ..ops.misc_math import mvlgamma
@@ -39,7 +39,7 @@ from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .gamma import Beta, Chi2
-from .multivariate_normal import _precision_to_scale_tril, the_one_matrix
+from .multivariate_normal import scale_tril_from, the_one_matrix
 from .utils import broadcast_all, lazy_property
 
 __all__ = ["LKJCholesky", "Wishart"]
@@ -134,12 +134,7 @@ class Wishart(ExponentialFamily):
                           "df < ndim.", UserWarning, stacklevel=2)
         super().__init__(batch_shape, matrix.shape[-2:], validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
-        if name == "scale_tril":
-            self._unbroadcasted_scale_tril = matrix
-        elif name == "covariance_matrix":
-            self._unbroadcasted_scale_tril = cholesky(matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(matrix)
+        self._unbroadcasted_scale_tril = scale_tril_from(name, matrix)
         self._dist_chi2 = self._chi2(batch_shape)
 
     def _chi2(self, batch_shape: tuple[int, ...]) -> Chi2:

@@ -52,6 +52,13 @@ def the_one_matrix(covariance_matrix: Any, precision_matrix: Any, scale_tril: An
     return given[0]
 
 
+def scale_tril_from(name: str, matrix: Tensor) -> Tensor:
+    """The lower Cholesky factor of the covariance, from the matrix given as ``name``."""
+    if name == "scale_tril":
+        return matrix
+    return cholesky(matrix) if name == "covariance_matrix" else _precision_to_scale_tril(matrix)
+
+
 class GaussianVector(Distribution):
     """What the Gaussian vector distributions share: ``loc`` is the mean and the mode, and
     their matrices have shape ``batch_shape + (n, n)``."""
@@ -89,12 +96,7 @@ class MultivariateNormal(GaussianVector):
         setattr(self, name, matrix.expand(batch_shape + (-1, -1)))
         self.loc = loc.expand(batch_shape + (-1,))
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
-        if name == "scale_tril":
-            self._unbroadcasted_scale_tril = matrix
-        elif name == "covariance_matrix":
-            self._unbroadcasted_scale_tril = cholesky(matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(matrix)
+        self._unbroadcasted_scale_tril = scale_tril_from(name, matrix)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> MultivariateNormal:
         n = self._event_shape[0]

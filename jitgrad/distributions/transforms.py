@@ -18,14 +18,14 @@ from ..ops.stacking import cat
 from ..ranges import arange
 from ..tensor import Tensor
 from . import constraints
-from .shape_transforms import ReshapeTransform
+from .shape_transforms import CatTransform, ReshapeTransform, StackTransform
 from .transform_base import ComposeTransform, IndependentTransform, Transform, _widened, identity_transform
 from .utils import broadcast_all, lazy_property, sum_rightmost
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
     "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
-    "SoftmaxTransform", "SoftplusTransform",
+    "SoftmaxTransform", "SoftplusTransform", "StackTransform",
     "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform",
 ]
 
