@@ -225,3 +225,67 @@ def test_histogram_bad_input_changes_nothing():
     with pytest.raises(RuntimeError, match="histogram"):
         jitgrad.histogram(x, 2, weight=w)
     assert x._version == 0 and x.grad is None and x.tolist() == [1.0, 2.0] and w.tolist() == [1.0]
+
+
+# -- histogramdd -------------------------------------------------------------------------------------
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 25), st.integers(1, 3), st.data(), st.booleans(), st.booleans())
+def test_histogramdd_matches_pytorch(n, ndim, draw, weighted, density):
+    rng = np.random.default_rng(n * 7 + ndim)
+    points = np.round(rng.normal(size=(n, ndim)) * 4) / 4  # (values on the edges too)
+    kind = draw.draw(st.sampled_from(["int", "ints", "tensors", "range"]))
+    counts = [draw.draw(st.integers(1, 5)) for _ in range(ndim)]
+    weights = rng.uniform(0.5, 2.0, n)
+
+    def program(lib):
+        bins = {"int": counts[0], "ints": counts, "range": counts,
+                "tensors": [_tensor(lib, np.sort(rng_edges)) for rng_edges in edge_lists]}[kind]
+        kwargs = {"range": [v for d in range(ndim) for v in (-1.0 - d, 1.0 + d)]} if kind == "range" else {}
+        w = _tensor(lib, weights) if weighted else None
+        hist, edges = lib.histogramdd(_tensor(lib, points), bins, weight=w, density=density, **kwargs)
+        return hist, list(edges)
+
+    edge_lists = [np.unique(np.round(np.random.default_rng(d).normal(size=4) * 4) / 4) for d in range(ndim)]
+    both(program)
+
+
+def test_histogramdd_cases_and_gradients_as_pytorch():
+    x = [[0.0, 1.0], [1.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.5, 1.5]]
+    both(lambda lib: type(lib.histogramdd(_tensor(lib, x), bins=2)).__name__)
+    both(lambda lib: tuple(lib.histogramdd(_tensor(lib, x).reshape(5, 1, 2), bins=[2, 3])))
+    both(lambda lib: tuple(lib.histogramdd(_tensor(lib, x)[:, :1], bins=3)))
+    both(lambda lib: tuple(lib.histogramdd(_tensor(lib, x, "float32"), bins=2, range=[0.0, 1.0, 0.0, 1.0], density=True)))
+    both(lambda lib: tuple(lib.histogramdd(lib.zeros(3, 0, dtype=lib.float64), bins=2)))
+    both(lambda lib: lib.histogramdd(_tensor(lib, x), bins=[_tensor(lib, [0.0, 1.0])] * 2, range=[0.0, 1.0, 0.0, 1.0]).hist)
+
+    def grads(lib):
+        p = _tensor(lib, x, grad=True)
+        h = lib.histogramdd(p, bins=2)
+        bins = _tensor(lib, [0.0, 1.0, 2.0])
+        h2 = lib.histogramdd(p, bins=[bins, bins])
+        out = [h.hist.requires_grad, h.bin_edges[0].requires_grad, h2.bin_edges[0] is bins,
+               h2.bin_edges[0].requires_grad]
+        for t in (h.hist, h.bin_edges[1], h2.hist):
+            try:
+                t.sum().backward()
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+    both(grads)
+
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda lib: lib.histogramdd(_tensor(lib, [[0.0, 1.0]]), bins=[2, 2, 2]), None),
+    (lambda lib: lib.histogramdd(_tensor(lib, [[0.0, 1.0]]), bins=2, range=[0.0, 1.0]), None),
+    (lambda lib: lib.histogramdd(_tensor(lib, [0.0, 1.0]), bins=2), None),
+    (lambda lib: lib.histogramdd(_tensor(lib, [[0.0, 1.0]]), bins=[2, 0]), None),
+    (lambda lib: lib.histogramdd(_tensor(lib, [[0.0, 1.0]]), bins=2, range=(0.0, 1.0, 2.0, 1.0)), "min should not exceed max"),
+    (lambda lib: lib.histogramdd(_tensor(lib, [[0.0, 1.0]]), bins=[_tensor(lib, [0.0, 1.0]), _tensor(lib, [0.0, 1.0], "float32")]),
+     "bins tensors should have the same dtype, but got input with dtype"),
+    (lambda lib: lib.histogramdd(_tensor(lib, [[0.0, 1.0]] * 3), bins=2, weight=_tensor(lib, [1.0, 1.0])), None),
+    (lambda lib: lib.histogramdd(_tensor(lib, [[0, 1]], "int32"), bins=2), "not implemented for"),
+    (lambda lib: lib.histogramdd(_tensor(lib, [[0.0, 1.0]]), bins=[_tensor(lib, [[0.0, 1.0]])] * 2), None),
+    (lambda lib: lib.histogramdd(_tensor(lib, [[NAN, 1.0]]), bins=2), None),
+])
+def test_histogramdd_bad_input_raises_as_pytorch(call, fragment):
+    both(call, fragment)

@@ -43,6 +43,10 @@ class return_types:
         hist: Tensor
         bin_edges: Tensor
 
+    class histogramdd(NamedTuple):
+        hist: Tensor
+        bin_edges: tuple[Tensor, ...]
+
 
 # -- mode ----------------------------------------------------------------------------------------
 class ModeBackward0(MaxBackward0):
@@ -110,24 +114,22 @@ def _float_tensor(name: str, value: Any) -> Tensor:
     return value
 
 
-def _linear_edges(data: np.ndarray, bins: int, range: Any, dtype: Any) -> Tensor:
+def _linear_edges(data: np.ndarray, bins: int, range: Any, dtype: Any, dim: int = 0) -> Tensor:
+    """``bins + 1`` equal-width edges over ``range`` (a pair) or the data's min and max."""
     if isinstance(bins, bool) or not isinstance(bins, numbers.Integral):
         raise TypeError(f"histogram(): argument 'bins' must be int or Tensor, not {type(bins).__name__}")
     if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension {dim}")
     if range is not None:
-        if len(range) != 2:
-            raise RuntimeError(f"{_HIST}: for a 1-dimensional histogram range should have 2 elements, "
-                               f"but got {len(range)}")
         lo, hi = float(range[0]), float(range[1])
     elif data.size:
         lo, hi = float(data.min()), float(data.max())  # NaN when the data hold one
     else:
         lo, hi = 0.0, 1.0
     if lo > hi:
-        raise RuntimeError(f"{_HIST}: min should not exceed max, but got min {lo:g} max {hi:g} for dimension 0")
+        raise RuntimeError(f"{_HIST}: min should not exceed max, but got min {lo:g} max {hi:g} for dimension {dim}")
     if not (np.isfinite(lo) and np.isfinite(hi)):
-        raise RuntimeError(f"{_HIST}: dimension 0's range [{lo:g}, {hi:g}] is not finite")
+        raise RuntimeError(f"{_HIST}: dimension {dim}'s range [{lo:g}, {hi:g}] is not finite")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     return linspace(lo, hi, int(bins) + 1, dtype=dtype)
@@ -147,31 +149,12 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
     if isinstance(bins, Tensor):
         if range is not None:
             raise TypeError("histogram(): range= is taken only with an int number of bins, not with a bins tensor")
-        if bins.dtype != input.dtype:
-            raise RuntimeError(f"{_HIST}: input tensor and bins tensors should have the same dtype, but got "
-                               f"input with dtype {input.dtype.name} and bins for dimension 0 with dtype "
-                               f"{bins.dtype.name}")
-        if bins.ndim != 1:
-            raise RuntimeError(f"{_HIST}: bins tensor should have one dimension, but got {bins.ndim} dimensions "
-                               "in the bins tensor for dimension 0")
-        if bins.shape[0] == 0:
-            raise RuntimeError(f"{_HIST}: bins tensor should have at least 1 element, but got 0 elements "
-                               "in the bins tensor for dimension 0")
+        _check_edges(input, bins, 0)
         edges = from_result(bins._numpy().copy(), bins.dtype)
     else:
+        _check_range(range, 1)
         edges = _linear_edges(data, bins, range, input.dtype)
-    weights = None
-    if weight is not None:
-        _float_tensor("weight", weight)
-        if weight.dtype != input.dtype:
-            raise RuntimeError(f"{_HIST}: if weight tensor is provided, input tensor and weight tensor should "
-                               f"have the same dtype, but got input({input.dtype.name}), and "
-                               f"weight({weight.dtype.name})")
-        if weight.numel() != data.size:  # type: ignore[attr-defined]
-            raise RuntimeError(f"{_HIST}: if weight tensor is provided it should have the same shape as the "
-                               f"input tensor excluding its innermost dimension, but got input with shape "
-                               f"{[data.size, 1]} and weight with shape {list(weight.shape)}")
-        weights = weight._numpy().reshape(-1)
+    weights = _weights(input, weight, (data.size,), [data.size, 1])
     hist = _counts(data, edges._numpy(), weights)
     if density:
         with np.errstate(all="ignore"):
@@ -183,19 +166,120 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
     return return_types.histogram(hist_t, edges)
 
 
-def _counts(data: np.ndarray, edges: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
-    """The (weighted) count per bin: an element ``x`` with ``edges[0] <= x <= edges[-1]`` goes
-    to the last bin whose left edge is ``<= x`` (the last bin for ``x == edges[-1]``)."""
-    nbins = max(edges.shape[0] - 1, 0)
-    out = np.zeros(nbins, np.float64)
-    if not nbins:
-        return out
+def _check_edges(input: Tensor, bins: Tensor, dim: int) -> None:
+    if bins.dtype != input.dtype:
+        raise RuntimeError(f"{_HIST}: input tensor and bins tensors should have the same dtype, but got "
+                           f"input with dtype {input.dtype.name} and bins for dimension {dim} with dtype "
+                           f"{bins.dtype.name}")
+    if bins.ndim != 1:
+        raise RuntimeError(f"{_HIST}: bins tensor should have one dimension, but got {bins.ndim} dimensions "
+                           f"in the bins tensor for dimension {dim}")
+    if bins.shape[0] == 0:
+        raise RuntimeError(f"{_HIST}: bins tensor should have at least 1 element, but got 0 elements "
+                           f"in the bins tensor for dimension {dim}")
+
+
+def _check_range(range: Any, ndim: int) -> None:
+    if range is not None and len(range) != 2 * ndim:
+        raise RuntimeError(f"{_HIST}: for a {ndim}-dimensional histogram range should have {2 * ndim} elements, "
+                           f"but got {len(range)}")
+
+
+def _bin_of(values: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(inside, bin)``: which values satisfy ``edges[0] <= x <= edges[-1]`` and, for every
+    value, the last bin whose left edge is ``<= x`` (the last bin for ``x == edges[-1]``)."""
+    nbins = max(edges.shape[0] - 1, 1)
     with np.errstate(invalid="ignore"):
-        inside = (data >= edges[0]) & (data <= edges[-1])
-    pos = np.searchsorted(edges, data[inside], side="right") - 1
-    pos = np.clip(pos, 0, nbins - 1)
+        inside = (values >= edges[0]) & (values <= edges[-1])
+    pos = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, nbins - 1)
+    return inside, pos
+
+
+def _counts(data: np.ndarray, edges: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """The (weighted) count per bin of the 1-D ``data``."""
+    return _counts_dd(data[:, None], [edges], weights)
+
+
+def _counts_dd(data: np.ndarray, edges: list[np.ndarray], weights: np.ndarray | None) -> np.ndarray:
+    """The (weighted) count per cell of the rows of ``data`` (``N x D``), in float64."""
+    shape = tuple(max(e.shape[0] - 1, 0) for e in edges)
+    if not all(shape):
+        return np.zeros(shape)
+    inside = np.ones(data.shape[0], np.bool_)
+    cells = []
+    for d, e in enumerate(edges):
+        ok, pos = _bin_of(data[:, d], e)
+        inside &= ok
+        cells.append(pos)
+    flat = np.ravel_multi_index(tuple(c[inside] for c in cells), shape) if shape else np.zeros(0, np.int64)
     w = None if weights is None else weights[inside].astype(np.float64)
-    return np.bincount(pos, weights=w, minlength=nbins)[:nbins].astype(np.float64)
+    size = int(np.prod(shape))
+    return np.bincount(flat, weights=w, minlength=size)[:size].astype(np.float64).reshape(shape)
+
+
+def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None, weight: Tensor | None = None,  # noqa: A002
+                density: bool = False) -> Any:
+    """``(hist, bin_edges)`` of the points in ``input``'s rows (its last dim holds the ``D``
+    coordinates): ``bins`` an int, ``D`` ints or ``D`` edge tensors; ``range`` ``2 D`` numbers
+    (for int bins); ``weight`` of ``input.shape[:-1]``; ``density`` divides by the total and
+    the cell volumes. As ``histogram``, per dimension."""
+    _float_tensor("input", input)
+    if input.ndim < 2:
+        raise RuntimeError(f"{_HIST}: input tensor should have at least 2 dimensions")
+    ndim = input.shape[-1]
+    data = input._numpy().reshape(int(np.prod(input.shape[:-1])), ndim)
+    if isinstance(bins, Tensor) or isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
+        per_dim: list[Any] = [bins] * ndim
+    else:
+        per_dim = list(bins)
+        if any(isinstance(b, Tensor) for b in per_dim) and not all(isinstance(b, Tensor) for b in per_dim):
+            raise TypeError("histogramdd(): argument 'bins' must be an int, a sequence of ints or a sequence "
+                            "of tensors, not a mix of ints and tensors")
+    if len(per_dim) != ndim:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    tensor_bins = bool(per_dim) and isinstance(per_dim[0], Tensor)
+    if tensor_bins:
+        for d, b in enumerate(per_dim):
+            _check_edges(input, b, d)
+        edges = list(per_dim)
+    else:
+        _check_range(range, ndim)
+        edges = [_linear_edges(data[:, d], b, None if range is None else range[2 * d:2 * d + 2], input.dtype, d)
+                 for d, b in enumerate(per_dim)]
+    weights = _weights(input, weight, tuple(input.shape[:-1]), list(input.shape))
+    hist = _counts_dd(data, [e._numpy() for e in edges], weights)
+    if density:
+        volume = np.ones(hist.shape)
+        for d, e in enumerate(edges):
+            volume = volume * np.diff(e._numpy()).reshape((-1,) + (1,) * (ndim - d - 1))
+        with np.errstate(all="ignore"):
+            hist = hist / hist.sum() / volume
+    hist_t = from_result(hist.astype(input.dtype.type, copy=False), input.dtype)
+    sources = tuple(t for t in (input, weight) if isinstance(t, Tensor))
+    if needs_grad(*sources):
+        if not tensor_bins:
+            record(NotImplementedBackward("_histogramdd_bin_edges"), sources, tuple(edges))
+        cts = "_histogramdd_from_bin_tensors" if tensor_bins else "_histogramdd_from_bin_cts"
+        record(NotImplementedBackward(cts), sources, (hist_t,))
+    return return_types.histogramdd(hist_t, tuple(edges))
+
+
+def _weights(input: Tensor, weight: Tensor | None, shape: tuple[int, ...], shown: list[int]) -> np.ndarray | None:
+    """``weight``'s values (flat), checked: a float tensor of ``input``'s dtype and ``shape``
+    (``histogram`` compares element counts: ``shape`` is then ``(N,)``)."""
+    if weight is None:
+        return None
+    _float_tensor("weight", weight)
+    if weight.dtype != input.dtype:
+        raise RuntimeError(f"{_HIST}: if weight tensor is provided, input tensor and weight tensor should "
+                           f"have the same dtype, but got input({input.dtype.name}), and "
+                           f"weight({weight.dtype.name})")
+    fits = weight.numel() == int(np.prod(shape)) if len(shape) == 1 else tuple(weight.shape) == shape  # type: ignore[attr-defined]
+    if not fits:
+        raise RuntimeError(f"{_HIST}: if weight tensor is provided it should have the same shape as the "
+                           f"input tensor excluding its innermost dimension, but got input with shape "
+                           f"{shown} and weight with shape {list(weight.shape)}")
+    return weight._numpy().reshape(-1)
 
 
 def histogram_method(self: Tensor, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,  # noqa: A002
