@@ -66,6 +66,9 @@ TRANSFORMS: dict[str, tuple[Callable[[Any], Any], Any]] = {  # name -> (make, a 
     "Stack(dim=0)": (lambda lib: lib.distributions.transforms.StackTransform(
         [lib.distributions.transforms.ExpTransform(), lib.distributions.transforms.SigmoidTransform()]),
         [[0.5, -1.0, 2.0], [0.1, 0.2, 0.3]]),
+    "CorrCholesky": (lambda lib: lib.distributions.transforms.CorrCholeskyTransform(),
+                     [[0.5, -1.0, 2.0, 0.1, 0.0, -3.0], [0.1, 0.2, 0.3, 4.0, -0.5, 0.25]]),
+    "CorrCholesky(2x2)": (lambda lib: lib.distributions.transforms.CorrCholeskyTransform(), [[0.7], [-2.0]]),
     "PositiveDefinite": (lambda lib: lib.distributions.transforms.PositiveDefiniteTransform(),
                          [[0.5, 3.0], [-1.0, 0.2]]),
 }
@@ -215,7 +218,10 @@ CONSTRAINTS = {
     "half_open_interval(0, 2)": lambda C: C.half_open_interval(0.0, 2.0), "simplex": lambda C: C.simplex,
     "real_vector": lambda C: C.real_vector, "independent(positive, 1)": lambda C: C.independent(C.positive, 1),
     "lower_cholesky": lambda C: C.lower_cholesky, "positive_definite": lambda C: C.positive_definite,
-    "boolean": lambda C: C.boolean,
+    "boolean": lambda C: C.boolean, "corr_cholesky": lambda C: C.corr_cholesky,
+    "cat": lambda C: C.cat([C.positive, C.real, C.unit_interval], dim=-1),
+    "cat(lengths)": lambda C: C.cat([C.positive, C.interval(-1.0, 3.0)], dim=2, lengths=[2, 1]),
+    "stack": lambda C: C.stack([C.positive, C.real, C.unit_interval], dim=1),
 }
 
 

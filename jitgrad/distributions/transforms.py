@@ -23,7 +23,7 @@ from .transform_base import ComposeTransform, IndependentTransform, Transform, _
 from .utils import broadcast_all, lazy_property, sum_rightmost
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform", "ExpTransform", "IndependentTransform",
     "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
     "SoftmaxTransform", "SoftplusTransform", "StackTransform",
     "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform",
@@ -318,3 +318,6 @@ class PositiveDefiniteTransform(_EqualByType):
 
     def _inverse(self, y: Tensor) -> Tensor:
         return LowerCholeskyTransform().inv(cholesky(y))
+
+
+from .corr_cholesky import CorrCholeskyTransform  # noqa: E402  (it builds on the Transform protocol above)

@@ -171,7 +171,7 @@ NAMES: dict[str, list[str]] = {
         LogisticNormal InverseGamma FisherSnedecor LKJCholesky Wishart
         Transform AffineTransform ComposeTransform ExpTransform SigmoidTransform TanhTransform
         SoftplusTransform PowerTransform AbsTransform IndependentTransform StickBreakingTransform
-        SoftmaxTransform LowerCholeskyTransform ReshapeTransform CatTransform StackTransform
+        SoftmaxTransform LowerCholeskyTransform ReshapeTransform CatTransform StackTransform CorrCholeskyTransform
     """.split(),
 }
 
