@@ -127,3 +127,15 @@ def test_bad_assignment_raises_as_pytorch_and_changes_nothing():
                 (module.state_dict()[k] == v).all().item() for k, v in before.items())
         return "no error"
     both(program)
+
+
+@pytest.mark.parametrize("shape, orthogonal_map", [((3, 3), "matrix_exp"), ((3, 3), "cayley"), ((4, 2), "householder"),
+                                                   ((2, 4), "matrix_exp"), ((4, 3), "cayley")])
+def test_maps_gradcheck(shape, orthogonal_map):
+    module, _ = _pair(shape, orthogonal_map, True)
+    parametrization = module.parametrizations.weight[0]
+    data = np.random.default_rng(2).normal(size=shape) * 0.5
+    if orthogonal_map == "householder":  # (its diagonal holds the signs: int(-1.5) = -1, away from a jump)
+        np.fill_diagonal(data, -1.5)
+    x = jitgrad.tensor(data, requires_grad=True)
+    assert jitgrad.autograd.gradcheck(parametrization, (x,))
