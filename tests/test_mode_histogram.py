@@ -289,3 +289,22 @@ def test_histogramdd_cases_and_gradients_as_pytorch():
 ])
 def test_histogramdd_bad_input_raises_as_pytorch(call, fragment):
     both(call, fragment)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.floats(-1e6, 1e6), st.floats(1e-9, 1e6), st.integers(1, 300), st.sampled_from([np.float64, np.float32]),
+       st.integers(0, 2**32 - 1))
+def test_interpolated_bins_equal_a_binary_search(lo, width, bins, dtype, seed):
+    """The int-bins shortcut (interpolate, then check against the edges) finds searchsorted's
+    bin for every value inside, edges and their neighbours included."""
+    from jitgrad.ops.frequency import _bin_of
+
+    edges = jitgrad.linspace(lo, lo + width, bins + 1, dtype=jitgrad.float64 if dtype is np.float64 else jitgrad.float32)
+    e = edges.numpy()
+    rng = np.random.default_rng(seed)
+    values = np.concatenate([e, np.nextafter(e, np.inf, dtype=dtype), np.nextafter(e, -np.inf, dtype=dtype),
+                             rng.uniform(e[0], e[-1], 200).astype(dtype), [np.nan, np.inf]]).astype(dtype)
+    inside, fast = _bin_of(values, e, linear=True)
+    inside2, slow = _bin_of(values, e, linear=False)
+    assert np.array_equal(inside, inside2)
+    assert np.array_equal(fast[inside], slow[inside])
