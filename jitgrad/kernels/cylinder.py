@@ -10,7 +10,7 @@ integer inf; a negative non-integer ``q`` needs an integer ``x``.
 
 Bessel functions of the first and second kind, orders 0 and 1: the power series (DLMF
 10.2.2, 10.8.1) for ``|x| <= 1``; Miller's backward recurrence ``J_(n-1) = (2n/x) J_n - J_(n+1)`` from far above
-``x``, normalised by ``J_0 + 2 sum J_2k = 1``, up to ``x = 25``, where Neumann's series give
+``x``, normalised by ``J_0 + 2 sum J_2k = 1``, up to ``x = 25`` (from ``x + 16 + 4 sqrt(x)``), where Neumann's series give
 ``Y_0 = (2/pi) [(log(x/2) + gamma) J_0 - 2 sum (-1)^k J_2k / k]`` and its derivative ``Y_1``
 from the same ``J_n``; Hankel's asymptotic expansion above (``cos(x - pi/4)`` and its kin
 from ``cos x`` and ``sin x``, so the phase is exact however large ``x``). Errors are
@@ -149,7 +149,7 @@ def _y_series(x: float, order: int) -> float:  # pragma: no cover - runs compile
 def _jy_miller(x: float, which: int) -> float:  # pragma: no cover - runs compiled
     """``which``: 0 ``J_0``, 1 ``J_1``, 2 ``Y_0``, 3 ``Y_1`` for ``0 < x <= 25``, by backward
     recurrence (see the module docstring)."""
-    start = 2 * int((x + 30.0 + 6.0 * math.sqrt(x)) / 2.0) + 2
+    start = 2 * int((x + 16.0 + 4.0 * math.sqrt(x)) / 2.0) + 2  # (J_start(x) far below round-off)
     above = 0.0
     here = 1e-300  # J_start, up to the common scale
     j0 = j1 = 0.0
