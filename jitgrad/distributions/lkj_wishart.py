@@ -189,7 +189,8 @@ class Wishart(ExponentialFamily):
     def variance(self) -> Tensor:
         V = self.covariance_matrix
         diag = V.diagonal(dim1=-2, dim2=-1)
-        return self._per_matrix(self.df) * (V.pow(2) + diag.unsqueeze(-1) * diag.unsqueeze(-2))  # type: ignore[no-any-return]
+        outer = diag.unsqueeze(-1) * diag.unsqueeze(-2)
+        return self._per_matrix(self.df) * (V.pow(2) + outer)  # type: ignore[no-any-return]
 
     def _bartlett_sampling(self, sample_shape: Size) -> Tensor:
         p = self._event_shape[-1]

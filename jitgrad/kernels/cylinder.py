@@ -9,8 +9,9 @@ sum_j B_2j / (2j)! x (x+1) ... (x+2j-2) a^(-x-2j+1)`` (12 terms: below float64 r
 integer inf; a negative non-integer ``q`` needs an integer ``x``.
 
 Bessel functions of the first and second kind, orders 0 and 1: the power series (DLMF
-10.2.2, 10.8.1) for ``|x| <= 1``; Miller's backward recurrence ``J_(n-1) = (2n/x) J_n - J_(n+1)`` from far above
-``x``, normalised by ``J_0 + 2 sum J_2k = 1``, up to ``x = 25`` (from ``x + 16 + 4 sqrt(x)``), where Neumann's series give
+10.2.2, 10.8.1) for ``|x| <= 1``; Miller's backward recurrence ``J_(n-1) = (2n/x) J_n -
+J_(n+1)`` from ``n = x + 16 + 4 sqrt(x)`` down, normalised by ``J_0 + 2 sum J_2k = 1``, up to
+``x = 25``, where Neumann's series give
 ``Y_0 = (2/pi) [(log(x/2) + gamma) J_0 - 2 sum (-1)^k J_2k / k]`` and its derivative ``Y_1``
 from the same ``J_n``; Hankel's asymptotic expansion above (``cos(x - pi/4)`` and its kin
 from ``cos x`` and ``sin x``, so the phase is exact however large ``x``). Errors are

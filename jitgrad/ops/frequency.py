@@ -287,7 +287,8 @@ def _weights(input: Tensor, weight: Tensor | None, shape: tuple[int, ...], shown
         raise RuntimeError(f"{_HIST}: if weight tensor is provided, input tensor and weight tensor should "
                            f"have the same dtype, but got input({input.dtype.name}), and "
                            f"weight({weight.dtype.name})")
-    fits = weight.numel() == int(np.prod(shape)) if len(shape) == 1 else tuple(weight.shape) == shape  # type: ignore[attr-defined]
+    count = weight.numel()  # type: ignore[attr-defined]
+    fits = count == int(np.prod(shape)) if len(shape) == 1 else tuple(weight.shape) == shape
     if not fits:
         raise RuntimeError(f"{_HIST}: if weight tensor is provided it should have the same shape as the "
                            f"input tensor excluding its innermost dimension, but got input with shape "
