@@ -267,6 +267,7 @@ from .ops.joins import (  # noqa: E402
 )
 from .ops.queries import clone, detach, is_complex, is_floating_point, is_tensor, numel, positive  # noqa: E402
 from .ops.counting import bincount, histc  # noqa: E402
+from .ops.frequency import histogram, histogramdd, mode  # noqa: E402
 from .ops.gamma_fns import digamma, digamma_, lgamma, lgamma_, polygamma  # noqa: E402
 from .rng_state import get_rng_state, initial_seed, seed, set_rng_state  # noqa: E402
 
@@ -276,7 +277,7 @@ __all__ += [  # gaps
     "dstack", "equal", "floor_divide", "fmax", "fmin", "get_rng_state", "hstack", "initial_seed",
     "inner", "is_complex", "is_floating_point", "is_tensor", "isclose", "numel", "row_stack",
     "seed", "set_rng_state", "true_divide", "vstack", "digamma", "lgamma", "polygamma", "positive",
-    "bincount", "histc",
+    "bincount", "histc", "histogram", "histogramdd", "mode",
 ]
 
 # -- PyTorch's alias names (ops/aliases.py) --

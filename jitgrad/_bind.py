@@ -514,6 +514,10 @@ from .ops import counting  # noqa: E402
 
 Tensor.bincount = counting.bincount_method
 Tensor.histc = counting.histc_method
+from .ops import frequency  # noqa: E402
+
+Tensor.mode = frequency.mode
+Tensor.histogram = frequency.histogram_method
 Tensor.type = queries.type_method
 
 # -- PyTorch's alias names: the very same functions (ops/aliases.py) -----------------------------

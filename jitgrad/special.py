@@ -55,3 +55,13 @@ def gammaincc(input: Any, other: Any) -> Any:
 
 
 __all__ += ["gammainc", "gammaincc"]
+
+# -- the Hurwitz zeta function and Bessel functions (ops/zeta_bessel.py) --
+from .ops.zeta_bessel import (  # noqa: E402
+    bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_i0, modified_bessel_i1, modified_bessel_k0,
+    modified_bessel_k1, scaled_modified_bessel_k0, scaled_modified_bessel_k1, zeta,
+)
+
+__all__ += ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+            "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+            "zeta"]

@@ -18,6 +18,7 @@ import jitgrad
 R = np.random.default_rng(7)
 SPD = (lambda a: a @ a.T + 3 * np.eye(3))(R.normal(size=(3, 3)))
 SPD_BATCH = np.stack([SPD, SPD + np.diag([1.0, 2.0, 0.5])])
+CORR_TRIL = (lambda d: np.linalg.cholesky(SPD / np.sqrt(np.outer(d, d))))(np.diag(SPD))
 
 
 @dataclass
@@ -136,6 +137,16 @@ CASES = [
          lambda D, p: D.ContinuousBernoulli(probs=p["probs"]), [0.2, 0.3, 0.9, 0.5, 1.0]),
     Case("ContinuousBernoulli(logits)", {"logits": _a(-2.0, 0.001, 3.0)},
          lambda D, p: D.ContinuousBernoulli(logits=p["logits"]), [0.0, 0.3, 0.9]),
+    Case("LKJCholesky", {"concentration": _a(0.5, 1.0, 3.0)}, lambda D, p: D.LKJCholesky(3, p["concentration"]),
+         CORR_TRIL),
+    Case("LKJCholesky(number)", {"concentration": 2.0}, lambda D, p: D.LKJCholesky(4, p["concentration"]),
+         np.linalg.cholesky(np.eye(4) * 0.7 + 0.3)),
+    Case("Wishart", {"df": _a(4.0, 6.5), "cov": SPD}, lambda D, p: D.Wishart(p["df"], covariance_matrix=p["cov"]),
+         SPD_BATCH),
+    Case("Wishart(scale_tril)", {"df": _a(3.5), "tril": np.linalg.cholesky(SPD_BATCH)},
+         lambda D, p: D.Wishart(p["df"], scale_tril=p["tril"]), SPD + np.eye(3), fixed=("df",)),
+    Case("Wishart(precision, number df)", {"df": 5.0, "precision": SPD},
+         lambda D, p: D.Wishart(p["df"], precision_matrix=p["precision"]), SPD_BATCH / 3),
     Case("Independent(Normal)", {"loc": _a([0.0, 1.0, 2.0], [1.0, 1.0, 1.0]), "scale": _a(1.0, 0.5, 2.0)},
          lambda D, p: D.Independent(D.Normal(p["loc"], p["scale"]), 1), [0.5, 0.5, 0.5]),
 ]
@@ -143,7 +154,7 @@ IDS = [c.name for c in CASES]
 # a gradient of a sample with respect to a concentration (or df) is not implemented
 CONCENTRATIONS = {"Gamma": ("concentration",), "Chi2": ("df",), "Beta": ("concentration1", "concentration0"),
                   "Dirichlet": ("concentration",), "StudentT": ("df",), "InverseGamma": ("concentration",),
-                  "FisherSnedecor": ("df1", "df2")}
+                  "FisherSnedecor": ("df1", "df2"), "Wishart": ("df",)}
 
 
 def compare(ours: Any, theirs: Any, rtol: float = 1e-10, atol: float = 1e-12) -> None:

@@ -98,3 +98,41 @@ def rnn_backward(mode, saved, g_out, g_state, w_hh, plan):
             d_gi[span] = d * (1 - a * a) if mode == "RNN_TANH" else np.where(a <= 0, 0, d)
             dh[:rows] = d_gi[span] @ w_hh
     return d_gi, d_hg, [dh] if dc is None else [dh, dc]
+
+
+def _hurwitz_zeta(x, q):
+    """``sum_k (q + k)^-x`` (mpmath numbers): the first terms summed, then Euler-Maclaurin
+    at ``a = q + n`` far beyond ``x`` (mpmath.zeta itself loses digits for large ``x`` and ``q``)."""
+    import mpmath
+
+    if x == 1:
+        return mpmath.inf
+    n = int(60 + 2 * abs(x))
+    a = q + n
+    total = mpmath.fsum((q + k) ** -x for k in range(n))
+    tail = a ** (1 - x) / (x - 1) + a ** -x / 2
+    tail += mpmath.fsum(mpmath.bernoulli(2 * j) / mpmath.factorial(2 * j) * mpmath.rf(x, 2 * j - 1)
+                        * a ** (-x - 2 * j + 1) for j in range(1, 12))
+    return total + tail
+
+
+def cylinder_reference(name, *args):
+    """``kernels.cylinder``'s functions element by element with mpmath at 40 digits (exact
+    to float64): ``name`` is the ufunc's name, ``args`` its float64 arrays (broadcast)."""
+    import mpmath
+
+    with mpmath.workdps(40):
+        formulas = {
+            "zeta": _hurwitz_zeta,
+            "bessel_j0": lambda x: mpmath.besselj(0, x), "bessel_j1": lambda x: mpmath.besselj(1, x),
+            "bessel_y0": lambda x: mpmath.bessely(0, x), "bessel_y1": lambda x: mpmath.bessely(1, x),
+            "modified_bessel_k0": lambda x: mpmath.besselk(0, x),
+            "modified_bessel_k1": lambda x: mpmath.besselk(1, x),
+            "scaled_modified_bessel_k0": lambda x: mpmath.besselk(0, x) * mpmath.exp(x),
+            "scaled_modified_bessel_k1": lambda x: mpmath.besselk(1, x) * mpmath.exp(x),
+        }
+        arrays = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in args))
+        out = np.empty(arrays[0].shape)
+        for idx in itertools.product(*(range(n) for n in out.shape)):
+            out[idx] = float(formulas[name](*(mpmath.mpf(float(a[idx])) for a in arrays)))
+        return out

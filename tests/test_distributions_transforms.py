@@ -49,6 +49,26 @@ TRANSFORMS: dict[str, tuple[Callable[[Any], Any], Any]] = {  # name -> (make, a 
     "identity": (lambda lib: lib.distributions.transforms.identity_transform, [0.2, 0.9]),
     "LowerCholesky": (lambda lib: lib.distributions.transforms.LowerCholeskyTransform(),
                       [[[0.5, 3.0], [-1.0, 0.2]], [[1.0, 1.0], [1.0, 1.0]]]),
+    "Cat": (lambda lib: lib.distributions.transforms.CatTransform(
+        [lib.distributions.transforms.ExpTransform(), lib.distributions.transforms.AffineTransform(1.0, -2.0)],
+        dim=1, lengths=[1, 2]), [[0.5, -1.0, 2.0], [0.1, 0.2, 0.3]]),
+    "Cat(event_dim=1, dim=-1)": (lambda lib: lib.distributions.transforms.CatTransform(
+        [lib.distributions.transforms.IndependentTransform(lib.distributions.transforms.ExpTransform(), 1),
+         lib.distributions.transforms.SigmoidTransform()], dim=-1, lengths=[2, 1]),
+        [[0.5, -1.0, 2.0], [0.1, 0.2, 0.3]]),
+    "Cat(event_dim=1, dim=0)": (lambda lib: lib.distributions.transforms.CatTransform(
+        [lib.distributions.transforms.IndependentTransform(lib.distributions.transforms.ExpTransform(), 1),
+         lib.distributions.transforms.SigmoidTransform()], dim=0, lengths=[1, 1]),
+        [[0.5, -1.0, 2.0], [0.1, 0.2, 0.3]]),
+    "Stack": (lambda lib: lib.distributions.transforms.StackTransform(
+        [lib.distributions.transforms.ExpTransform(), lib.distributions.transforms.TanhTransform(),
+         lib.distributions.transforms.AffineTransform(0.5, 3.0)], dim=1), [[0.5, -1.0, 2.0], [0.1, 0.2, 0.3]]),
+    "Stack(dim=0)": (lambda lib: lib.distributions.transforms.StackTransform(
+        [lib.distributions.transforms.ExpTransform(), lib.distributions.transforms.SigmoidTransform()]),
+        [[0.5, -1.0, 2.0], [0.1, 0.2, 0.3]]),
+    "CorrCholesky": (lambda lib: lib.distributions.transforms.CorrCholeskyTransform(),
+                     [[0.5, -1.0, 2.0, 0.1, 0.0, -3.0], [0.1, 0.2, 0.3, 4.0, -0.5, 0.25]]),
+    "CorrCholesky(2x2)": (lambda lib: lib.distributions.transforms.CorrCholeskyTransform(), [[0.7], [-2.0]]),
     "PositiveDefinite": (lambda lib: lib.distributions.transforms.PositiveDefiniteTransform(),
                          [[0.5, 3.0], [-1.0, 0.2]]),
 }
@@ -198,7 +218,10 @@ CONSTRAINTS = {
     "half_open_interval(0, 2)": lambda C: C.half_open_interval(0.0, 2.0), "simplex": lambda C: C.simplex,
     "real_vector": lambda C: C.real_vector, "independent(positive, 1)": lambda C: C.independent(C.positive, 1),
     "lower_cholesky": lambda C: C.lower_cholesky, "positive_definite": lambda C: C.positive_definite,
-    "boolean": lambda C: C.boolean,
+    "boolean": lambda C: C.boolean, "corr_cholesky": lambda C: C.corr_cholesky,
+    "cat": lambda C: C.cat([C.positive, C.real, C.unit_interval], dim=-1),
+    "cat(lengths)": lambda C: C.cat([C.positive, C.interval(-1.0, 3.0)], dim=2, lengths=[2, 1]),
+    "stack": lambda C: C.stack([C.positive, C.real, C.unit_interval], dim=1),
 }
 
 
@@ -225,3 +248,40 @@ def test_constraint_registry_matches_pytorch(name: str, registry: str) -> None:
     if kind == "ok":
         same_text(ours[0], theirs[0])
         compare(ours[1:], theirs[1:], rtol=1e-10)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.distributions.transforms.CatTransform([lib.distributions.transforms.ExpTransform()], lengths=[1, 2]),
+    lambda lib: lib.distributions.transforms.CatTransform([1.0]),
+    lambda lib: lib.distributions.transforms.StackTransform([lib.distributions.transforms.ExpTransform(), "exp"]),
+    lambda lib: lib.distributions.transforms.CatTransform([lib.distributions.transforms.ExpTransform()] * 2)(
+        lib.zeros(3, 2)),
+    lambda lib: lib.distributions.transforms.CatTransform([lib.distributions.transforms.ExpTransform()] * 2, dim=2)(
+        lib.zeros(2, 2)),
+    lambda lib: lib.distributions.transforms.CatTransform([lib.distributions.transforms.ExpTransform()] * 2).inv(
+        lib.ones(3)),
+    lambda lib: lib.distributions.transforms.StackTransform([lib.distributions.transforms.ExpTransform()] * 2, dim=1)(
+        lib.zeros(2, 3)),
+    lambda lib: lib.distributions.transforms.StackTransform([lib.distributions.transforms.ExpTransform()] * 2)
+    .log_abs_det_jacobian(lib.zeros(2), lib.zeros(3)),
+    lambda lib: lib.distributions.constraints.cat([lib.distributions.constraints.positive] * 2, dim=1).check(
+        lib.ones(2)),
+])
+def test_cat_stack_errors_as_pytorch(call: Callable[[Any], Any]) -> None:
+    ours, theirs = outcome(lambda: call(jitgrad)), outcome(lambda: call(torch))
+    assert ours[0] == theirs[0] != "ok", (ours, theirs)
+    assert ours[1] == theirs[1]
+
+
+def test_cat_stack_constraints_and_cache_as_pytorch() -> None:
+    def program(lib: Any) -> Any:
+        C, T = lib.distributions.constraints, lib.distributions.transforms
+        v = _t(lib, [[0.5, -1.0, 2.0], [0.1, 0.2, 0.0]])
+        cat = C.cat([C.positive, C.real, C.unit_interval], dim=1)
+        stack = C.stack([C.positive, C.real, C.unit_interval], dim=1)
+        t = T.CatTransform([T.ExpTransform(), T.SigmoidTransform()], dim=1, lengths=[2, 1], cache_size=1)
+        x = _t(lib, [[0.5, -1.0, 2.0]])
+        y = t(x)
+        return (cat.check(v), stack.check(v), cat.event_dim, stack.event_dim,
+                cat.is_discrete, t.inv(y) is x, t.with_cache(1) is t, [u._cache_size for u in t.transforms])
+    compare(program(jitgrad), program(torch))

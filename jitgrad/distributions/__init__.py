@@ -25,6 +25,7 @@ from .heavy_tails import Cauchy, HalfCauchy, HalfNormal, StudentT
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .lkj_wishart import LKJCholesky, Wishart
 from .lowrank import LowRankMultivariateNormal
 from .mixture import MixtureSameFamily
 from .multiclass import Multinomial, OneHotCategorical, OneHotCategoricalStraightThrough
@@ -33,9 +34,11 @@ from .normal import LogisticNormal, LogNormal, Normal
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import TransformedDistribution
 from .transforms import (
-    AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, LowerCholeskyTransform,
-    PositiveDefiniteTransform, PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
-    StickBreakingTransform, TanhTransform, Transform, identity_transform,
+    AbsTransform, AffineTransform, CatTransform, ComposeTransform, CorrCholeskyTransform, ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform, PositiveDefiniteTransform, PowerTransform, ReshapeTransform, SigmoidTransform,
+    SoftmaxTransform, SoftplusTransform, StackTransform, StickBreakingTransform, TanhTransform, Transform,
+    identity_transform,
 )
 from .uniform import Uniform
 from .von_mises import VonMises
@@ -45,11 +48,11 @@ __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
     "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
     "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
-    "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
+    "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
     "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Pareto",
     "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-    "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints", "kl_divergence",
+    "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "biject_to", "constraints", "kl_divergence",
     "register_kl", "transform_to", "transforms",
     *transforms.__all__,  # (PyTorch's torch.distributions re-exports its transforms too)
 ]

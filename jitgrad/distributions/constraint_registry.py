@@ -109,3 +109,28 @@ def _transform_to_lower_cholesky(constraint: Any) -> transforms.Transform:
 @transform_to.register(constraints.positive_semidefinite)
 def _transform_to_positive_definite(constraint: Any) -> transforms.Transform:
     return transforms.PositiveDefiniteTransform()
+
+
+@_both(constraints.corr_cholesky)
+def _to_corr_cholesky(constraint: Any) -> transforms.Transform:
+    return transforms.CorrCholeskyTransform()
+
+
+@biject_to.register(constraints.cat)
+def _biject_to_cat(constraint: Any) -> transforms.Transform:
+    return transforms.CatTransform([biject_to(c) for c in constraint.cseq], constraint.dim, constraint.lengths)
+
+
+@transform_to.register(constraints.cat)
+def _transform_to_cat(constraint: Any) -> transforms.Transform:
+    return transforms.CatTransform([transform_to(c) for c in constraint.cseq], constraint.dim, constraint.lengths)
+
+
+@biject_to.register(constraints.stack)
+def _biject_to_stack(constraint: Any) -> transforms.Transform:
+    return transforms.StackTransform([biject_to(c) for c in constraint.cseq], constraint.dim)
+
+
+@transform_to.register(constraints.stack)
+def _transform_to_stack(constraint: Any) -> transforms.Transform:
+    return transforms.StackTransform([transform_to(c) for c in constraint.cseq], constraint.dim)

@@ -11,14 +11,18 @@ import numpy as np
 from ..creation import full, tensor
 from ..dtypes import bool_
 from ..ops.closeness import isclose
+from ..ops.norms import vector_norm
+from ..ops.stacking import cat as join
+from ..ops.stacking import stack as stack_tensors
 from ..tensor import Tensor
 
 __all__ = [
-    "Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
+    "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
+    "greater_than_eq",
     "half_open_interval", "independent", "integer_interval", "interval", "is_dependent",
     "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer",
     "one_hot", "positive", "positive_definite", "positive_integer", "positive_semidefinite",
-    "real", "real_vector", "simplex", "square", "symmetric", "unit_interval",
+    "real", "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval",
 ]
 
 
@@ -251,6 +255,75 @@ class _LowerCholesky(_LowerTriangular):
         return super().check(value) & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
 
 
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: lower triangular, a positive
+    diagonal, and rows of unit norm (within ``10 n eps``)."""
+
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        tol = float(np.finfo(value.dtype).eps) * value.shape[-1] * 10
+        row_norm = vector_norm(value.detach(), dim=-1)  # type: ignore[attr-defined]
+        unit_rows = ((row_norm - 1.0).abs() <= tol).all(-1)
+        return _LowerCholesky().check(value) & unit_rows
+
+
+class _Parts(Constraint):
+    """What ``cat`` and ``stack`` share: one constraint per part of ``dim``."""
+
+    def __init__(self, cseq: Any, dim: int = 0) -> None:
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.dim = dim
+        super().__init__()
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+
+class _Cat(_Parts):
+    """``cseq[i]`` on the ``i``-th block (``lengths[i]`` long) along ``dim``, as ``cat`` joins them."""
+
+    def __init__(self, cseq: Any, dim: int = 0, lengths: Any = None) -> None:
+        super().__init__(cseq, dim)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value: Tensor) -> Tensor:
+        _check_dim(self.dim, value, "value")
+        checks, start = [], 0
+        for c, length in zip(self.cseq, self.lengths):
+            checks.append(c.check(value.narrow(self.dim, start, length)))  # type: ignore[attr-defined]
+            start += length
+        return join(checks, self.dim)
+
+
+class _Stack(_Parts):
+    """``cseq[i]`` on the ``i``-th slice along ``dim``, as ``stack`` joins them."""
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim
+
+    def check(self, value: Tensor) -> Tensor:
+        _check_dim(self.dim, value, "value")
+        parts = [value.select(self.dim, i) for i in range(value.shape[self.dim])]  # type: ignore[attr-defined]
+        return stack_tensors([c.check(v) for v, c in zip(parts, self.cseq)], self.dim)
+
+
+def _check_dim(dim: int, value: Tensor, what: str) -> None:
+    if not -value.ndim <= dim < value.ndim:
+        raise AssertionError(f"dim {dim} out of range for {what} with {value.ndim} dimensions")
+
+
 class _Square(Constraint):
     event_dim = 2
 
@@ -319,6 +392,9 @@ simplex = _Simplex()
 multinomial = _Multinomial
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
+cat = _Cat
+stack = _Stack
 square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()

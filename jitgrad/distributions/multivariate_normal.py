@@ -41,6 +41,24 @@ def _precision_to_scale_tril(P: Tensor) -> Tensor:
     return solve_triangular(upper_inverse, eye(P.shape[-1], dtype=P.dtype), upper=False)
 
 
+def the_one_matrix(covariance_matrix: Any, precision_matrix: Any, scale_tril: Any,
+                   error: type[Exception]) -> tuple[str, Tensor]:
+    """``(name, matrix)`` of the one matrix given (``error`` unless exactly one is)."""
+    given = [(name, m) for name, m in (("covariance_matrix", covariance_matrix),
+                                       ("precision_matrix", precision_matrix),
+                                       ("scale_tril", scale_tril)) if m is not None]
+    if len(given) != 1:
+        raise error("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
+    return given[0]
+
+
+def scale_tril_from(name: str, matrix: Tensor) -> Tensor:
+    """The lower Cholesky factor of the covariance, from the matrix given as ``name``."""
+    if name == "scale_tril":
+        return matrix
+    return cholesky(matrix) if name == "covariance_matrix" else _precision_to_scale_tril(matrix)
+
+
 class GaussianVector(Distribution):
     """What the Gaussian vector distributions share: ``loc`` is the mean and the mode, and
     their matrices have shape ``batch_shape + (n, n)``."""
@@ -70,12 +88,7 @@ class MultivariateNormal(GaussianVector):
                  validate_args: bool | None = None) -> None:
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        given = [(name, m) for name, m in (("covariance_matrix", covariance_matrix),
-                                           ("precision_matrix", precision_matrix),
-                                           ("scale_tril", scale_tril)) if m is not None]
-        if len(given) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
-        ((name, matrix),) = given
+        name, matrix = the_one_matrix(covariance_matrix, precision_matrix, scale_tril, ValueError)
         if matrix.dim() < 2:
             what = "scale_tril matrix" if name == "scale_tril" else name
             raise ValueError(f"{what} must be at least two-dimensional, with optional leading batch dimensions")
@@ -83,12 +96,7 @@ class MultivariateNormal(GaussianVector):
         setattr(self, name, matrix.expand(batch_shape + (-1, -1)))
         self.loc = loc.expand(batch_shape + (-1,))
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
-        if name == "scale_tril":
-            self._unbroadcasted_scale_tril = matrix
-        elif name == "covariance_matrix":
-            self._unbroadcasted_scale_tril = cholesky(matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(matrix)
+        self._unbroadcasted_scale_tril = scale_tril_from(name, matrix)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> MultivariateNormal:
         n = self._event_shape[0]

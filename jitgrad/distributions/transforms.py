@@ -18,14 +18,14 @@ from ..ops.stacking import cat
 from ..ranges import arange
 from ..tensor import Tensor
 from . import constraints
-from .shape_transforms import ReshapeTransform
+from .shape_transforms import CatTransform, ReshapeTransform, StackTransform
 from .transform_base import ComposeTransform, IndependentTransform, Transform, _widened, identity_transform
 from .utils import broadcast_all, lazy_property, sum_rightmost
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
-    "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
-    "SoftmaxTransform", "SoftplusTransform",
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform", "ExpTransform",
+    "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
+    "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
     "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform",
 ]
 
@@ -318,3 +318,6 @@ class PositiveDefiniteTransform(_EqualByType):
 
     def _inverse(self, y: Tensor) -> Tensor:
         return LowerCholeskyTransform().inv(cholesky(y))
+
+
+from .corr_cholesky import CorrCholeskyTransform  # noqa: E402  (it builds on the Transform protocol above)

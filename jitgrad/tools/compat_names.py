@@ -46,7 +46,7 @@ NAMES: dict[str, list[str]] = {
         save load conj real imag isreal resolve_conj heaviside vdot pinverse pairwise_distance
         matrix_exp trapezoid cumulative_trapezoid cartesian_prod block_diag cov corrcoef dist
         float_power quantile nanquantile bitwise_left_shift bitwise_right_shift gcd lcm
-        unique_consecutive nextafter mvlgamma
+        unique_consecutive nextafter mvlgamma mode histogram histogramdd
         channels_last channels_last_3d contiguous_format preserve_format memory_format
     """.split(),
     "Tensor": """
@@ -69,7 +69,7 @@ NAMES: dict[str, list[str]] = {
         remainder floor_divide __mod__ __rmod__ __floordiv__ __rfloordiv__ __pos__ index_put
         nbytes itemsize is_same_size __contains__ __reversed__ tensor_split unflatten
         __getitem__ __setitem__ __len__ __iter__ __array__ __dlpack__
-        set_
+        set_ mode histogram
     """.split(),
     "torch.nn": """
         Module Parameter Buffer ModuleList ModuleDict ParameterList ParameterDict Sequential
@@ -121,9 +121,11 @@ NAMES: dict[str, list[str]] = {
     """.split(),
     "torch.nn.utils": """
         clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters rnn get_total_norm
-        clip_grads_with_norm_ skip_init stateless weight_norm remove_weight_norm spectral_norm parametrize
+        clip_grads_with_norm_ skip_init stateless weight_norm remove_weight_norm spectral_norm remove_spectral_norm
+        parametrize
         parametrizations
     """.split(),
+    "torch.nn.utils.parametrizations": "orthogonal spectral_norm weight_norm".split(),
     "torch.nn.utils.rnn": """
         PackedSequence pack_padded_sequence pad_packed_sequence pad_sequence pack_sequence
         unpad_sequence unpack_sequence
@@ -146,7 +148,8 @@ NAMES: dict[str, list[str]] = {
     "torch.special": """
         erf erfc erfinv expm1 log1p logit expit xlogy xlog1py gammaln digamma logsumexp softmax log_softmax
         ndtr ndtri log_ndtr erfcx entr multigammaln sinc round psi polygamma exp2 i0 i0e i1 i1e gammainc
-        gammaincc zeta bessel_j0 bessel_j1
+        gammaincc zeta bessel_j0 bessel_j1 bessel_y0 bessel_y1 modified_bessel_i0 modified_bessel_i1
+        modified_bessel_k0 modified_bessel_k1 scaled_modified_bessel_k0 scaled_modified_bessel_k1
     """.split(),
     "torch.func": "grad grad_and_value vjp jvp jacrev jacfwd hessian vmap functional_call".split(),
     "torch.utils.data": """
@@ -168,7 +171,7 @@ NAMES: dict[str, list[str]] = {
         LogisticNormal InverseGamma FisherSnedecor LKJCholesky Wishart
         Transform AffineTransform ComposeTransform ExpTransform SigmoidTransform TanhTransform
         SoftplusTransform PowerTransform AbsTransform IndependentTransform StickBreakingTransform
-        SoftmaxTransform LowerCholeskyTransform ReshapeTransform CatTransform StackTransform
+        SoftmaxTransform LowerCholeskyTransform ReshapeTransform CatTransform StackTransform CorrCholeskyTransform
     """.split(),
 }
 
@@ -255,6 +258,25 @@ DIFFERENCES: dict[str, str] = {
                   "without is not reproduced)",
     "torch.topk": "ties: the lower index first (PyTorch's order among equal values is not "
                   "reproduced)",
+    **{f"torch.special.{name}": "exact to float64 round-off (PyTorch 2.13's errs by up to ~1e-6 relative "
+                                "on [2, 25], loses the phase above ~1e8, and is nan at +-inf)"
+       for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1")},
+    **{f"torch.special.{name}": "the limits at +-inf (PyTorch 2.13: nan)"
+       for name in ("modified_bessel_i0", "modified_bessel_i1")},
+    "torch.nn.utils.spectral_norm": "the power iteration starts from jitgrad's generator: not PyTorch's "
+                                    "numbers (from the same u and v, PyTorch's weights and gradients)",
+    "torch.nn.utils.parametrizations.spectral_norm": "the power iteration starts from jitgrad's generator: not "
+                                                     "PyTorch's numbers (from the same u and v, PyTorch's weights "
+                                                     "and gradients)",
+    "torch.nn.utils.parametrizations.orthogonal": "a non-square weight's base is completed with draws from "
+                                                  "jitgrad's generator: not PyTorch's numbers",
+    "torch.distributions.LKJCholesky": "samples come from jitgrad's generator: not PyTorch's numbers",
+    "torch.distributions.Wishart": "rsample refuses a gradient with respect to df (sample works); samples are "
+                                   "not PyTorch's numbers; 'Singular sample detected.' is warned only for a "
+                                   "singular sample (PyTorch 2.13 warns at every rsample)",
+    **{f"{space}.mode": "the index is the mode's last position (PyTorch's with at most 16 elements "
+                        "along dim; above that, and with NaN, PyTorch's order is its sort's)"
+       for space in ("torch", "Tensor")},
     "Tensor.sort": "ties keep their index order (PyTorch's order with stable=True; its order "
                    "without is not reproduced)",
     "Tensor.topk": "ties: the lower index first (PyTorch's order among equal values is not "

@@ -13,11 +13,12 @@ from ...ops.norms import vector_norm
 from ...ops.stacking import cat, stack
 from ...tensor import Tensor
 from . import parametrizations, parametrize, rnn, stateless
+from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "parametrizations", "parametrize", "remove_weight_norm", "rnn", "skip_init",
-           "stateless", "vector_to_parameters", "weight_norm"]
+           "parameters_to_vector", "parametrizations", "parametrize", "remove_spectral_norm", "remove_weight_norm",
+           "rnn", "skip_init", "spectral_norm", "stateless", "vector_to_parameters", "weight_norm"]
 
 
 def _as_list(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:

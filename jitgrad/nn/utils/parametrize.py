@@ -60,7 +60,10 @@ class ParametrizationList(ModuleList):
             new: Any = original
             for module in reversed(list(self)):
                 if hasattr(module, "right_inverse"):
-                    new = module.right_inverse(new)
+                    try:
+                        new = module.right_inverse(new)
+                    except NotImplementedError:  # (as PyTorch: then taken as the identity)
+                        pass
         if not isinstance(new, (Tensor, tuple, list)):
             raise ValueError(f"'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
                              f"Got {type(new).__name__}")
@@ -79,6 +82,19 @@ class ParametrizationList(ModuleList):
                 part = Parameter(part.detach().clone(), original.requires_grad) if isinstance(original, Parameter) \
                     else part.detach().clone()
                 _register(self, f"original{i}", part, original)
+        if not unsafe:  # PyTorch's consistency check: one call of the parametrization
+            self._check_consistent(original.dtype, original.shape)
+
+    def _check_consistent(self, dtype: Any, shape: Any) -> None:
+        z = self()
+        if not isinstance(z, Tensor):
+            raise ValueError(f"A parametrization must return a tensor. Got {type(z).__name__}.")
+        if z.dtype != dtype:
+            raise ValueError("Registering a parametrization may not change the dtype of the tensor, unless "
+                             f"`unsafe` flag is enabled.\nunparametrized dtype: {dtype}\nparametrized dtype: {z.dtype}")
+        if z.shape != shape:
+            raise ValueError("Registering a parametrization may not change the shape of the tensor, unless "
+                             f"`unsafe` flag is enabled.\nunparametrized shape: {shape}\nparametrized shape: {z.shape}")
 
     def right_inverse(self, value: Tensor) -> None:
         """Store what gives ``value`` back (each ``right_inverse``, last parametrization first)."""
