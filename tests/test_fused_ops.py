@@ -1174,3 +1174,21 @@ def test_a_one_element_operand_reads_its_current_values() -> None:
         if lib is jitgrad:
             mine = got
     assert mine == got
+
+
+def test_the_kept_one_element_view_keeps_no_large_buffer_alive() -> None:
+    """An element of a large table used as a one-element operand is not kept (its table
+    is freed when the user drops it); a parameter's own small buffer is."""
+    import weakref
+
+    from jitgrad.ops import fused_binary
+
+    x = jitgrad.arange(4, dtype=jitgrad.float64)
+    table = jitgrad.ones(100, 100, dtype=jitgrad.float64)
+    gone = weakref.ref(table._storage.buffer)
+    (table[3, 4] * x, x * table[5, 6])
+    del table
+    assert gone() is None
+    alpha = jitgrad.tensor(0.5, dtype=jitgrad.float64)
+    alpha * x
+    assert fused_binary._LAST_SCALAR[0] is alpha._storage.buffer

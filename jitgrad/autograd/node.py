@@ -4,8 +4,8 @@ A node is the backward of one forward operation. ``next_functions[i]`` is the ed
 ``(node, input_nr)`` along which the gradient for the forward's i-th input flows (``None``
 when that input needs no gradient); a node stores the nodes inline (``Node._next`` says
 how) and the input numbers as a tuple shared between nodes (``_nrs``), and builds
-``next_functions`` when asked (see ``Node.next_functions``). ``input_metadata[k]`` is the shape and dtype of the
-forward's k-th output: the engine checks, reduces (un-broadcasts) and casts every gradient
+``next_functions`` when asked (see ``Node.next_functions``). ``input_metadata[k]`` is the
+shape and dtype of the forward's k-th output: the engine checks, reduces (un-broadcasts) and casts every gradient
 against it in one place (``engine.validate_outputs``), so nodes return local gradients only.
 """
 
@@ -120,8 +120,9 @@ class Node:
     # the nodes as a tuple. Not a tuple of ``(node, nr)`` pairs, nor a tuple of nodes per
     # node: a graph kept alive (a DP table, a time stepper's history) is what Python's
     # collector walks on every collection, and every object it holds counts towards the
-    # next one; a tuple per node was a third of a stepper statement's objects and two
-    # thirds of its collector time (2.2 -> 0.75 us a statement, in the bench's form).
+    # next one; a tuple per node was a third of a stepper statement's objects, and with the
+    # saved values' tuples (``SavingNode``) most of its collector time (2.2 -> 0.75 us a
+    # statement, in the bench's form).
     __slots__ = ("_n0", "_n1", "_nx", "_nrs", "input_metadata", "sequence_nr", "__weakref__", "__dict__")
 
     _hooks: dict[int, Callable[..., Any]] | None = None
@@ -584,10 +585,11 @@ class SavingNode(Node):
     values are kept inline instead, in ``_s0`` and ``_s1`` with ``_compact`` the marker
     ``INLINE``: no tuple for a kept graph to hold, see ``Node``'s edges) and one integer per
     tensor (``_codes``: ``2 * version + had_history``, None for a non-tensor; a shared
-    tuple when small, ``codes_of``), instead of a ``SavedTensor`` per tensor. ``unpack`` checks those directly; ``saved``
-    (and ``_raw_saved_<name>``) makes the ``SavedTensor``s on first use, exactly as ``save``
-    would have made them, and keeps them; anything irregular (a version moved, a history
-    detached in place, backward after release) is handed to them, for the same errors.
+    tuple when small, ``codes_of``), instead of a ``SavedTensor`` per tensor. ``unpack``
+    checks those directly; ``saved`` (and ``_raw_saved_<name>``) makes the ``SavedTensor``s
+    on first use, exactly as ``save`` would have made them, and keeps them; anything
+    irregular (a version moved, a history detached in place, backward after release) is
+    handed to them, for the same errors.
     """
 
     __slots__ = ("_saved", "_compact", "_codes", "_s0", "_s1")

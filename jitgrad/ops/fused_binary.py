@@ -47,8 +47,11 @@ _UNSET: Any = object()  # (a binary op's keyword: not given)
 # stepper's ``alpha * lap`` multiplies by one 0-d parameter statement after statement, and
 # making the view costs ~0.14 us. It is a view (current values, whatever was written
 # since), and the buffer it keeps alive cannot be freed while kept, so identity is a
-# sound key (a storage given a new buffer misses). Replaced as one tuple (threads).
+# sound key (a storage given a new buffer misses). Only small buffers are kept (a
+# parameter's own, not an element of a table the user may drop). Replaced as one tuple
+# (threads).
 _LAST_SCALAR: tuple[Any, int, Any] = (None, -1, None)
+_SCALAR_BUFFER_MAX = 16
 
 # Python numbers as read-only float64 0-d arrays, for float64 operands: the same operand to
 # NumPy's loop (a Python float is a double; an int below 2**53 converts exactly, as NumPy's
@@ -189,7 +192,8 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                         y = last[2]
                     else:
                         y = data[start, ...]
-                        _LAST_SCALAR = (data, start, y)
+                        if len(data) <= _SCALAR_BUFFER_MAX:
+                            _LAST_SCALAR = (data, start, y)
                 elif not sizes or sizes == (1,) and len(own) == 1:
                     # the input is that one element: the other's geometry (``lean_binary``'s)
                     by_own = by_sizes.get(own) or _plan(own, dtype)  # (``by_sizes``: the input's made it)
@@ -201,7 +205,8 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                             x = last[2]
                         else:
                             x = buffer[input._offset, ...]
-                            _LAST_SCALAR = (buffer, input._offset, x)
+                            if len(buffer) <= _SCALAR_BUFFER_MAX:
+                                _LAST_SCALAR = (buffer, input._offset, x)
                         y = data if start == 0 and len(data) == n else data[start:start + n]
             if x is None:
                 # the rest of Note [Lean paths] for the commonest operands, written
