@@ -145,6 +145,39 @@ def test_scheduler_matches_torch(name, kwargs):
         assert ours == theirs
 
 
+_MORE_SCHEDULERS = SCHEDULERS + [
+    ("CosineAnnealingWarmRestarts", {"T_0": 4, "T_mult": 2}),
+    ("OneCycleLR", {"max_lr": 1.0, "total_steps": 30}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 3}),
+]
+
+
+@pytest.mark.parametrize("name,kwargs", _MORE_SCHEDULERS, ids=lambda x: x if isinstance(x, str) else "")
+def test_scheduler_state_keys_and_get_lr_warning_as_torch(name, kwargs):
+    """The state dict has PyTorch's keys (``_get_lr_called_within_step`` too); stepping warns
+    about nothing, and ``get_lr()`` called outside a step warns, as PyTorch's, that
+    ``get_last_lr()`` is what the caller wants."""
+    import warnings
+
+    seen = []
+    for lib in (jitgrad, torch):
+        params = [lib.zeros(2, requires_grad=True)]
+        optim = lib.optim.SGD(params, lr=0.1, momentum=0.9)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sched = getattr(lib.optim.lr_scheduler, name)(optim, **kwargs)
+            for _ in range(3):
+                optim.step()
+                sched.step()
+            quiet = [str(w.message) for w in caught]
+            sched.get_lr()
+            outside = [str(w.message) for w in caught[len(quiet):]]
+        seen.append((sorted(sched.state_dict()), quiet, outside, sched.state_dict()["_get_lr_called_within_step"]))
+    assert seen[0] == seen[1]
+    assert seen[0][1] == [] and seen[0][2] == [
+        "To get the last learning rate computed by the scheduler, please use `get_last_lr()`."]
+
+
 @pytest.mark.parametrize("name,kwargs", SCHEDULERS, ids=lambda x: x if isinstance(x, str) else "")
 def test_scheduler_state_dict_round_trip(name, kwargs):
     _, sched, _ = _schedule(jitgrad, name, kwargs, steps=5)

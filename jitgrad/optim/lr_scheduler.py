@@ -8,6 +8,7 @@ uses the closed forms, as PyTorch does."""
 
 from __future__ import annotations
 
+import functools
 import math
 import types
 import warnings
@@ -21,6 +22,18 @@ from .optimizer import Optimizer
 __all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "ExponentialLR",
            "CyclicLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR", "MultiplicativeLR", "OneCycleLR", "PolynomialLR",
            "ReduceLROnPlateau", "SequentialLR", "StepLR"]
+
+
+def _warns_outside_step(get_lr: Callable[[LRScheduler], list[float]]) -> Callable[[LRScheduler], list[float]]:
+    """A scheduler's ``get_lr``, warning as PyTorch's when called outside ``step`` (where
+    ``get_last_lr`` is what the caller wants)."""
+    @functools.wraps(get_lr)
+    def checked(self: LRScheduler) -> list[float]:
+        if not getattr(self, "_get_lr_called_within_step", False):
+            warnings.warn("To get the last learning rate computed by the scheduler, please use "
+                          "`get_last_lr()`.", UserWarning, stacklevel=2)
+        return get_lr(self)
+    return checked
 
 
 class LRScheduler:
@@ -77,13 +90,17 @@ class LRScheduler:
         self._update_lr(epoch)
 
     def _update_lr(self, epoch: int | None = None) -> None:
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            self.last_epoch = epoch
-            closed = getattr(self, "_get_closed_form_lr", None)
-            values = closed() if closed is not None else self.get_lr()
+        self._get_lr_called_within_step = True  # (``get_lr`` warns when called outside a step)
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                closed = getattr(self, "_get_closed_form_lr", None)
+                values = closed() if closed is not None else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = self._lrs()
@@ -118,6 +135,7 @@ class LambdaLR(LRScheduler):
             if saved is not None:
                 fn.__dict__.update(saved)
 
+    @_warns_outside_step
     def get_lr(self) -> list[float]:
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
@@ -132,6 +150,7 @@ class MultiplicativeLR(LambdaLR):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
         super().__init__(optimizer, lr_lambda, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self) -> list[float]:
         if self._is_initial:
             return self._lrs()
@@ -149,6 +168,7 @@ class ConstantLR(LRScheduler):
         self.total_iters = total_iters
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self) -> list[float]:
         if self.last_epoch == 0:
             return [lr * self.factor for lr in self._lrs()]
@@ -174,6 +194,7 @@ class LinearLR(LRScheduler):
         self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self) -> list[float]:
         if self.last_epoch == 0:
             return [lr * self.start_factor for lr in self._lrs()]
@@ -199,6 +220,7 @@ class PolynomialLR(LRScheduler):
         self.power = power
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self) -> list[float]:
         if self._is_initial or self.last_epoch > self.total_iters:
             return self._lrs()
@@ -219,6 +241,7 @@ class StepLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self) -> list[float]:
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return self._lrs()
@@ -236,6 +259,7 @@ class MultiStepLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self) -> list[float]:
         if self.last_epoch not in self.milestones:
             return self._lrs()
@@ -253,6 +277,7 @@ class ExponentialLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self) -> list[float]:
         if self._is_initial:
             return self._lrs()
@@ -271,6 +296,7 @@ class CosineAnnealingLR(LRScheduler):
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self) -> list[float]:
         if self._is_initial:
             return self._lrs()
@@ -490,6 +516,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.T_cur: float = last_epoch
         super().__init__(optimizer, last_epoch)
 
+    @_warns_outside_step
     def get_lr(self) -> list[float]:
         return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for base in self.base_lrs]
@@ -516,7 +543,12 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             self.T_i = self.T_0
             self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = self._lrs()
 
@@ -609,6 +641,7 @@ class OneCycleLR(LRScheduler):
             return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
         return (end - start) * pct + start
 
+    @_warns_outside_step
     def get_lr(self) -> list[float]:
         step = self.last_epoch
         if step > self.total_steps:
@@ -685,6 +718,7 @@ class CyclicLR(LRScheduler):
             return 1 / (2.0 ** (x - 1))
         return float(self.gamma**x)
 
+    @_warns_outside_step
     def get_lr(self) -> list[float]:
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle
