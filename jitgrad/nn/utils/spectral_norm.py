@@ -25,6 +25,7 @@ from ...ops.norms import vector_norm
 from ...tensor import Tensor
 from ..modules.module import Module
 from ..parameter import Parameter
+from ._norm_hooks import remove_norm_hook
 
 __all__ = ["SpectralNorm", "remove_spectral_norm", "spectral_norm"]
 
@@ -121,9 +122,4 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
 
 def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     """Undo ``spectral_norm``: ``<name>`` is a plain parameter (its current normalised value)."""
-    for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return remove_norm_hook(module, name, SpectralNorm, "spectral_norm")

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..modules.module import Module
 from ..parameter import Parameter
+from ._norm_hooks import remove_norm_hook
 from .parametrizations import norm_except_dim
 
 __all__ = ["WeightNorm", "remove_weight_norm", "weight_norm"]
@@ -56,9 +57,5 @@ def weight_norm(module: Module, name: str = "weight", dim: Any = 0) -> Module:
 
 def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     """Undo ``weight_norm``: ``<name>`` is a plain parameter (its current value) again."""
-    for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    return remove_norm_hook(module, name, WeightNorm, "weight_norm")
+
