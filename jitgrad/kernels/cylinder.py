@@ -115,35 +115,32 @@ def _jy_series(x: float, order: int) -> float:  # pragma: no cover - runs compil
 
 
 @numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
-def _y_series(x: float, order: int) -> float:  # pragma: no cover - runs compiled
-    """``Y_0`` or ``Y_1`` for ``0 < x <= 1`` by their power series (DLMF 10.8.1)."""
-    quarter = -0.25 * x * x
-    log_half = math.log(0.5 * x)
-    if order == 0:
-        term = 1.0  # (-x^2/4)^k / k!^2
-        harmonic = 0.0
-        j0 = 1.0
-        rest = 0.0  # sum_k H_k (-x^2/4)^k / k!^2
-        for k in range(1, 30):
-            term *= quarter / (k * k)
-            harmonic += 1.0 / k
-            j0 += term
-            rest += term * harmonic
-            if abs(term) < 1e-18:
-                break
-        return _TWO_OVER_PI * ((log_half + _EULER_GAMMA) * j0 - rest)
-    term = 1.0  # (-x^2/4)^k / (k! (k+1)!)
-    psi_sum = 1.0 - 2.0 * _EULER_GAMMA  # psi(k+1) + psi(k+2)
-    j1 = 1.0
-    rest = psi_sum
+def _log_series(quarter: float, order: int) -> tuple[float, float]:  # pragma: no cover - runs compiled
+    """The two sums of ``Y_n``'s (``quarter = -x^2/4``) and ``K_n``'s (``quarter = x^2/4``)
+    power series, ``n`` 0 or 1 (DLMF 10.8.1, 10.31.1-2): ``sum_k q^k / (k! (k+n)!)`` and the
+    same sum weighted by ``H_k`` (``n = 0``) or ``psi(k+1) + psi(k+2)`` (``n = 1``)."""
+    term = 1.0
+    weight = 0.0 if order == 0 else 1.0 - 2.0 * _EULER_GAMMA  # (its value at k = 0)
+    total = 1.0
+    rest = weight
     for k in range(1, 30):
-        term *= quarter / (k * (k + 1))
-        psi_sum += 1.0 / k + 1.0 / (k + 1)
-        j1 += term
-        rest += term * psi_sum
+        term *= quarter / (k * (k + order))
+        weight += 1.0 / k if order == 0 else 1.0 / k + 1.0 / (k + 1)
+        total += term
+        rest += term * weight
         if abs(term) < 1e-18:
             break
-    return -_TWO_OVER_PI / x + _TWO_OVER_PI * log_half * (0.5 * x * j1) - x / (2.0 * math.pi) * rest
+    return total, rest
+
+
+@numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
+def _y_series(x: float, order: int) -> float:  # pragma: no cover - runs compiled
+    """``Y_0`` or ``Y_1`` for ``0 < x <= 1`` by their power series (DLMF 10.8.1)."""
+    log_half = math.log(0.5 * x)
+    j, rest = _log_series(-0.25 * x * x, order)
+    if order == 0:
+        return _TWO_OVER_PI * ((log_half + _EULER_GAMMA) * j - rest)
+    return -_TWO_OVER_PI / x + _TWO_OVER_PI * log_half * (0.5 * x * j) - x / (2.0 * math.pi) * rest
 
 
 @numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
@@ -276,33 +273,11 @@ def _bessel_y1(x):  # pragma: no cover - runs compiled
 @numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
 def _k_series(x: float, order: int) -> float:  # pragma: no cover - runs compiled
     """``K_0``/``K_1`` for ``0 < x <= 1`` by their power series (DLMF 10.31.1-2)."""
-    quarter = 0.25 * x * x
     log_half = math.log(0.5 * x)
+    i, rest = _log_series(0.25 * x * x, order)
     if order == 0:
-        term = 1.0  # (x^2/4)^k / k!^2
-        harmonic = 0.0
-        i0 = 1.0
-        rest = 0.0
-        for k in range(1, 30):
-            term *= quarter / (k * k)
-            harmonic += 1.0 / k
-            i0 += term
-            rest += term * harmonic
-            if term < 1e-18:
-                break
-        return -(log_half + _EULER_GAMMA) * i0 + rest
-    term = 1.0  # (x^2/4)^k / (k! (k+1)!)
-    psi_sum = 1.0 - 2.0 * _EULER_GAMMA  # psi(k+1) + psi(k+2) at k = 0
-    i1 = 1.0
-    rest = psi_sum
-    for k in range(1, 30):
-        term *= quarter / (k * (k + 1))
-        psi_sum += 1.0 / k + 1.0 / (k + 1)
-        i1 += term
-        rest += term * psi_sum
-        if term < 1e-18:
-            break
-    return 1.0 / x + log_half * (0.5 * x * i1) - 0.25 * x * rest
+        return -(log_half + _EULER_GAMMA) * i + rest
+    return 1.0 / x + log_half * (0.5 * x * i) - 0.25 * x * rest
 
 
 @numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
