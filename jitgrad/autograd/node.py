@@ -723,7 +723,7 @@ class SavingNode(Node):
 
     def unpack(self) -> tuple[Any, ...]:
         compact = self._compact
-        if compact is INLINE:
+        if compact is INLINE:  # (``_inline_values``, written out: every saving node's backward)
             compact = (self._s0, self._s1) if len(self._codes) == 2 else (self._s0,)
         if compact is None:
             pass

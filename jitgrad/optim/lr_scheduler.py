@@ -89,18 +89,22 @@ class LRScheduler:
                           "deprecated where possible.", UserWarning, stacklevel=2)
         self._update_lr(epoch)
 
-    def _update_lr(self, epoch: int | None = None) -> None:
-        self._get_lr_called_within_step = True  # (``get_lr`` warns when called outside a step)
+    def _stepped_lr(self) -> list[float]:
+        """``get_lr()`` as a step calls it (``get_lr`` warns when called outside a step)."""
+        self._get_lr_called_within_step = True
         try:
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                closed = getattr(self, "_get_closed_form_lr", None)
-                values = closed() if closed is not None else self.get_lr()
+            return self.get_lr()
         finally:
             self._get_lr_called_within_step = False
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        if epoch is None:
+            self.last_epoch += 1
+            values = self._stepped_lr()
+        else:
+            self.last_epoch = epoch
+            closed = getattr(self, "_get_closed_form_lr", None)
+            values = closed() if closed is not None else self._stepped_lr()
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = self._lrs()
@@ -543,12 +547,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             self.T_i = self.T_0
             self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        self._get_lr_called_within_step = True
-        try:
-            values = self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
+        for group, lr in zip(self.optimizer.param_groups, self._stepped_lr()):
             group["lr"] = lr
         self._last_lr = self._lrs()
 
