@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import inspect
 import math
 import sys
 from typing import Any, Callable, Iterator
@@ -422,6 +423,27 @@ def test_fused_only_refuses_every_lean_path() -> None:
             with path():
                 results.append(make(x))
         _same_tensor(*results)
+
+
+def test_each_fused_op_runs_a_code_object_of_its_own() -> None:
+    """CPython specialises per code object: ops made by one template keep their own copy
+    (``fused.own_code``), the template's bytecode, file and lines, and their names and
+    signatures, so one op's node class does not make another's instructions generic."""
+    ops = [Tensor.__mul__, Tensor.__add__, Tensor.__sub__, Tensor.__truediv__, Tensor.exp,
+           Tensor.sigmoid, Tensor.__neg__, Tensor.sum, Tensor.mean]
+    codes = [op.__code__ for op in ops]
+    assert len({id(code) for code in codes}) == len(ops)
+    by_template = {}
+    for op, code in zip(ops, codes):
+        first = by_template.setdefault((code.co_filename, code.co_firstlineno), code)
+        assert code.co_code == first.co_code and code.co_linetable == first.co_linetable
+        assert code.co_filename.endswith(("fused_binary.py", "fused_unary.py", "fused_total.py"))
+    assert len(by_template) == 3
+    assert Tensor.sum.__name__ == "sum" and "dim" in str(inspect.signature(Tensor.sum))
+    assert Tensor.__mul__.__name__ == "fused_multiply" and Tensor.__mul__.__kwdefaults__ is not None
+    x = jitgrad.ones(3, dtype=jitgrad.float64, requires_grad=True)
+    assert type((x * x).grad_fn).__name__ == "MulBackward0"
+    assert type((x + x).grad_fn).__name__ == "AddBackward0"
 
 
 def test_written_out_tensor_and_storage_have_every_slot_of_make_and_fresh() -> None:

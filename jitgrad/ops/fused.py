@@ -57,8 +57,9 @@ warn whatever its error state.
 
 from __future__ import annotations
 
+import types
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -68,6 +69,25 @@ from .operands import layout
 
 _new = object.__new__
 _weak = weakref.ref
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def own_code(fn: F) -> F:
+    """``fn`` (a template's closure for one op) with a copy of its code object of its own.
+    CPython's specialising interpreter keeps its inline caches in the code object, so the
+    closures one template makes share them: every op's node class, operand kinds and
+    branches meet at the same instructions, which then stay generic (a store into a node's
+    slot ~13 ns slower; ~65 ns an op for a node's five stores). With its own code each op's
+    sites see one node class and stay specialised. The copy is the same bytecode, names and
+    line table (tracebacks, coverage and profilers see the template's lines)."""
+    copy = types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__qualname__ = fn.__qualname__
+    copy.__doc__ = fn.__doc__
+    copy.__dict__.update(fn.__dict__)
+    return copy  # type: ignore[return-value]
 
 # what a fused op's node saves (``SavingNode.save``'s arguments)
 NOTHING = 0

@@ -35,7 +35,7 @@ from ..autograd.node import CODE_TUPLES, INLINE, SAVED_HOOKS, ZERO_NRS, Node, _n
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
-from .fused import INPUTS, NOTHING, QUOTIENT, Fused, _declined, _new, _no_gradient, _plan, _PLANS, _weak
+from .fused import INPUTS, NOTHING, QUOTIENT, Fused, _declined, _new, _no_gradient, _plan, _PLANS, _weak, own_code
 from .operands import _BROADCASTS, STRIDED_RULES as _STRIDED_RULES, broadcast_plan, layout, lean_binary, strided_rule
 
 _ndarray = np.ndarray
@@ -405,7 +405,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
     fused.__name__ = fused.__qualname__ = f"fused_{ufunc.__name__}"
     fused.__signature__ = (  # type: ignore[attr-defined]  # (as bound: tensor.pyi)
         _BINARY_SIGNATURE if keywords is None else inspect.signature(keywords))
-    return fused
+    return own_code(fused)
 
 
 

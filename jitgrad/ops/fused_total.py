@@ -18,7 +18,7 @@ from ..autograd.node import ZERO_NRS, Node, _next_sequence_nr
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
-from .fused import Fused, _new, _no_gradient, _plan, _PLANS, _weak
+from .fused import Fused, _new, _no_gradient, _plan, _PLANS, _weak, own_code
 
 _divide = np.true_divide
 
@@ -205,5 +205,5 @@ def fused_total(node_class: type[Node], mean: bool = False,
         fused.__name__ = fused.__qualname__ = otherwise.__name__
         fused.__doc__ = otherwise.__doc__
         fused.__signature__ = inspect.signature(otherwise)  # type: ignore[attr-defined]
-    return fused
+    return own_code(fused)
 

@@ -18,7 +18,7 @@ from ..autograd.node import _RESULT_CODES, CODE_TUPLES, INLINE, SAVED_HOOKS, ZER
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
-from .fused import _NO_OTHER, RESULT, Fused, _new, _no_gradient, _plan, _PLANS, _weak
+from .fused import _NO_OTHER, RESULT, Fused, _new, _no_gradient, _plan, _PLANS, _weak, own_code
 
 
 def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
@@ -196,6 +196,6 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
         return out
 
     fused.__name__ = fused.__qualname__ = f"fused_{forward.name if isinstance(forward, LazyKernel) else forward.__name__}"
-    return fused
+    return own_code(fused)
 
 
