@@ -259,13 +259,13 @@ class GraphTask:
     def run(self) -> list[Tensor | None]:
         """Run every ready node, then commit the leaves' gradients; returns the captured
         gradients (``autograd.grad``)."""
-        state = grad_mode._state  # (is_grad_enabled and _set, read and written inline)
+        state = grad_mode._state
         depth = state.backward_depth  # backward passes running on this thread
         if depth > reentrant.MAX_DEPTH:  # nested too deep for this thread's stack
             return reentrant.run_on_new_thread(self.run)
         prev_mode = state.enabled
         anomaly = anomaly_mode.enabled
-        state.enabled = self.create_graph
+        grad_mode._set(self.create_graph)
         state.backward_depth = depth + 1
         ready, heappop, evaluate = self.ready, heapq.heappop, self.evaluate
         node = following = None
@@ -289,7 +289,7 @@ class GraphTask:
                 raise
             raise named from exc
         finally:
-            state.enabled = prev_mode
+            grad_mode._set(prev_mode)
             state.backward_depth = depth
             if anomaly:
                 current.node = outer

@@ -41,8 +41,10 @@ _NO_EDGE: Edge = (None, 0)
 
 
 def needs_grad(*tensors: Any) -> bool:
-    """Whether an operation on ``tensors`` must be recorded (called by every op: kept cheap)."""
-    if not _grad_state.enabled:
+    """Whether an operation on ``tensors`` must be recorded (called by every op: kept cheap).
+    Nothing is recorded in inference mode, even with grad mode turned on inside it (as in
+    PyTorch, whose inference mode skips the autograd kernels)."""
+    if not _grad_state.recording:
         return False
     for t in tensors:
         if isinstance(t, Tensor):

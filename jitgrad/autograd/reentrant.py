@@ -35,7 +35,8 @@ def run_on_new_thread(task: Callable[[], T]) -> T:
     failure: list[BaseException] = []
 
     def work() -> None:
-        grad_mode._state.enabled, INFERENCE.enabled = grad_enabled, inference
+        INFERENCE.enabled = inference
+        grad_mode._set(grad_enabled)
         SAVED_HOOKS.stack, SAVED_HOOKS.disabled = hooks, hooks_disabled
         anomaly_mode.CURRENT.node = node
         try:

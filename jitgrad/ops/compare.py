@@ -364,7 +364,8 @@ def _fused_where(condition: Any, input: Any, other: Any) -> Tensor | None:
     storage = _new(Storage)
     storage.buffer = _np_where(mask, operands_[0], operands_[1])
     storage._counter = None
-    storage.inference = INFERENCE.enabled
+    recording = _grad_state.recording  # (grad mode on, inference mode off)
+    storage.inference = False if recording else INFERENCE.enabled
     storage.resizable = True
     out = _new(Tensor)
     out._storage = storage
@@ -380,7 +381,7 @@ def _fused_where(condition: Any, input: Any, other: Any) -> Tensor | None:
     out._hooks = None
     out._retains_grad = False
     out._view_meta = None
-    if not _grad_state.enabled:
+    if not recording:
         return out
     a = input if input.__class__ is Tensor else None
     b = other if other.__class__ is Tensor else None

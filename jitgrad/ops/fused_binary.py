@@ -269,6 +269,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
                     _ndarray(sizes, dtype, buffer, start * item, rule[1])
         else:
             return general(input, other)  # (``lean_binary`` takes only tensors and these numbers)
+        recording = _grad_state.recording  # (grad mode on, inference mode off)
         if x is not None:
             try:
                 try:
@@ -283,7 +284,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
             storage = _new(Storage)
             storage.buffer = values
             storage._counter = None
-            storage.inference = INFERENCE.enabled
+            storage.inference = False if recording else INFERENCE.enabled
             storage.resizable = True
             out = _new(Tensor)
             out._storage = storage
@@ -299,7 +300,7 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
             out._hooks = None
             out._retains_grad = False
             out._view_meta = None
-        if not _grad_state.enabled:
+        if not recording:
             return out
         # ``needs_grad``, ``Node.__init__`` and ``record``, written out for operands that are
         # not views, views whose history is up to date (``current_grad_fn``'s test), or

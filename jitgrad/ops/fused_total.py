@@ -124,7 +124,8 @@ def fused_total(node_class: type[Node], mean: bool = False,
         storage = _new(Storage)
         storage.buffer = values
         storage._counter = None
-        storage.inference = INFERENCE.enabled
+        recording = _grad_state.recording  # (grad mode on, inference mode off)
+        storage.inference = False if recording else INFERENCE.enabled
         storage.resizable = True
         out = _new(Tensor)
         out._storage = storage
@@ -140,7 +141,7 @@ def fused_total(node_class: type[Node], mean: bool = False,
         out._hooks = None
         out._retains_grad = False
         out._view_meta = None
-        if not _grad_state.enabled:
+        if not recording:
             return out
         # ``needs_grad``, ``SumBackward0.__init__`` and ``record``, written out as in
         # ``fused_unary``

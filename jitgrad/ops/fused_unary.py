@@ -112,7 +112,8 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
         storage = _new(Storage)
         storage.buffer = values
         storage._counter = None
-        storage.inference = INFERENCE.enabled
+        recording = _grad_state.recording  # (grad mode on, inference mode off)
+        storage.inference = False if recording else INFERENCE.enabled
         storage.resizable = True
         out = _new(Tensor)
         out._storage = storage
@@ -128,7 +129,7 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
         out._hooks = None
         out._retains_grad = False
         out._view_meta = None
-        if node_class is None or not _grad_state.enabled:
+        if node_class is None or not recording:
             return out
         # ``needs_grad``, ``Node.__init__`` and ``record``, written out for an input that is
         # not a view or whose history is up to date (``current_grad_fn``'s test)

@@ -26,7 +26,7 @@ from ..autograd.view_mode import _mode as _VIEW_MODE
 from ..copying import check_inplace
 from ..geometry import Geometry, broadcast_shapes, is_non_overlapping_and_dense
 from ..regions import has_overlap
-from ..storage import INFERENCE, WRITE_HOOKS
+from ..storage import WRITE_HOOKS
 from ..tensor import Tensor
 from . import view_meta
 from .as_strided import AsStridedBackward0
@@ -43,8 +43,9 @@ _node_init = Node.__init__
 
 
 def check_autograd_inplace(op: str, self: Tensor, inputs: Sequence[Tensor | None]) -> bool:
-    """PyTorch's ``check_inplace``; returns whether the write must be recorded."""
-    if not _grad_state.enabled:
+    """PyTorch's ``check_inplace``; returns whether the write must be recorded (never in
+    inference mode: ``needs_grad``)."""
+    if not _grad_state.recording:
         return False
     self_requires_grad = None
     for t in inputs:
@@ -301,8 +302,8 @@ def lean_inplace(
         version = 0 if counter is None else counter.value
         fn = self._grad_fn
         if vm.parent is None and fn is not None and vm.attr_version == version and \
-                _grad_state.enabled and not _VIEW_MODE["replay"] and not anomaly_mode.enabled \
-                and not WRITE_HOOKS and not storage.inference and not INFERENCE.enabled:
+                _grad_state.recording and not _VIEW_MODE["replay"] and not anomaly_mode.enabled \
+                and not WRITE_HOOKS and not storage.inference:
             base = vm.base
             base_fn = base._grad_fn
             if base_fn is not None and base._view_meta is None and buffer.flags.writeable and (

@@ -195,7 +195,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     # one loop: each input's ``lean_data`` and (``needs_grad`` and ``record``'s edges,
     # written out) its edge, for inputs that are not views, or views whose history is up to
     # date (``current_grad_fn``'s test); else ``edges`` is None
-    edges: list[Any] | None = [] if _grad_state.enabled else None  # (the node's ``_next``)
+    recording = _grad_state.recording  # (grad mode on, inference mode off)
+    edges: list[Any] | None = [] if recording else None  # (the node's ``_next``)
     numbered = False  # (whether an edge leads to an input other than 0: its ``_nrs``)
     wanted = False
     for t in tensors:
@@ -263,7 +264,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     storage = _new(Storage)
     storage.buffer = values
     storage._counter = None
-    storage.inference = INFERENCE.enabled
+    storage.inference = False if recording else INFERENCE.enabled
     storage.resizable = True
     out = _new(Tensor)
     out._storage = storage
@@ -444,7 +445,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
             return _cat(tensors, dim)
     _, _, _, strides, numel, shape, total, out_strides, shapes, meta, one, d = plan
     arrays = []
-    edges: list[Any] | None = [] if _grad_state.enabled else None  # (the node's ``_next``)
+    recording = _grad_state.recording  # (grad mode on, inference mode off)
+    edges: list[Any] | None = [] if recording else None  # (the node's ``_next``)
     numbered = False  # (whether an edge leads to an input other than 0: its ``_nrs``)
     wanted = False
     for t in tensors:
@@ -499,7 +501,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     storage = _new(Storage)
     storage.buffer = values
     storage._counter = None
-    storage.inference = INFERENCE.enabled
+    storage.inference = False if recording else INFERENCE.enabled
     storage.resizable = True
     out = _new(Tensor)
     out._storage = storage

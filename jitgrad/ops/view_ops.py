@@ -31,7 +31,6 @@ from ..geometry.broadcast import infer_size
 from ..geometry.strided import wrap_dim
 from ..dtypes import UnsupportedDtype
 from ..tensor import Tensor, sizes_arg
-from ..storage import INFERENCE
 from .view_meta import DEFAULT, MULTI_OUTPUT_NODE, Step, ViewMeta, dense_call, make_view
 from .operands import layout, new_tensor
 
@@ -588,7 +587,7 @@ def _plain_view(
     storage = self._storage
     root = self._base
     vm = self._view_meta
-    if storage.inference or not _grad_state.enabled or INFERENCE.enabled:
+    if storage.inference or not _grad_state.recording:
         lean = False
     elif vm is None:
         lean = True
