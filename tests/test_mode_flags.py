@@ -12,6 +12,7 @@ import threading
 from typing import Any, Callable
 
 import torch
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -141,3 +142,57 @@ def test_every_write_of_either_mode_goes_through_set() -> None:
     others = [w for w in writes if w[1] != "_state.enabled = enabled"]
     assert {w[0] for w in others} == {"grad_mode.py", "reentrant.py"}
     assert all(follow(w[2]) for w in others), others
+
+
+def _ops_of_every_kind(lib: Any) -> dict[str, Callable[[Any, Any, Any], Any]]:
+    """One call per kind of op (general paths, composites, views, in-place writes)."""
+    F = lib.nn.functional
+
+    def setitem(x: Any, m: Any, idx: Any) -> Any:
+        y = x * 1
+        y[0] = x[1]
+        return y
+
+    def view_write(x: Any, m: Any, idx: Any) -> Any:
+        y = x * 1
+        y[1:].mul_(x[:2])
+        return y
+
+    return {
+        "matmul": lambda x, m, idx: m @ m, "softmax": lambda x, m, idx: F.softmax(m, 1),
+        "advanced_index": lambda x, m, idx: x[idx], "cumsum": lambda x, m, idx: x.cumsum(0),
+        "sort": lambda x, m, idx: x.sort()[0], "max_dim": lambda x, m, idx: m.max(1)[0],
+        "linear": lambda x, m, idx: F.linear(m, m),
+        "conv1d": lambda x, m, idx: F.conv1d(m[None], m[:, :, None]),
+        "mse_loss": lambda x, m, idx: F.mse_loss(x, x.detach()), "norm": lambda x, m, idx: x.norm(),
+        "clone": lambda x, m, idx: x.clone(), "reshape": lambda x, m, idx: m.reshape(-1),
+        "expand": lambda x, m, idx: x[:, None].expand(3, 4),
+        "gather": lambda x, m, idx: m.gather(1, idx[None].expand(3, 3)),
+        "pow": lambda x, m, idx: x ** 2.5, "einsum": lambda x, m, idx: lib.einsum("ij,jk->ik", m, m),
+        "det": lambda x, m, idx: lib.linalg.det(m), "logsumexp": lambda x, m, idx: lib.logsumexp(m, 1),
+        "cat_mixed": lambda x, m, idx: lib.cat([x, x.detach()]),
+        "masked_fill": lambda x, m, idx: x.masked_fill(x > 0.5, 0.0),
+        "to_float32": lambda x, m, idx: x.to(lib.float32), "unbind": lambda x, m, idx: x.unbind()[0],
+        "chunk": lambda x, m, idx: m.chunk(3)[1], "mul_": lambda x, m, idx: (x * 1).mul_(2),
+        "setitem": setitem, "index_add_": lambda x, m, idx: (x * 1).index_add_(0, idx, x),
+        "clamp_": lambda x, m, idx: (x * 1).clamp_(0, 1), "copy_": lambda x, m, idx: (x * 1).copy_(x),
+        "view_write": view_write,
+    }
+
+
+def _every_kind(lib: Any, name: str, grad_inside: bool) -> tuple[bool, bool, bool]:
+    x = lib.tensor([0.25, 0.5, 1.0], dtype=lib.float64, requires_grad=True)
+    m = lib.tensor([[1.0, 2.0, 0.5], [0.3, 1.0, 2.0], [0.1, 0.2, 3.0]], dtype=lib.float64,
+                   requires_grad=True)
+    idx = lib.tensor([2, 0, 1])
+    with lib.inference_mode(), lib.set_grad_enabled(grad_inside):
+        r = _ops_of_every_kind(lib)[name](x, m, idx)
+    return r.requires_grad, r.grad_fn is not None, r.is_inference()
+
+
+@pytest.mark.parametrize("grad_inside", [False, True], ids=["inference", "inference+enable_grad"])
+@pytest.mark.parametrize("name", sorted(_ops_of_every_kind(torch)))
+def test_no_op_records_in_inference_mode_even_with_grad_mode_on(name: str, grad_inside: bool) -> None:
+    """PyTorch's inference mode skips autograd whatever grad mode says (jitgrad recorded
+    graphs under ``inference_mode()`` + ``enable_grad()`` before ``recording``)."""
+    assert _every_kind(jitgrad, name, grad_inside) == _every_kind(torch, name, grad_inside)
