@@ -446,6 +446,23 @@ def test_each_fused_op_runs_a_code_object_of_its_own() -> None:
     assert type((x + x).grad_fn).__name__ == "AddBackward0"
 
 
+def test_own_code_keeps_everything_but_the_code_object() -> None:
+    def template(scale: float) -> Callable[..., float]:
+        def op(x: float, *, shift: float = 1.0) -> float:
+            """Scaled and shifted."""
+            return x * scale + shift
+        op.marker = scale  # type: ignore[attr-defined]
+        return op
+    op = template(2.0)
+    copy = fused.own_code(op)
+    assert copy.__code__ is not op.__code__ and copy.__code__.co_code == op.__code__.co_code
+    for name in ("__name__", "__qualname__", "__doc__", "__module__", "__defaults__",
+                 "__kwdefaults__", "__annotations__", "__dict__", "__globals__"):
+        assert getattr(copy, name) == getattr(op, name), name
+    assert copy(3.0) == op(3.0) == 7.0 and copy(3.0, shift=0.0) == 6.0
+    assert inspect.signature(copy) == inspect.signature(op)
+
+
 def test_written_out_tensor_and_storage_have_every_slot_of_make_and_fresh() -> None:
     values = np.arange(3.0)
     made = Tensor._make(Storage._fresh(values), (3,), (1,))

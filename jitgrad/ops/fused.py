@@ -37,6 +37,10 @@ add a slot to Tensor or Storage, a field to ``Node.__init__`` or
 written-out copies in each template's module too (each has its own: a shared helper is a
 frame, ~5% of an op): that test fails until you do.
 
+Each op's function runs a copy of its template's code object (``own_code``): CPython's
+specialising interpreter keeps its caches per code object, and an op sharing them with the
+others would meet every node class at its stores.
+
 The dunders (``Tensor.__mul__``, ...), the declared unary ops (``jitgrad.exp``,
 ``Tensor.sigmoid``) and ``Tensor.sum``/``Tensor.mean`` are these functions themselves (each
 hands any other argument to its op's function, which raises that function's errors); the
@@ -86,6 +90,7 @@ def own_code(fn: F) -> F:
     copy.__kwdefaults__ = fn.__kwdefaults__
     copy.__qualname__ = fn.__qualname__
     copy.__doc__ = fn.__doc__
+    copy.__annotations__ = fn.__annotations__
     copy.__dict__.update(fn.__dict__)
     return copy  # type: ignore[return-value]
 
