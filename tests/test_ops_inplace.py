@@ -417,6 +417,29 @@ def test_aliasing_write_pytorch_finds_too_hard_computes_out_of_place():
     np.testing.assert_array_equal(v.detach().numpy(), expected)
 
 
+def test_an_operand_read_after_pytorch_writes_it_is_read_first_here():
+    """Deliberate difference (README): ``w[:, 1:].add_(w[:, :-1])`` on a 4x5 table. PyTorch
+    checks overlap only between dense layouts; here its loop reads each column after
+    writing it (a running sum along the rows) while its backward is the out-of-place
+    formula's. jitgrad reads the operand first, as out of place, and its gradient is the
+    gradient of those values (central differences)."""
+    data = np.sin(np.arange(20.0).reshape(4, 5) * 0.37)
+    t = torch.tensor(data)
+    t[:, 1:].add_(t[:, :-1])
+    np.testing.assert_allclose(t.numpy()[:, 1:], np.cumsum(data, axis=1)[:, 1:])  # PyTorch's order
+
+    def program(x):
+        w = x.clone()
+        w[:, 1:].add_(w[:, :-1])
+        return w.sin()
+
+    x = jitgrad.tensor(data, requires_grad=True)
+    expected = data.copy()
+    expected[:, 1:] = data[:, 1:] + data[:, :-1]
+    np.testing.assert_array_equal(program(x).detach().numpy(), np.sin(expected))
+    assert jitgrad.autograd.gradcheck(program, (x,))
+
+
 @pytest.mark.parametrize("op", ["iand", "ior", "ixor", "and_", "or_", "xor_"])
 def test_bitwise_inplace_matches_pytorch(op):
     fn = {"iand": lambda y, o: y.__iand__(o), "ior": lambda y, o: y.__ior__(o),
