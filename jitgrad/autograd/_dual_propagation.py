@@ -1,0 +1,340 @@
+"""How tangents flow through jitgrad's ops while a forward-AD level is open.
+
+Design. jitgrad has no per-op forward derivatives, and no dispatcher every op passes
+through: an op is plain Python (a Tensor method, an operator, a ``jitgrad.*``, ``F.*`` or
+``linalg.*`` function, a property such as ``.T``). While a dual level is open — and only
+then — a profile function (``sys.setprofile``) watches calls into jitgrad's code. The first
+call into an op that has a dual tensor among its arguments (``x.sin()``, ``x[1:]``,
+``torch.cat([x, y])``, ``x.mul_(2)``, ``y[2:] = x``) is the op whose tangent is computed
+when it returns; what it calls inside is not watched again. So the eager path has no check
+at all when no level is open, and within a level every op of jitgrad has a tangent,
+whether it was called as a method, an operator, a function or through a name imported
+before the level.
+
+Its tangent is the Jacobian-vector product computed by the double-vjp trick on the op's own
+backward (``jitgrad.func.jvp``'s): the op runs again on copies of its tensor arguments (the
+dual ones as fresh variables, a written one as it was before the call; the default
+generator as it was, so random ops draw the same values), ``J^T u`` is built for a dummy
+cotangent ``u`` with ``create_graph``, and its gradient with respect to ``u`` along the
+input tangents is ``J t``. Tangents therefore stay differentiable (a tangent requiring grad,
+a primal requiring grad give tangents with a graph), as PyTorch's.
+
+Views need no computation: an output on the storage of a dual argument has as tangent the
+same view of that argument's tangent (``_dual_tangents``). A written argument gets its new
+tangent written into its own (a view's into its base's, which a base without one gets as
+zeros first). An argument whose geometry the op changed (``t_()``, ``squeeze_()``) has its
+tangent viewed alike. Outputs not connected to any dual input (``zeros_like(x)``, integer
+or bool outputs, ``detach()``) have none.
+
+Errors cannot be raised from a profile function (Python would turn profiling off): a
+tangent that cannot be computed is kept as a ``TangentError`` that ``unpack_dual`` raises.
+Only the thread that entered the level propagates tangents.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import _dual_tangents as dt
+from . import grad_mode
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+# code outside of which no op is watched as one (it stores state, or calls ops one by one
+# that are each watched: modules, optimizers, distributions, the compiler)
+_THROUGH = tuple(_ROOT + d + os.sep for d in ("nn" + os.sep + "modules", "optim", "distributions",
+                                              "utils", "compiler", "testing"))
+# code whose calls are not ops with tangents, and within which nothing is watched: this
+# machinery, the engine (a backward pass gives no tangents, as PyTorch's), detach
+_OPAQUE_FILES = {_ROOT + os.path.join("autograd", f) for f in (
+    "forward_ad.py", "_dual_propagation.py", "_dual_tangents.py", "engine.py")}
+_OPAQUE_NAMES = {"detach", "detach_", "get_data", "set_data", "backward", "_numpy", "numpy",
+                 "__array__", "__repr__", "__str__", "__format__", "register_hook", "item", "tolist"}
+
+SKIP, WATCH, OPAQUE = 0, 1, 2
+_GENERATOR = 0x20 | 0x200 | 0x80  # CO_GENERATOR | CO_ASYNC_GENERATOR | CO_COROUTINE
+
+
+def _classify(code: types.CodeType) -> int:
+    name = code.co_filename
+    if not name.startswith(_ROOT) or code.co_flags & _GENERATOR:
+        return SKIP
+    if name in _OPAQUE_FILES or code.co_name in _OPAQUE_NAMES:
+        return OPAQUE
+    if name.startswith(_THROUGH) or code.co_name in ("__init__", "__new__", "__call__", "<module>"):
+        return SKIP
+    return WATCH
+
+
+def _tensors_in(value: Any, out: list[Tensor], depth: int = 0) -> None:
+    if isinstance(value, Tensor):
+        out.append(value)
+    elif depth < 2 and isinstance(value, (list, tuple)):
+        for v in value:
+            _tensors_in(v, out, depth + 1)
+    elif depth < 2 and isinstance(value, dict):
+        for v in value.values():
+            _tensors_in(v, out, depth + 1)
+
+
+class _Call:
+    """One watched op: its arguments as they were when it was called."""
+
+    __slots__ = ("frame", "code", "args", "tensors", "versions", "geometries", "tangents", "old",
+                 "rng_state")
+
+    def __init__(self, frame: Any, args: dict[str, Any], tensors: list[Tensor]) -> None:
+        self.frame = frame
+        self.code = frame.f_code
+        self.args = args
+        seen: set[int] = set()
+        tensors = [t for t in tensors if not (id(t) in seen or seen.add(id(t)))]  # type: ignore[func-returns-value]
+        self.tensors = tensors
+        self.versions = [t._storage.version for t in tensors]
+        self.geometries = [(t._sizes, t._strides, t._offset) for t in tensors]
+        self.tangents = [dt.tangent_of(t) for t in tensors]
+        # the values of float tensors the op may write (in case it does)
+        self.old = [t._numpy().copy() if t.dtype.kind == "f" else None for t in tensors]
+        from .. import randomness
+
+        self.rng_state = randomness.default_rng().bit_generator.state
+
+
+class Propagator:
+    """The profile function (one per open level)."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[types.CodeType, int] = {}
+        self.current: Any = None  # the frame of the watched or opaque call in progress
+        self.call: _Call | None = None
+        self.previous: Any = None
+
+    def install(self) -> None:
+        self.previous = sys.getprofile()
+        sys.setprofile(self)
+
+    def uninstall(self) -> None:
+        if sys.getprofile() is self:
+            sys.setprofile(self.previous)
+
+    def __call__(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            if self.current is not None:
+                return
+            code = frame.f_code
+            kind = self.kinds.get(code)
+            if kind is None:
+                kind = self.kinds[code] = _classify(code)
+            if kind == SKIP:
+                return
+            if kind == OPAQUE:
+                self.current = frame
+                return
+            args = dict(frame.f_locals)
+            tensors: list[Tensor] = []
+            for v in args.values():
+                _tensors_in(v, tensors)
+            if not any(dt.tangent_of(t) is not None for t in tensors):
+                return
+            self.current = frame
+            self.call = _Call(frame, args, tensors)
+        elif event == "return" and frame is self.current:
+            self.current = None
+            call, self.call = self.call, None
+            if call is not None:
+                try:
+                    _finish(call, arg)
+                except Exception as e:  # noqa: BLE001 - raising here would stop the profiling
+                    _mark_failed(call, arg, f"{call.code.co_name}: {type(e).__name__}: {e}")
+
+
+def _outputs(value: Any) -> list[Tensor]:
+    out: list[Tensor] = []
+    _tensors_in(value, out)
+    return out
+
+
+def _mark_failed(call: _Call, result: Any, message: str) -> None:
+    error = dt.TangentError(f"forward AD could not compute the tangent of {message}")
+    for o in _outputs(result):
+        if o.dtype.kind == "f":
+            dt.set_tangent(o, error)
+    for t, v in zip(call.tensors, call.versions):
+        if t._storage.version != v and t.dtype.kind == "f":
+            dt.set_tangent(t, error)
+
+
+def _finish(call: _Call, result: Any) -> None:
+    tensors = call.tensors
+    # arguments the op may have written (their storage's version moved); which ones it did
+    # write, the second run tells (each gets a storage of its own there)
+    written = [i for i, t in enumerate(tensors) if t._storage.version != call.versions[i]
+               and t.dtype.kind == "f"]
+    # an argument whose geometry changed in place: its tangent viewed alike
+    for i, t in enumerate(tensors):
+        if (t._sizes, t._strides, t._offset) != call.geometries[i] and isinstance(call.tangents[i], Tensor) \
+                and dt.own_tangent(t) is call.tangents[i]:
+            dt.set_tangent(t, dt.view_like(call.tangents[i], t))
+    ids = {id(t) for t in tensors}
+    fresh: list[Tensor] = []
+    for o in _outputs(result):
+        if id(o) in ids or o.dtype.kind != "f" or dt.own_tangent(o) is not None:
+            continue  # an argument itself (in place: below), or no tangent to give
+        source = next((t for t, tan in zip(tensors, call.tangents)
+                       if isinstance(tan, Tensor) and t._storage is o._storage), None)
+        if source is not None:  # a view of a dual argument
+            dt.set_tangent(o, dt.view_like(dt.tangent_of(source), o))
+        else:
+            fresh.append(o)
+    if not fresh and not written:
+        return
+    errors = [tan for tan in call.tangents if isinstance(tan, dt.TangentError)]
+    if errors:
+        for o in fresh:
+            dt.set_tangent(o, errors[0])
+        for i in written:
+            dt.set_tangent(tensors[i], errors[0])
+        return
+    _push(call, result, fresh, written)
+
+
+def _rebuild(call: _Call, replace: dict[int, tuple[Any, Any]]) -> Any:
+    """The op's function, called again with the tensors in ``replace`` (by id) swapped: the
+    first use of each for its first value, any later use for its second."""
+    code = call.code
+    args = call.args
+    used: set[int] = set()
+
+    def swap(v: Any, depth: int = 0) -> Any:
+        if isinstance(v, Tensor):
+            pair = replace.get(id(v))
+            if pair is None:
+                return v
+            first = id(v) not in used
+            used.add(id(v))
+            return pair[0] if first else pair[1]
+        if depth < 2 and isinstance(v, (list, tuple)):
+            items = [swap(x, depth + 1) for x in v]
+            return type(v)(items) if type(v) in (list, tuple) else type(v)(*items)
+        if depth < 2 and isinstance(v, dict):
+            return {k: swap(x, depth + 1) for k, x in v.items()}
+        return v
+
+    closure = tuple(types.CellType(args[n]) if n in args else types.CellType() for n in code.co_freevars)
+    fn = types.FunctionType(code, call.frame.f_globals, code.co_name, None, closure or None)
+    n_pos = code.co_argcount
+    names = code.co_varnames
+    positional = [swap(args[n]) for n in names[:n_pos]]
+    keywords = {n: swap(args[n]) for n in names[n_pos:n_pos + code.co_kwonlyargcount]}
+    at = n_pos + code.co_kwonlyargcount
+    if code.co_flags & 0x04:  # *args
+        positional.extend(swap(a) for a in args[names[at]])
+        at += 1
+    if code.co_flags & 0x08:  # **kwargs
+        keywords.update({k: swap(v) for k, v in args[names[at]].items()})
+    return fn(*positional, **keywords)
+
+
+def _push(call: _Call, result: Any, fresh: list[Tensor], written: list[int]) -> None:
+    from .. import randomness
+    from ..creation import zeros_like
+    from ..func._levels import Level
+    from .engine import grad
+
+    level = Level()  # (what is private to this computation: its results leave detached)
+    tensors = call.tensors
+    replace: dict[int, tuple[Any, Any]] = {}
+    variables: list[Tensor] = []
+    tangents: list[Tensor] = []
+    copies: dict[int, Tensor] = {}  # written argument index -> its copy in the second run
+    copied_at: dict[int, int] = {}  # (and that copy's version before it)
+    with grad_mode.enable_grad():
+        for i, t in enumerate(tensors):
+            if id(t) in replace:
+                continue
+            tan = call.tangents[i]
+            old = call.old[i]
+            if i in written:
+                # the op writes into its first use of the argument; a second use (``x *= x``)
+                # reads the value from before the write
+                before = Tensor._from_buffer(old.reshape(-1), tuple(old.shape))
+                if isinstance(tan, Tensor):
+                    before.requires_grad_()
+                    level.private.add(id(before))
+                    variables.append(before)
+                    tangents.append(tan.to(t.dtype))
+                value = before.clone()
+                copies[i] = value
+                copied_at[i] = value._version
+                replace[id(t)] = (value, before)
+                continue
+            if isinstance(tan, Tensor):
+                value = level.enter(t, call.code.co_name)
+                variables.append(value)
+                tangents.append(tan.to(t.dtype))
+                replace[id(t)] = (value, value)
+        state_now = randomness.default_rng().bit_generator.state
+        randomness.default_rng().bit_generator.state = call.rng_state
+        try:
+            again = _rebuild(call, replace)
+        finally:
+            randomness.default_rng().bit_generator.state = state_now
+        outs = [o for o in _outputs(again)]
+        by_position = {id(o): k for k, o in enumerate(_outputs(result))}
+        targets: list[tuple[Any, Tensor]] = []  # (where the tangent goes, the second run's value)
+        for o in fresh:
+            targets.append((o, outs[by_position[id(o)]]))
+        for i in written:
+            if copies[i]._version != copied_at[i]:
+                targets.append((i, copies[i]))
+        connected = [(dst, v) for dst, v in targets if v.requires_grad]
+        pushed: list[Tensor] = []
+        if connected:
+            dummies = [zeros_like(v).requires_grad_() for _, v in connected]
+            level.private.update(id(d) for d in dummies)
+            pulled = grad([v for _, v in connected], variables, grad_outputs=dummies,
+                          retain_graph=True, create_graph=True, allow_unused=True)
+            pairs = [(p, tan) for p, tan in zip(pulled, tangents) if p is not None and p.requires_grad]
+            if pairs:
+                got = grad([p for p, _ in pairs], dummies, grad_outputs=[tan for _, tan in pairs],
+                           retain_graph=True, create_graph=True, allow_unused=True)
+            else:
+                got = [None] * len(dummies)
+            pushed = [zeros_like(v) if g is None else level.leave(g) for g, (_, v) in zip(got, connected)]
+    done = {id(v) for _, v in connected}
+    taken = {id(tan._storage) for tan in call.tangents if isinstance(tan, Tensor)}
+    for (dst, v), value in zip(connected, pushed):
+        if id(value._storage) in taken:  # the engine handed a tangent back as it was (clone)
+            value = value.clone()
+        _assign(tensors[dst] if isinstance(dst, int) else dst, value, isinstance(dst, int))
+    for dst, v in targets:
+        if id(v) not in done and isinstance(dst, int) and isinstance(call.tangents[dst], Tensor):
+            _assign(tensors[dst], zeros_like(v), True)  # overwritten by a value without tangent
+
+
+def _assign(t: Tensor, value: Tensor, in_place: bool) -> None:
+    """``t``'s tangent is now ``value``: set (a fresh output) or written into the tangent
+    ``t`` has (an argument written in place; a view's base gets a zero tangent first)."""
+    if value.dtype != t.dtype:
+        value = value.to(t.dtype)
+    if not in_place:
+        dt.set_tangent(t, dt.laid_out_like(t, value))
+        return
+    current = dt.tangent_of(t)
+    if not isinstance(current, Tensor):
+        base = t._base
+        if base is not None:
+            dt.set_tangent(base, dt.zeros_like_storage(base, t.dtype))
+            current = dt.tangent_of(t)
+        else:
+            dt.set_tangent(t, dt.laid_out_like(t, value))
+            return
+    # (through NumPy: a self-overlapping view's tangent takes its one value per element)
+    np.copyto(current._numpy(), value.detach()._numpy())
+    current._storage.bump("forward AD")

@@ -1,0 +1,120 @@
+"""The tangents of forward-mode AD (``forward_ad``): which tensor carries which tangent.
+
+A dual tensor's tangent is kept here, beside it (the Tensor holds no forward-AD state, so
+the eager path does not change). Every tangent is laid out like its primal: the same sizes,
+strides and storage offset, in a storage of the primal storage's size. A view's tangent is
+then the same view of its source's tangent storage (no copy), and a write into a view of a
+dual tensor is a write into the dual tensor's tangent, as PyTorch's view tangents are views.
+
+A view whose own tangent was never set reads its base's, viewed (``tangent_of``): a base
+that became dual after the view was made (an in-place write of a dual value) shows through
+all its views, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from ..storage import allocate
+from ..tensor import Tensor
+from . import grad_mode
+
+
+class TangentError:
+    """Stands for a tangent that could not be computed: raised when unpacked."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+# id(primal) -> (weak reference to the primal, its tangent or a TangentError)
+_TANGENTS: dict[int, tuple[Any, Any]] = {}
+
+
+def _forget(key: int, ref: Any) -> None:
+    entry = _TANGENTS.get(key)
+    if entry is not None and entry[0] is ref:
+        del _TANGENTS[key]
+
+
+def clear() -> None:
+    """Forget every tangent (the level was exited)."""
+    _TANGENTS.clear()
+
+
+def own_tangent(t: Tensor) -> Any:
+    """The tangent set on ``t`` itself (None if none)."""
+    entry = _TANGENTS.get(id(t))
+    if entry is None or entry[0]() is not t:
+        return None
+    return entry[1]
+
+
+def set_tangent(t: Tensor, tangent: Any) -> None:
+    key = id(t)
+    ref = weakref.ref(t, lambda r, key=key: _forget(key, r))
+    _TANGENTS[key] = (ref, tangent)
+
+
+def is_dual(t: Any) -> bool:
+    return isinstance(t, Tensor) and tangent_of(t) is not None
+
+
+def tangent_of(t: Tensor) -> Any:
+    """``t``'s tangent (or TangentError): its own, else its base's viewed as ``t``, else None."""
+    own = own_tangent(t)
+    if own is not None:
+        return own
+    base = t._base
+    if base is None:
+        return None
+    of_base = own_tangent(base)
+    if of_base is None or isinstance(of_base, TangentError):
+        return of_base
+    view = view_like(of_base, t)
+    set_tangent(t, view)
+    return view
+
+
+def view_like(tangent: Tensor, t: Tensor) -> Tensor:
+    """``tangent``'s storage seen through ``t``'s geometry (``tangent`` mirrors the storage
+    ``t`` views)."""
+    root = tangent if tangent._base is None else tangent._base
+    return Tensor._make(tangent._storage, t._sizes, t._strides, t._offset, root)
+
+
+def mirrors(primal: Tensor, tangent: Tensor) -> bool:
+    """Whether ``tangent`` is laid out like ``primal``'s storage (then used as it is)."""
+    return (tangent._sizes == primal._sizes and tangent._strides == primal._strides
+            and tangent._offset == primal._offset
+            and tangent._storage.size() == primal._storage.size())
+
+
+def zeros_like_storage(primal: Tensor, dtype: Any) -> Tensor:
+    """A zero tangent for ``primal``, laid out like it."""
+    whole = Tensor._from_buffer(allocate(primal._storage.size(), dtype, 0), (primal._storage.size(),))
+    return Tensor._make(whole._storage, primal._sizes, primal._strides, primal._offset, whole)
+
+
+def laid_out_like(primal: Tensor, values: Tensor) -> Tensor:
+    """``values`` in a tensor laid out like ``primal`` (``values`` itself if it already is:
+    PyTorch keeps such a tangent as it is, else copies it). The copy is differentiable: a
+    tangent requiring grad stays connected to its graph."""
+    if mirrors(primal, values):
+        return values
+    out = zeros_like_storage(primal, values.dtype)
+    if values.requires_grad:
+        with grad_mode.enable_grad():
+            from ..ops.as_strided import as_strided
+
+            root = out._base.clone()  # type: ignore[union-attr]  (a non-leaf: the copy records on it)
+
+            out = as_strided(root, primal._sizes, primal._strides, primal._offset)
+            out.copy_(values)  # type: ignore[attr-defined]
+        return out
+    with grad_mode.no_grad():
+        out.copy_(values)  # type: ignore[attr-defined]
+    return out
