@@ -99,11 +99,12 @@ class _Call:
         self.versions = [t._storage.version for t in tensors]
         self.geometries = [(t._sizes, t._strides, t._offset) for t in tensors]
         self.tangents = [dt.tangent_of(t) for t in tensors]
-        # the values of float tensors the op may write (in case it does)
-        self.old = [t._numpy().copy() if t.dtype.kind == "f" else None for t in tensors]
+        self.old = [t._numpy().copy() for t in tensors]  # (in case the op writes one)
         from .. import randomness
 
-        self.rng_state = randomness.default_rng().bit_generator.state
+        # the generators the op may draw from (the default one, one passed as argument)
+        gens = [randomness._default] + [v for v in args.values() if isinstance(v, randomness.Generator)]
+        self.rng_state = [(g._rng, g._rng.bit_generator.state) for g in gens]
 
 
 class Propagator:
@@ -151,7 +152,7 @@ class Propagator:
                 try:
                     _finish(call, arg)
                 except Exception as e:  # noqa: BLE001 - raising here would stop the profiling
-                    _mark_failed(call, arg, f"{call.code.co_name}: {type(e).__name__}: {e}")
+                    _mark_failed(call, arg, e)
 
 
 def _outputs(value: Any) -> list[Tensor]:
@@ -160,8 +161,13 @@ def _outputs(value: Any) -> list[Tensor]:
     return out
 
 
-def _mark_failed(call: _Call, result: Any, message: str) -> None:
-    error = dt.TangentError(f"forward AD could not compute the tangent of {message}")
+def _mark_failed(call: _Call, result: Any, e: Exception) -> None:
+    """The tangents of what the op made or wrote are ``e``, raised when unpacked: as
+    PyTorch's NotImplementedError for an op without derivative, else ``e``'s type."""
+    kind = NotImplementedError if isinstance(e, NotImplementedError) or "not implemented" in str(e) \
+        else type(e)
+    error = dt.TangentError(kind, f"Trying to use forward AD with {call.code.co_name}: its tangent could not be "
+                                  f"computed from its backward ({type(e).__name__}: {e})")
     for o in _outputs(result):
         if o.dtype.kind == "f":
             dt.set_tangent(o, error)
@@ -174,8 +180,7 @@ def _finish(call: _Call, result: Any) -> None:
     tensors = call.tensors
     # arguments the op may have written (their storage's version moved); which ones it did
     # write, the second run tells (each gets a storage of its own there)
-    written = [i for i, t in enumerate(tensors) if t._storage.version != call.versions[i]
-               and t.dtype.kind == "f"]
+    written = [i for i, t in enumerate(tensors) if _changed(t, call.versions[i], call.old[i])]
     # an argument whose geometry changed in place: its tangent viewed alike
     for i, t in enumerate(tensors):
         if (t._sizes, t._strides, t._offset) != call.geometries[i] and isinstance(call.tangents[i], Tensor) \
@@ -192,16 +197,26 @@ def _finish(call: _Call, result: Any) -> None:
             dt.set_tangent(o, dt.view_like(dt.tangent_of(source), o))
         else:
             fresh.append(o)
-    if not fresh and not written:
+    if not fresh and not any(tensors[i].dtype.kind == "f" for i in written):
         return
     errors = [tan for tan in call.tangents if isinstance(tan, dt.TangentError)]
     if errors:
         for o in fresh:
             dt.set_tangent(o, errors[0])
         for i in written:
-            dt.set_tangent(tensors[i], errors[0])
+            if tensors[i].dtype.kind == "f":
+                dt.set_tangent(tensors[i], errors[0])
         return
     _push(call, result, fresh, written)
+
+
+def _changed(t: Tensor, version: int, old: np.ndarray) -> bool:
+    """Whether ``t`` was written since it had ``version`` and values ``old`` (the version
+    says so; the values, for a write that does not count, as a running statistic's)."""
+    if t._storage.version != version:
+        return True
+    now = t._numpy()
+    return now.shape != old.shape or not np.array_equal(now, old, equal_nan=now.dtype.kind in "fc")
 
 
 def _rebuild(call: _Call, replace: dict[int, tuple[Any, Any]]) -> Any:
@@ -263,7 +278,7 @@ def _push(call: _Call, result: Any, fresh: list[Tensor], written: list[int]) -> 
             if i in written:
                 # the op writes into its first use of the argument; a second use (``x *= x``)
                 # reads the value from before the write
-                before = Tensor._from_buffer(old.reshape(-1), tuple(old.shape))
+                before = Tensor._from_buffer(old.reshape(-1).copy(), tuple(old.shape))
                 if isinstance(tan, Tensor):
                     before.requires_grad_()
                     level.private.add(id(before))
@@ -279,19 +294,21 @@ def _push(call: _Call, result: Any, fresh: list[Tensor], written: list[int]) -> 
                 variables.append(value)
                 tangents.append(tan.to(t.dtype))
                 replace[id(t)] = (value, value)
-        state_now = randomness.default_rng().bit_generator.state
-        randomness.default_rng().bit_generator.state = call.rng_state
+        now = [(rng, rng.bit_generator.state) for rng, _ in call.rng_state]
+        for rng, state in call.rng_state:  # (random ops draw the values they drew)
+            rng.bit_generator.state = state
         try:
             again = _rebuild(call, replace)
         finally:
-            randomness.default_rng().bit_generator.state = state_now
+            for rng, state in now:
+                rng.bit_generator.state = state
         outs = [o for o in _outputs(again)]
         by_position = {id(o): k for k, o in enumerate(_outputs(result))}
         targets: list[tuple[Any, Tensor]] = []  # (where the tangent goes, the second run's value)
         for o in fresh:
             targets.append((o, outs[by_position[id(o)]]))
         for i in written:
-            if copies[i]._version != copied_at[i]:
+            if copies[i].dtype.kind == "f" and _changed(copies[i], copied_at[i], call.old[i]):
                 targets.append((i, copies[i]))
         connected = [(dst, v) for dst, v in targets if v.requires_grad]
         pushed: list[Tensor] = []
@@ -335,6 +352,11 @@ def _assign(t: Tensor, value: Tensor, in_place: bool) -> None:
         else:
             dt.set_tangent(t, dt.laid_out_like(t, value))
             return
-    # (through NumPy: a self-overlapping view's tangent takes its one value per element)
-    np.copyto(current._numpy(), value.detach()._numpy())
-    current._storage.bump("forward AD")
+    # Only the elements whose tangent changed are written (through NumPy): the same as a
+    # copy, and right for a write through a self-overlapping view (``expand``), where the
+    # aliases of a written element that were not written keep the old tangent
+    old, new = current._numpy(), value.detach()._numpy()
+    changed = (old != new) & ~(np.isnan(old) & np.isnan(new))
+    if changed.any():
+        old[changed] = new[changed]
+        current._storage.bump("forward AD")

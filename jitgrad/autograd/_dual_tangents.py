@@ -22,11 +22,13 @@ from . import grad_mode
 
 
 class TangentError:
-    """Stands for a tangent that could not be computed: raised when unpacked."""
+    """Stands for a tangent that could not be computed: ``unpack_dual`` raises it (an
+    exception of ``kind``)."""
 
-    __slots__ = ("message",)
+    __slots__ = ("kind", "message")
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, kind: type[Exception], message: str) -> None:
+        self.kind = kind
         self.message = message
 
 

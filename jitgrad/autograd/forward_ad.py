@@ -131,7 +131,7 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
             raise RuntimeError("Invalid level given to _fw_primal")
         return UnpackedDualTensor(_primal_view(tensor), None)
     if isinstance(tangent, dt.TangentError):
-        raise RuntimeError(tangent.message)
+        raise tangent.kind(tangent.message)
     return UnpackedDualTensor(_primal_view(tensor), tangent)
 
 
