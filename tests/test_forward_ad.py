@@ -346,6 +346,15 @@ def no_grad_still_propagates(lib: Any, fwad: Any) -> Any:
 
 
 @program
+def user_functions_through_jitgrad_helpers(lib: Any, fwad: Any) -> Any:
+    x = fwad.make_dual(data(lib, 3), data(lib, 3, seed=1))
+    under_no_grad = lib.no_grad()(lambda a: a.sin() * a)
+    checkpointed = lib.utils.checkpoint.checkpoint(lambda a: a.exp() * 2, x, use_reentrant=False)
+    return (pair(fwad, under_no_grad(x)), pair(fwad, checkpointed), pair(fwad, sum([x, x * 2])),
+            [pair(fwad, r) for r in x], pair(fwad, lib.tensor(3.0, dtype=lib.float64) * x))
+
+
+@program
 def without_tangents(lib: Any, fwad: Any) -> Any:
     x = fwad.make_dual(data(lib, 4), data(lib, 4, seed=1))
     return [tangent(fwad, o) for o in (

@@ -9,7 +9,10 @@ call into an op that has a dual tensor among its arguments (``x.sin()``, ``x[1:]
 when it returns; what it calls inside is not watched again. So the eager path has no check
 at all when no level is open, and within a level every op of jitgrad has a tangent,
 whether it was called as a method, an operator, a function or through a name imported
-before the level.
+before the level. An op called without dual arguments is not looked into (its ops have
+none either: an op reads its inputs from its arguments); code that calls the user's
+functions or keeps state (modules, optimizers, ``func`` transforms, the grad mode
+decorators) is looked through, to the ops it calls.
 
 Its tangent is the Jacobian-vector product computed by the double-vjp trick on the op's own
 backward (``jitgrad.func.jvp``'s): the op runs again on copies of its tensor arguments (the
@@ -46,10 +49,14 @@ from . import grad_mode
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
-# code outside of which no op is watched as one (it stores state, or calls ops one by one
-# that are each watched: modules, optimizers, distributions, the compiler)
-_THROUGH = tuple(_ROOT + d + os.sep for d in ("nn" + os.sep + "modules", "optim", "distributions",
-                                              "utils", "compiler", "testing"))
+# code that is not watched as an op, but the ops it calls are: it stores state, or calls
+# the user's code (modules, optimizers, distributions, the compiler, checkpoints, the grad
+# mode decorators: the user's function under no_grad still propagates tangents)
+_THROUGH = tuple(_ROOT + d for d in (os.path.join("nn", "modules") + os.sep, "optim" + os.sep,
+                                     "distributions" + os.sep, "utils" + os.sep, "compiler" + os.sep,
+                                     "testing" + os.sep, "func" + os.sep,
+                                     os.path.join("autograd", "grad_mode.py"),
+                                     os.path.join("autograd", "functional.py")))
 # code whose calls are not ops with tangents, and within which nothing is watched: this
 # machinery, the engine (a backward pass gives no tangents, as PyTorch's), detach
 _OPAQUE_FILES = {_ROOT + os.path.join("autograd", f) for f in (
@@ -141,9 +148,9 @@ class Propagator:
             tensors: list[Tensor] = []
             for v in args.values():
                 _tensors_in(v, tensors)
+            self.current = frame  # (an op without dual arguments: what it calls has none either)
             if not any(dt.tangent_of(t) is not None for t in tensors):
                 return
-            self.current = frame
             self.call = _Call(frame, args, tensors)
         elif event == "return" and frame is self.current:
             self.current = None
@@ -319,11 +326,15 @@ def _push(call: _Call, result: Any, fresh: list[Tensor], written: list[int]) -> 
                           retain_graph=True, create_graph=True, allow_unused=True)
             pairs = [(p, tan) for p, tan in zip(pulled, tangents) if p is not None and p.requires_grad]
             if pairs:
+                # a tangent has a graph only if something outside reaches it: a tangent or
+                # an argument requiring grad (else neither this graph nor a walk is needed)
+                outside = any(t.requires_grad for t in tensors) or any(t.requires_grad for t in tangents)
                 got = grad([p for p, _ in pairs], dummies, grad_outputs=[tan for _, tan in pairs],
-                           retain_graph=True, create_graph=True, allow_unused=True)
+                           retain_graph=outside, create_graph=outside, allow_unused=True)
+                got = [g if g is None else level.leave(g) if outside else g.detach() for g in got]
             else:
                 got = [None] * len(dummies)
-            pushed = [zeros_like(v) if g is None else level.leave(g) for g, (_, v) in zip(got, connected)]
+            pushed = [zeros_like(v) if g is None else g for g, (_, v) in zip(got, connected)]
     done = {id(v) for _, v in connected}
     taken = {id(tan._storage) for tan in call.tangents if isinstance(tan, Tensor)}
     for (dst, v), value in zip(connected, pushed):
