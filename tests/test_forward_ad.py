@@ -533,6 +533,23 @@ def test_op_without_derivative_raises_when_unpacked() -> None:
         assert tangent(fwad, x * 2) is not None  # the level goes on
 
 
+def test_inplace_op_without_derivative_marks_what_it_wrote() -> None:
+    """A custom Function writing its input in place, without backward: the written dual's
+    tangent raises when unpacked (it is not left stale)."""
+    class Double(jitgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, a: Any) -> Any:
+            ctx.mark_dirty(a)
+            return a.mul_(2)
+
+    fwad = fw(jitgrad)
+    with fwad.dual_level():
+        x = fwad.make_dual(data(jitgrad, 2), data(jitgrad, 2, seed=1)) * 1
+        assert Double.apply(x) is x
+        with pytest.raises(NotImplementedError, match="Trying to use forward AD with apply: .*backward"):
+            fwad.unpack_dual(x)
+
+
 @pytest.mark.xfail(strict=True, reason="raised when the tangent is unpacked, not at the op (README)")
 def test_op_without_derivative_jitgrad_raises_at_the_op() -> None:
     fwad = fw(jitgrad)

@@ -120,7 +120,7 @@ class Propagator:
     def __init__(self) -> None:
         self.kinds: dict[types.CodeType, int] = {}
         self.current: Any = None  # the frame of the watched or opaque call in progress
-        self.call: _Call | None = None
+        self.call: _Call | Exception | None = None
         self.previous: Any = None
 
     def install(self) -> None:
@@ -144,22 +144,29 @@ class Propagator:
             if kind == OPAQUE:
                 self.current = frame
                 return
-            args = dict(frame.f_locals)
-            tensors: list[Tensor] = []
-            for v in args.values():
-                _tensors_in(v, tensors)
             self.current = frame  # (an op without dual arguments: what it calls has none either)
-            if not any(dt.tangent_of(t) is not None for t in tensors):
-                return
-            self.call = _Call(frame, args, tensors)
+            try:
+                args = dict(frame.f_locals)
+                tensors: list[Tensor] = []
+                for v in args.values():
+                    _tensors_in(v, tensors)
+                if any(dt.tangent_of(t) is not None for t in tensors):
+                    self.call = _Call(frame, args, tensors)
+            except Exception as e:  # noqa: BLE001 - raising here would stop the profiling
+                self.call = e
         elif event == "return" and frame is self.current:
             self.current = None
             call, self.call = self.call, None
-            if call is not None:
-                try:
-                    _finish(call, arg)
-                except Exception as e:  # noqa: BLE001 - raising here would stop the profiling
-                    _mark_failed(call, arg, e)
+            if call is None:
+                return
+            try:
+                if isinstance(call, Exception):
+                    raise call
+                _finish(call, arg)
+            except Exception as e:  # noqa: BLE001 - (as above)
+                written = [] if isinstance(call, Exception) else [
+                    t for t, v, old in zip(call.tensors, call.versions, call.old) if _changed(t, v, old)]
+                _mark_failed(frame.f_code.co_name, [arg, written], e)
 
 
 def _outputs(value: Any) -> list[Tensor]:
@@ -168,19 +175,16 @@ def _outputs(value: Any) -> list[Tensor]:
     return out
 
 
-def _mark_failed(call: _Call, result: Any, e: Exception) -> None:
+def _mark_failed(op: str, made: Any, e: Exception) -> None:
     """The tangents of what the op made or wrote are ``e``, raised when unpacked: as
     PyTorch's NotImplementedError for an op without derivative, else ``e``'s type."""
     kind = NotImplementedError if isinstance(e, NotImplementedError) or "not implemented" in str(e) \
         else type(e)
-    error = dt.TangentError(kind, f"Trying to use forward AD with {call.code.co_name}: its tangent could not be "
+    error = dt.TangentError(kind, f"Trying to use forward AD with {op}: its tangent could not be "
                                   f"computed from its backward ({type(e).__name__}: {e})")
-    for o in _outputs(result):
+    for o in _outputs(made):
         if o.dtype.kind == "f":
             dt.set_tangent(o, error)
-    for t, v in zip(call.tensors, call.versions):
-        if t._storage.version != v and t.dtype.kind == "f":
-            dt.set_tangent(t, error)
 
 
 def _finish(call: _Call, result: Any) -> None:
