@@ -358,6 +358,16 @@ def user_functions_through_jitgrad_helpers(lib: Any, fwad: Any) -> Any:
             [pair(fwad, r) for r in x], pair(fwad, lib.tensor(3.0, dtype=lib.float64) * x))
 
 
+def test_repr_shows_the_tangent() -> None:
+    def program(lib: Any) -> Any:
+        fwad = fw(lib)
+        with fwad.dual_level():
+            x = fwad.make_dual(data(lib, 3, grad=True), data(lib, 3, seed=1))
+            m = fwad.make_dual(data(lib, 2, 2), data(lib, 2, 2, seed=2)) * 1
+            return [repr(t).replace("torch.", "jitgrad.") for t in (x, m, x.detach())]
+    assert program(jitgrad) == program(torch)
+
+
 @program
 def without_tangents(lib: Any, fwad: Any) -> Any:
     x = fwad.make_dual(data(lib, 4), data(lib, 4, seed=1))

@@ -33,23 +33,23 @@ class TangentError:
 
 
 # id(primal) -> (weak reference to the primal, its tangent or a TangentError)
-_TANGENTS: dict[int, tuple[Any, Any]] = {}
+TANGENTS: dict[int, tuple[Any, Any]] = {}
 
 
 def _forget(key: int, ref: Any) -> None:
-    entry = _TANGENTS.get(key)
+    entry = TANGENTS.get(key)
     if entry is not None and entry[0] is ref:
-        del _TANGENTS[key]
+        del TANGENTS[key]
 
 
 def clear() -> None:
     """Forget every tangent (the level was exited)."""
-    _TANGENTS.clear()
+    TANGENTS.clear()
 
 
 def own_tangent(t: Tensor) -> Any:
     """The tangent set on ``t`` itself (None if none)."""
-    entry = _TANGENTS.get(id(t))
+    entry = TANGENTS.get(id(t))
     if entry is None or entry[0]() is not t:
         return None
     return entry[1]
@@ -58,7 +58,7 @@ def own_tangent(t: Tensor) -> Any:
 def set_tangent(t: Tensor, tangent: Any) -> None:
     key = id(t)
     ref = weakref.ref(t, lambda r, key=key: _forget(key, r))
-    _TANGENTS[key] = (ref, tangent)
+    TANGENTS[key] = (ref, tangent)
 
 
 def is_dual(t: Any) -> bool:
