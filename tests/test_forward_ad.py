@@ -318,6 +318,18 @@ def inplace_dual_into_a_plain_tensor(lib: Any, fwad: Any) -> Any:
 
 
 @program
+def views_of_a_base_that_becomes_dual(lib: Any, fwad: Any) -> Any:
+    x = fwad.make_dual(data(lib, 4), data(lib, 4, seed=1))
+    w = lib.zeros(4, dtype=lib.float64)
+    before = w[1:]
+    w.copy_(x.sin())
+    y = x * 1
+    primal = fwad.unpack_dual(y).primal
+    return (pair(fwad, before), pair(fwad, w[:2]), tangent(fwad, primal), tangent(fwad, primal[1:]),
+            tangent(fwad, primal * 2), tangent(fwad, y.detach()))
+
+
+@program
 def overwrite_with_a_plain_value(lib: Any, fwad: Any) -> Any:
     x = fwad.make_dual(data(lib, 4), data(lib, 4, seed=1))
     y = x * 1

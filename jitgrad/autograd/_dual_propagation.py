@@ -362,10 +362,10 @@ def _assign(t: Tensor, value: Tensor, in_place: bool) -> None:
     if not isinstance(current, Tensor):
         base = t._base
         if base is not None:
-            dt.set_tangent(base, dt.zeros_like_storage(base, t.dtype))
+            dt.set_tangent(base, dt.zeros_like_storage(base, t.dtype), shows_through=True)
             current = dt.tangent_of(t)
-        else:
-            dt.set_tangent(t, dt.laid_out_like(t, value))
+        else:  # (a root made dual by the write: its views made before see it)
+            dt.set_tangent(t, dt.laid_out_like(t, value), shows_through=True)
             return
     # Only the elements whose tangent changed are written (through NumPy): the same as a
     # copy, and right for a write through a self-overlapping view (``expand``), where the

@@ -6,9 +6,10 @@ strides and storage offset, in a storage of the primal storage's size. A view's 
 then the same view of its source's tangent storage (no copy), and a write into a view of a
 dual tensor is a write into the dual tensor's tangent, as PyTorch's view tangents are views.
 
-A view whose own tangent was never set reads its base's, viewed (``tangent_of``): a base
-that became dual after the view was made (an in-place write of a dual value) shows through
-all its views, as in PyTorch.
+A view whose own tangent was never set reads its base's, viewed (``tangent_of``), when the
+base became dual by a write of a dual value into one of its views: the base's other views,
+made before, see it, as in PyTorch. Other bases do not show through: a view made from a
+non-dual alias of a dual tensor (``unpack_dual``'s primal) is not dual, as in PyTorch.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ class TangentError:
         self.message = message
 
 
-# id(primal) -> (weak reference to the primal, its tangent or a TangentError)
-TANGENTS: dict[int, tuple[Any, Any]] = {}
+# id(primal) -> (weak reference to the primal, its tangent or a TangentError, whether it
+# shows through the primal's views)
+TANGENTS: dict[int, tuple[Any, Any, bool]] = {}
 
 
 def _forget(key: int, ref: Any) -> None:
@@ -47,18 +49,23 @@ def clear() -> None:
     TANGENTS.clear()
 
 
+NOT_DUAL = object()  # the tangent of a view that is not dual although its base is (a primal)
+
+
 def own_tangent(t: Tensor) -> Any:
     """The tangent set on ``t`` itself (None if none)."""
     entry = TANGENTS.get(id(t))
-    if entry is None or entry[0]() is not t:
+    if entry is None or entry[0]() is not t or entry[1] is NOT_DUAL:
         return None
     return entry[1]
 
 
-def set_tangent(t: Tensor, tangent: Any) -> None:
+def set_tangent(t: Tensor, tangent: Any, shows_through: bool = False) -> None:
+    """``t``'s tangent is ``tangent``; ``shows_through``: its views that have none read it
+    (a base made dual by a write into one of its views)."""
     key = id(t)
     ref = weakref.ref(t, lambda r, key=key: _forget(key, r))
-    TANGENTS[key] = (ref, tangent)
+    TANGENTS[key] = (ref, tangent, shows_through)
 
 
 def is_dual(t: Any) -> bool:
@@ -67,14 +74,17 @@ def is_dual(t: Any) -> bool:
 
 def tangent_of(t: Tensor) -> Any:
     """``t``'s tangent (or TangentError): its own, else its base's viewed as ``t``, else None."""
-    own = own_tangent(t)
-    if own is not None:
-        return own
+    entry = TANGENTS.get(id(t))
+    if entry is not None and entry[0]() is t:
+        return None if entry[1] is NOT_DUAL else entry[1]
     base = t._base
     if base is None:
         return None
-    of_base = own_tangent(base)
-    if of_base is None or isinstance(of_base, TangentError):
+    entry = TANGENTS.get(id(base))
+    if entry is None or entry[0]() is not base or not entry[2]:
+        return None
+    of_base = entry[1]
+    if isinstance(of_base, TangentError):
         return of_base
     view = view_like(of_base, t)
     set_tangent(t, view)

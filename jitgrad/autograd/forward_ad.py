@@ -91,7 +91,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             f"Tensor, this is not supported. Tensor is of size {list(tensor.shape)} while the given "
             f"forward gradient is of size {list(tangent.shape)}."
         )
-    if dt.own_tangent(tensor) is not None:
+    if dt.tangent_of(tensor) is not None:
         raise RuntimeError(
             "Making a dual Tensor based on a Tensor that already has a forward gradient at the same "
             f"level {level} is not supported."
@@ -136,9 +136,12 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
 
 
 def _primal_view(tensor: Tensor) -> Tensor:
+    """A view of ``tensor`` that is not dual (neither its base's tangent shows through)."""
     from ..ops.view_ops import view
 
-    return view(tensor, tensor._sizes)
+    primal = view(tensor, tensor._sizes)
+    dt.set_tangent(primal, dt.NOT_DUAL)
+    return primal
 
 
 class dual_level:
