@@ -178,13 +178,25 @@ class Propagator:
             except Exception as e:  # noqa: BLE001 - (as above)
                 written = [] if isinstance(call, Exception) else [
                     t for t, v, old in zip(call.tensors, call.versions, call.old) if _changed(t, v, old)]
-                _mark_failed(frame.f_code.co_name, [arg, written], e)
+                _mark_failed(_op_name(frame), [arg, written], e)
 
 
 def _outputs(value: Any) -> list[Tensor]:
     out: list[Tensor] = []
     _tensors_in(value, out)
     return out
+
+
+def _op_name(frame: Any) -> str:
+    """The op's function name, and the line that called it (a generated op's function has
+    a generic name)."""
+    import linecache
+
+    caller = frame.f_back
+    if caller is None:
+        return frame.f_code.co_name
+    line = linecache.getline(caller.f_code.co_filename, caller.f_lineno).strip()
+    return f"{frame.f_code.co_name} (called at {os.path.basename(caller.f_code.co_filename)}:{caller.f_lineno}: {line})"
 
 
 def _mark_failed(op: str, made: Any, e: Exception) -> None:
@@ -280,10 +292,10 @@ def _rebuild(call: _Call, replace: dict[int, tuple[Any, Any]]) -> Any:
 
 
 def _push(call: _Call, result: Any, fresh: list[Tensor], written: list[int]) -> None:
-    from .. import randomness
+    """The tangents of the op's ``fresh`` outputs and of the arguments it wrote: the op run
+    again on copies, then ``_jvp``."""
     from ..creation import zeros_like
     from ..func._levels import Level
-    from .engine import grad
 
     level = Level()  # (what is private to this computation: its results leave detached)
     tensors = call.tensors
@@ -334,23 +346,11 @@ def _push(call: _Call, result: Any, fresh: list[Tensor], written: list[int]) -> 
             if copies[i].dtype.kind == "f" and _changed(copies[i], copied_at[i], call.old[i]):
                 targets.append((i, copies[i]))
         connected = [(dst, v) for dst, v in targets if v.requires_grad]
-        pushed: list[Tensor] = []
-        if connected:
-            dummies = [zeros_like(v).requires_grad_() for _, v in connected]
-            level.private.update(id(d) for d in dummies)
-            pulled = grad([v for _, v in connected], variables, grad_outputs=dummies,
-                          retain_graph=True, create_graph=True, allow_unused=True)
-            pairs = [(p, tan) for p, tan in zip(pulled, tangents) if p is not None and p.requires_grad]
-            if pairs:
-                # a tangent has a graph only if something outside reaches it: a tangent or
-                # an argument requiring grad (else neither this graph nor a walk is needed)
-                outside = any(t.requires_grad for t in tensors) or any(t.requires_grad for t in tangents)
-                got = grad([p for p, _ in pairs], dummies, grad_outputs=[tan for _, tan in pairs],
-                           retain_graph=outside, create_graph=outside, allow_unused=True)
-                got = [g if g is None else level.leave(g) if outside else g.detach() for g in got]
-            else:
-                got = [None] * len(dummies)
-            pushed = [zeros_like(v) if g is None else g for g, (_, v) in zip(got, connected)]
+        # a tangent has a graph only if something outside reaches it: a tangent or an
+        # argument requiring grad (else neither that graph nor a walk is needed)
+        outside = any(t.requires_grad for t in tensors) or any(t.requires_grad for t in tangents)
+        pushed = [zeros_like(v) if g is None else g for g, (_, v) in zip(
+            _jvp([v for _, v in connected], variables, tangents, level, outside), connected)]
     done = {id(v) for _, v in connected}
     taken = {id(tan._storage) for tan in call.tangents if isinstance(tan, Tensor)}
     for (dst, v), value in zip(connected, pushed):
@@ -360,6 +360,43 @@ def _push(call: _Call, result: Any, fresh: list[Tensor], written: list[int]) -> 
     for dst, v in targets:
         if id(v) not in done and isinstance(dst, int) and isinstance(call.tangents[dst], Tensor):
             _assign(tensors[dst], zeros_like(v), True)  # overwritten by a value without tangent
+
+
+def _jvp(values: list[Tensor], variables: list[Tensor], tangents: list[Tensor], level: Any,
+         outside: bool) -> list[Tensor | None]:
+    """``J t`` for each of ``values`` (functions of ``variables``) along ``tangents``: the
+    double-vjp trick; where the backward is not differentiable in its cotangent
+    (``hardsigmoid``'s, as PyTorch's), one backward pass per element of the value."""
+    from ..creation import zeros_like
+    from .engine import grad
+
+    if not values:
+        return []
+    dummies = [zeros_like(v).requires_grad_() for v in values]
+    level.private.update(id(d) for d in dummies)
+    pulled = grad(values, variables, grad_outputs=dummies, retain_graph=True, create_graph=True,
+                  allow_unused=True)
+    pairs = [(p, tan) for p, tan in zip(pulled, tangents) if p is not None and p.requires_grad]
+    if not pairs:
+        return [None] * len(values)
+    try:
+        got = grad([p for p, _ in pairs], dummies, grad_outputs=[tan for _, tan in pairs],
+                   retain_graph=outside, create_graph=outside, allow_unused=True)
+    except (RuntimeError, NotImplementedError):
+        return [_jvp_by_rows(v, variables, tangents) for v in values]
+    return [g if g is None else level.leave(g) if outside else g.detach() for g in got]
+
+
+def _jvp_by_rows(value: Tensor, variables: list[Tensor], tangents: list[Tensor]) -> Tensor:
+    """``J t`` row by row: each element's gradient (one backward pass) dotted with ``t``."""
+    from .engine import grad
+
+    flat = value.reshape(-1)
+    out = np.zeros(flat.numel(), dtype=value.dtype)
+    for k in range(flat.numel()):
+        grads = grad([flat[k]], variables, retain_graph=True, allow_unused=True)
+        out[k] = sum(float((g * tan).sum()) for g, tan in zip(grads, tangents) if g is not None)
+    return Tensor._from_buffer(out, value._sizes)
 
 
 def _assign(t: Tensor, value: Tensor, in_place: bool) -> None:
