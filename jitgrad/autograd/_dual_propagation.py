@@ -367,12 +367,15 @@ def _jvp(values: list[Tensor], variables: list[Tensor], tangents: list[Tensor], 
     """``J t`` for each of ``values`` (functions of ``variables``) along ``tangents``: the
     double-vjp trick; where the backward is not differentiable in its cotangent
     (``hardsigmoid``'s, as PyTorch's), one backward pass per element of the value."""
-    from ..creation import zeros_like
+    from ..creation import ones_like
     from .engine import grad
 
     if not values:
         return []
-    dummies = [zeros_like(v).requires_grad_() for v in values]
+    # ``J^T u`` is linear in ``u``, so any ``u`` will do; ones, not zeros: a backward
+    # written through ``log(abs(grad))`` (``logcumsumexp``'s, as PyTorch's) is not
+    # differentiable at a zero cotangent
+    dummies = [ones_like(v).requires_grad_() for v in values]
     level.private.update(id(d) for d in dummies)
     pulled = grad(values, variables, grad_outputs=dummies, retain_graph=True, create_graph=True,
                   allow_unused=True)
