@@ -79,8 +79,11 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             "enter_dual_level() first."
         )
     for what, t in (("primal", tensor), ("tangent", tangent)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"make_dual(): expected the {what} to be a Tensor, got {type(t).__name__}")
+        if not isinstance(t, Tensor):  # (PyTorch's type: its check reads t.is_floating_point)
+            raise AttributeError(
+                f"make_dual(): expected the {what} to be a Tensor, got {type(t).__name__} (which has no "
+                "attribute 'is_floating_point')"
+            )
         if not _is_float(t):
             raise ValueError(f"Expected {what} to be floating point or complex, but got: {_dtype_name(t)}")
     if level != _current_level:
