@@ -445,6 +445,20 @@ def tangent_requiring_grad(lib: Any, fwad: Any) -> Any:
 
 
 @program
+def tangent_with_a_graph_written_in_place(lib: Any, fwad: Any) -> Any:
+    v = data(lib, 4, seed=1, grad=True)
+    x = fwad.make_dual(data(lib, 4), v) * 1
+    x.mul_(x.detach() + 1)
+    x[1:3] = x[:2].exp()
+    w = lib.zeros(5, dtype=lib.float64)
+    w[1:] = x * 2
+    t, tw = tangent(fwad, x), tangent(fwad, w)
+    facts = (t.requires_grad, tw.requires_grad)
+    (t.sum() + (tw * tw).sum()).backward()
+    return facts, t, tw, v.grad
+
+
+@program
 def backward_through_a_dual_computation(lib: Any, fwad: Any) -> Any:
     w = data(lib, 3, seed=2, grad=True)
     x = fwad.make_dual(data(lib, 3), data(lib, 3, seed=1))
@@ -559,6 +573,31 @@ def test_op_without_derivative_raises_when_unpacked() -> None:
                 fwad.unpack_dual(t)
         np.testing.assert_allclose(fwad.unpack_dual(x).primal.numpy(), data(jitgrad, 2).numpy() + 3)
         assert tangent(fwad, x * 2) is not None  # the level goes on
+
+
+def test_writing_a_leaf_tangent_requiring_grad_pytorch() -> None:
+    """PyTorch refuses, at the op, a write that would write a leaf tangent requiring grad."""
+    fwad = fw(torch)
+    with fwad.dual_level():
+        v = data(torch, 3, seed=1, grad=True)
+        x = fwad.make_dual(data(torch, 3), v)
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an "
+                                               "in-place operation"):
+            x.mul_(2)
+
+
+def test_writing_a_leaf_tangent_requiring_grad_jitgrad() -> None:
+    """jitgrad raises PyTorch's error when the tangent is unpacked; the leaf is unchanged."""
+    fwad = fw(jitgrad)
+    with fwad.dual_level():
+        v = data(jitgrad, 3, seed=1, grad=True)
+        x = fwad.make_dual(data(jitgrad, 3), v)
+        x.mul_(2)
+        with pytest.raises(RuntimeError, match="copy_: a leaf Variable that requires grad is being used "
+                                               "in an in-place operation"):
+            fwad.unpack_dual(x)
+    np.testing.assert_array_equal(v.detach().numpy(), data(jitgrad, 3, seed=1).numpy())
+    assert v._version == 0
 
 
 def test_inplace_op_without_derivative_marks_what_it_wrote() -> None:

@@ -304,6 +304,16 @@ def _push(call: _Call, result: Any, fresh: list[Tensor], written: list[int]) -> 
     tangents: list[Tensor] = []
     copies: dict[int, Tensor] = {}  # written argument index -> its copy in the second run
     copied_at: dict[int, int] = {}  # (and that copy's version before it)
+    # a tangent has a graph only if something outside reaches it: a tangent or an argument
+    # requiring grad. Then the second run reads copies of the duals and of their tangents,
+    # so that what the tangent's graph saves is not written by a later in-place op
+    outside = any(t.requires_grad for t in tensors) or any(
+        isinstance(tan, Tensor) and tan.requires_grad for tan in call.tangents)
+
+    def own(tan: Tensor, dtype: Any) -> Tensor:
+        tan = tan.to(dtype)
+        return tan.clone() if outside else tan
+
     with grad_mode.enable_grad():
         for i, t in enumerate(tensors):
             if id(t) in replace:
@@ -318,7 +328,7 @@ def _push(call: _Call, result: Any, fresh: list[Tensor], written: list[int]) -> 
                     before.requires_grad_()
                     level.private.add(id(before))
                     variables.append(before)
-                    tangents.append(tan.to(t.dtype))
+                    tangents.append(own(tan, t.dtype))
                 value = before.clone()
                 copies[i] = value
                 copied_at[i] = value._version
@@ -327,7 +337,9 @@ def _push(call: _Call, result: Any, fresh: list[Tensor], written: list[int]) -> 
             if isinstance(tan, Tensor):
                 value = level.enter(t, call.code.co_name)
                 variables.append(value)
-                tangents.append(tan.to(t.dtype))
+                tangents.append(own(tan, t.dtype))
+                if outside:
+                    value = value.clone()
                 replace[id(t)] = (value, value)
         now = [(rng, rng.bit_generator.state) for rng, _ in call.rng_state]
         for rng, state in call.rng_state:  # (random ops draw the values they drew)
@@ -346,9 +358,6 @@ def _push(call: _Call, result: Any, fresh: list[Tensor], written: list[int]) -> 
             if copies[i].dtype.kind == "f" and _changed(copies[i], copied_at[i], call.old[i]):
                 targets.append((i, copies[i]))
         connected = [(dst, v) for dst, v in targets if v.requires_grad]
-        # a tangent has a graph only if something outside reaches it: a tangent or an
-        # argument requiring grad (else neither that graph nor a walk is needed)
-        outside = any(t.requires_grad for t in tensors) or any(t.requires_grad for t in tangents)
         pushed = [zeros_like(v) if g is None else g for g, (_, v) in zip(
             _jvp([v for _, v in connected], variables, tangents, level, outside), connected)]
     done = {id(v) for _, v in connected}
@@ -419,6 +428,13 @@ def _assign(t: Tensor, value: Tensor, in_place: bool) -> None:
         else:  # (a root made dual by the write: its views made before see it)
             dt.set_tangent(t, dt.laid_out_like(t, value), shows_through=True)
             return
+    if value.requires_grad or current.requires_grad:  # a write the tangent's graph records
+        try:
+            with grad_mode.enable_grad():
+                current.copy_(value)  # type: ignore[attr-defined]
+        except RuntimeError as e:  # (a leaf tangent requiring grad: PyTorch's error, unpacked)
+            dt.set_tangent(t, dt.TangentError(RuntimeError, str(e)))
+        return
     # Only the elements whose tangent changed are written (through NumPy): the same as a
     # copy, and right for a write through a self-overlapping view (``expand``), where the
     # aliases of a written element that were not written keep the old tangent

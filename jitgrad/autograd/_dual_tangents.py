@@ -93,9 +93,13 @@ def tangent_of(t: Tensor) -> Any:
 
 def view_like(tangent: Tensor, t: Tensor) -> Tensor:
     """``tangent``'s storage seen through ``t``'s geometry (``tangent`` mirrors the storage
-    ``t`` views)."""
+    ``t`` views): a view of its root made by ``as_strided`` with grad mode on, so that a
+    differentiable write into it is one into the root (a tangent with a graph)."""
+    from ..ops.as_strided import as_strided
+
     root = tangent if tangent._base is None else tangent._base
-    return Tensor._make(tangent._storage, t._sizes, t._strides, t._offset, root)
+    with grad_mode.enable_grad():
+        return as_strided(root, t._sizes, t._strides, t._offset)  # type: ignore[no-any-return]
 
 
 def mirrors(primal: Tensor, tangent: Tensor) -> bool:
@@ -108,7 +112,7 @@ def mirrors(primal: Tensor, tangent: Tensor) -> bool:
 def zeros_like_storage(primal: Tensor, dtype: Any) -> Tensor:
     """A zero tangent for ``primal``, laid out like it."""
     whole = Tensor._from_buffer(allocate(primal._storage.size(), dtype, 0), (primal._storage.size(),))
-    return Tensor._make(whole._storage, primal._sizes, primal._strides, primal._offset, whole)
+    return view_like(whole, primal)
 
 
 def laid_out_like(primal: Tensor, values: Tensor) -> Tensor:
@@ -118,15 +122,6 @@ def laid_out_like(primal: Tensor, values: Tensor) -> Tensor:
     if mirrors(primal, values):
         return values
     out = zeros_like_storage(primal, values.dtype)
-    if values.requires_grad:
-        with grad_mode.enable_grad():
-            from ..ops.as_strided import as_strided
-
-            root = out._base.clone()  # type: ignore[union-attr]  (a non-leaf: the copy records on it)
-
-            out = as_strided(root, primal._sizes, primal._strides, primal._offset)
-            out.copy_(values)  # type: ignore[attr-defined]
-        return out
-    with grad_mode.no_grad():
+    with grad_mode.set_grad_enabled(values.requires_grad):  # (a copy with a graph if it has one)
         out.copy_(values)  # type: ignore[attr-defined]
     return out
