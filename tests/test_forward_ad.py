@@ -959,6 +959,7 @@ OPS: dict[str, Callable[[Any, Any, Any], Any]] = {
     "lerp_": lambda L, x, w: (x * 1).lerp_(w, 0.3),
     "clamp_": lambda L, x, w: (x * 1).clamp_(min=w),
     "addcmul_": lambda L, x, w: (x * 1).addcmul_(w, x, value=0.5),
+    "sizes_as_arguments": lambda L, x, w: (x * w).clone().view(L.zeros(3, 4).shape).expand(L.Size([2, 3, 4])).exp(),
 }
 
 

@@ -41,9 +41,11 @@ every op's recording to run also under ``no_grad`` and hides nodes from ``requir
 ``grad_fn``, ``is_leaf``, ``next_functions`` and backward: a check in every op's hot path
 and in the engine. Watching calls costs nothing outside a level (no check anywhere: the
 ``small.x*1.5+y_grad`` bench is unchanged) and reuses each op's tested backward; inside a
-level the price is speed: about 0.3 ms per op with a dual argument (the op twice, two
-backward passes) and a profile call per Python call for the rest, so forward AD runs about
-2-3 times slower than PyTorch's (which has a forward formula per op).
+level the price is speed: about 0.35 ms per op with a dual argument (the op twice, two
+backward passes: a chain of six ops on 100 elements, ``make_dual`` to ``unpack_dual``, takes
+2.2-2.4 ms, PyTorch's 0.5-1.7 ms with a forward formula per op) and a profile call per
+Python call for the rest (the same chain without duals inside a level: 0.2-0.6 ms, 12-40 us
+outside).
 """
 
 from __future__ import annotations
@@ -271,7 +273,9 @@ def _rebuild(call: _Call, replace: dict[int, tuple[Any, Any]]) -> Any:
             return pair[0] if first else pair[1]
         if depth < 2 and isinstance(v, (list, tuple)):
             items = [swap(x, depth + 1) for x in v]
-            return type(v)(items) if type(v) in (list, tuple) else type(v)(*items)
+            if all(a is b for a, b in zip(items, v)):
+                return v  # (nothing swapped: a ``Size``, a shape)
+            return type(v)(*items) if hasattr(v, "_fields") else type(v)(items)
         if depth < 2 and isinstance(v, dict):
             return {k: swap(x, depth + 1) for k, x in v.items()}
         return v
