@@ -419,6 +419,24 @@ def nn_layers_and_functionals(lib: Any, fwad: Any) -> Any:
 
 
 @program
+def modules_functional_call_and_scalars(lib: Any, fwad: Any) -> Any:
+    lin, last = lib.nn.Linear(3, 2).double(), lib.nn.Linear(2, 1).double()
+    with lib.no_grad():
+        lin.weight.copy_(data(lib, 2, 3, seed=4))
+        lin.bias.copy_(data(lib, 2, seed=5))
+        last.weight.copy_(data(lib, 1, 2, seed=9))
+        last.bias.copy_(data(lib, 1, seed=10))
+    weight = fwad.make_dual(lin.weight.detach(), data(lib, 2, 3, seed=6))
+    inputs = data(lib, 4, 3, seed=7)
+    through_params = lib.func.functional_call(lin, {"weight": weight}, (inputs,))
+    x = fwad.make_dual(inputs, data(lib, 4, 3, seed=8))
+    through_layers = lib.nn.Sequential(lin, lib.nn.Tanh(), last)(x)
+    s = fwad.make_dual(lib.tensor(1.5, dtype=lib.float64), lib.tensor(-2.0, dtype=lib.float64))
+    return (pair(fwad, through_params), tangent(fwad, through_layers), pair(fwad, s ** 3),
+            pair(fwad, s.item() * s), lin.weight.requires_grad)
+
+
+@program
 def reverse_mode_of_a_dual_requiring_grad(lib: Any, fwad: Any) -> Any:
     p = data(lib, 3, grad=True)
     x = fwad.make_dual(p, data(lib, 3, seed=1))
