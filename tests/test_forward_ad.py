@@ -995,3 +995,12 @@ def test_op_tangents_match_pytorch(name: str) -> None:
             return tangent(fwad, f(lib, x, w))
     x, v, w, u = (data(jitgrad, 12, seed=k) for k in range(4))
     pytorch_or_finite_differences(tangent_with, lambda a, b: f(jitgrad, a, b), [x, w], [v, u], 1e-6)
+
+
+def test_watching_resumes_at_make_dual_after_the_profile_function_was_replaced() -> None:
+    fwad = fw(jitgrad)
+    with fwad.dual_level():
+        sys.setprofile(None)  # (a library turning profiling off)
+        x = fwad.make_dual(data(jitgrad, 3), data(jitgrad, 3, seed=1))
+        np.testing.assert_allclose(tangent(fwad, x * 3).numpy(), 3 * data(jitgrad, 3, seed=1).numpy())
+    assert sys.getprofile() is None  # (what it was before the level)

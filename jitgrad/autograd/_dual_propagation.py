@@ -141,6 +141,11 @@ class Propagator:
         self.previous = sys.getprofile()
         sys.setprofile(self)
 
+    def watch(self) -> None:
+        """Be the profile function again if another one replaced it."""
+        if sys.getprofile() is not self:
+            sys.setprofile(self)  # (the one before the level is still what exiting restores)
+
     def uninstall(self) -> None:
         if sys.getprofile() is self:
             sys.setprofile(self.previous)

@@ -101,6 +101,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         )
     from ..ops.view_ops import view
 
+    _propagator.watch()  # (again, should something have replaced the profile function)
     dual = view(tensor, tensor._sizes)
     dt.set_tangent(dual, dt.laid_out_like(dual, tangent))
     return dual
