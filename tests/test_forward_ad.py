@@ -618,6 +618,22 @@ def test_writing_a_leaf_tangent_requiring_grad_jitgrad() -> None:
     assert v._version == 0
 
 
+@pytest.mark.parametrize("dest", ["fresh", "view"])
+def test_out_argument_refused_as_pytorch(dest: str) -> None:
+    """An op writing a dual result into ``out=``: PyTorch raises NotImplementedError at the
+    op; jitgrad the same error (naming the op) when the tangent is unpacked."""
+    def run(lib: Any) -> Any:
+        fwad = fw(lib)
+        with fwad.dual_level():
+            x = fwad.make_dual(data(lib, 4), data(lib, 4, seed=1))
+            out = lib.empty(4, dtype=lib.float64) if dest == "fresh" else lib.zeros(2, 4, dtype=lib.float64)[1]
+            got = lib.mul(x, 2.0, out=out)
+            return fwad.unpack_dual(got)
+    for lib in (torch, jitgrad):
+        with pytest.raises(NotImplementedError, match=r"Trying to use forward AD with mul.*out= function"):
+            run(lib)
+
+
 def test_inplace_op_without_derivative_marks_what_it_wrote() -> None:
     """A custom Function writing its input in place, without backward: the written dual's
     tangent raises when unpacked (it is not left stale)."""
@@ -977,6 +993,20 @@ OPS: dict[str, Callable[[Any, Any, Any], Any]] = {
     "lerp_": lambda L, x, w: (x * 1).lerp_(w, 0.3),
     "clamp_": lambda L, x, w: (x * 1).clamp_(min=w),
     "addcmul_": lambda L, x, w: (x * 1).addcmul_(w, x, value=0.5),
+    "relu_inplace": lambda L, x, w: L.nn.functional.relu(x * 1, inplace=True),
+    "relu_": lambda L, x, w: L.relu_(x * 1),
+    "elu_inplace": lambda L, x, w: L.nn.functional.elu(x * 1, inplace=True),
+    "hardtanh_": lambda L, x, w: L.nn.functional.hardtanh_(x * 1),
+    "exp_function_": lambda L, x, w: L.exp_(x * 1),
+    "addmm_": lambda L, x, w: (w[:9].reshape(3, 3) * 1).addmm_(x.reshape(3, 4), w.reshape(4, 3)),
+    "index_fill_": lambda L, x, w: (x * 1).index_fill_(0, L.tensor([1, 3]), 2.0),
+    "masked_fill_tensor_": lambda L, x, w: (x * 1).masked_fill_(x > 0, w[0]),
+    "scatter_": lambda L, x, w: (x * 1).scatter_(0, L.tensor([0, 2]), w[:2]),
+    "diag_embed": lambda L, x, w: L.diag_embed(x[:3]),
+    "transpose_": lambda L, x, w: (x * 1).reshape(3, 4).transpose_(0, 1).exp(),
+    "as_strided_": lambda L, x, w: (x * 1).as_strided_((2, 2), (1, 3)).sin(),
+    "swapaxes": lambda L, x, w: x.reshape(3, 4).swapaxes(0, 1) * w.reshape(4, 3),
+    "float32_round_trip": lambda L, x, w: (x.float() * w.type_as(x.float())).double(),
     "sizes_as_arguments": lambda L, x, w: (x * w).clone().view(L.zeros(3, 4).shape).expand(L.Size([2, 3, 4])).exp(),
 }
 

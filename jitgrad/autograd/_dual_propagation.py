@@ -242,6 +242,10 @@ def _finish(call: _Call, result: Any) -> None:
     if not fresh and not any(tensors[i].dtype.kind == "f" for i in written):
         return
     errors = [tan for tan in call.tangents if isinstance(tan, dt.TangentError)]
+    if isinstance(call.args.get("out"), (Tensor, tuple, list)):  # (PyTorch's refusal, its type)
+        errors.insert(0, dt.TangentError(
+            NotImplementedError, f"Trying to use forward AD with {call.code.co_name}(out=...) that does not "
+                                 "support it because it is an out= function"))
     if errors:
         for o in fresh:
             dt.set_tangent(o, errors[0])
