@@ -7,8 +7,8 @@ then the same view of its source's tangent storage (no copy), and a write into a
 dual tensor is a write into the dual tensor's tangent, as PyTorch's view tangents are views.
 
 A view whose own tangent was never set reads its base's, viewed (``tangent_of``), when the
-base became dual by a write of a dual value into one of its views: the base's other views,
-made before, see it, as in PyTorch. Other bases do not show through: a view made from a
+base became dual by a write of a dual value (into it, or into one of its views): its views
+made before see it, as in PyTorch. Other bases do not show through: a view made from a
 non-dual alias of a dual tensor (``unpack_dual``'s primal) is not dual, as in PyTorch.
 """
 
@@ -66,10 +66,6 @@ def set_tangent(t: Tensor, tangent: Any, shows_through: bool = False) -> None:
     key = id(t)
     ref = weakref.ref(t, lambda r, key=key: _forget(key, r))
     TANGENTS[key] = (ref, tangent, shows_through)
-
-
-def is_dual(t: Any) -> bool:
-    return isinstance(t, Tensor) and tangent_of(t) is not None
 
 
 def tangent_of(t: Tensor) -> Any:
