@@ -6,6 +6,7 @@ from .anomaly_mode import (
     detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly,
 )
 from .engine import backward, grad
+from . import forward_ad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .grad_mode import (
@@ -27,6 +28,7 @@ __all__ = [
     "SavedTensor",
     "SavingNode",
     "backward",
+    "forward_ad",
     "detect_anomaly",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",

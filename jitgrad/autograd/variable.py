@@ -9,7 +9,7 @@ from typing import Any, Callable
 from .. import dtypes
 from .._warn_once import warn_once
 from ..tensor import Tensor
-from . import engine, post_accumulate
+from . import _dual_tangents, engine, post_accumulate
 from .hook_results import typename
 from .grad_mode import is_grad_enabled
 from .graph import grad_accumulator, grad_fn_of
@@ -215,12 +215,15 @@ def detach_(self: Tensor) -> Tensor:
 
 
 def repr_suffixes(self: Tensor) -> list[str]:
+    """``grad_fn=<...>`` or ``requires_grad=True``, then a dual tensor's ``tangent=...``."""
+    tangent = _dual_tangents.tangent_of(self) if _dual_tangents.TANGENTS else None
+    dual = [f"tangent={tangent!r}"] if isinstance(tangent, Tensor) else []
     try:
         fn = grad_fn_of(self)  # a stale view's regenerated grad_fn, as PyTorch prints it
     except RuntimeError:  # e.g. a no_grad view whose base was then written in place
-        return ["grad_fn=<Invalid>"]
+        return ["grad_fn=<Invalid>", *dual]
     if fn is not None:
-        return [f"grad_fn=<{type(fn).__name__}>"]  # (PyTorch prints the class name)
+        return [f"grad_fn=<{type(fn).__name__}>", *dual]  # (PyTorch prints the class name)
     if self._requires_grad:
-        return ["requires_grad=True"]
-    return []
+        return ["requires_grad=True", *dual]
+    return dual

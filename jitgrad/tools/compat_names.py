@@ -139,6 +139,7 @@ NAMES: dict[str, list[str]] = {
         grad backward Function gradcheck gradgradcheck detect_anomaly set_detect_anomaly
         no_grad enable_grad set_grad_enabled forward_ad functional graph
     """.split(),
+    "torch.autograd.forward_ad": "UnpackedDualTensor enter_dual_level exit_dual_level make_dual unpack_dual dual_level".split(),
     "torch.optim": "Optimizer SGD Adam AdamW RMSprop Adagrad LBFGS lr_scheduler Adamax NAdam RAdam Adadelta Rprop ASGD".split(),
     "torch.optim.lr_scheduler": """
         LRScheduler LambdaLR MultiplicativeLR StepLR MultiStepLR ConstantLR LinearLR ExponentialLR
@@ -188,6 +189,10 @@ ABSENT_BY_DESIGN: dict[str, str] = {
 # deliberately differs from PyTorch") -> how. A name listed here that jitgrad does not have
 # yet is reported as "not yet".
 DIFFERENCES: dict[str, str] = {
+    "torch.autograd.forward_ad": "tangents from each op's backward (double-vjp): ops without a PyTorch forward "
+                                 "derivative get one; a backward inside a level gives no tangents (README)",
+    "torch.autograd.forward_ad.make_dual": "every op called with the dual gets the Jacobian-vector product of its "
+                                           "backward as tangent, equal to PyTorch's up to rounding (README)",
     "torch.manual_seed": "seeds jitgrad's NumPy generator: reproducible, but not PyTorch's numbers",
     "torch.rand": "jitgrad's NumPy generator: not PyTorch's random numbers",
     "torch.randn": "jitgrad's NumPy generator: not PyTorch's random numbers",
