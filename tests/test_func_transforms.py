@@ -216,3 +216,16 @@ def test_vmap_over_any_dim_matches_pytorch(shape: list[int], data: st.DataObject
         (out * out).sum().backward()
         return out, x.grad
     both(program)
+
+
+@pytest.mark.parametrize("op", ["logcumsumexp", "cumprod", "sin"])
+def test_jvp_where_a_backward_is_singular_at_a_zero_cotangent(op: str) -> None:
+    """``func.jvp``'s double-vjp dummy cotangent is ones: a backward taking log |u| gave NaN
+    at zeros (logcumsumexp), where PyTorch's forward AD gives J t."""
+    def run(lib: Any) -> Any:
+        f = {"logcumsumexp": lambda a: a.logcumsumexp(0), "cumprod": lambda a: a.cumprod(0),
+             "sin": lambda a: a.sin()}[op]
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64)
+        t = lib.tensor([1.0, 0.5, 0.25], dtype=lib.float64)
+        return lib.func.jvp(f, (x,), (t,))[1]
+    np.testing.assert_allclose(run(jitgrad).numpy(), run(torch).numpy(), rtol=1e-12, atol=1e-15)

@@ -10,7 +10,7 @@ import functools
 from typing import Any, Callable
 
 from ..autograd import grad_mode
-from ..creation import zeros, zeros_like
+from ..creation import ones_like, zeros
 from ..ops.stacking import stack
 from ..tensor import Tensor
 from . import _pytree
@@ -178,8 +178,10 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
         entered = [level.enter(x, "jvp(f, primals, tangents)") for x in p_leaves]
         output, aux = _split_aux(func(*_pytree.tree_unflatten(entered, p_spec)), has_aux, "jvp")
         out_leaves, out_spec = _pytree.tree_flatten(output)
-        # the double-vjp trick: u -> J^T u is linear in u; its vjp with the tangents is J t
-        dummies = [zeros_like(o).requires_grad_() for o in out_leaves]  # type: ignore[attr-defined]
+        # the double-vjp trick: u -> J^T u is linear in u; its vjp with the tangents is J t.
+        # At u = ones, not zeros: a backward may take log |u| (logcumsumexp's), whose
+        # derivative at 0 is NaN (PyTorch's forward AD has no such dummy: it gives J t)
+        dummies = [ones_like(o).requires_grad_() for o in out_leaves]  # type: ignore[attr-defined]
         level.private.update(id(d) for d in dummies)
         pulled = grads_of(out_leaves, entered, dummies)
         pushed = grads_of(pulled, dummies, list(t_leaves))
