@@ -88,11 +88,20 @@ def scatter_index(
     return d, along_index(idx.reshape(index._sizes or (1,) * self.ndim), d)
 
 
-def source_part(src: Tensor, index: Tensor) -> Tensor:
-    """The leading ``index``-shaped corner of ``src`` (what a scatter reads)."""
-    if src._sizes == index._sizes or not src.ndim:
+def source_part(src: Tensor, sizes: tuple[int, ...]) -> Tensor:
+    """The leading ``sizes`` corner of ``src`` (what a scatter of an index of ``sizes`` reads)."""
+    if src._sizes == sizes or not src.ndim:
         return src
-    return src[tuple(slice(0, s) for s in index._sizes)]  # type: ignore[index]
+    return src[tuple(slice(0, s) for s in sizes)]  # type: ignore[index]
+
+
+def source_grad(gpart: Tensor, src_sizes: tuple[int, ...]) -> Tensor:
+    """The gradient of a scatter's whole ``src`` from that of the corner it read (``gpart``):
+    zeros elsewhere. A ``src`` larger than ``index`` is read only in its leading corner
+    (PyTorch's backward refuses it: README, deliberate differences)."""
+    if gpart._sizes == src_sizes:
+        return gpart
+    return index_put_zeros(gpart, src_sizes, tuple(slice(0, n) for n in gpart._sizes))
 
 
 # -- gather ------------------------------------------------------------------------------------
@@ -154,23 +163,24 @@ class ScatterBackward0(SavingNode):
     """Backward of an overwriting scatter: the overwritten positions of ``self`` get nothing,
     ``src`` gets the gradient gathered from where it was written."""
 
-    def __init__(self, np_index: tuple[Any, ...], src_sizes: tuple[int, ...]) -> None:
+    def __init__(self, np_index: tuple[Any, ...], part_sizes: tuple[int, ...], src_sizes: tuple[int, ...]) -> None:
         super().__init__()
         self.np_index = np_index
+        self.part_sizes = part_sizes
         self.src_sizes = src_sizes
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
         (mask,) = self.unpack()
-        np_index, src_sizes = self.np_index, self.src_sizes
         gs = where(mask, 0.0, g) if self.needs_input_grad(0) else None
         gsrc = None
         if self.needs_input_grad(1):
             source = reshape(g, 1) if not g.ndim else g
-            gsrc = gather_at(source, np_index)
-            if gsrc._sizes != src_sizes:
-                gsrc = reshape(gsrc, src_sizes)
+            gsrc = gather_at(source, self.np_index)
+            if gsrc._sizes != self.part_sizes:
+                gsrc = reshape(gsrc, self.part_sizes)
+            gsrc = source_grad(gsrc, self.src_sizes)
         return (gs, gsrc)
 
 
@@ -178,18 +188,14 @@ class IndexCopyBackward0(ScatterBackward0):
     pass
 
 
-def _overwrite(
-    op: str, node_cls: type, self: Tensor, np_index: tuple[Any, ...], src: Tensor | Any
-) -> Tensor:
-    """A copy of ``self`` with ``src`` (a tensor or a number) written at ``np_index``."""
+def _overwrite(node_cls: type, self: Tensor, np_index: tuple[Any, ...], src: Tensor, part: Tensor) -> Tensor:
+    """A copy of ``self`` with ``part`` (``src`` or its leading corner) written at ``np_index``."""
     values = self._numpy().copy().reshape(self._sizes or (1,))
-    source = src._numpy() if isinstance(src, Tensor) else src
-    values[np_index] = source
+    values[np_index] = part._numpy()
     out = from_result(values.reshape(self._sizes), self.dtype)
-    src_t = src if isinstance(src, Tensor) else None
-    if needs_grad(self, src_t):
-        node = node_cls(np_index, src_t._sizes if src_t is not None else ())
-        record(node, (self, src_t), (out,))
+    if needs_grad(self, src):
+        node = node_cls(np_index, part._sizes, src._sizes)
+        record(node, (self, src), (out,))
         node.save(_mask_at(self, np_index))
     return out
 
@@ -207,8 +213,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     if isinstance(src, Tensor) and src.ndim:
         same_dtype(op, input, src)
         _, np_index = scatter_index(op, input, dim, index, src)
-        part = source_part(src, index)
-        return _overwrite(op, ScatterBackward0, input, np_index, part)
+        return _overwrite(ScatterBackward0, input, np_index, src, source_part(src, index._sizes))
     _, np_index = scatter_index(op, input, dim, index, None)
     return filled(input, _mask_at(input, np_index), fill_value(op, input, src), _SCATTER_NODES, op)
 
@@ -275,7 +280,7 @@ def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src: Any, reduc
         )
         same_dtype(op, input, src)
         _, np_index = scatter_index(op, input, dim, index, src)
-        part = source_part(src, index)._numpy()
+        part = source_part(src, index._sizes)._numpy()
         part = part.reshape(-1)[: len(np_index[0])] if not input.ndim else part
     else:
         _, np_index = scatter_index(op, input, dim, index, None)
@@ -302,7 +307,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     tensor_arg(op, "src", src)
     same_dtype(op, input, src)
     _, np_index = scatter_index(op, input, dim, index, src)
-    part = source_part(src, index)
+    part = source_part(src, index._sizes)
     if not input.ndim:
         part = reshape(part, -1) if part.ndim else reshape(part, 1)
         part = part[: len(np_index[0])]  # type: ignore[index]
@@ -330,8 +335,7 @@ class _AddAtBackward(Node):
                 gsrc = reshape(gsrc, self.part_sizes)
             if self.alpha != 1:
                 gsrc = mul(gsrc, self.alpha)
-            if self.part_sizes != self.src_sizes:
-                gsrc = index_put_zeros(gsrc, self.src_sizes, tuple(slice(0, n) for n in self.part_sizes))
+            gsrc = source_grad(gsrc, self.src_sizes)
         return (g if self.needs_input_grad(0) else None, gsrc)
 
 
@@ -403,7 +407,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     tensor_arg(op, "source", source)
     same_dtype(op, input, source, "source")
     _, np_index = _index_along(op, input, dim, index, source)
-    return _overwrite(op, IndexCopyBackward0, input, np_index, source)
+    return _overwrite(IndexCopyBackward0, input, np_index, source, source)
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:

@@ -24,7 +24,7 @@ from .operands import from_result
 from .compare import where
 from .elementwise import add, div, mul
 from ._index_args import same_dtype, tensor_arg
-from .gather_scatter import scatter_index, source_part
+from .gather_scatter import scatter_index, source_grad, source_part
 from .masking import masked_fill
 from .index_ops import gather as gather_at
 from .index_ops import index_put_zeros
@@ -82,7 +82,8 @@ class ScatterReduceBackward0(SavingNode):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
-        self_, src, result = self.unpack()
+        self_, whole_src, result = self.unpack()
+        src = source_part(whole_src, self.np_index[self.dim].shape)
         if self.reduce in ("sum", "mean"):
             gs, gsrc = self._sum(g)
         elif self.reduce == "prod":
@@ -91,7 +92,8 @@ class ScatterReduceBackward0(SavingNode):
             gs, gsrc = self._extreme(g, self_, src, result)
         if not self.include_self:
             gs = where(_mask(self.written), 0.0, gs)
-        return (gs if self.needs_input_grad(0) else None, gsrc if self.needs_input_grad(1) else None)
+        gsrc = source_grad(gsrc, whole_src._sizes) if self.needs_input_grad(1) else None
+        return (gs if self.needs_input_grad(0) else None, gsrc)
 
     def _sum(self, g: Tensor) -> tuple[Tensor, Tensor]:
         """``sum``: the gradient to ``self``, gathered to ``src``; ``mean``: both divided by
@@ -175,11 +177,14 @@ class IndexReduceBackward0(ScatterReduceBackward0):
 def _scatter_reduce(self: Tensor, dim: int, np_index: tuple[Any, ...], src: Tensor, reduce: str,
                     include_self: bool, written: np.ndarray,
                     node_cls: type[ScatterReduceBackward0] = ScatterReduceBackward0) -> Tensor:
+    """``src`` (its leading corner the shape of ``np_index``'s arrays) reduced into a copy of
+    ``self``, recorded as one ``node_cls`` on ``self`` and the whole ``src``."""
+    part = source_part(src, np_index[dim].shape)
     if reduce in ("sum", "mean"):
         with no_grad():  # (the values of the composition; the node is PyTorch's)
-            out = _summed(self, np_index, src, reduce, include_self, written)
+            out = _summed(self, np_index, part, reduce, include_self, written)
     else:
-        out = from_result(_raw(self._numpy(), np_index, src._numpy(), reduce, include_self, written), self.dtype)
+        out = from_result(_raw(self._numpy(), np_index, part._numpy(), reduce, include_self, written), self.dtype)
     if needs_grad(self, src):
         node = node_cls(dim, np_index, reduce, include_self, written)
         record(node, (self, src), (out,))
@@ -201,10 +206,9 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     if not input.ndim:
         raise RuntimeError(f"{op}(): expected a tensor with at least one dimension, got a 0-d tensor")
     d, np_index = scatter_index(op, input, dim, index, src)
-    part = source_part(src, index)
     written = np.zeros(input._sizes, np.bool_)
     written[np_index] = True
-    return _scatter_reduce(input, d, np_index, part, reduce, bool(include_self), written)
+    return _scatter_reduce(input, d, np_index, src, reduce, bool(include_self), written)
 
 
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
