@@ -60,6 +60,11 @@ def _check_scatter_shapes(op: str, self: Tensor, dim: int, index: Tensor, src: T
         )
     if not index.numel():
         return
+    if src is not None and max(src.ndim, 1) != nd:
+        raise RuntimeError(
+            f"{op}(): Index tensor must have the same number of dimensions as src tensor "
+            f"(got {index.ndim}, expected {src.ndim})"
+        )
     sizes = self._sizes or (1,)
     isizes = index._sizes or (1,)
     for d in range(nd):
@@ -89,7 +94,9 @@ def scatter_index(
 
 
 def source_part(src: Tensor, sizes: tuple[int, ...]) -> Tensor:
-    """The leading ``sizes`` corner of ``src`` (what a scatter of an index of ``sizes`` reads)."""
+    """The leading ``sizes`` corner of ``src`` (what a scatter of an index of ``sizes`` reads;
+    a 0-d index reads one element)."""
+    sizes = sizes or (1,) * src.ndim
     if src._sizes == sizes or not src.ndim:
         return src
     return src[tuple(slice(0, s) for s in sizes)]  # type: ignore[index]
@@ -161,7 +168,9 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 # -- scatters --------------------------------------------------------------------------------
 class ScatterBackward0(SavingNode):
     """Backward of an overwriting scatter: the overwritten positions of ``self`` get nothing,
-    ``src`` gets the gradient gathered from where it was written."""
+    ``src`` gets the gradient gathered from where it was written. It saves what PyTorch's
+    saves (``_saved_dim``, ``_saved_index``: writing the index in place makes backward
+    refuse, as there), then the mask of the overwritten positions."""
 
     def __init__(self, np_index: tuple[Any, ...], part_sizes: tuple[int, ...], src_sizes: tuple[int, ...]) -> None:
         super().__init__()
@@ -172,7 +181,7 @@ class ScatterBackward0(SavingNode):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
-        (mask,) = self.unpack()
+        mask = self.unpack()[-1]
         gs = where(mask, 0.0, g) if self.needs_input_grad(0) else None
         gsrc = None
         if self.needs_input_grad(1):
@@ -185,18 +194,20 @@ class ScatterBackward0(SavingNode):
 
 
 class IndexCopyBackward0(ScatterBackward0):
-    pass
+    optional_tensors = ("source",)
 
 
-def _overwrite(node_cls: type, self: Tensor, np_index: tuple[Any, ...], src: Tensor, part: Tensor) -> Tensor:
-    """A copy of ``self`` with ``part`` (``src`` or its leading corner) written at ``np_index``."""
+def _overwrite(node_cls: type, self: Tensor, np_index: tuple[Any, ...], src: Tensor, part: Tensor,
+               saved: tuple[Any, ...]) -> Tensor:
+    """A copy of ``self`` with ``part`` (``src`` or its leading corner) written at ``np_index``;
+    its node saves ``saved`` (PyTorch's saved values) and the mask of the written positions."""
     values = self._numpy().copy().reshape(self._sizes or (1,))
     values[np_index] = part._numpy()
     out = from_result(values.reshape(self._sizes), self.dtype)
     if needs_grad(self, src):
         node = node_cls(np_index, part._sizes, src._sizes)
         record(node, (self, src), (out,))
-        node.save(_mask_at(self, np_index))
+        node.save(*saved, _mask_at(self, np_index))
     return out
 
 
@@ -209,13 +220,19 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     if reduce is not None:
         return _scatter_with_reduce(input, dim, index, value if src is None else src, reduce)
     if src is None:
+        if isinstance(value, Tensor):  # (a Number: PyTorch takes a 0-d tensor that needs no grad as one)
+            if value.ndim or value.requires_grad:
+                raise TypeError(f"{op}(): argument 'value' must be a Number, got a Tensor (pass a tensor as src)")
+            value = value._numpy().item()
         src = value
-    if isinstance(src, Tensor) and src.ndim:
+    if isinstance(src, Tensor):  # (a 0-d one too: PyTorch's scatter.src)
         same_dtype(op, input, src)
         _, np_index = scatter_index(op, input, dim, index, src)
-        return _overwrite(ScatterBackward0, input, np_index, src, source_part(src, index._sizes))
+        return _overwrite(ScatterBackward0, input, np_index, src, source_part(src, index._sizes),
+                          (saved_dim(dim), index))
     _, np_index = scatter_index(op, input, dim, index, None)
-    return filled(input, _mask_at(input, np_index), fill_value(op, input, src), _SCATTER_NODES, op)
+    return filled(input, _mask_at(input, np_index), fill_value(op, input, src), _SCATTER_NODES, op,
+                  (saved_dim(dim), index))
 
 
 class ScatterBackward1(MaskedFillBackward0):
@@ -230,7 +247,7 @@ class IndexFillBackward1(MaskedFillBackward1):
     """``index_fill`` with a 0-d tensor value: it gets the sum of the filled slices' gradient."""
 
 
-_SCATTER_NODES = (ScatterBackward1, MaskedFillBackward1)  # (a 0-d tensor src of scatter: see scatter)
+_SCATTER_NODES = (ScatterBackward1, ScatterBackward1)  # (a value is a number: ``fill_value`` gives no tensor)
 
 
 class NotImplementedBackward(Node):
@@ -308,17 +325,15 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     same_dtype(op, input, src)
     _, np_index = scatter_index(op, input, dim, index, src)
     part = source_part(src, index._sizes)
-    if not input.ndim:
-        part = reshape(part, -1) if part.ndim else reshape(part, 1)
-        part = part[: len(np_index[0])]  # type: ignore[index]
-        return add(input, reshape(index_put_zeros(part, (1,), np_index), ()))
-    return _added_at(ScatterAddBackward0, input, src, part, np_index, 1)
+    saved = (saved_dim(dim), index if needs_grad(src) else None)
+    return _added_at(ScatterAddBackward0, input, src, part, np_index, 1, saved)
 
 
-class _AddAtBackward(Node):
+class _AddAtBackward(SavingNode):
     """Backward of adding ``alpha * src`` at ``np_index`` of a copy of ``self``: ``self`` gets
     the gradient as it is, ``src`` the gradient gathered from where it was added (times
-    ``alpha``; zeros for a part of ``src`` that was not read)."""
+    ``alpha``; zeros for a part of ``src`` that was not read). It saves only what PyTorch's
+    saves (the index and source just for ``src``'s gradient) and reads none of it."""
 
     def __init__(self, np_index: tuple[Any, ...], part_sizes: tuple[int, ...], src_sizes: tuple[int, ...],
                  alpha: Any) -> None:
@@ -328,9 +343,10 @@ class _AddAtBackward(Node):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
+        self.unpack()  # (PyTorch's checks of what it saved)
         gsrc = None
         if self.needs_input_grad(1):
-            gsrc = gather_at(g, self.np_index)
+            gsrc = gather_at(reshape(g, 1) if not g.ndim else g, self.np_index)
             if gsrc._sizes != self.part_sizes:
                 gsrc = reshape(gsrc, self.part_sizes)
             if self.alpha != 1:
@@ -340,24 +356,25 @@ class _AddAtBackward(Node):
 
 
 class ScatterAddBackward0(_AddAtBackward):
-    pass
+    optional_tensors = ("index",)
 
 
 class IndexAddBackward0(_AddAtBackward):
-    pass
+    optional_tensors = ("index", "source")
 
 
 def _added_at(node_type: type[_AddAtBackward], input: Tensor, src: Tensor, part: Tensor,
-              np_index: tuple[Any, ...], alpha: Any) -> Tensor:
+              np_index: tuple[Any, ...], alpha: Any, saved: tuple[Any, ...]) -> Tensor:
     """A copy of ``input`` with ``alpha * part`` (``src`` or its leading corner) added at
-    ``np_index`` (repeated positions add up), recorded as one ``node_type``."""
-    values = np.array(input._numpy(), copy=True)
+    ``np_index`` (repeated positions add up), recorded as one ``node_type`` saving ``saved``."""
+    values = np.array(input._numpy(), copy=True).reshape(input._sizes or (1,))  # (0-d: as 1-D)
     scaled = part._numpy() if alpha == 1 else (part._numpy() * np.asarray(alpha, dtype=input.dtype))
     with np.errstate(all="ignore"):
         np.add.at(values, np_index, scaled)
-    out = from_result(values, input.dtype)
+    out = from_result(values.reshape(input._sizes), input.dtype)
     if needs_grad(input, src):
-        record(node_type(np_index, part._sizes, src._sizes, alpha), (input, src), (out,))
+        node = record(node_type(np_index, part._sizes, src._sizes, alpha), (input, src), (out,))
+        node.save(*saved)
     return out
 
 
@@ -374,11 +391,16 @@ def _index_along(
     error = RuntimeError if op == "index_add" else IndexError  # as PyTorch
     idx = check_bounds(op, idx.reshape(-1), sizes[d], d, negative=op == "index_fill", error=error)
     if source is not None:
+        if op == "index_add" and source.ndim != self.ndim:
+            raise RuntimeError(
+                f"{op}(): source tensor shape must match self tensor shape, excluding the specified dimension. "
+                f"Got self.shape = {list(self._sizes)} source.shape = {list(source._sizes)}"
+            )
         expected = list(sizes)
         expected[d] = idx.size
         got = list(source._sizes or (1,))
         if source.ndim > 0 or self.ndim > 0:
-            if got != expected and not (op == "index_add" and source.numel() == idx.size == 1 and not self.ndim):
+            if got != expected:
                 raise RuntimeError(
                     f"{op}(): source of shape {list(source._sizes)} doesn't match self of shape "
                     f"{list(self._sizes)} with {idx.size} slice(s) along dim {d}; expected "
@@ -394,10 +416,9 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     tensor_arg(op, "source", source)
     same_dtype(op, input, source, "source")
     _, np_index = _index_along(op, input, dim, index, source)
-    if not input.ndim:
-        part = source if alpha == 1 else mul(source, alpha)
-        return add(input, reshape(index_put_zeros(reshape(part, -1), (1,), np_index), ()))
-    return _added_at(IndexAddBackward0, input, source, source, np_index, alpha)
+    wanted = needs_grad(source)  # (PyTorch saves index and source only for source's gradient)
+    saved = (saved_dim(dim), index if wanted else None, source if wanted else None, source.ndim, alpha)
+    return _added_at(IndexAddBackward0, input, source, source, np_index, alpha, saved)
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -407,7 +428,9 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     tensor_arg(op, "source", source)
     same_dtype(op, input, source, "source")
     _, np_index = _index_along(op, input, dim, index, source)
-    return _overwrite(IndexCopyBackward0, input, np_index, source, source)
+    wanted = needs_grad(source)  # (PyTorch saves source only for its own gradient)
+    return _overwrite(IndexCopyBackward0, input, np_index, source, source,
+                      (saved_dim(dim), index, source if wanted else None, source.ndim))
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
@@ -416,7 +439,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     tensor_arg(op, "input", input)
     _, np_index = _index_along(op, input, dim, index, None)
     return filled(input, _mask_at(input, np_index), fill_value(op, input, value),
-                  (IndexFillBackward0, IndexFillBackward1), op)
+                  (IndexFillBackward0, IndexFillBackward1), op, (saved_dim(dim), index))
 
 
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,
