@@ -38,7 +38,8 @@ from ._index_args import (
 from .assignment import IndexPutBackward0
 from .inplace_result import write_result
 from .masking import MaskedFillBackward0, MaskedFillBackward1, filled
-from .view_ops import expand, reshape
+from .structure import clone
+from .view_ops import expand, reshape, unsqueeze
 
 
 def along_index(idx: np.ndarray, dim: int) -> tuple[Any, ...]:
@@ -445,7 +446,10 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Each element (each slice along ``dim``) repeated ``repeats`` times (an int, or one
-    count per element); ``repeat_interleave(counts)`` alone gives the repeated indices."""
+    count per element); ``repeat_interleave(counts)`` alone gives the repeated indices.
+    With an int, PyTorch's graph: ``unsqueeze``, ``expand``, ``clone``, then a view merging
+    the two dims (and a flattening view first without ``dim``); with a tensor of counts, an
+    ``index_select``."""
     op = "repeat_interleave"
     tensor_arg(op, "input", input)
     if repeats is None:  # repeat_interleave(repeats): 0, 1, ... each repeated
@@ -469,9 +473,14 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         counts = np.array([repeats])
     if (counts < 0).any():
         raise RuntimeError(f"{op}(): repeats can not be negative")
+    total = n * int(counts[0]) if counts.size == 1 else int(counts.sum())
+    if output_size is not None and output_size != total:
+        raise RuntimeError(f"{op}(): output_size {output_size} doesn't match the total repeats {total}")
+    if not isinstance(repeats, Tensor):
+        sizes = list(source._sizes)
+        copies = clone(expand(unsqueeze(source, d + 1), sizes[: d + 1] + [int(repeats)] + sizes[d + 1:]))
+        return reshape(copies, sizes[:d] + [total] + sizes[d + 1:])
     idx = np.repeat(np.arange(n), np.broadcast_to(counts, (n,)))
-    if output_size is not None and output_size != idx.size:
-        raise RuntimeError(f"{op}(): output_size {output_size} doesn't match the total repeats {idx.size}")
     return index_select(source, d, from_result(idx, dtypes.int64))
 
 
