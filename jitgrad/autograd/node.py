@@ -577,6 +577,7 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
     "IndexCopyBackward0": ("dim", "index", "source", "source_dim", "-"), "IndexFillBackward0": ("dim", "index", "-"),
     "IndexFillBackward1": ("dim", "index", "-"), "MaskedFillBackward1": ("mask",),
     "MaskedScatterBackward0": ("mask", "source_sym_sizes"),
+    "IgammaBackward0": ("self", "other"), "IgammacBackward0": ("self", "other"),
     "MvlgammaBackward0": ("self",), "LdexpBackward0": ("other", "result"),
     "FrexpBackward0": ("exponent",),
 }
