@@ -14,6 +14,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 class _State(threading.local):
     enabled = True  # every thread starts with grad mode on (the class attribute is the default)
     backward_depth = 0  # backward passes running on the thread (``autograd/reentrant.py``)
+    capturing = False  # the innermost of them asks for some inputs' gradients (``autograd.grad``)
 
 
 _state = _State()
@@ -25,6 +26,13 @@ def is_grad_enabled() -> bool:
 
 def _set(enabled: bool) -> None:
     _state.enabled = enabled
+
+
+def is_checkpoint_valid() -> bool:
+    """PyTorch's ``torch.autograd._is_checkpoint_valid``: False while a backward pass that
+    asks for some inputs' gradients (``autograd.grad``, ``backward(inputs=...)``) runs on this
+    thread, in which a reentrant checkpoint cannot run."""
+    return not _state.capturing
 
 
 class _GradModeContext:
