@@ -136,3 +136,23 @@ def cylinder_reference(name, *args):
         for idx in itertools.product(*(range(n) for n in out.shape)):
             out[idx] = float(formulas[name](*(mpmath.mpf(float(a[idx])) for a in arrays)))
         return out
+
+
+def k_chebyshev_coefficients(order, piece):
+    """``kernels.cylinder``'s Chebyshev coefficients of ``e^x sqrt(x) K_order(x)`` (the first
+    halved), recomputed with mpmath at 40 digits: ``piece`` ``"near"`` (``x = (u + 3) / 2`` on
+    ``[1, 2]``: 24 of them from 40 nodes) or ``"far"`` (``x = 4 / (u + 1)`` on ``[2, inf)``: 27
+    from 60 nodes). ``c_j = (2/N) sum_k f(u_k) cos(pi j (k + 1/2) / N)`` at the nodes ``u_k``."""
+    import mpmath
+
+    count, nodes, to_x = (24, 40, lambda u: (u + 3) / 2) if piece == "near" else (27, 60, lambda u: 4 / (u + 1))
+    with mpmath.workdps(40):
+        angles = [mpmath.pi * (k + mpmath.mpf(1) / 2) / nodes for k in range(nodes)]
+        values = []
+        for angle in angles:
+            x = to_x(mpmath.cos(angle))
+            values.append(mpmath.exp(x) * mpmath.sqrt(x) * mpmath.besselk(order, x))
+        coefficients = [2 * mpmath.fsum(v * mpmath.cos(j * a) for v, a in zip(values, angles)) / nodes
+                        for j in range(count)]
+        coefficients[0] /= 2
+        return tuple(float(c) for c in coefficients)

@@ -277,3 +277,17 @@ def test_zeta_numbers_match_pytorch_exactly_where_summed_directly():
                       - torch.special.zeta(torch.tensor(x), torch.tensor(q)).numpy())
     assert same_ish.max() <= 4e-16 * 2
     same(jitgrad.special.zeta(jitgrad.tensor([2.0]), 1.0), torch.special.zeta(torch.tensor([2.0]), 1.0))
+
+
+@pytest.mark.parametrize("order", [0, 1])
+@pytest.mark.parametrize("piece", ["near", "far"])
+def test_k_chebyshev_tables_are_the_recomputed_ones(order, piece):
+    """The tables in kernels/cylinder.py are what mpmath gives (tests/naive.py), to the last bit
+    or an ulp (the last coefficients are far below round-off of the sum)."""
+    from jitgrad.kernels import cylinder
+    from naive import k_chebyshev_coefficients
+
+    table = getattr(cylinder, f"_K{order}_{piece.upper()}")
+    recomputed = k_chebyshev_coefficients(order, piece)
+    np.testing.assert_allclose(table[:len(recomputed)], recomputed, rtol=4e-16, atol=0)
+    assert not any(table[len(recomputed):])

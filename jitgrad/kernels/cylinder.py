@@ -18,10 +18,12 @@ from ``cos x`` and ``sin x``, so the phase is exact however large ``x``). Errors
 float64 round-off of the larger terms: relative, except near a zero of the function, where
 they are absolute (a few 1e-17 of the envelope ``min(1, sqrt(2 / (pi x)))``).
 
-``K_0``, ``K_1`` (and ``e^x K``): the power series for ``x <= 1``; above, the trapezoid rule
-on ``K_n(x) = int_0^inf exp(-x cosh t) cosh(n t) dt`` with step ``h = min(1/5, 0.6 / sqrt(x))``
-(its error falls like ``exp(-2 pi d / h)`` for the strip half-width ``d`` near pi/2, and like
-``exp(-2 pi^2 / (h^2 x))`` for large ``x``: round-off either way), all terms positive.
+``K_0``, ``K_1`` (and ``e^x K``): the power series for ``x <= 1``; above, Chebyshev series of
+the smooth ``e^x sqrt(x) K_n(x)`` (near 1.2 everywhere) in ``u = 2x - 3`` on ``(1, 2]`` and in
+``u = 4/x - 1`` beyond, summed by Clenshaw's recurrence: 24 and 27 terms, truncated below
+1e-18 of the value. The coefficients were computed with mpmath at 40 digits from 40 and 60
+Chebyshev nodes (``tests/naive.py``'s ``k_chebyshev_coefficients`` recomputes them; a test
+checks the tables against it).
 
 Self-contained (see ``_policy.py``): the ufuncs call only ``math`` and jitted helpers of
 this file.
@@ -280,24 +282,65 @@ def _k_series(x: float, order: int) -> float:  # pragma: no cover - runs compile
     return 1.0 / x + log_half * (0.5 * x * i) - 0.25 * x * rest
 
 
+# Chebyshev coefficients of e^x sqrt(x) K_n(x) (the first halved; trailing zeros change no sum):
+# see the module docstring
+_K0_NEAR = (
+    1.170501891900209, 0.022389751673488986, -0.003124894650513905, 0.00044735976729161933,
+    -6.536752993722751e-05, 9.711987484436033e-06, -1.4629562617446877e-06, 2.2292021451351332e-07,
+    -3.429966764430026e-08, 5.321546076744968e-09, -8.315683764241863e-10, 1.3075759917138504e-10,
+    -2.0673435291914785e-11, 3.2844221023814395e-12, -5.240517337565646e-13, 8.393867509293146e-14,
+    -1.3491352807041505e-14, 2.1752569364590865e-15, -3.5172474656866017e-16, 5.701962082282437e-17,
+    -9.265737135000055e-18, 1.508990297327328e-18, -2.4624642999141737e-19, 4.025917598995352e-20,
+    0.0, 0.0, 0.0,  # (padded to the far tables' 27)
+)
+_K0_FAR = (
+    1.2201515410329777, -0.0314481013119645, 0.0015698838857300533, -0.00012849549581627802,
+    1.39498137188765e-05, -1.8317555227191195e-06, 2.766813639445015e-07, -4.660489897687948e-08,
+    8.574034017414225e-09, -1.6975345093890614e-09, 3.5773972814003283e-10, -7.957489244477396e-11,
+    1.8559491149549264e-11, -4.514597883374519e-12, 1.1403405882073441e-12, -2.9800969231481784e-13,
+    8.032890775068375e-14, -2.2275133267462965e-14, 6.340076476276646e-15, -1.848593377920907e-15,
+    5.5120559994043335e-16, -1.6782311257549006e-16, 5.2103917776435543e-17, -1.6475805939842632e-17,
+    5.3004337711773354e-18, -1.7331712005821001e-18, 5.755109202882729e-19,
+)
+_K1_NEAR = (
+    1.535381294667647, -0.08518560938903838, 0.013138653434762042, -0.002058930539874094,
+    0.00032661033716223326, -5.2307962940945974e-05, 8.441512172160947e-06, -1.370778752091687e-06,
+    2.237381431745964e-07, -3.667556080393828e-08, 6.033847744113211e-09, -9.95789377783902e-10,
+    1.6478379064487916e-10, -2.7332978446420398e-11, 4.543205020039945e-12, -7.565512251611702e-13,
+    1.2619112532852258e-13, -2.1079512563611215e-14, 3.525907563974752e-15, -5.9048089050171e-16,
+    9.899617877328782e-17, -1.661375163053535e-17, 2.7907293925171508e-18, -4.691770101271488e-19,
+    0.0, 0.0, 0.0,  # (padded to the far tables' 27)
+)
+_K1_FAR = (
+    1.3603130952422213, 0.10392373657681724, -0.002857816859622779, 0.00019521551847135162,
+    -1.936197974166083e-05, 2.406484947837217e-06, -3.5019606030878126e-07, 5.7410841254500495e-08,
+    -1.0345762465678097e-08, 2.0150497551970347e-09, -4.1903547593419254e-10, 9.218315187605315e-11,
+    -2.129967838427791e-11, 5.139639673482343e-12, -1.2891739609498229e-12, 3.348419666052243e-13,
+    -8.976705182010146e-14, 2.4771544242195988e-14, -7.0198370892147685e-15, 2.038703166239861e-15,
+    -6.057047270643018e-16, 1.8380935752430455e-16, -5.689462849193648e-17, 1.7940510478863572e-17,
+    -5.7567444820733025e-18, 1.8778651901623268e-18, -6.22164528735261e-19,
+)
+
+
 @numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
-def _k_scaled_integral(x: float, order: int) -> float:  # pragma: no cover - runs compiled
-    """``e^x K_n(x)`` for ``x > 1``: the trapezoid rule, ``cosh t - 1 = 2 sinh(t/2)^2``, with a
-    step below ``0.6 / sqrt(x)`` (the integrand narrows as ``x`` grows)."""
-    h = min(0.2, 0.6 / math.sqrt(x))
-    total = 0.5
-    k = 1
-    while True:
-        t = k * h
-        half = math.sinh(0.5 * t)
-        value = math.exp(-2.0 * x * half * half)
-        if order == 1:
-            value *= math.cosh(t)
-        total += value
-        if value < 1e-18 * total:
-            break
-        k += 1
-    return h * total
+def _clenshaw(c, u: float) -> float:  # pragma: no cover - runs compiled
+    """``c[0] + sum_j c[j] T_j(u)`` (``c[0]`` already halved)."""
+    b1 = b2 = 0.0
+    for j in range(len(c) - 1, 0, -1):
+        b1, b2 = c[j] + 2.0 * u * b1 - b2, b1
+    return c[0] + u * b1 - b2
+
+
+@numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
+def _k_scaled_chebyshev(x: float, order: int) -> float:  # pragma: no cover - runs compiled
+    """``e^x K_n(x)`` for ``x > 1`` (see the module docstring)."""
+    if x <= 2.0:  # x = (u + 3) / 2
+        u = 2.0 * x - 3.0
+        c = _K0_NEAR if order == 0 else _K1_NEAR
+    else:  # x = 4 / (u + 1)
+        u = 4.0 / x - 1.0
+        c = _K0_FAR if order == 0 else _K1_FAR
+    return _clenshaw(c, u) / math.sqrt(x)
 
 
 @numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
@@ -311,7 +354,7 @@ def _k_scalar(x: float, order: int, scaled: bool) -> float:  # pragma: no cover 
     if x <= 1.0:
         value = _k_series(x, order)
         return value * math.exp(x) if scaled else value
-    value = _k_scaled_integral(x, order)
+    value = _k_scaled_chebyshev(x, order)
     return value if scaled else value * math.exp(-x)
 
 
