@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._policy import jit
+from ._policy import jit, jit_inline
 
 
-@jit
+@jit_inline
 def _before(a, b, largest):  # pragma: no cover - runs compiled
     """The comparator: ``a`` goes before ``b`` (nan is the largest value; ``a != a`` is nan)."""
     if largest:
@@ -37,7 +37,7 @@ def _before(a, b, largest):  # pragma: no cover - runs compiled
     return (a == a and b != b) or a < b
 
 
-@jit
+@jit_inline
 def _swap(keys, ids, i, j):  # pragma: no cover - runs compiled
     keys[i], keys[j] = keys[j], keys[i]
     ids[i], ids[j] = ids[j], ids[i]
@@ -261,7 +261,7 @@ def topk_rows(x, k, largest, ordered, out):  # pragma: no cover - runs compiled
             out[r, j] = ids[j]
 
 
-@jit
+@jit_inline
 def _greater(a, b):  # pragma: no cover - runs compiled
     return (a != a and b == b) or a > b
 
