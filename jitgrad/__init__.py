@@ -301,6 +301,7 @@ from .saving import load, save  # noqa: E402
 from .ops.aliases import imag, isreal, real, resolve_conj, resolve_neg  # noqa: E402
 from .ops.view_ops import conj  # noqa: E402
 from .ops.misc_math import heaviside, mvlgamma, nextafter, pinverse, unique_consecutive, vdot  # noqa: E402
+from .ops.igamma import igamma, igammac  # noqa: E402
 from .ops.matrix_exp import matrix_exp  # noqa: E402
 from .ops.random_fills import bernoulli  # noqa: E402
 from .ops.quantile import nanquantile, quantile  # noqa: E402
@@ -316,7 +317,7 @@ __all__ += [
     "resolve_conj", "resolve_neg", "heaviside", "pinverse", "vdot", "pairwise_distance", "matrix_exp", "block_diag",
     "cartesian_prod", "corrcoef", "cov", "cumulative_trapezoid", "dist", "float_power", "trapezoid",
     "quantile", "nanquantile", "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm",
-    "mvlgamma", "nextafter", "unique_consecutive", "bernoulli",
+    "mvlgamma", "nextafter", "unique_consecutive", "bernoulli", "igamma", "igammac",
 ]
 
 # -- PyTorch's in-place functions (``torch.exp_(x)``, ``torch.relu_(x)``): Tensor's in-place

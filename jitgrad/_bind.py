@@ -510,6 +510,12 @@ Tensor.digamma = gamma_fns.digamma
 Tensor.digamma_ = gamma_fns.digamma_
 Tensor.polygamma = gamma_fns.polygamma_method
 Tensor.polygamma_ = gamma_fns.polygamma_
+from .ops import igamma  # noqa: E402
+
+Tensor.igamma = igamma.igamma
+Tensor.igamma_ = igamma.igamma_
+Tensor.igammac = igamma.igammac
+Tensor.igammac_ = igamma.igammac_
 from .ops import counting  # noqa: E402
 
 Tensor.bincount = counting.bincount_method

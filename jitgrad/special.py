@@ -38,21 +38,8 @@ from .ops.bessel import i0, i0e, i1, i1e  # noqa: E402
 __all__ += ["i0", "i0e", "i1", "i1e"]
 
 
-# -- the regularized incomplete gamma functions (distributions/incomplete_gamma.py, loaded on
-#    first use: ``import jitgrad`` does not load the distributions) --
-def gammainc(input: Any, other: Any) -> Any:
-    """``P(a, x)``, the regularized lower incomplete gamma function (differentiable in ``x``)."""
-    from .distributions.incomplete_gamma import gammainc as lower
-
-    return lower(input, other)
-
-
-def gammaincc(input: Any, other: Any) -> Any:
-    """``Q(a, x) = 1 - P(a, x)``, accurate where it is small."""
-    from .distributions.incomplete_gamma import gammaincc as upper
-
-    return upper(input, other)
-
+# -- the regularized incomplete gamma functions (ops/igamma.py) --
+from .ops.igamma import igamma as gammainc, igammac as gammaincc  # noqa: E402
 
 __all__ += ["gammainc", "gammaincc"]
 

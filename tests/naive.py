@@ -136,3 +136,39 @@ def cylinder_reference(name, *args):
         for idx in itertools.product(*(range(n) for n in out.shape)):
             out[idx] = float(formulas[name](*(mpmath.mpf(float(a[idx])) for a in arrays)))
         return out
+
+
+def cylinder_chebyshev(table):
+    """A table of Chebyshev coefficients of ``kernels/cylinder.py`` (the first halved),
+    recomputed with mpmath at 40 digits: ``c_j = (2/N) sum_k f(u_k) cos(pi j (k + 1/2) / N)`` at
+    the ``N`` nodes ``u_k = cos(pi (k + 1/2) / N)``. ``_K<n>_NEAR``: ``e^x sqrt(x) K_n(x)``,
+    ``x = (u + 3) / 2``, 24 from 40 nodes; ``_K<n>_FAR``: the same, ``x = 4 / (u + 1)``, 27 from
+    60; ``_P<n>_NEAR``/``_Q<n>_NEAR``: Hankel's ``P_n``/``Q_n``, ``x = 2 / (u + 1)``, 46 from 90;
+    ``_P<n>_FAR``/``_Q<n>_FAR``: the same, ``x = 16 / (u + 1)``, 18 from 40."""
+    import mpmath
+
+    kind, n = table[1], int(table[2])
+    if kind == "K" and table.endswith("NEAR"):
+        count, nodes, to_x = 24, 40, lambda u: (u + 3) / 2
+    elif kind == "K":
+        count, nodes, to_x = 27, 60, lambda u: 4 / (u + 1)
+    elif table.endswith("NEAR"):
+        count, nodes, to_x = 46, 90, lambda u: 2 / (u + 1)
+    else:
+        count, nodes, to_x = 18, 40, lambda u: 16 / (u + 1)
+
+    def f(x):
+        if kind == "K":
+            return mpmath.exp(x) * mpmath.sqrt(x) * mpmath.besselk(n, x)
+        w = x - (2 * n + 1) * mpmath.pi / 4
+        j, y = mpmath.besselj(n, x), mpmath.bessely(n, x)
+        rotated = j * mpmath.cos(w) + y * mpmath.sin(w) if kind == "P" else y * mpmath.cos(w) - j * mpmath.sin(w)
+        return rotated / mpmath.sqrt(2 / (mpmath.pi * x))
+
+    with mpmath.workdps(40):
+        angles = [mpmath.pi * (k + mpmath.mpf(1) / 2) / nodes for k in range(nodes)]
+        values = [f(to_x(mpmath.cos(a))) for a in angles]
+        coefficients = [2 * mpmath.fsum(v * mpmath.cos(j * a) for v, a in zip(values, angles)) / nodes
+                        for j in range(count)]
+        coefficients[0] /= 2
+        return tuple(float(c) for c in coefficients)

@@ -50,15 +50,11 @@ def test_mode_matches_pytorch_with_ties(data, draw):
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(17, 60), st.integers(1, 4), st.integers(0, 2**32 - 1))
-def test_mode_long_dims_give_pytorch_values(n, distinct, seed):
-    """Longer dims: the same values; the index is the last position of the value (PyTorch's is
-    some position of it)."""
+def test_mode_long_dims_give_pytorchs_values_and_indices(n, distinct, seed):
+    """Longer dims: the index is the one the C++ library's sort leaves last in the run, as
+    PyTorch's (not the last position of the value)."""
     data = np.random.default_rng(seed).integers(0, distinct, (3, n)).astype(np.float64)
-    ours = jitgrad.mode(_tensor(jitgrad, data))
-    theirs = torch.mode(_tensor(torch, data))
-    same(ours.values, theirs.values)
-    for row, value, index in zip(data, ours.values.numpy(), ours.indices.numpy()):
-        assert index == np.nonzero(row == value)[0][-1]
+    both(lambda lib: tuple(lib.mode(_tensor(lib, data))))
 
 
 def test_mode_on_other_dtypes_and_shapes():
@@ -91,16 +87,10 @@ def test_mode_nan_order_jitgrad():
     assert np.isnan(values.item()) and indices.item() == 0
 
 
-def test_mode_long_dim_index_pytorch():
+def test_mode_long_dim_index_is_pytorchs():
     """Above 16 elements PyTorch's index among equal values is std::sort's (not the last)."""
-    data = torch.tensor([0.0, 1.0] * 10)
-    assert torch.mode(data).indices.item() != 18
-
-
-@pytest.mark.xfail(strict=True, reason="deliberate: jitgrad returns the last index of the mode")
-def test_mode_long_dim_index_jitgrad():
-    data = jitgrad.tensor([0.0, 1.0] * 10)
-    assert jitgrad.mode(data).indices.item() == torch.mode(torch.tensor([0.0, 1.0] * 10)).indices.item()
+    assert torch.mode(torch.tensor([0.0, 1.0] * 10)).indices.item() != 18
+    both(lambda lib: tuple(lib.mode(lib.tensor([0.0, 1.0] * 10))))
 
 
 def test_mode_gradient_and_node():

@@ -277,3 +277,16 @@ def test_zeta_numbers_match_pytorch_exactly_where_summed_directly():
                       - torch.special.zeta(torch.tensor(x), torch.tensor(q)).numpy())
     assert same_ish.max() <= 4e-16 * 2
     same(jitgrad.special.zeta(jitgrad.tensor([2.0]), 1.0), torch.special.zeta(torch.tensor([2.0]), 1.0))
+
+
+@pytest.mark.parametrize("table", [f"_{kind}{n}_{piece}" for kind in "KPQ" for n in (0, 1) for piece in ("NEAR", "FAR")])
+def test_chebyshev_tables_are_the_recomputed_ones(table):
+    """The tables in kernels/cylinder.py are what mpmath gives (tests/naive.py) to an ulp or
+    so (the last coefficients are far below round-off of the sum), padded with zeros."""
+    from jitgrad.kernels import cylinder
+    from naive import cylinder_chebyshev
+
+    ours = getattr(cylinder, table)
+    recomputed = cylinder_chebyshev(table)
+    np.testing.assert_allclose(ours[:len(recomputed)], recomputed, rtol=1e-15, atol=1e-300)
+    assert not any(ours[len(recomputed):])

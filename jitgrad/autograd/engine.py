@@ -263,10 +263,11 @@ class GraphTask:
         depth = state.backward_depth  # backward passes running on this thread
         if depth > reentrant.MAX_DEPTH:  # nested too deep for this thread's stack
             return reentrant.run_on_new_thread(self.run)
-        prev_mode = state.enabled
+        prev_mode, prev_capturing = state.enabled, state.capturing
         anomaly = anomaly_mode.enabled
         grad_mode._set(self.create_graph)
         state.backward_depth = depth + 1
+        state.capturing = self.capture is not None  # (read by ``checkpoint``: grad_mode.is_checkpoint_valid)
         ready, heappop, evaluate = self.ready, heapq.heappop, self.evaluate
         node = following = None
         if anomaly:  # (nodes made while one runs record it as their parent)
@@ -290,6 +291,7 @@ class GraphTask:
             raise named from exc
         finally:
             grad_mode._set(prev_mode)
+            state.capturing = prev_capturing
             state.backward_depth = depth
             if anomaly:
                 current.node = outer

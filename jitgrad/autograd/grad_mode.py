@@ -17,6 +17,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 class _State(threading.local):
     enabled = True  # every thread starts with grad mode on (the class attribute is the default)
     backward_depth = 0  # backward passes running on the thread (``autograd/reentrant.py``)
+    capturing = False  # the innermost of them asks for some inputs' gradients (``autograd.grad``)
     # ``enabled and not INFERENCE.enabled``: graphs are recorded and new storage is normal.
     # The lean paths' one read for both (a thread-local attribute costs ~35 ns a read); kept
     # by ``_set``, which every write of either flag ends with.
@@ -35,6 +36,13 @@ def _set(enabled: bool) -> None:
     flag: write that one first)."""
     _state.enabled = enabled
     _state.recording = enabled and not _inference.enabled
+
+
+def is_checkpoint_valid() -> bool:
+    """PyTorch's ``torch.autograd._is_checkpoint_valid``: False while a backward pass that
+    asks for some inputs' gradients (``autograd.grad``, ``backward(inputs=...)``) runs on this
+    thread, in which a reentrant checkpoint cannot run."""
+    return not _state.capturing
 
 
 class _GradModeContext:

@@ -570,7 +570,14 @@ SAVED_NAMES: dict[str, tuple[str, ...]] = {
     "AddmmBackward0": ("mat1", "mat2", "alpha", "beta", "mat1_sym_sizes", "mat2_sym_sizes"),
     "AddmvBackward0": ("mat", "vec", "alpha", "beta"), "BaddbmmBackward0": ("batch1", "batch2", "alpha", "beta"),
     "AddbmmBackward0": ("batch1", "batch2", "alpha", "beta"),
-    "ScatterReduceBackward0": ("self", "src", "result"), "IndexReduceBackward0": ("self", "source", "result"),
+    "ScatterReduceBackward0": ("self", "dim", "index", "src", "reduce", "include_self", "result"),
+    "IndexReduceBackward0": ("self", "dim", "index", "source", "reduce", "include_self", "result"),
+    "ScatterBackward0": ("dim", "index", "-"), "ScatterBackward1": ("dim", "index", "-"),
+    "ScatterAddBackward0": ("dim", "index"), "IndexAddBackward0": ("dim", "index", "source", "source_dim", "alpha"),
+    "IndexCopyBackward0": ("dim", "index", "source", "source_dim", "-"), "IndexFillBackward0": ("dim", "index", "-"),
+    "IndexFillBackward1": ("dim", "index", "-"), "MaskedFillBackward1": ("mask",),
+    "MaskedScatterBackward0": ("mask", "source_sym_sizes"),
+    "IgammaBackward0": ("self", "other"), "IgammacBackward0": ("self", "other"),
     "MvlgammaBackward0": ("self",), "LdexpBackward0": ("other", "result"),
     "FrexpBackward0": ("exponent",),
 }
@@ -617,6 +624,18 @@ class SavingNode(Node):
                         return _Plain(value) if raw else value
                     return value if raw else value.unpack(self)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    # saved names that hold a tensor or None (one PyTorch saves only for some input's gradient)
+    optional_tensors: tuple[str, ...] = ()
+
+    def __dir__(self) -> list[str]:
+        # PyTorch's nodes list what they save: ``_saved_<name>``, ``_raw_saved_<name>`` for a tensor
+        names = SAVED_NAMES.get(type(self).__name__, ())
+        saved = self.saved if names else ()
+        extra = [f"_saved_{n}" for n in names if n != "-"]
+        extra += [f"_raw_saved_{n}" for n, v in zip(names, saved)
+                  if n != "-" and (v.__class__ is SavedTensor or n in self.optional_tensors)]
+        return sorted(set(super().__dir__()) | set(extra))
 
     @property
     def saved(self) -> tuple[Any, ...]:

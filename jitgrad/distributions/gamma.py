@@ -1,4 +1,4 @@
-"""``Gamma`` (shape ``concentration``, rate ``rate``; its ``cdf`` in ``incomplete_gamma.py``),
+"""``Gamma`` (shape ``concentration``, rate ``rate``; its ``cdf`` is ``ops/igamma.py``'s ``igamma``),
 ``Chi2`` and ``Beta`` on [0, 1].
 
 Their ``rsample`` is differentiable with respect to ``rate`` only: the implicit gradient with
@@ -17,10 +17,10 @@ from ..dtypes import finfo
 from ..geometry import Size
 from ..ops.binary_math import xlogy
 from ..ops.compare import where
+from ..ops.igamma import igamma as gammainc
 from ..tensor import Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .incomplete_gamma import gammainc
 from .utils import draw
 
 

@@ -149,5 +149,5 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     """``input / max(||input||_p along dim, eps)``."""
     if out is not None:
         raise NotImplementedError("normalize: out= is not supported")
-    norm = (input.abs() ** p).sum(dim, keepdim=True) ** (1.0 / p)  # type: ignore[attr-defined]
-    return input / norm.clamp(min=eps).expand_as(input)  # type: ignore[attr-defined]
+    norm = input.norm(p, dim, keepdim=True)  # type: ignore[attr-defined]  (PyTorch's graph and values)
+    return input / norm.clamp_min(eps).expand_as(input)  # type: ignore[attr-defined]

@@ -4,12 +4,12 @@ weights, per bin, with the bin edges).
 ``mode``'s rule is PyTorch's CPU one: the slice is sorted, its runs of equal values counted,
 and the first longest run wins, so among equally frequent values the smallest is returned
 (``-0.0`` equals ``0.0``; a NaN equals nothing, so each NaN is a run of its own). The index is
-the last position of the winning value (its element gives the returned value, so ``-0.0`` or
-``0.0`` is whichever stands there). PyTorch's index among equal values is the one its
-``std::sort`` leaves last: the last position when the dimension has at most 16 elements (an
-insertion sort), not reproducible above that; with NaN in the slice its order is not a sort
-at all. Those two are deliberate differences (README). The gradient goes to the returned index,
-as PyTorch's ``ModeBackward0``.
+the one the C++ library's ``sort`` leaves last in the winning run, as PyTorch's
+(``kernels/_select_jit.py``: ``mode_rows``; its element gives the returned value, so ``-0.0``
+or ``0.0`` is whichever stands there). A slice with NaN is sorted stably with NaN last (the
+last position of the winning value): PyTorch's comparator does not order NaN, so its answer
+depends on positions (a deliberate difference, README). The gradient goes to the returned
+index, as PyTorch's ``ModeBackward0``.
 
 ``histogram`` is not differentiable: as in PyTorch, its outputs require grad when an input
 does, and backward through them raises ``derivative for aten::histogram is not implemented``.
@@ -25,6 +25,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.graph import needs_grad, record
 from ..geometry.strided import wrap_dim
+from ..kernels import select
 from ..ranges import linspace
 from ..tensor import Tensor
 from .extremes import MaxBackward0
@@ -70,6 +71,26 @@ def _mode_rows(rows: np.ndarray) -> np.ndarray:
     return order[np.arange(m), last]
 
 
+def _pytorch_modes(rows: np.ndarray) -> np.ndarray:
+    """The index of each row's mode, PyTorch's where it is defined (rows without NaN)."""
+    if rows.dtype.kind == "f":
+        nan_rows = np.isnan(rows).any(axis=1)
+        keys = rows.astype(np.float64)
+    elif rows.dtype.kind in "bi" or (rows.dtype.kind == "u" and rows.dtype.itemsize < 8):
+        nan_rows, keys = np.zeros(rows.shape[0], np.bool_), rows.astype(np.int64)
+    else:
+        return _mode_rows(rows)
+    if nan_rows.any():
+        out = _mode_rows(rows)
+        plain = np.zeros(int((~nan_rows).sum()), np.int64)
+        select.mode_rows(np.ascontiguousarray(keys[~nan_rows]), plain)
+        out[~nan_rows] = plain
+        return out
+    out = np.zeros(rows.shape[0], np.int64)
+    select.mode_rows(np.ascontiguousarray(keys), out)
+    return out
+
+
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     """``(values, indices)``: the most frequent value along ``dim`` (the smallest among equally
     frequent ones) and the last index where it stands."""
@@ -87,7 +108,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
             raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
         moved = np.moveaxis(data, d, -1)
         rows = moved.reshape(-1, n)
-        idx_rows = _mode_rows(rows) if rows.shape[0] else np.zeros(0, np.int64)
+        idx_rows = _pytorch_modes(rows) if rows.shape[0] else np.zeros(0, np.int64)
         idx = idx_rows.reshape(moved.shape[:-1])
         values = np.take_along_axis(moved, idx[..., None], axis=-1)[..., 0]
         if keepdim:

@@ -38,7 +38,8 @@ from ._index_args import (
 from .assignment import IndexPutBackward0
 from .inplace_result import write_result
 from .masking import MaskedFillBackward0, MaskedFillBackward1, filled
-from .view_ops import expand, reshape
+from .structure import clone
+from .view_ops import expand, reshape, unsqueeze
 
 
 def along_index(idx: np.ndarray, dim: int) -> tuple[Any, ...]:
@@ -60,6 +61,11 @@ def _check_scatter_shapes(op: str, self: Tensor, dim: int, index: Tensor, src: T
         )
     if not index.numel():
         return
+    if src is not None and max(src.ndim, 1) != nd:
+        raise RuntimeError(
+            f"{op}(): Index tensor must have the same number of dimensions as src tensor "
+            f"(got {index.ndim}, expected {src.ndim})"
+        )
     sizes = self._sizes or (1,)
     isizes = index._sizes or (1,)
     for d in range(nd):
@@ -88,11 +94,22 @@ def scatter_index(
     return d, along_index(idx.reshape(index._sizes or (1,) * self.ndim), d)
 
 
-def source_part(src: Tensor, index: Tensor) -> Tensor:
-    """The leading ``index``-shaped corner of ``src`` (what a scatter reads)."""
-    if src._sizes == index._sizes or not src.ndim:
+def source_part(src: Tensor, sizes: tuple[int, ...]) -> Tensor:
+    """The leading ``sizes`` corner of ``src`` (what a scatter of an index of ``sizes`` reads;
+    a 0-d index reads one element)."""
+    sizes = sizes or (1,) * src.ndim
+    if src._sizes == sizes or not src.ndim:
         return src
-    return src[tuple(slice(0, s) for s in index._sizes)]  # type: ignore[index]
+    return src[tuple(slice(0, s) for s in sizes)]  # type: ignore[index]
+
+
+def source_grad(gpart: Tensor, src_sizes: tuple[int, ...]) -> Tensor:
+    """The gradient of a scatter's whole ``src`` from that of the corner it read (``gpart``):
+    zeros elsewhere. A ``src`` larger than ``index`` is read only in its leading corner
+    (PyTorch's backward refuses it: README, deliberate differences)."""
+    if gpart._sizes == src_sizes:
+        return gpart
+    return index_put_zeros(gpart, src_sizes, tuple(slice(0, n) for n in gpart._sizes))
 
 
 # -- gather ------------------------------------------------------------------------------------
@@ -152,45 +169,46 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 # -- scatters --------------------------------------------------------------------------------
 class ScatterBackward0(SavingNode):
     """Backward of an overwriting scatter: the overwritten positions of ``self`` get nothing,
-    ``src`` gets the gradient gathered from where it was written."""
+    ``src`` gets the gradient gathered from where it was written. It saves what PyTorch's
+    saves (``_saved_dim``, ``_saved_index``: writing the index in place makes backward
+    refuse, as there), then the mask of the overwritten positions."""
 
-    def __init__(self, np_index: tuple[Any, ...], src_sizes: tuple[int, ...]) -> None:
+    def __init__(self, np_index: tuple[Any, ...], part_sizes: tuple[int, ...], src_sizes: tuple[int, ...]) -> None:
         super().__init__()
         self.np_index = np_index
+        self.part_sizes = part_sizes
         self.src_sizes = src_sizes
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
-        (mask,) = self.unpack()
-        np_index, src_sizes = self.np_index, self.src_sizes
+        mask = self.unpack()[-1]
         gs = where(mask, 0.0, g) if self.needs_input_grad(0) else None
         gsrc = None
         if self.needs_input_grad(1):
             source = reshape(g, 1) if not g.ndim else g
-            gsrc = gather_at(source, np_index)
-            if gsrc._sizes != src_sizes:
-                gsrc = reshape(gsrc, src_sizes)
+            gsrc = gather_at(source, self.np_index)
+            if gsrc._sizes != self.part_sizes:
+                gsrc = reshape(gsrc, self.part_sizes)
+            gsrc = source_grad(gsrc, self.src_sizes)
         return (gs, gsrc)
 
 
 class IndexCopyBackward0(ScatterBackward0):
-    pass
+    optional_tensors = ("source",)
 
 
-def _overwrite(
-    op: str, node_cls: type, self: Tensor, np_index: tuple[Any, ...], src: Tensor | Any
-) -> Tensor:
-    """A copy of ``self`` with ``src`` (a tensor or a number) written at ``np_index``."""
+def _overwrite(node_cls: type, self: Tensor, np_index: tuple[Any, ...], src: Tensor, part: Tensor,
+               saved: tuple[Any, ...]) -> Tensor:
+    """A copy of ``self`` with ``part`` (``src`` or its leading corner) written at ``np_index``;
+    its node saves ``saved`` (PyTorch's saved values) and the mask of the written positions."""
     values = self._numpy().copy().reshape(self._sizes or (1,))
-    source = src._numpy() if isinstance(src, Tensor) else src
-    values[np_index] = source
+    values[np_index] = part._numpy()
     out = from_result(values.reshape(self._sizes), self.dtype)
-    src_t = src if isinstance(src, Tensor) else None
-    if needs_grad(self, src_t):
-        node = node_cls(np_index, src_t._sizes if src_t is not None else ())
-        record(node, (self, src_t), (out,))
-        node.save(_mask_at(self, np_index))
+    if needs_grad(self, src):
+        node = node_cls(np_index, part._sizes, src._sizes)
+        record(node, (self, src), (out,))
+        node.save(*saved, _mask_at(self, np_index))
     return out
 
 
@@ -203,14 +221,19 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     if reduce is not None:
         return _scatter_with_reduce(input, dim, index, value if src is None else src, reduce)
     if src is None:
+        if isinstance(value, Tensor):  # (a Number: PyTorch takes a 0-d tensor that needs no grad as one)
+            if value.ndim or value.requires_grad:
+                raise TypeError(f"{op}(): argument 'value' must be a Number, got a Tensor (pass a tensor as src)")
+            value = value._numpy().item()
         src = value
-    if isinstance(src, Tensor) and src.ndim:
+    if isinstance(src, Tensor):  # (a 0-d one too: PyTorch's scatter.src)
         same_dtype(op, input, src)
         _, np_index = scatter_index(op, input, dim, index, src)
-        part = source_part(src, index)
-        return _overwrite(op, ScatterBackward0, input, np_index, part)
+        return _overwrite(ScatterBackward0, input, np_index, src, source_part(src, index._sizes),
+                          (saved_dim(dim), index))
     _, np_index = scatter_index(op, input, dim, index, None)
-    return filled(input, _mask_at(input, np_index), fill_value(op, input, src), _SCATTER_NODES, op)
+    return filled(input, _mask_at(input, np_index), fill_value(op, input, src), _SCATTER_NODES, op,
+                  (saved_dim(dim), index))
 
 
 class ScatterBackward1(MaskedFillBackward0):
@@ -225,7 +248,7 @@ class IndexFillBackward1(MaskedFillBackward1):
     """``index_fill`` with a 0-d tensor value: it gets the sum of the filled slices' gradient."""
 
 
-_SCATTER_NODES = (ScatterBackward1, MaskedFillBackward1)  # (a 0-d tensor src of scatter: see scatter)
+_SCATTER_NODES = (ScatterBackward1, ScatterBackward1)  # (a value is a number: ``fill_value`` gives no tensor)
 
 
 class NotImplementedBackward(Node):
@@ -275,7 +298,7 @@ def _scatter_with_reduce(input: Tensor, dim: int, index: Tensor, src: Any, reduc
         )
         same_dtype(op, input, src)
         _, np_index = scatter_index(op, input, dim, index, src)
-        part = source_part(src, index)._numpy()
+        part = source_part(src, index._sizes)._numpy()
         part = part.reshape(-1)[: len(np_index[0])] if not input.ndim else part
     else:
         _, np_index = scatter_index(op, input, dim, index, None)
@@ -302,18 +325,16 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     tensor_arg(op, "src", src)
     same_dtype(op, input, src)
     _, np_index = scatter_index(op, input, dim, index, src)
-    part = source_part(src, index)
-    if not input.ndim:
-        part = reshape(part, -1) if part.ndim else reshape(part, 1)
-        part = part[: len(np_index[0])]  # type: ignore[index]
-        return add(input, reshape(index_put_zeros(part, (1,), np_index), ()))
-    return _added_at(ScatterAddBackward0, input, src, part, np_index, 1)
+    part = source_part(src, index._sizes)
+    saved = (saved_dim(dim), index if needs_grad(src) else None)
+    return _added_at(ScatterAddBackward0, input, src, part, np_index, 1, saved)
 
 
-class _AddAtBackward(Node):
+class _AddAtBackward(SavingNode):
     """Backward of adding ``alpha * src`` at ``np_index`` of a copy of ``self``: ``self`` gets
     the gradient as it is, ``src`` the gradient gathered from where it was added (times
-    ``alpha``; zeros for a part of ``src`` that was not read)."""
+    ``alpha``; zeros for a part of ``src`` that was not read). It saves only what PyTorch's
+    saves (the index and source just for ``src``'s gradient) and reads none of it."""
 
     def __init__(self, np_index: tuple[Any, ...], part_sizes: tuple[int, ...], src_sizes: tuple[int, ...],
                  alpha: Any) -> None:
@@ -323,37 +344,38 @@ class _AddAtBackward(Node):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
+        self.unpack()  # (PyTorch's checks of what it saved)
         gsrc = None
         if self.needs_input_grad(1):
-            gsrc = gather_at(g, self.np_index)
+            gsrc = gather_at(reshape(g, 1) if not g.ndim else g, self.np_index)
             if gsrc._sizes != self.part_sizes:
                 gsrc = reshape(gsrc, self.part_sizes)
             if self.alpha != 1:
                 gsrc = mul(gsrc, self.alpha)
-            if self.part_sizes != self.src_sizes:
-                gsrc = index_put_zeros(gsrc, self.src_sizes, tuple(slice(0, n) for n in self.part_sizes))
+            gsrc = source_grad(gsrc, self.src_sizes)
         return (g if self.needs_input_grad(0) else None, gsrc)
 
 
 class ScatterAddBackward0(_AddAtBackward):
-    pass
+    optional_tensors = ("index",)
 
 
 class IndexAddBackward0(_AddAtBackward):
-    pass
+    optional_tensors = ("index", "source")
 
 
 def _added_at(node_type: type[_AddAtBackward], input: Tensor, src: Tensor, part: Tensor,
-              np_index: tuple[Any, ...], alpha: Any) -> Tensor:
+              np_index: tuple[Any, ...], alpha: Any, saved: tuple[Any, ...]) -> Tensor:
     """A copy of ``input`` with ``alpha * part`` (``src`` or its leading corner) added at
-    ``np_index`` (repeated positions add up), recorded as one ``node_type``."""
-    values = np.array(input._numpy(), copy=True)
+    ``np_index`` (repeated positions add up), recorded as one ``node_type`` saving ``saved``."""
+    values = np.array(input._numpy(), copy=True).reshape(input._sizes or (1,))  # (0-d: as 1-D)
     scaled = part._numpy() if alpha == 1 else (part._numpy() * np.asarray(alpha, dtype=input.dtype))
     with np.errstate(all="ignore"):
         np.add.at(values, np_index, scaled)
-    out = from_result(values, input.dtype)
+    out = from_result(values.reshape(input._sizes), input.dtype)
     if needs_grad(input, src):
-        record(node_type(np_index, part._sizes, src._sizes, alpha), (input, src), (out,))
+        node = record(node_type(np_index, part._sizes, src._sizes, alpha), (input, src), (out,))
+        node.save(*saved)
     return out
 
 
@@ -370,11 +392,16 @@ def _index_along(
     error = RuntimeError if op == "index_add" else IndexError  # as PyTorch
     idx = check_bounds(op, idx.reshape(-1), sizes[d], d, negative=op == "index_fill", error=error)
     if source is not None:
+        if op == "index_add" and source.ndim != self.ndim:
+            raise RuntimeError(
+                f"{op}(): source tensor shape must match self tensor shape, excluding the specified dimension. "
+                f"Got self.shape = {list(self._sizes)} source.shape = {list(source._sizes)}"
+            )
         expected = list(sizes)
         expected[d] = idx.size
         got = list(source._sizes or (1,))
         if source.ndim > 0 or self.ndim > 0:
-            if got != expected and not (op == "index_add" and source.numel() == idx.size == 1 and not self.ndim):
+            if got != expected:
                 raise RuntimeError(
                     f"{op}(): source of shape {list(source._sizes)} doesn't match self of shape "
                     f"{list(self._sizes)} with {idx.size} slice(s) along dim {d}; expected "
@@ -390,10 +417,9 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     tensor_arg(op, "source", source)
     same_dtype(op, input, source, "source")
     _, np_index = _index_along(op, input, dim, index, source)
-    if not input.ndim:
-        part = source if alpha == 1 else mul(source, alpha)
-        return add(input, reshape(index_put_zeros(reshape(part, -1), (1,), np_index), ()))
-    return _added_at(IndexAddBackward0, input, source, source, np_index, alpha)
+    wanted = needs_grad(source)  # (PyTorch saves index and source only for source's gradient)
+    saved = (saved_dim(dim), index if wanted else None, source if wanted else None, source.ndim, alpha)
+    return _added_at(IndexAddBackward0, input, source, source, np_index, alpha, saved)
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -403,7 +429,9 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     tensor_arg(op, "source", source)
     same_dtype(op, input, source, "source")
     _, np_index = _index_along(op, input, dim, index, source)
-    return _overwrite(op, IndexCopyBackward0, input, np_index, source)
+    wanted = needs_grad(source)  # (PyTorch saves source only for its own gradient)
+    return _overwrite(IndexCopyBackward0, input, np_index, source, source,
+                      (saved_dim(dim), index, source if wanted else None, source.ndim))
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
@@ -412,13 +440,16 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     tensor_arg(op, "input", input)
     _, np_index = _index_along(op, input, dim, index, None)
     return filled(input, _mask_at(input, np_index), fill_value(op, input, value),
-                  (IndexFillBackward0, IndexFillBackward1), op)
+                  (IndexFillBackward0, IndexFillBackward1), op, (saved_dim(dim), index))
 
 
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Each element (each slice along ``dim``) repeated ``repeats`` times (an int, or one
-    count per element); ``repeat_interleave(counts)`` alone gives the repeated indices."""
+    count per element); ``repeat_interleave(counts)`` alone gives the repeated indices.
+    With an int, PyTorch's graph: ``unsqueeze``, ``expand``, ``clone``, then a view merging
+    the two dims (and a flattening view first without ``dim``); with a tensor of counts, an
+    ``index_select``."""
     op = "repeat_interleave"
     tensor_arg(op, "input", input)
     if repeats is None:  # repeat_interleave(repeats): 0, 1, ... each repeated
@@ -442,9 +473,14 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         counts = np.array([repeats])
     if (counts < 0).any():
         raise RuntimeError(f"{op}(): repeats can not be negative")
+    total = n * int(counts[0]) if counts.size == 1 else int(counts.sum())
+    if output_size is not None and output_size != total:
+        raise RuntimeError(f"{op}(): output_size {output_size} doesn't match the total repeats {total}")
+    if not isinstance(repeats, Tensor):
+        sizes = list(source._sizes)
+        copies = clone(expand(unsqueeze(source, d + 1), sizes[: d + 1] + [int(repeats)] + sizes[d + 1:]))
+        return reshape(copies, sizes[:d] + [total] + sizes[d + 1:])
     idx = np.repeat(np.arange(n), np.broadcast_to(counts, (n,)))
-    if output_size is not None and output_size != idx.size:
-        raise RuntimeError(f"{op}(): output_size {output_size} doesn't match the total repeats {idx.size}")
     return index_select(source, d, from_result(idx, dtypes.int64))
 
 

@@ -37,7 +37,7 @@ class MaskedFillBackward0(SavingNode):
     as PyTorch's)."""
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
-        (mask,) = self.unpack()
+        mask = self.unpack()[-1]  # (after what the ops made of it save: ``filled``)
         return (where(mask, 0.0, grads[0]),)
 
 
@@ -47,7 +47,7 @@ class MaskedFillBackward1(SavingNode):
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
-        (mask,) = self.unpack()
+        mask = self.unpack()[-1]
         return (
             where(mask, 0.0, g) if self.needs_input_grad(0) else None,
             sum_(where(mask, g, 0.0)) if self.needs_input_grad(1) else None,
@@ -60,9 +60,11 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 
 def filled(input: Tensor, mask: Tensor, value: Any, nodes: tuple[type[SavingNode], type[SavingNode]],
-           op: str) -> Tensor:
+           op: str, saved: tuple[Any, ...] = ()) -> Tensor:
     """``masked_fill`` recorded with ``nodes``, the node for a number and for a tensor value
-    (the ops made of it record PyTorch's names: ``scatter``'s ``ScatterBackward1``, ...)."""
+    (the ops made of it record PyTorch's names: ``scatter``'s ``ScatterBackward1``, ...),
+    which saves ``saved`` (what PyTorch's saves: ``index_fill``'s dim and index) and then the
+    mask."""
     tensor_arg(op, "input", input)
     _mask(op, mask)
     value = fill_value(op, input, value)
@@ -74,7 +76,7 @@ def filled(input: Tensor, mask: Tensor, value: Any, nodes: tuple[type[SavingNode
     if needs_grad(input, tensor_value):
         node: SavingNode = nodes[0]() if tensor_value is None else nodes[1]()
         record(node, (input,) if tensor_value is None else (input, tensor_value), (out,))
-        node.save(mask)
+        node.save(*saved, mask)
     return out
 
 
@@ -113,7 +115,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     if needs_grad(input, source):
         node = MaskedScatterBackward0(source._sizes)
         record(node, (input, source), (out,))
-        node.save(from_result(np.array(m)))
+        node.save(from_result(np.array(m)), source._sizes)
     return out
 
 
@@ -128,7 +130,7 @@ class MaskedScatterBackward0(SavingNode):
 
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
-        (mask,) = self.unpack()
+        mask, _ = self.unpack()
         gsource = None
         if self.needs_input_grad(1):
             n = 1

@@ -23,8 +23,8 @@ from ..tensor import Tensor
 from .operands import from_result
 from .compare import where
 from .elementwise import add, div, mul
-from ._index_args import same_dtype, tensor_arg
-from .gather_scatter import scatter_index, source_part
+from ._index_args import same_dtype, saved_dim, tensor_arg
+from .gather_scatter import scatter_index, source_grad, source_part
 from .masking import masked_fill
 from .index_ops import gather as gather_at
 from .index_ops import index_put_zeros
@@ -66,7 +66,8 @@ def _raw(self: np.ndarray, np_index: tuple[Any, ...], src: np.ndarray, reduce: s
 
 
 class ScatterReduceBackward0(SavingNode):
-    """``amax``/``amin`` and ``prod``; see the module docstring."""
+    """See the module docstring. It saves what PyTorch's saves: ``self``, ``dim`` (as given),
+    ``index``, ``src``, ``reduce``, ``include_self`` and the result."""
 
     _op, _source = "scatter_reduce", "src"  # for the double-backward error
 
@@ -82,7 +83,8 @@ class ScatterReduceBackward0(SavingNode):
     def apply(self, grads: Grads) -> tuple[Tensor | None, ...]:
         g = grads[0]
         assert g is not None
-        self_, src, result = self.unpack()
+        self_, _, _, whole_src, _, _, result = self.unpack()
+        src = source_part(whole_src, self.np_index[self.dim].shape)
         if self.reduce in ("sum", "mean"):
             gs, gsrc = self._sum(g)
         elif self.reduce == "prod":
@@ -91,7 +93,8 @@ class ScatterReduceBackward0(SavingNode):
             gs, gsrc = self._extreme(g, self_, src, result)
         if not self.include_self:
             gs = where(_mask(self.written), 0.0, gs)
-        return (gs if self.needs_input_grad(0) else None, gsrc if self.needs_input_grad(1) else None)
+        gsrc = source_grad(gsrc, whole_src._sizes) if self.needs_input_grad(1) else None
+        return (gs if self.needs_input_grad(0) else None, gsrc)
 
     def _sum(self, g: Tensor) -> tuple[Tensor, Tensor]:
         """``sum``: the gradient to ``self``, gathered to ``src``; ``mean``: both divided by
@@ -116,8 +119,9 @@ class ScatterReduceBackward0(SavingNode):
 
     def _again(self, self_: Tensor, src: Tensor) -> Tensor:
         """The same product scatter of other values (differentiable)."""
-        return _scatter_reduce(self_, self.dim, self.np_index, src, "prod", self.include_self, self.written,
-                               type(self))
+        _, dim, index, *_ = self.unpack()
+        return _scatter_reduce(self_, (dim, self.dim), (index, self.np_index), src, "prod", self.include_self,
+                               self.written, type(self))
 
     def _prod(self, g: Tensor, self_: Tensor, src: Tensor, result: Tensor) -> tuple[Tensor, Tensor]:
         x, s = self_._numpy(), src._numpy()
@@ -172,18 +176,23 @@ class IndexReduceBackward0(ScatterReduceBackward0):
     _op, _source = "index_reduce", "source"
 
 
-def _scatter_reduce(self: Tensor, dim: int, np_index: tuple[Any, ...], src: Tensor, reduce: str,
-                    include_self: bool, written: np.ndarray,
+def _scatter_reduce(self: Tensor, dims: tuple[int, int], index: tuple[Tensor, tuple[Any, ...]], src: Tensor,
+                    reduce: str, include_self: bool, written: np.ndarray,
                     node_cls: type[ScatterReduceBackward0] = ScatterReduceBackward0) -> Tensor:
+    """``src`` (its leading corner the shape of the NumPy index's arrays) reduced into a copy of
+    ``self``, recorded as one ``node_cls`` on ``self`` and the whole ``src``. ``dims``: the dim
+    as given (saved) and wrapped; ``index``: the index tensor (saved) and its NumPy index."""
+    (given_dim, dim), (index_tensor, np_index) = dims, index
+    part = source_part(src, np_index[dim].shape)
     if reduce in ("sum", "mean"):
         with no_grad():  # (the values of the composition; the node is PyTorch's)
-            out = _summed(self, np_index, src, reduce, include_self, written)
+            out = _summed(self, np_index, part, reduce, include_self, written)
     else:
-        out = from_result(_raw(self._numpy(), np_index, src._numpy(), reduce, include_self, written), self.dtype)
+        out = from_result(_raw(self._numpy(), np_index, part._numpy(), reduce, include_self, written), self.dtype)
     if needs_grad(self, src):
         node = node_cls(dim, np_index, reduce, include_self, written)
         record(node, (self, src), (out,))
-        node.save(self, src, out, outputs=(out,))
+        node.save(self, saved_dim(given_dim), index_tensor, src, reduce, include_self, out, outputs=(out,))
     return out
 
 
@@ -201,10 +210,9 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     if not input.ndim:
         raise RuntimeError(f"{op}(): expected a tensor with at least one dimension, got a 0-d tensor")
     d, np_index = scatter_index(op, input, dim, index, src)
-    part = source_part(src, index)
     written = np.zeros(input._sizes, np.bool_)
     written[np_index] = True
-    return _scatter_reduce(input, d, np_index, part, reduce, bool(include_self), written)
+    return _scatter_reduce(input, (dim, d), (index, np_index), src, reduce, bool(include_self), written)
 
 
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
@@ -250,7 +258,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     np_index = tuple(positions)
     written = np.zeros(input._sizes, np.bool_)
     written[np_index] = True
-    return _scatter_reduce(input, d, np_index, source, reduce, bool(include_self), written,
+    return _scatter_reduce(input, (dim, d), (index, np_index), source, reduce, bool(include_self), written,
                            IndexReduceBackward0)
 
 

@@ -3,8 +3,11 @@
 
 ``sort`` and ``topk`` compute a permutation with NumPy and then gather the values with it, so
 their gradient (a scatter of the gradient back to the sorted positions) and its own gradient
-come from ``index_ops``. Sorting is always stable: ties keep their original order, in both
-directions, and nan sorts as the largest value, as PyTorch's CPU sort.
+come from ``index_ops``. Nan sorts as the largest value. Ties come out in PyTorch's CPU order:
+in their original order with ``stable=True`` (and where PyTorch's own sort is a stable radix
+sort: 1-D integers ascending, from ``_RADIX`` elements on); otherwise in the order the C++
+library's ``sort`` leaves them, and ``topk`` and ``kthvalue`` pick and order ties as PyTorch's
+kernels do (``kernels/_select_jit.py`` runs the same algorithms).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy as np
 
 from .. import dtypes
 from ..geometry.strided import wrap_dim
+from ..kernels import select
 from ..tensor import Tensor
 from .operands import from_result
 from .gather_scatter import NoFormulaBackward, along_index, record_no_formula
@@ -33,6 +37,9 @@ class return_types:
         indices: Tensor
 
 
+_RADIX = 32768  # PyTorch's GRAIN_SIZE: its 1-D integer sort from here on is fbgemm's radix sort
+
+
 def _order(x: np.ndarray, d: int, descending: bool) -> np.ndarray:
     """The stable sorting permutation along ``d`` (nan largest; ties in original order)."""
     if not descending:
@@ -42,6 +49,60 @@ def _order(x: np.ndarray, d: int, descending: bool) -> np.ndarray:
     # restores the original order among ties and makes the order descending
     reversed_order = np.argsort(np.flip(x, d), axis=d, kind="stable")
     return np.flip(n - 1 - reversed_order, d)
+
+
+def _as_rows(x: np.ndarray, d: int) -> np.ndarray | None:
+    """The lines of ``x`` along ``d`` as the rows of a C-contiguous float64 or int64 array
+    (widening keeps every order and every tie), or None for a dtype the selection kernels do
+    not take (uint64, complex) or an empty ``x``."""
+    if x.dtype.kind == "f":
+        wide: Any = np.float64
+    elif x.dtype.kind in "bi" or (x.dtype.kind == "u" and x.dtype.itemsize < 8):
+        wide = np.int64
+    else:
+        return None
+    if not x.size:
+        return None
+    return np.ascontiguousarray(np.moveaxis(x, d, -1).reshape(-1, x.shape[d]), dtype=wide)
+
+
+def _lines_back(rows: np.ndarray, shape: tuple[int, ...], d: int) -> np.ndarray:
+    """Rows of results (one row per line of an array of ``shape`` along ``d``) put back along ``d``."""
+    moved = shape[:d] + shape[d + 1:] + (rows.shape[1],)
+    return np.ascontiguousarray(np.moveaxis(rows.reshape(moved), -1, d))
+
+
+def topk_order(x: np.ndarray, d: int, k: int, largest: bool, ordered: bool) -> np.ndarray:
+    """The indices of the ``k`` largest (smallest) elements of each line of ``x`` along ``d``,
+    as PyTorch's CPU ``topk`` picks and orders them (``ordered``: its ``sorted``)."""
+    rows = _as_rows(x, d)
+    if rows is None:
+        return np.take(_order(x, d, largest), np.arange(k), axis=d)
+    out = np.zeros((rows.shape[0], k), np.int64)
+    select.topk_rows(rows, k, largest, ordered, out)
+    return _lines_back(out, x.shape, d)
+
+
+def sort_order(x: np.ndarray, d: int, descending: bool, stable: bool) -> np.ndarray:
+    """The permutation that sorts each line of ``x`` along ``d``, with ties in PyTorch's order."""
+    radix = x.ndim == 1 and x.dtype.kind in "iu" and not descending and x.size >= _RADIX
+    rows = None if stable or radix else _as_rows(x, d)
+    if rows is None:
+        return _order(x, d, descending)
+    out = np.zeros(rows.shape, np.int64)
+    select.sort_rows(rows, descending, out)
+    return _lines_back(out, x.shape, d)
+
+
+def kth_order(x: np.ndarray, d: int, k: int) -> np.ndarray:
+    """The index of the ``k``-th smallest element (0-based; nan the largest) of each line of
+    ``x`` along ``d`` (kept as a dim of size 1), the one PyTorch's CPU ``kthvalue`` picks."""
+    rows = _as_rows(x, d)
+    if rows is None:
+        return np.take(_order(x, d, False), [k], axis=d)
+    out = np.zeros((rows.shape[0], 1), np.int64)
+    select.kth_rows(rows, k, out[:, 0])
+    return _lines_back(out, x.shape, d)
 
 
 def _gathered(input: Tensor, order: np.ndarray, d: int, saved: tuple[Any, ...] = (),
@@ -58,24 +119,26 @@ _UNSET: Any = _Unset()  # ``stable`` not passed (PyTorch's ``sort`` overload, no
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = _UNSET) -> Any:
-    """``(values, indices)`` sorted along ``dim`` (always stable: ties keep their order,
-    which is PyTorch's order with ``stable=True``)."""
-    return _sort("sort", input, dim, descending, SortBackward0 if stable is _UNSET else SortBackward1)
+    """``(values, indices)`` sorted along ``dim``; ties keep their order with ``stable=True``,
+    else they come out in PyTorch's CPU order."""
+    node = SortBackward0 if stable is _UNSET else SortBackward1
+    return _sort("sort", input, dim, descending, node, stable is not _UNSET and bool(stable))
 
 
-def _sort(op: str, input: Tensor, dim: int, descending: bool, node: type = SortBackward0) -> Any:
+def _sort(op: str, input: Tensor, dim: int, descending: bool, node: type = SortBackward0,
+          stable: bool = False) -> Any:
     d = wrap_dim(dim, input.ndim, op)
     if not input.ndim:
         return return_types.sort(_gathered(reshape(input, 1), np.zeros(1, np.int64), 0, node=node).reshape(()),
                                  from_result(np.zeros((), np.int64)))
-    order = _order(input._numpy(), d, bool(descending))
+    order = sort_order(input._numpy(), d, bool(descending), stable)
     indices = from_result(order, dtypes.int64)
     saved = (indices, saved_dim(dim), saved_sizes(input))
     return return_types.sort(_gathered(input, order, d, saved, node), indices)
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
-    return _sort("argsort", input, dim, descending).indices
+    return _sort("argsort", input, dim, descending, stable=bool(stable)).indices
 
 
 def msort(input: Tensor) -> Tensor:
@@ -84,14 +147,15 @@ def msort(input: Tensor) -> Tensor:
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
     """``(values, indices)`` of the ``k`` largest (smallest, with ``largest=False``) elements
-    along ``dim``, in sorted order (ties: the earlier index first)."""
+    along ``dim`` (in order unless ``sorted=False``), ties picked and ordered as PyTorch's CPU
+    kernel does."""
     d = wrap_dim(dim, input.ndim, "topk")
     n = (input._sizes or (1,))[d]
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range (got k={k} for dimension {d} of size {n})")
     if not input.ndim:
         return return_types.topk(*_sort("topk", input, d, largest))
-    order = np.take(_order(input._numpy(), d, bool(largest)), np.arange(k), axis=d)
+    order = topk_order(input._numpy(), d, int(k), bool(largest), bool(sorted))
     indices = from_result(order, dtypes.int64)
     values = gather_as(TopkBackward0, input, along_index(order, d), (indices, saved_dim(dim), saved_sizes(input)))
     return return_types.topk(values, indices)

@@ -33,6 +33,7 @@ from .reduction import _restore, mean, reduce_dims
 from .reduction import sum as sum_
 from .scan import cumprod
 from .shape_ops import flip
+from .sorting import kth_order
 from .stacking import cat
 from .structure import to_dtype
 from .view_ops import expand, narrow, reshape
@@ -356,15 +357,22 @@ def _kth_along(x: np.ndarray, d: int, k: Any, ignore_nan: bool) -> tuple[np.ndar
     return np.take_along_axis(x, idx, axis=d), idx
 
 
+def _pytorch_kth(x: np.ndarray, d: int, k: Any, ignore_nan: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``_kth_along`` for ``kthvalue``: the element PyTorch's CPU quickselect picks among ties
+    (and nan the largest)."""
+    idx = kth_order(x, d, k)
+    return np.take_along_axis(x, idx, axis=d), idx
+
+
 def _selected(
-    op: str, node_cls: type, input: Tensor, d: int, keepdim: bool, k: Any, ignore_nan: bool
+    op: str, node_cls: type, input: Tensor, d: int, keepdim: bool, k: Any, ignore_nan: bool, along: Any = _kth_along
 ) -> tuple[Tensor, Tensor]:
     if not input.ndim:
         values, idx = input._numpy(), np.zeros((), np.int64)
     else:
         if input._sizes[d] == 0:
             raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
-        values, idx = _kth_along(input._numpy(), d, k, ignore_nan)
+        values, idx = along(input._numpy(), d, k, ignore_nan)
         if not keepdim:
             values, idx = np.squeeze(values, d), np.squeeze(idx, d)
     out = from_result(np.asarray(values), input.dtype)
@@ -417,7 +425,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     n = (input._sizes or (1,))[d]
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} (got k={k}, size {n})")
-    return return_types.kthvalue(*_selected("kthvalue", KthvalueBackward0, input, d, keepdim, k - 1, True))
+    return return_types.kthvalue(*_selected("kthvalue", KthvalueBackward0, input, d, keepdim, k - 1, True,
+                                            _pytorch_kth))
 
 
 # -- nansum, nanmean, aminmax ---------------------------------------------------------------------

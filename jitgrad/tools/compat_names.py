@@ -25,7 +25,7 @@ NAMES: dict[str, list[str]] = {
         dropout layer_norm group_norm batch_norm instance_norm pdist selu celu threshold max_pool2d
         add sub mul div true_divide floor_divide remainder fmod neg positive reciprocal pow square
         abs sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan atan2
-        sinh cosh tanh asinh acosh atanh sigmoid relu erf erfc erfinv lgamma digamma xlogy
+        sinh cosh tanh asinh acosh atanh sigmoid relu erf erfc erfinv lgamma digamma igamma igammac xlogy
         logaddexp hypot floor ceil round trunc frac clamp clip maximum minimum fmax fmin
         lerp addcmul addcdiv where isnan isinf isfinite nan_to_num
         eq ne lt le gt ge equal allclose isclose logical_and logical_or logical_xor logical_not
@@ -69,7 +69,7 @@ NAMES: dict[str, list[str]] = {
         remainder floor_divide __mod__ __rmod__ __floordiv__ __rfloordiv__ __pos__ index_put
         nbytes itemsize is_same_size __contains__ __reversed__ tensor_split unflatten
         __getitem__ __setitem__ __len__ __iter__ __array__ __dlpack__
-        set_ mode histogram
+        set_ mode histogram igamma igamma_ igammac igammac_
     """.split(),
     "torch.nn": """
         Module Parameter Buffer ModuleList ModuleDict ParameterList ParameterDict Sequential

@@ -8,7 +8,9 @@ default when the argument is left out, with its warning) is PyTorch's
 ``CheckpointFunction``: ``function`` runs under ``no_grad``, and the backward runs it
 again under ``enable_grad`` from the saved inputs, with the random state of the first run,
 and backpropagates through that second graph (a backward inside the backward), so the
-parameters it uses get their gradients there.
+parameters it uses get their gradients there. As PyTorch's, it refuses to run inside
+``autograd.grad`` or ``backward(inputs=...)`` (its nested ``backward`` would accumulate into
+``.grad`` what was asked to be returned).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import warnings
 from typing import Any, Callable
 
 from ..autograd import Function, backward, enable_grad, is_grad_enabled, no_grad
+from ..autograd.grad_mode import is_checkpoint_valid
 from ..rng_state import get_rng_state, set_rng_state
 from ..tensor import Tensor
 
@@ -36,6 +39,11 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
+        if not is_checkpoint_valid():  # (PyTorch's contract: its nested backward would lose the inputs asked for)
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an `inputs` "
+                "parameter to .backward(). To resolve this error, you can either set use_reentrant=False, or call "
+                ".backward() without passing the `inputs` argument.")
         args = list(ctx.others)
         for i, t in zip(ctx.tensor_positions, ctx.saved_tensors):
             args[i] = t.detach().requires_grad_(t.requires_grad)
