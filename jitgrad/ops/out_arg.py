@@ -158,7 +158,8 @@ def with_out(function: Callable[..., Tensor], dtype_rule: str = "cast") -> Calla
     goes straight through. ``dtype_rule``, as the op's kernel in PyTorch: ``cast`` (the
     result cast into ``out``), ``exact`` (``out`` must have the result's dtype: ``mm``,
     ``gather``), ``from_out`` (computed in ``out``'s dtype unless one is given: ``cumsum``,
-    the factories)."""
+    the factories). Not for a function that warns with a ``stacklevel``: the wrapper's frame
+    would be the place the warning names."""
     op = function.__name__
 
     @functools.wraps(function)
