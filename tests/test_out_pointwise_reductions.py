@@ -383,3 +383,16 @@ def test_logsumexp_into_out_and_its_float_only_rule():
     # an integer input is computed in out's dtype (PyTorch's last bits differ: its own order)
     both_close(lambda lib: lib.logsumexp(lib.arange(3), 0, out=lib.zeros(0, dtype=lib.float64)), rtol=1e-8)
     both(lambda lib: lib.logsumexp(numbers(lib, 3), 0, out=lib.zeros(0, dtype=lib.int64)))
+
+
+def test_where_with_out_takes_tensors_only():
+    """PyTorch's ``where`` with ``out`` is ``where.self_out``: the condition alone or a number
+    value is refused (TypeError), and nothing is written."""
+    for lib in (torch, jitgrad):
+        out = lib.zeros(2, dtype=lib.float64)
+        cond = lib.tensor([True, False])
+        with pytest.raises(TypeError, match="where"):
+            lib.where(cond, out=out)
+        with pytest.raises(TypeError, match="where"):
+            lib.where(cond, 0.5, numbers(lib, 2), out=out)
+        assert out._version == 0 and not out.any()

@@ -287,11 +287,11 @@ def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING, *, ou
     """``input`` where ``condition`` holds, else ``other`` (tensors or Python scalars).
     ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``: one int64 index
     tensor per dimension."""
-    if out is not None and input is not _MISSING:  # (out_arg.py; tensors only, as PyTorch's ``where.self_out``)
+    if out is not None:  # (out_arg.py; tensors only, as PyTorch's ``where.self_out``)
         for k, x in ((2, input), (3, other)):
             if not isinstance(x, Tensor):
                 raise TypeError(f"where(): argument '{('input', 'other')[k - 2]}' (position {k}) must be "
-                                f"Tensor, not {type(x).__name__}")
+                                f"Tensor, not {'nothing' if x is _MISSING else type(x).__name__}")
         return into_out("where", out, where, (condition, input, other))
     if not isinstance(condition, Tensor):
         raise TypeError(f"where(): argument 'condition' must be a Tensor, got {type(condition).__name__}")
