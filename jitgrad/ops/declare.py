@@ -272,7 +272,7 @@ class Pointwise:
         decl = self
 
         if self.arity == 1 and not self.params:  # (no argument packing: per-op overhead)
-            def function(input: Tensor, out: Any = None) -> Tensor:
+            def function(input: Tensor, *, out: Any = None) -> Tensor:
                 if out is not None:  # (``jitgrad.exp(x, out=y)``: out_arg.py)
                     return into_out(decl.name, out, call_pointwise, (decl, (input,)))
                 return call_pointwise(decl, (input,))
@@ -294,7 +294,7 @@ class Pointwise:
                 function = fused_binary(self.forward, self.node, fused.INPUTS, otherwise=general,
                                         tensors_only=True)
             else:
-                def function(input: Any, other: Any, out: Any = None) -> Tensor:  # type: ignore[misc]
+                def function(input: Any, other: Any, *, out: Any = None) -> Tensor:  # type: ignore[misc]
                     if out is not None:  # (out_arg.py)
                         return into_out(decl.name, out, call_pointwise, (decl, (input, other)))
                     return call_pointwise(decl, (input, other))

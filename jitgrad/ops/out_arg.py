@@ -54,9 +54,8 @@ def into_out(op: str, out: Any, function: Callable[..., Any], args: tuple[Any, .
     as the result's own kind of tuple holding them."""
     outs = out if out.__class__ is tuple or out.__class__ is list else (out,)
     for o in outs:
-        if not isinstance(o, Tensor):
-            what = "tuple of Tensors" if outs is out else "Tensor"
-            raise TypeError(f"{op}(): argument 'out' must be {what}, not {type(o if outs is out else out).__name__}")
+        if not isinstance(o, Tensor):  # (a list of numbers: as for the ops whose result is one tensor)
+            raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if is_grad_enabled() and (
         any(requires_grad(o) for o in outs) or any(requires_grad(t) for t in _tensors(args, kwargs))
     ):
