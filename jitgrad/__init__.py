@@ -186,6 +186,8 @@ cumsum, cumprod = _with_out(cumsum, "from_out"), _with_out(cumprod, "from_out")
 matmul, mm, bmm = _with_out(matmul, "exact"), _with_out(mm, "exact"), _with_out(bmm, "exact")
 mv, dot = _with_out(mv, "exact"), _with_out(dot, "exact")
 gather, index_select = _with_out(gather, "exact"), _with_out(index_select, "exact")
+cummax, cummin = _with_out(cummax), _with_out(cummin)
+logcumsumexp = _with_out(logcumsumexp)
 from .ops.shape_ops import (  # noqa: E402
     diag, diag_embed, diagflat, diff, flip, fliplr, flipud, narrow_copy,
     roll, rot90, tile, trace, tril, triu,
@@ -195,6 +197,16 @@ from .ops.statistics import (  # noqa: E402
     all, aminmax, any, argmax, argmin, count_nonzero, kthvalue, median, nanmean, nanmedian,  # noqa: A004
     nansum, prod, std, std_mean, var, var_mean,
 )
+
+diag, tril, triu = _with_out(diag, "exact"), _with_out(tril, "exact"), _with_out(triu, "exact")
+msort = _with_out(msort, "exact")
+sort, topk, bucketize, searchsorted = _with_out(sort), _with_out(topk), _with_out(bucketize), _with_out(searchsorted)
+nonzero = _with_out(nonzero, "exact")
+all, any = _with_out(all), _with_out(any)  # noqa: A001
+aminmax, kthvalue, median, nanmedian = _with_out(aminmax), _with_out(kthvalue), _with_out(median), _with_out(nanmedian)
+argmax, argmin = _with_out(argmax, "exact"), _with_out(argmin, "exact")
+prod, nansum, nanmean = _with_out(prod, "from_out"), _with_out(nansum, "from_out"), _with_out(nanmean)
+std, var = _with_out(std), _with_out(var)
 
 __all__ += [  # gathers/scatters, scans, statistics, sorting, shape ops
     "all", "aminmax", "any", "argmax", "argmin", "argsort", "bucketize", "count_nonzero",
@@ -434,6 +446,37 @@ from .nn.toplevel import (  # noqa: E402
 )
 
 __all__ += _nn_toplevel.__all__
+
+# PyTorch's out= on these functions too (ops/out_arg.py; their Tensor methods take none; the
+# hot ones, ``exp``, ``sum``, ``cat``, ``where``, ``clamp``..., take it in their own code)
+amax, amin = _with_out(amax), _with_out(amin)
+clamp_min, clamp_max, mode = _with_out(clamp_min), _with_out(clamp_max), _with_out(mode)
+eq, ne, lt, le, gt, ge = (_with_out(f) for f in (eq, ne, lt, le, gt, ge))
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+logical_and, logical_or = _with_out(logical_and), _with_out(logical_or)
+logical_xor, logical_not = _with_out(logical_xor), _with_out(logical_not)
+bitwise_and, bitwise_or = _with_out(bitwise_and), _with_out(bitwise_or)
+bitwise_xor, bitwise_not = _with_out(bitwise_xor), _with_out(bitwise_not)
+bitwise_left_shift, bitwise_right_shift = _with_out(bitwise_left_shift), _with_out(bitwise_right_shift)
+gcd, lcm, heaviside, nextafter = _with_out(gcd), _with_out(lcm), _with_out(heaviside), _with_out(nextafter)
+ldexp, mvlgamma, float_power = _with_out(ldexp), _with_out(mvlgamma), _with_out(float_power)
+outer, ger, kron, vdot = _with_out(outer), _with_out(ger), _with_out(kron), _with_out(vdot, "exact")
+addmm, addmv = _with_out(addmm, "exact"), _with_out(addmv, "exact")
+addbmm, baddbmm, addr = _with_out(addbmm, "exact"), _with_out(baddbmm, "exact"), _with_out(addr, "exact")
+inner = _with_out(inner, "exact")
+inverse, matrix_power = _with_out(inverse, "exact"), _with_out(matrix_power, "exact")
+column_stack, hstack, vstack = _with_out(column_stack), _with_out(hstack), _with_out(vstack)
+dstack, row_stack = _with_out(dstack), _with_out(row_stack)
+concat, concatenate = _with_out(concat), _with_out(concatenate)
+take_along_dim, masked_select = _with_out(take_along_dim, "exact"), _with_out(masked_select, "exact")
+index_add, index_copy = _with_out(index_add, "exact"), _with_out(index_copy, "exact")
+quantile, nanquantile, renorm = _with_out(quantile), _with_out(nanquantile), _with_out(renorm, "exact")
+frexp, histc, isin = _with_out(frexp), _with_out(histc), _with_out(isin, "exact")
+logspace, eye = _with_out(logspace, "from_out"), _with_out(eye, "from_out")
+square, cholesky_inverse = _with_out(square), _with_out(cholesky_inverse, "exact")
+svd, lu_unpack, norm = _with_out(svd), _with_out(lu_unpack), _with_out(norm, "exact")
+# (not ``cross``, ``qr``, ``cholesky``, ``triangular_solve``, ``chain_matmul``,
+# ``nuclear_norm``: they warn as PyTorch's, and a wrapper's frame would be the warning's place)
 
 # -- compile (jitgrad/compiler) --
 from .compiler import compile  # noqa: E402  (loads the compiler, and Numba, on first use)

@@ -22,6 +22,7 @@ from .compare import compare, logical_and, logical_or, where
 from .inplace import apply_inplace, check_inplace_operands, original
 from .fused import INPUT
 from .fused_unary import fused_unary
+from .out_arg import into_out
 
 
 def _saved(node: SavingNode) -> Any:
@@ -210,7 +211,10 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _EXACT = 2**24
 
 
-def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:  # (out_arg.py; number bounds: ``out`` of the result's dtype, as PyTorch's)
+        return into_out("clamp", out, _clamp, (input, min, max, ClampBackward1),
+                        same=not isinstance(min, Tensor) and not isinstance(max, Tensor))
     return _clamp(input, min, max, ClampBackward1)
 
 

@@ -23,6 +23,7 @@ from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
 from .fused import _PLANS, _plan
+from .out_arg import into_out
 from .operands import (
     array_of, as_array, binary, broadcast_shape, fresh_result, lean_data, new_output, new_tensor, result_type,
     shape_of, wrapped_operand,
@@ -282,10 +283,16 @@ class WhereBackward0(SavingNode):
 _MISSING: Any = object()
 
 
-def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING) -> Any:
+def where(condition: Tensor, input: Any = _MISSING, other: Any = _MISSING, *, out: Tensor | None = None) -> Any:
     """``input`` where ``condition`` holds, else ``other`` (tensors or Python scalars).
     ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``: one int64 index
     tensor per dimension."""
+    if out is not None:  # (out_arg.py; tensors only, as PyTorch's ``where.self_out``)
+        for k, x in ((2, input), (3, other)):
+            if not isinstance(x, Tensor):
+                raise TypeError(f"where(): argument '{('input', 'other')[k - 2]}' (position {k}) must be "
+                                f"Tensor, not {'nothing' if x is _MISSING else type(x).__name__}")
+        return into_out("where", out, where, (condition, input, other))
     if not isinstance(condition, Tensor):
         raise TypeError(f"where(): argument 'condition' must be a Tensor, got {type(condition).__name__}")
     if input is _MISSING and other is _MISSING:

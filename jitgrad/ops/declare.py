@@ -35,6 +35,7 @@ from .inplace import apply_inplace, check_inplace_operands, original
 from . import fused
 from .fused_binary import fused_binary
 from .fused_unary import fused_unary
+from .out_arg import into_out
 
 # what the derivative formulas read (bit flags)
 NOTHING, SELF, RESULT = 0, 1, 2
@@ -271,7 +272,9 @@ class Pointwise:
         decl = self
 
         if self.arity == 1 and not self.params:  # (no argument packing: per-op overhead)
-            def function(input: Tensor) -> Tensor:
+            def function(input: Tensor, *, out: Any = None) -> Tensor:
+                if out is not None:  # (``jitgrad.exp(x, out=y)``: out_arg.py)
+                    return into_out(decl.name, out, call_pointwise, (decl, (input,)))
                 return call_pointwise(decl, (input,))
             if self.saves != BOTH:
                 # the fused per-op path (fused.py), else ``call_pointwise`` (named as the
@@ -291,11 +294,17 @@ class Pointwise:
                 function = fused_binary(self.forward, self.node, fused.INPUTS, otherwise=general,
                                         tensors_only=True)
             else:
-                def function(input: Any, other: Any) -> Tensor:  # type: ignore[misc]
+                def function(input: Any, other: Any, *, out: Any = None) -> Tensor:  # type: ignore[misc]
+                    if out is not None:  # (out_arg.py)
+                        return into_out(decl.name, out, call_pointwise, (decl, (input, other)))
                     return call_pointwise(decl, (input, other))
             function.__signature__ = self._signature(False)  # type: ignore[attr-defined]
         else:
             def function(*args: Any, **params: Any) -> Tensor:
+                if "out" in params:  # (out_arg.py)
+                    out = params.pop("out")
+                    if out is not None:
+                        return into_out(decl.name, out, call_pointwise, (decl, args, params))
                 return call_pointwise(decl, args, params)
             function.__signature__ = self._signature(False)  # type: ignore[attr-defined]
         function.__name__ = function.__qualname__ = self.name

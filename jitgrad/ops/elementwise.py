@@ -102,7 +102,7 @@ def _unit(alpha: Any) -> bool:
 
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     if out is not None:
-        return into_out("add", out, lambda: add(input, other, alpha=alpha), input, other)
+        return into_out("add", out, add, (input, other), {"alpha": alpha})
     if type(alpha) is int and alpha == 1:  # (_unit, inlined)
         return add_operator(input, other)
     return _add(input, other, alpha)
@@ -175,7 +175,7 @@ class SubBackward0(Node):
 
 def sub(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     if out is not None:
-        return into_out("sub", out, lambda: sub(input, other, alpha=alpha), input, other)
+        return into_out("sub", out, sub, (input, other), {"alpha": alpha})
     if type(alpha) is int and alpha == 1:  # (_unit, inlined)
         return sub_operator(input, other)  # (never bool)
     return _sub(input, other, alpha)
@@ -318,7 +318,7 @@ class MulBackward0(SavingNode):
 
 def mul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     if out is not None:
-        return into_out("mul", out, lambda: mul_operator(input, other), input, other)
+        return into_out("mul", out, mul_operator, (input, other))
     return mul_operator(input, other)
 
 
@@ -403,7 +403,7 @@ def div(
     input: Any, other: Any, *, rounding_mode: str | None = _UNSET_MODE, out: Tensor | None = None
 ) -> Tensor:
     if out is not None:
-        return into_out("div", out, lambda: div(input, other, rounding_mode=rounding_mode), input, other)
+        return into_out("div", out, div, (input, other), {"rounding_mode": rounding_mode})
     if rounding_mode is _UNSET_MODE:
         return div_operator(input, other)
     if rounding_mode is not None:

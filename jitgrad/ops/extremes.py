@@ -18,6 +18,7 @@ from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 from .elementwise import div, maximum, minimum, mul
 from .fused_total import fused_total
+from .out_arg import into_out
 from .index_ops import index_put_zeros
 from .operands import fresh_result, from_result, lean_data
 from .reduction import _constant, _restore, keepdim_shape, reduce_dims
@@ -177,9 +178,11 @@ def _extreme(op: str, self: Tensor, dim: Any, keepdim: bool) -> Any:
     return (return_types.max if op == "max" else return_types.min)(out, idx)
 
 
-def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+def max(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
     """``max()`` (a 0-d tensor) or ``max(dim)`` (``(values, indices)``: on ties the first
     index of the maximum; the first nan, if there is one, wins)."""
+    if out is not None:  # (out_arg.py; ``max(x, 0, out=(values, indices))``)
+        return into_out("max", out, max, (self, dim, keepdim))
     if dim is None and keepdim is False:
         out = _fused_max(self)  # the fused per-op path (``fused.py``)
         if out is not None:
@@ -187,7 +190,9 @@ def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _extreme("max", self, dim, keepdim)
 
 
-def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+def min(self: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
+    if out is not None:  # (out_arg.py; ``max(x, 0, out=(values, indices))``)
+        return into_out("min", out, min, (self, dim, keepdim))
     if dim is None and keepdim is False:
         out = _fused_min(self)  # the fused per-op path (``fused.py``)
         if out is not None:

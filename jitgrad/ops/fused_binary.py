@@ -35,13 +35,13 @@ from ..autograd.node import CODE_TUPLES, INLINE, SAVED_HOOKS, ZERO_NRS, Node, _n
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
+from .out_arg import into_out
 from .fused import INPUTS, NOTHING, QUOTIENT, Fused, _declined, _new, _no_gradient, _plan, _PLANS, _weak, own_code
 from .operands import _BROADCASTS, STRIDED_RULES as _STRIDED_RULES, broadcast_plan, layout, lean_binary, strided_rule
 
 _ndarray = np.ndarray
 _NONE2 = (None, None)
 
-_UNSET: Any = object()  # (a binary op's keyword: not given)
 
 # The last one-element operand's 0-d view, ``(buffer, offset, buffer[offset, ...])``: a
 # stepper's ``alpha * lap`` multiplies by one 0-d parameter statement after statement, and
@@ -140,22 +140,32 @@ def fused_binary(ufunc: np.ufunc, node_class: type[Node], saves: int = NOTHING, 
     ``tensors_only``: a number ``other`` goes to ``otherwise`` (which refuses it)."""
     decline = _declined if otherwise is None else otherwise
     pair = not reflected  # (two edges)
-    takes = frozenset() if keywords is None else frozenset(inspect.signature(keywords).parameters)
+    takes = frozenset() if keywords is None else frozenset(inspect.signature(keywords).parameters) - {"out"}
 
     def general(input: Any, other: Any) -> Tensor | None:
         """``otherwise`` after this path has found that ``lean_binary`` declines the
         operands (its ``lean=False``: not asked twice)."""
         return None if otherwise is None else otherwise(input, other, lean=False)
 
-    def fused(input: Any, other: Any, *, alpha: Any = _UNSET, rounding_mode: Any = _UNSET) -> Tensor | None:
+    def with_keywords(input: Any, other: Any, given: dict[str, Any]) -> Tensor | None:
+        """The call with keywords: ``alpha``, ``rounding_mode`` (to ``keywords``) and, for a
+        declared function, ``out`` (``out_arg.py``); a dunder gives NotImplemented for any
+        other, as PyTorch's."""
+        out = given.pop("out", None) if tensors_only else None
+        if out is not None:
+            return into_out(decline.__name__, out, fused, (input, other), given)
+        if not given:
+            return fused(input, other)  # type: ignore[no-any-return]
+        if keywords is None or not takes.issuperset(given):
+            if tensors_only:  # (a declared function, not a dunder: Python's error)
+                raise TypeError(f"{decline.__name__}() got an unexpected keyword argument '{min(given)}'")
+            return NotImplemented  # type: ignore[no-any-return]
+        return keywords(input, other, **given)
+
+    def fused(input: Any, other: Any, **given: Any) -> Tensor | None:
         global _LAST_SCALAR
-        if alpha is not _UNSET or rounding_mode is not _UNSET:
-            given = {k: v for k, v in (("alpha", alpha), ("rounding_mode", rounding_mode)) if v is not _UNSET}
-            if keywords is None or not takes.issuperset(given):
-                if tensors_only:  # (a declared function, not a dunder: Python's error)
-                    raise TypeError(f"{decline.__name__}() got an unexpected keyword argument '{min(given)}'")
-                return NotImplemented  # type: ignore[no-any-return]
-            return keywords(input, other, **given)
+        if given:  # (keywords in one dict: cheaper per call than keyword-only parameters' defaults)
+            return with_keywords(input, other, given)
         if input.__class__ is not Tensor or _tracing.ACTIVE is not None:
             return decline(input, other)
         buffer = input._storage.buffer

@@ -205,6 +205,8 @@ def fused_total(node_class: type[Node], mean: bool = False,
     else:  # (as bound: Tensor.sum, tensor.pyi)
         fused.__name__ = fused.__qualname__ = otherwise.__name__
         fused.__doc__ = otherwise.__doc__
-        fused.__signature__ = inspect.signature(otherwise)  # type: ignore[attr-defined]
+        signature = inspect.signature(otherwise)  # (without the function's ``out``: the method takes none)
+        fused.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[p for p in signature.parameters.values() if p.name != "out"])
     return own_code(fused)
 

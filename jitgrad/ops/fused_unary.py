@@ -18,6 +18,7 @@ from ..autograd.node import _RESULT_CODES, CODE_TUPLES, INLINE, SAVED_HOOKS, ZER
 from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
+from .out_arg import into_out
 from .fused import _NO_OTHER, RESULT, Fused, _new, _no_gradient, _plan, _PLANS, _weak, own_code
 
 
@@ -38,7 +39,9 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
     flag: called on the flat buffer as one row, for inputs of up to ``max_numel`` elements
     (larger ones go to ``otherwise``); or a function whose ``flat`` attribute is such a
     kernel of an elementwise op computing what it computes for its input's dtype
-    (``pointwise._np_sigmoid``): that kernel is called instead, on any size."""
+    (``pointwise._np_sigmoid``): that kernel is called instead, on any size. ``out``
+    (``jitgrad.exp(x, out=y)``): the result written into it by ``out_arg.into_out``, named
+    as ``otherwise``; a positional parameter (see ``out_arg.py``)."""
     # a forward with a kernel for flat buffers of its input's dtype (``_np_sigmoid``'s
     # ``flat``) is that kernel here, on inputs of any size
     flat = getattr(forward, "flat", None)
@@ -53,6 +56,7 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
     first_field = fields[0] if fields else ""
     second_field = fields[1] if numbers > 1 else ""
     empty = np.empty
+    name = getattr(otherwise, "__name__", "")
 
     def decline(input: Any, other: Any, third: Any = _NO_OTHER) -> Tensor | None:
         if otherwise is None:
@@ -61,7 +65,9 @@ def fused_unary(forward: Any, node_class: type[Node] | None, saves: int,
             return otherwise(input, other, third)
         return otherwise(input) if other is _NO_OTHER else otherwise(input, other)  # (its error)
 
-    def fused(input: Any, other: Any = _NO_OTHER, third: Any = _NO_OTHER) -> Tensor | None:
+    def fused(input: Any, other: Any = _NO_OTHER, third: Any = _NO_OTHER, out: Any = None) -> Tensor | None:
+        if out is not None:  # (``jitgrad.exp(x, out=y)``; see ``out_arg.py``)
+            return into_out(name, out, fused, (input, other, third))
         if input.__class__ is not Tensor or _tracing.ACTIVE is not None or (
                 other is not _NO_OTHER or third is not _NO_OTHER) is not bool(numbers):
             return decline(input, other, third)

@@ -156,7 +156,13 @@ def resize_(self: Tensor, *sizes: Any) -> Tensor:
     """PyTorch's ``resize_``: contiguous geometry of ``sizes``, keeping the offset; the memory
     grows (new elements uninitialised) when it must. A no-op resize changes nothing and does
     not bump the version. Refused on tensors that require grad (not differentiable)."""
-    shape = tuple(int(n) for n in sizes_arg("resize_", sizes))
+    return resize_output(self, tuple(int(n) for n in sizes_arg("resize_", sizes)), bump=True)
+
+
+def resize_output(self: Tensor, shape: tuple[int, ...], bump: bool = False) -> Tensor:
+    """``resize_``'s checks and geometry change; ``bump``: its version bump too (an ``out=``
+    resized by ``out_arg.into_out`` is not bumped: only the write that follows is, as in
+    PyTorch)."""
     if any(n < 0 for n in shape):
         raise RuntimeError(f"resize_: sizes must be non-negative, got {list(shape)}")
     if requires_grad(self) and is_grad_enabled():
@@ -183,7 +189,8 @@ def resize_(self: Tensor, *sizes: Any) -> Tensor:
         grown[: storage.size()] = storage.buffer
         storage.buffer = grown  # every alias keeps seeing the same (now larger) memory
     self._sizes, self._strides = shape, contiguous_strides(shape)
-    storage.bump("resize_")
+    if bump:
+        storage.bump("resize_")
     return self
 
 

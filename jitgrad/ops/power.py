@@ -27,6 +27,7 @@ from .structure import to_dtype
 from .pointwise import log
 from .fused import INPUT
 from .fused_unary import fused_unary
+from .out_arg import into_out
 
 _INT32 = 2**31
 
@@ -154,7 +155,9 @@ class PowBackward2(SavingNode):
 _fused_pow = fused_unary(_np_power, PowBackward0, INPUT, None, fields=("exponent",))
 
 
-def pow(input: Any, exponent: Any) -> Tensor:
+def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:  # (out_arg.py)
+        return into_out("pow", out, pow, (input, exponent))
     kind = exponent.__class__
     if kind is float or kind is int and -_INT32 < exponent < _INT32:
         out = _fused_pow(input, exponent)

@@ -23,6 +23,7 @@ from .._quiet import IGNORE_ALL, QUIET, QUIET_RUN, quiet, quiet_call
 from ..tensor import Tensor
 from .operands import array_of, fresh_result, from_result, layout, lean_data
 from .fused_total import fused_total
+from .out_arg import into_out
 from .elementwise import div, mul, sub
 from .lean_grads import expanded_total
 from .pointwise import exp
@@ -145,7 +146,10 @@ _ALL_DIMS: dict[int, tuple[int, ...]] = {}
 _fused_sum = fused_total(SumBackward0)
 
 
-def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+def sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None, *,
+        out: Tensor | None = None) -> Tensor:
+    if out is not None:  # (out_arg.py; summed in ``out``'s dtype unless ``dtype`` is given, as PyTorch)
+        return into_out("sum", out, sum, (self, dim, keepdim, getattr(out, "dtype", None) if dtype is None else dtype))
     if dim is None and not keepdim and dtype is None:
         out = _fused_sum(self)  # the fused per-op path (``fused.py``)
         if out is not None:
@@ -228,8 +232,11 @@ def _float_dtype(op: str, self: Tensor, dtype: Any) -> np.dtype:
 _fused_mean = fused_total(MeanBackward0, mean=True)
 
 
-def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def mean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+         out: Tensor | None = None) -> Tensor:
     """The mean over ``dim`` (all dims when None); the mean of nothing is nan, as in PyTorch."""
+    if out is not None:  # (out_arg.py)
+        return into_out("mean", out, mean, (self, dim, keepdim), {"dtype": dtype})
     if dim is None and not keepdim and dtype is None:
         out = _fused_mean(self)  # the fused per-op path (``fused.py``)
         if out is not None:
@@ -391,8 +398,12 @@ def _log_sum_exp_dim(x: np.ndarray, d: int, kept: bool) -> np.ndarray:
     return np.log(np.add.reduce(np.exp(shifted, out=shifted), d, None, None, kept)) + m
 
 
-def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+def logsumexp(self: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
     """``log(sum(exp(self), dim))``, computed stably (PyTorch's algorithm: shift by the max)."""
+    if out is not None:  # (out_arg.py; an integer input computed in a float ``out``'s dtype, as PyTorch)
+        if isinstance(out, Tensor) and self.dtype not in dtypes.FLOATING and out.dtype in dtypes.FLOATING:
+            self = self.to(out.dtype)  # type: ignore[attr-defined]
+        return into_out("logsumexp", out, logsumexp, (self, dim, keepdim))
     if dim.__class__ is int:
         ndim = len(self._sizes)
         d = 0  # the dim reduced: the node's dims are set when not the class default (0,)

@@ -18,6 +18,7 @@ from ..storage import INFERENCE, Storage
 from ..tensor import Tensor
 from . import operands
 from .fused import _PLANS, _plan
+from .out_arg import into_out
 from .operands import _LAYOUTS, array_of, fresh_result, layout, new_tensor, promote_types
 from .view_meta import NO_GRAD_MODE, ViewMeta
 from .view_ops import narrow, select
@@ -164,7 +165,9 @@ def _result_dtype(tensors: Sequence[Tensor]) -> Any:
 # ``np.ndarray``) nor its dtype: each input's buffer is taken whole from the input's offset,
 # and the result's length and dtype, checked once, say whether a buffer was longer than its
 # input or the inputs' dtypes differ (then ``_cat_parts``, and ``_cat`` for anything else).
-def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:  # (out_arg.py)
+        return into_out("stack", out, stack, (tensors, dim))
     if (tensors.__class__ is not list and tensors.__class__ is not tuple) or not tensors \
             or dim.__class__ is not int or _tracing.ACTIVE is not None:
         return _stack(tensors, dim)
@@ -426,7 +429,9 @@ def _cat_plan(dtype: Any, sizes: tuple[int, ...], n: int, dim: int) -> tuple[Any
     return plan
 
 
-def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:  # (out_arg.py)
+        return into_out("cat", out, cat, (tensors, dim))
     if (tensors.__class__ is not list and tensors.__class__ is not tuple) or not tensors \
             or dim.__class__ is not int or _tracing.ACTIVE is not None:
         return _cat(tensors, dim)
