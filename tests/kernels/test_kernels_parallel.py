@@ -195,3 +195,31 @@ def test_chunks_never_exceed_idle_cores_plus_ours(monkeypatch):
         monkeypatch.setattr(_parallel, "idle_cpus", lambda idle=idle: idle)
         assert _parallel.chunks_for(1 << 20, 4096) == expected, idle
     assert _parallel.chunks_for(1 << 20, 64) == 1  # one chunk's worth of rows: serial
+
+
+def test_pool_starts_with_sleeping_openmp_workers_and_restores_the_environment(monkeypatch):
+    """GNU OpenMP's workers spin after a region and /proc/loadavg counts them: the next
+    large add saw no idle core. The pool is started with OMP_WAIT_POLICY=PASSIVE, the
+    variable set only while the pool loads (another OpenMP library keeps its default)."""
+    from numba.np.ufunc import parallel
+
+    seen = []
+    monkeypatch.setattr(parallel, "_launch_threads", lambda: seen.append(os.environ.get("OMP_WAIT_POLICY")))
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    monkeypatch.setitem(_parallel._state, "pool", False)
+    _parallel._launch_pool()
+    assert seen == ["PASSIVE"] and "OMP_WAIT_POLICY" not in os.environ and _parallel._state["pool"]
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")  # the user's choice is kept
+    _parallel._launch_pool()
+    assert seen == ["PASSIVE", "ACTIVE"] and os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
+
+
+def test_the_first_parallel_chunking_starts_the_pool_once(monkeypatch):
+    calls = []
+    monkeypatch.setattr(_parallel, "_launch_pool", lambda: (calls.append(1), _parallel._state.update(pool=True)))
+    monkeypatch.setattr(_parallel, "idle_cpus", lambda: 1)
+    monkeypatch.setitem(_parallel._state, "pool", False)
+    monkeypatch.setitem(_parallel._state, "forked", False)
+    assert _parallel.chunks_for(1 << 22, 4096) >= 1
+    assert _parallel.chunks_for(1 << 22, 4096) >= 1
+    assert calls == [1]
