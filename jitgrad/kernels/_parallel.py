@@ -53,15 +53,17 @@ def _launch_pool() -> None:
     """Start Numba's thread pool (what its first parallel kernel would do) with OpenMP's
     workers sleeping between regions, ``OMP_WAIT_POLICY=PASSIVE`` (see the module
     docstring), unless the user chose a policy; the environment is restored after."""
-    from numba.np.ufunc import parallel
-
     _state["pool"] = True
+    try:  # (Numba's own name: should it go, Numba starts its pool itself, as before)
+        from numba.np.ufunc.parallel import _launch_threads
+    except ImportError:  # pragma: no cover - depends on Numba's version
+        return
     if "OMP_WAIT_POLICY" in os.environ:
-        parallel._launch_threads()
+        _launch_threads()
         return
     os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     try:
-        parallel._launch_threads()
+        _launch_threads()
     finally:
         del os.environ["OMP_WAIT_POLICY"]
 
