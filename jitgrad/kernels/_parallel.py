@@ -20,7 +20,12 @@ Three hazards decide the rules besides the size threshold:
   its workers sleep between regions. The variable is set only while the pool's OpenMP
   library loads and reads it, and restored at once, so another OpenMP library loaded
   later (PyTorch's) keeps its own default; a pool started earlier (the user's own
-  ``parallel=True`` function) is left as it is.
+  ``parallel=True`` function) is left as it is. When an OpenMP runtime was already loaded
+  (``import torch`` first: the pool shares it, and its workers spin), the workers of our
+  own last region are counted as ours for :data:`SPIN_WINDOW` after it ended
+  (:func:`ran_parallel`): a backward's next large add then takes the pool it just used.
+  Only our own region's workers, only that briefly: a core another process wants is
+  still busy.
 * With the GNU OpenMP threading layer (Numba's default on Linux when TBB is absent), a
   process forked *after* a parallel region ran aborts as soon as it launches one
   ("fork() called from a process already using GNU OpenMP"). A forked child (a DataLoader
@@ -30,6 +35,7 @@ Three hazards decide the rules besides the size threshold:
 from __future__ import annotations
 
 import os
+import time
 
 PARALLEL_MIN_NUMEL = 1 << 20
 """Elements below which copies/adds stay serial. Measured on 2 idle cores: at 2**20
@@ -46,7 +52,29 @@ try:  # kept open: pread of /proc/loadavg costs ~2 us, open + read + close ~40 u
 except OSError:  # not Linux: os.getloadavg's one-minute average instead
     _LOADAVG = None
 
-_state = {"launched": False, "forked": False, "pool": False}
+_state = {"launched": False, "forked": False, "pool": False, "spinning": False}
+
+SPIN_WINDOW = 3e-4
+"""Seconds after our last parallel region during which its workers, spinning in a shared
+OpenMP runtime, are counted as ours (a backward's next add comes within tens of us; GNU
+OpenMP's default spin lasts milliseconds)."""
+
+_last_region = [0.0, 0]  # (when our last parallel region ended, its workers besides ours)
+
+
+def ran_parallel(chunks: int) -> None:
+    """A ``*_par`` kernel of ``chunks`` threads has just returned (see :data:`SPIN_WINDOW`)."""
+    if _state["spinning"]:
+        _last_region[0], _last_region[1] = time.perf_counter(), chunks - 1
+
+
+def _openmp_loaded() -> bool:
+    """Whether an OpenMP runtime is already in the process (read once, at the pool's start)."""
+    try:
+        with open("/proc/self/maps", "rb") as maps:
+            return any(b"libgomp" in line or b"libiomp" in line for line in maps)
+    except OSError:  # pragma: no cover - not Linux
+        return True
 
 
 def _launch_pool() -> None:
@@ -54,6 +82,11 @@ def _launch_pool() -> None:
     workers sleeping between regions, ``OMP_WAIT_POLICY=PASSIVE`` (see the module
     docstring), unless the user chose a policy; the environment is restored after."""
     _state["pool"] = True
+    policy = os.environ.get("OMP_WAIT_POLICY")
+    if policy is not None:
+        _state["spinning"] = policy.strip().upper() != "PASSIVE"
+    else:  # (an OpenMP loaded before us read no PASSIVE: the pool, shared with it, spins)
+        _state["spinning"] = _openmp_loaded()
     try:  # (Numba's own name: should it go, Numba starts its pool itself, as before)
         from numba.np.ufunc.parallel import _launch_threads
     except ImportError:  # pragma: no cover - depends on Numba's version
@@ -107,7 +140,10 @@ def chunks_for(numel: int, outer: int) -> int:
     chunks = outer // _MIN_CHUNK
     if chunks < 2:
         return 1
-    chunks = min(chunks, 1 + idle_cpus())
+    idle = idle_cpus()
+    if idle < chunks - 1 and _state["spinning"] and time.perf_counter() - _last_region[0] < SPIN_WINDOW:
+        idle = min(idle + _last_region[1], _cpus() - 1)  # (our own region's spinning workers)
+    chunks = min(chunks, 1 + idle)
     if chunks < 2:
         return 1
     if not _state["pool"]:

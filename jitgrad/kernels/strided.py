@@ -22,7 +22,7 @@ import numpy as np
 
 from ._layout import (as_index, as_index_tuple, check_buffer, check_geometry, coalesce,
                       dense_no_overlap, order_for_transpose)
-from ._parallel import chunks_for
+from ._parallel import chunks_for, ran_parallel
 from ._lazy import LazyKernel
 from .overlap import _internal_overlap_exact
 
@@ -71,6 +71,7 @@ def strided_copy(dst: np.ndarray, dst_offset: int, dst_strides: Sequence[int],
     geom = np.array([s, ds, ss], dtype=np.int64)
     if chunks > 1 and geom[0, 0] >= 64 * chunks:  # transpose reordering can shrink dim 0
         _copy_strided_par(dst, dst_offset, src, src_offset, geom, chunks)
+        ran_parallel(chunks)
     else:
         _copy_strided(dst, dst_offset, src, src_offset, geom)
 
@@ -96,6 +97,7 @@ def strided_add(dst: np.ndarray, dst_offset: int, dst_strides: Sequence[int],
     geom = np.array([s, ds, ss], dtype=np.int64)
     if chunks > 1 and geom[0, 0] >= 64 * chunks:  # transpose reordering can shrink dim 0
         _add_strided_par(dst, dst_offset, src, src_offset, geom, chunks)
+        ran_parallel(chunks)
     else:
         _add_strided(dst, dst_offset, src, src_offset, geom)
 

@@ -223,3 +223,42 @@ def test_the_first_parallel_chunking_starts_the_pool_once(monkeypatch):
     assert _parallel.chunks_for(1 << 22, 4096) >= 1
     assert _parallel.chunks_for(1 << 22, 4096) >= 1
     assert calls == [1]
+
+
+def _after_region(monkeypatch, spinning: bool, ago: float, idle: int) -> int:
+    """``chunks_for`` of a large add ``ago`` seconds after our own 2-thread region ended."""
+    monkeypatch.setattr(_parallel, "idle_cpus", lambda: idle)
+    monkeypatch.setattr(_parallel, "_cpus", lambda: 2)
+    monkeypatch.setitem(_parallel._state, "pool", True)
+    monkeypatch.setitem(_parallel._state, "forked", False)
+    monkeypatch.setitem(_parallel._state, "spinning", spinning)
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 2)
+    _parallel.ran_parallel(2)
+    monkeypatch.setattr(_parallel, "_last_region", [_parallel._last_region[0] - ago, _parallel._last_region[1]])
+    return _parallel.chunks_for(1 << 22, 4096)
+
+
+def test_our_own_spinning_workers_count_as_ours_just_after_our_region(monkeypatch):
+    """In an OpenMP runtime whose workers spin (loaded before us, as by import torch),
+    /proc/loadavg counts our last region's workers as busy: for SPIN_WINDOW they are ours."""
+    assert _after_region(monkeypatch, spinning=True, ago=0.0, idle=0) == 2
+    assert _after_region(monkeypatch, spinning=True, ago=10 * _parallel.SPIN_WINDOW, idle=0) == 1
+    assert _after_region(monkeypatch, spinning=False, ago=0.0, idle=0) == 1  # (sleeping workers)
+    assert _after_region(monkeypatch, spinning=True, ago=0.0, idle=1) == 2
+
+
+@pytest.mark.parametrize("policy, loaded, spinning", [
+    (None, False, False), (None, True, True), ("PASSIVE", True, False), ("active", False, True)])
+def test_the_pool_knows_whether_its_workers_spin(monkeypatch, policy, loaded, spinning):
+    from numba.np.ufunc import parallel
+
+    monkeypatch.setattr(parallel, "_launch_threads", lambda: None)
+    monkeypatch.setattr(_parallel, "_openmp_loaded", lambda: loaded)
+    if policy is None:
+        monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    else:
+        monkeypatch.setenv("OMP_WAIT_POLICY", policy)
+    monkeypatch.setitem(_parallel._state, "pool", False)
+    monkeypatch.setitem(_parallel._state, "spinning", not spinning)
+    _parallel._launch_pool()
+    assert _parallel._state["spinning"] is spinning
