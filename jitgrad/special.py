@@ -3,8 +3,6 @@ ops) under PyTorch's ``special`` names, plus ``xlog1py``."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from .ops.activations import logit
 from .ops.binary_math import xlog1py, xlogy
 from .ops.pointwise import erf, erfc, erfinv, exp2, expm1, log1p

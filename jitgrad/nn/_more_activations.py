@@ -12,7 +12,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..ops import activations_more as _more
-from ..ops.compare import where
 from ..ops.pointwise import tanh
 from ..ops.softmax import softmax
 from ..tensor import Tensor

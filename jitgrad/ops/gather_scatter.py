@@ -28,7 +28,7 @@ from ..geometry.strided import wrap_dim
 from ..tensor import Tensor
 from .operands import from_result
 from .compare import where
-from .elementwise import add, mul
+from .elementwise import mul
 from .index_ops import gather as gather_at
 from .index_ops import index_put_zeros
 from ._index_args import (

@@ -14,7 +14,7 @@ from ..tensor import Tensor
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Grads, SavingNode
 from .operands import from_result, new_tensor
-from ._index_args import MaskedSelectBackward0, broadcast, fill_value, flat, gather_as, same_dtype, tensor_arg
+from ._index_args import MaskedSelectBackward0, broadcast, fill_value, gather_as, same_dtype, tensor_arg
 from .compare import where
 from .index_ops import gather as gather_at
 from .index_ops import index_put_zeros
